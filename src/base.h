@@ -1,0 +1,194 @@
+/*
+ * base.h - internal header of the base layer: errors, hashing, the CUDA
+ * driver loaded at run time, and the SQLite store. Nothing here knows about
+ * engines, kernels or variants.
+ */
+#ifndef KJIT_BASE_H
+#define KJIT_BASE_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+#include <sqlite3.h>
+
+#include "kjit.h"
+
+/* ---- errors (error.c) ------------------------------------------------ */
+
+/* Records a formatted detail message for the calling thread and returns
+ * status, so that failures read `return kjit__error(KJIT_ERR_IO, ...)`. */
+kjit_status kjit__error(kjit_status status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Takes ownership of a malloc'ed message as the thread's detail. */
+kjit_status kjit__error_take(kjit_status status, char *msg);
+/* The thread's detail message; never NULL. */
+const char *kjit__error_msg(void);
+
+/* printf into a new malloc'ed string; NULL when out of memory. */
+char *kjit__strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Monotonic clock in nanoseconds, and wall clock in seconds (Unix time). */
+uint64_t kjit__now_ns(void);
+double kjit__wall_time(void);
+
+/* ---- hashing (hash.c) ------------------------------------------------ */
+
+typedef struct kjit__hash128 {
+	uint64_t lo, hi;
+} kjit__hash128;
+
+/* MurmurHash3 x64 128: keys and blob checksums. */
+kjit__hash128 kjit__hash(const void *data, size_t len, uint64_t seed);
+/* 32 lowercase hex digits and a NUL into out[33]. */
+void kjit__hash_hex(kjit__hash128 h, char out[33]);
+
+/* ---- the CUDA driver, opened at run time (driver.c) ----------------- */
+
+/* Entry points resolved through cuGetProcAddress_v2; the typedefs come
+ * from cuda.h's own prototypes so that a signature cannot drift. */
+#define KJIT__CU_FUNCS(X)                                                    \
+	X(cuInit)                                                            \
+	X(cuDriverGetVersion)                                                \
+	X(cuDeviceGetCount)                                                  \
+	X(cuDeviceGet)                                                       \
+	X(cuDeviceGetName)                                                   \
+	X(cuDeviceGetAttribute)                                              \
+	X(cuDevicePrimaryCtxRetain)                                          \
+	X(cuDevicePrimaryCtxRelease)                                         \
+	X(cuCtxSetCurrent)                                                   \
+	X(cuCtxGetCurrent)                                                   \
+	X(cuCtxSynchronize)                                                  \
+	X(cuModuleLoadData)                                                  \
+	X(cuModuleUnload)                                                    \
+	X(cuModuleGetFunction)                                               \
+	X(cuFuncGetAttribute)                                                \
+	X(cuLaunchKernel)                                                    \
+	X(cuMemAlloc)                                                        \
+	X(cuMemFree)                                                         \
+	X(cuMemcpyHtoD)                                                      \
+	X(cuMemcpyDtoH)                                                      \
+	X(cuMemsetD8)                                                        \
+	X(cuStreamCreate)                                                    \
+	X(cuStreamDestroy)                                                   \
+	X(cuStreamSynchronize)                                               \
+	X(cuEventCreate)                                                     \
+	X(cuEventRecord)                                                     \
+	X(cuEventSynchronize)                                                \
+	X(cuEventElapsedTime)                                                \
+	X(cuEventDestroy)                                                    \
+	X(cuGetErrorName)                                                    \
+	X(cuGetErrorString)
+
+typedef struct kjit__cu_api {
+#define KJIT__CU_MEMBER(fn) __typeof__(fn) *fn;
+	KJIT__CU_FUNCS(KJIT__CU_MEMBER)
+#undef KJIT__CU_MEMBER
+	int driver_version; /* cuDriverGetVersion, e.g. 13000 */
+} kjit__cu_api;
+
+/*
+ * Opens libcuda.so.1 (or $KJIT_LIBCUDA), resolves every entry point and
+ * runs cuInit(0), once per process. Returns the table, or NULL with
+ * KJIT_ERR_NO_GPU and a message naming the cause: library not found, the
+ * toolkit's stub library (CUDA_ERROR_STUB_LIBRARY), no device
+ * (CUDA_ERROR_NO_DEVICE), a driver too old for an entry point.
+ */
+const kjit__cu_api *kjit__cu(kjit_status *status);
+
+/* "CUDA_ERROR_ILLEGAL_ADDRESS" for any code, with or without a driver. */
+const char *kjit__cu_error_name(CUresult r);
+
+/* Builds the error for a failed driver call: "what: NAME (description)". */
+kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what);
+
+/* ---- the store (store.c, store_binaries.c) --------------------------- */
+
+#define KJIT__SCHEMA_VERSION 1
+#define KJIT__DEFAULT_CACHE_MAX ((int64_t)256 << 20)
+
+typedef struct kjit__store kjit__store;
+
+/* Private to store*.c; here so that the layer keeps one header. */
+struct kjit__store {
+	sqlite3 *db;
+	char *path;
+	pthread_mutex_t lock; /* guards db, the statements and the touches */
+	sqlite3_stmt *bin_get, *bin_put, *kernel_put, *bin_del, *bin_touch,
+		*bin_total, *bin_oldest;
+	char (*touches)[33];
+	size_t n_touches, cap_touches;
+};
+/* Finalizes the statements of store_binaries.c. */
+void kjit__store_finalize_binaries(kjit__store *store);
+
+/* The default database path ($KJIT_DB, $XDG_CACHE_HOME/kjit/kjit.db,
+ * ~/.cache/kjit/kjit.db); malloc'ed, the caller frees it. */
+kjit_status kjit__store_default_path(char **out);
+
+/* Opens (creating the folder 0700 and the file 0600 when missing) and
+ * migrates the schema to KJIT__SCHEMA_VERSION. A database from a newer
+ * kjit, or a file that is not a kjit database, is refused with a message.
+ * The caller owns *out and frees it with kjit__store_close(). */
+kjit_status kjit__store_open(const char *path, kjit__store **out);
+void kjit__store_close(kjit__store *store);
+
+/* The connection, for layers above that prepare their own statements.
+ * Callers hold kjit__store_lock() while they use it. */
+sqlite3 *kjit__store_db(kjit__store *store);
+void kjit__store_lock(kjit__store *store);
+void kjit__store_unlock(kjit__store *store);
+
+/* Maps a SQLite failure to KJIT_ERR_DB with "what: message (path)". */
+kjit_status kjit__store_fail(kjit__store *store, int rc, const char *what);
+
+/* Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolled back on failure. */
+kjit_status kjit__store_transaction(kjit__store *store,
+                                    kjit_status (*fn)(kjit__store *, void *), void *arg);
+
+/* Records (or refreshes) a device row. */
+kjit_status kjit__store_device_put(kjit__store *store, const char *device_key,
+                                   const char *name, const char *arch, int sm_count,
+                                   int driver_version);
+
+/* A row of the binaries table. */
+typedef struct kjit__binary {
+	const char *key;          /* 32 hex digits */
+	const char *signature;
+	const char *kernel_name;  /* for the kernels table */
+	const char *source;       /* idem */
+	const char *params;       /* idem, names joined by ',' */
+	const char *options;
+	const char *arch;
+	const char *nvrtc;
+	const char *lowered_name;
+	const void *cubin;
+	size_t size;
+	double compile_ms;
+} kjit__binary;
+
+/* Looks up key. On a hit returns KJIT_OK with a malloc'ed copy of the blob
+ * in *cubin and of the lowered name in *lowered (caller frees both);
+ * KJIT_ERR_NOT_FOUND on a miss; KJIT_ERR_CORRUPT when the checksum does not
+ * match (the row is left for the caller to replace). */
+kjit_status kjit__store_binary_get(kjit__store *store, const char *key, void **cubin,
+                                   size_t *size, char **lowered, double *compile_ms);
+
+/* Inserts or replaces a binary (and its kernel row) in one transaction,
+ * then evicts least recently used binaries beyond max_bytes. */
+kjit_status kjit__store_binary_put(kjit__store *store, const kjit__binary *b,
+                                   int64_t max_bytes);
+
+/* Removes a binary (a corrupt or unloadable one). */
+kjit_status kjit__store_binary_delete(kjit__store *store, const char *key);
+
+/* Notes a use of key; written in one batch at the next put or at close,
+ * so that hits cost no write. */
+void kjit__store_binary_touch(kjit__store *store, const char *key);
+
+/* Writes the pending touches (kjit__store_close() calls it). */
+kjit_status kjit__store_flush_touches(kjit__store *store);
+
+#endif /* KJIT_BASE_H */

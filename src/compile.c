@@ -1,0 +1,121 @@
+/* compile.c - one NVRTC compilation to a cubin. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nvrtc.h>
+
+#include "engine.h"
+
+static char nvrtc_id[96];
+static pthread_once_t nvrtc_id_once = PTHREAD_ONCE_INIT;
+
+/* NVRTC reports only major.minor; the size of the loaded library stands
+ * for its build, so that a patched NVRTC of the same version gets new keys. */
+static void make_nvrtc_id(void)
+{
+	int major = 0, minor = 0;
+	if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+		major = minor = -1;
+	long long size = -1;
+	Dl_info info;
+	struct stat st;
+	if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
+		size = (long long)st.st_size;
+	snprintf(nvrtc_id, sizeof nvrtc_id, "nvrtc-%d.%d+%lld", major, minor, size);
+}
+
+const char *kjit__nvrtc_id(void)
+{
+	pthread_once(&nvrtc_id_once, make_nvrtc_id);
+	return nvrtc_id;
+}
+
+void kjit__compiled_free(kjit__compiled *c)
+{
+	free(c->cubin);
+	free(c->lowered);
+	memset(c, 0, sizeof *c);
+}
+
+static kjit_status nvrtc_fail(nvrtcResult r, const char *what, const char *program)
+{
+	return kjit__error(KJIT_ERR_NVRTC, "%s for %s: %s", what, program, nvrtcGetErrorString(r));
+}
+
+kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
+                                const char *name_expr, const char *const *opts, size_t n_opts,
+                                kjit__compiled *out)
+{
+	memset(out, 0, sizeof *out);
+	uint64_t t0 = kjit__now_ns();
+	nvrtcProgram prog;
+	nvrtcResult r = nvrtcCreateProgram(&prog, source, program_name, 0, NULL, NULL);
+	if (r != NVRTC_SUCCESS)
+		return nvrtc_fail(r, "nvrtcCreateProgram", program_name);
+	kjit_status st = KJIT_OK;
+	if ((r = nvrtcAddNameExpression(prog, name_expr)) != NVRTC_SUCCESS) {
+		st = nvrtc_fail(r, "nvrtcAddNameExpression", name_expr);
+		goto out;
+	}
+	nvrtcResult cr = nvrtcCompileProgram(prog, (int)n_opts, opts);
+	if (cr != NVRTC_SUCCESS) {
+		size_t log_size = 0;
+		char *log = NULL;
+		if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 0 &&
+		    (log = malloc(log_size)) && nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS)
+			log[0] = '\0';
+		char *opt_text = NULL;
+		size_t opt_len = 0;
+		FILE *f = open_memstream(&opt_text, &opt_len);
+		if (f) {
+			for (size_t i = 0; i < n_opts; i++)
+				fprintf(f, "%s%s", i ? " " : "", opts[i]);
+			fclose(f);
+		}
+		st = kjit__error(cr == NVRTC_ERROR_COMPILATION ? KJIT_ERR_COMPILE : KJIT_ERR_NVRTC,
+		                 "NVRTC failed to compile %s (%s) with options: %s\n%s",
+		                 program_name, nvrtcGetErrorString(cr), opt_text ? opt_text : "",
+		                 log && *log ? log : "(NVRTC gave no log)");
+		free(opt_text);
+		free(log);
+		goto out;
+	}
+	const char *lowered = NULL;
+	if ((r = nvrtcGetLoweredName(prog, name_expr, &lowered)) != NVRTC_SUCCESS || !lowered) {
+		st = kjit__error(KJIT_ERR_COMPILE, "entry point '%s' not found in %s: declare it "
+		                 "__global__ (extern \"C\" or a C++ name expression)", name_expr,
+		                 program_name);
+		goto out;
+	}
+	if ((r = nvrtcGetCUBINSize(prog, &out->size)) != NVRTC_SUCCESS) {
+		st = nvrtc_fail(r, "nvrtcGetCUBINSize", program_name);
+		goto out;
+	}
+	if (out->size == 0) {
+		st = kjit__error(KJIT_ERR_NVRTC, "NVRTC produced no cubin for %s: give a real "
+		                 "architecture (-arch=sm_NN), not compute_NN", program_name);
+		goto out;
+	}
+	out->cubin = malloc(out->size);
+	out->lowered = strdup(lowered);
+	if (!out->cubin || !out->lowered) {
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((r = nvrtcGetCUBIN(prog, out->cubin)) != NVRTC_SUCCESS) {
+		st = nvrtc_fail(r, "nvrtcGetCUBIN", program_name);
+		goto out;
+	}
+out:
+	nvrtcDestroyProgram(&prog);
+	if (st != KJIT_OK)
+		kjit__compiled_free(out);
+	else
+		out->ms = (double)(kjit__now_ns() - t0) * 1e-6;
+	return st;
+}

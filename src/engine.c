@@ -1,0 +1,276 @@
+/* engine.c - opening and closing an engine: database, driver, device,
+ * context; errors, stats and the device memory helpers. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+void kjit_engine_options_init(kjit_engine_options *opts)
+{
+	memset(opts, 0, sizeof *opts);
+}
+
+kjit_status kjit__engine_fail(kjit_engine *e, kjit_status status)
+{
+	if (!e)
+		return status;
+	char *copy = strdup(kjit__error_msg());
+	pthread_mutex_lock(&e->lock);
+	if (copy) {
+		free(e->last_error);
+		e->last_error = copy;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return status;
+}
+
+const char *kjit_engine_last_error(const kjit_engine *e)
+{
+	return e && e->last_error ? e->last_error : "";
+}
+
+static int valid_arch(const char *a)
+{
+	if (strncmp(a, "sm_", 3) != 0 || !a[3])
+		return 0;
+	for (const char *p = a + 3; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p == 'a' && !p[1]) || (*p == 'f' && !p[1])))
+			return 0;
+	return strlen(a) < 16;
+}
+
+/* Driver, device, primary context; on failure fills e->gpu_reason. */
+static kjit_status open_gpu(kjit_engine *e, int ordinal)
+{
+	kjit_status st;
+	const kjit__cu_api *cu = kjit__cu(&st);
+	if (!cu)
+		return st;
+	int count = 0;
+	CUresult r = cu->cuDeviceGetCount(&count);
+	if (r != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_NO_GPU, r, "cuDeviceGetCount");
+	if (count == 0)
+		return kjit__error(KJIT_ERR_NO_GPU, "CUDA_ERROR_NO_DEVICE: the driver sees no GPU");
+	if (ordinal < 0 || ordinal >= count)
+		return kjit__error(KJIT_ERR_NO_GPU, "CUDA_ERROR_INVALID_DEVICE: device %d asked for, "
+		                   "the driver sees %d (0-%d)", ordinal, count, count - 1);
+	if ((r = cu->cuDeviceGet(&e->device, ordinal)) != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_NO_GPU, r, "cuDeviceGet");
+	int major = 0, minor = 0, sms = 0;
+	if ((r = cu->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+	                                  e->device)) != CUDA_SUCCESS ||
+	    (r = cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+	                                  e->device)) != CUDA_SUCCESS ||
+	    (r = cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+	                                  e->device)) != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuDeviceGetAttribute");
+	if ((r = cu->cuDeviceGetName(e->device_name, sizeof e->device_name, e->device)) != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuDeviceGetName");
+	if ((r = cu->cuDevicePrimaryCtxRetain(&e->ctx, e->device)) != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuDevicePrimaryCtxRetain");
+	if ((r = cu->cuCtxSetCurrent(e->ctx)) != CUDA_SUCCESS) {
+		cu->cuDevicePrimaryCtxRelease(e->device);
+		e->ctx = NULL;
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuCtxSetCurrent");
+	}
+	e->cu = cu;
+	char dev_arch[16];
+	snprintf(dev_arch, sizeof dev_arch, "sm_%d%d", major, minor);
+	if (!e->arch[0])
+		snprintf(e->arch, sizeof e->arch, "%s", dev_arch);
+	snprintf(e->device_key, sizeof e->device_key, "%s|%s|%d|%d", dev_arch, e->device_name, sms,
+	         cu->driver_version);
+	return kjit__store_device_put(e->store, e->device_key, e->device_name, dev_arch, sms,
+	                              cu->driver_version);
+}
+
+kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
+{
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: out is NULL");
+	*out = NULL;
+	kjit_engine_options defaults;
+	if (!opts) {
+		kjit_engine_options_init(&defaults);
+		opts = &defaults;
+	}
+	const char *arch = opts->arch;
+	if (!arch || !*arch)
+		arch = getenv("KJIT_ARCH");
+	if (arch && *arch && !valid_arch(arch))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "invalid arch '%s': expected sm_NN such as "
+		                   "sm_90 (a real architecture, so that NVRTC emits a cubin)", arch);
+	if (opts->compile_threads < 0 || opts->cache_max_bytes < 0)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: compile_threads and "
+		                   "cache_max_bytes must not be negative");
+
+	kjit_engine *e = calloc(1, sizeof *e);
+	if (!e)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	pthread_mutex_init(&e->lock, NULL);
+	if (arch && *arch)
+		snprintf(e->arch, sizeof e->arch, "%s", arch);
+	e->threads = opts->compile_threads ? opts->compile_threads : kjit__cpu_count();
+	e->cache_max = opts->cache_max_bytes;
+	const char *env_max = getenv("KJIT_CACHE_MAX_BYTES");
+	if (!e->cache_max && env_max && *env_max)
+		e->cache_max = strtoll(env_max, NULL, 10);
+	if (e->cache_max <= 0)
+		e->cache_max = KJIT__DEFAULT_CACHE_MAX;
+
+	kjit_status st = KJIT_OK;
+	if (opts->db_path && *opts->db_path)
+		e->db_path = strdup(opts->db_path);
+	else if ((st = kjit__store_default_path(&e->db_path)) != KJIT_OK)
+		goto fail;
+	if (!e->db_path) {
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	if ((st = kjit__store_open(e->db_path, &e->store)) != KJIT_OK)
+		goto fail;
+
+	if (opts->flags & KJIT_ENGINE_NO_GPU) {
+		snprintf(e->gpu_reason, sizeof e->gpu_reason, "opened with KJIT_ENGINE_NO_GPU");
+	} else if ((st = open_gpu(e, opts->device)) != KJIT_OK) {
+		snprintf(e->gpu_reason, sizeof e->gpu_reason, "%s", kjit__error_msg());
+		if (st != KJIT_ERR_NO_GPU || !e->arch[0]) {
+			if (st == KJIT_ERR_NO_GPU)
+				kjit__error(st, "%s; to compile without a GPU, give an arch (sm_90, "
+				            "KJIT_ARCH)", e->gpu_reason);
+			goto fail;
+		}
+		st = KJIT_OK; /* compile-only engine */
+	}
+	if (!e->arch[0]) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "no target arch: give one (sm_90, KJIT_ARCH) "
+		                 "when the engine has no GPU");
+		goto fail;
+	}
+	*out = e;
+	return KJIT_OK;
+fail:
+	kjit_engine_close(e);
+	return st;
+}
+
+kjit_status kjit__engine_ctx(kjit_engine *e)
+{
+	if (!e->cu)
+		return kjit__error(KJIT_ERR_NO_GPU, "this engine has no GPU: %s", e->gpu_reason);
+	CUcontext cur = NULL;
+	CUresult r = e->cu->cuCtxGetCurrent(&cur);
+	if (r == CUDA_SUCCESS && cur != e->ctx)
+		r = e->cu->cuCtxSetCurrent(e->ctx);
+	return r == CUDA_SUCCESS ? KJIT_OK : kjit__cu_fail(KJIT_ERR_CUDA, r, "cuCtxSetCurrent");
+}
+
+void kjit_engine_close(kjit_engine *e)
+{
+	if (!e)
+		return;
+	if (e->cu && kjit__engine_ctx(e) == KJIT_OK) {
+		for (kjit_variant *v = e->variants; v; v = v->next_in_engine)
+			if (v->module)
+				e->cu->cuModuleUnload(v->module);
+	}
+	for (kjit_variant *v = e->variants, *next; v; v = next) {
+		next = v->next_in_engine;
+		free(v->options);
+		free(v->cubin);
+		free(v->lowered);
+		free(v);
+	}
+	for (kjit_kernel *k = e->kernels, *next; k; k = next) {
+		next = k->next;
+		free(k->name);
+		free(k->source);
+		free(k->params);
+		free(k);
+	}
+	kjit__vtable_free(&e->table);
+	if (e->ctx)
+		e->cu->cuDevicePrimaryCtxRelease(e->device);
+	kjit__store_close(e->store);
+	free(e->db_path);
+	free(e->last_error);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+int kjit_engine_has_gpu(const kjit_engine *e) { return e && e->cu; }
+const char *kjit_engine_gpu_reason(const kjit_engine *e) { return e && !e->cu ? e->gpu_reason : ""; }
+const char *kjit_engine_arch(const kjit_engine *e) { return e ? e->arch : ""; }
+const char *kjit_engine_device_name(const kjit_engine *e) { return e ? e->device_name : ""; }
+const char *kjit_engine_db_path(const kjit_engine *e) { return e ? e->db_path : ""; }
+
+kjit_status kjit_engine_make_current(kjit_engine *e)
+{
+	if (!e)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_make_current: engine is NULL");
+	kjit_status st = kjit__engine_ctx(e);
+	return st == KJIT_OK ? st : kjit__engine_fail(e, st);
+}
+
+kjit_status kjit_engine_get_stats(const kjit_engine *e, kjit_engine_stats *out)
+{
+	if (!e || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_get_stats: NULL argument");
+	pthread_mutex_lock((pthread_mutex_t *)&e->lock);
+	*out = e->stats;
+	pthread_mutex_unlock((pthread_mutex_t *)&e->lock);
+	return KJIT_OK;
+}
+
+/* ---- device memory ------------------------------------------------------ */
+
+static kjit_status mem_result(kjit_engine *e, CUresult r, const char *what)
+{
+	return r == CUDA_SUCCESS ? KJIT_OK : kjit__engine_fail(e, kjit__cu_fail(KJIT_ERR_CUDA, r, what));
+}
+
+#define KJIT__MEM_ENTER(e, name)                                                    \
+	do {                                                                        \
+		if (!(e))                                                           \
+			return kjit__error(KJIT_ERR_INVALID_ARG, name ": engine is NULL"); \
+		kjit_status st_ = kjit__engine_ctx(e);                              \
+		if (st_ != KJIT_OK)                                                 \
+			return kjit__engine_fail(e, st_);                           \
+	} while (0)
+
+kjit_status kjit_mem_alloc(kjit_engine *e, size_t bytes, kjit_devptr *out)
+{
+	KJIT__MEM_ENTER(e, "kjit_mem_alloc");
+	CUdeviceptr p = 0;
+	kjit_status st = mem_result(e, e->cu->cuMemAlloc(&p, bytes), "cuMemAlloc");
+	*out = st == KJIT_OK ? (kjit_devptr)p : 0;
+	return st;
+}
+
+kjit_status kjit_mem_free(kjit_engine *e, kjit_devptr ptr)
+{
+	KJIT__MEM_ENTER(e, "kjit_mem_free");
+	return mem_result(e, e->cu->cuMemFree((CUdeviceptr)ptr), "cuMemFree");
+}
+
+kjit_status kjit_memcpy_htod(kjit_engine *e, kjit_devptr dst, const void *src, size_t bytes)
+{
+	KJIT__MEM_ENTER(e, "kjit_memcpy_htod");
+	return mem_result(e, e->cu->cuMemcpyHtoD((CUdeviceptr)dst, src, bytes), "cuMemcpyHtoD");
+}
+
+kjit_status kjit_memcpy_dtoh(kjit_engine *e, void *dst, kjit_devptr src, size_t bytes)
+{
+	KJIT__MEM_ENTER(e, "kjit_memcpy_dtoh");
+	return mem_result(e, e->cu->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH");
+}
+
+kjit_status kjit_synchronize(kjit_engine *e)
+{
+	KJIT__MEM_ENTER(e, "kjit_synchronize");
+	return mem_result(e, e->cu->cuCtxSynchronize(), "cuCtxSynchronize");
+}

@@ -1,0 +1,115 @@
+/*
+ * engine.h - internal header of the engine layer: the structures behind
+ * the public handles, NVRTC compilation, the compile pool and the
+ * in-process variant table.
+ */
+#ifndef KJIT_ENGINE_H
+#define KJIT_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "base.h"
+
+/* ---- NVRTC (compile.c) ----------------------------------------------- */
+
+typedef struct kjit__compiled {
+	void *cubin;   /* malloc'ed */
+	size_t size;
+	char *lowered; /* malloc'ed lowered name of the entry point */
+	double ms;     /* wall time of nvrtcCompileProgram and the extraction */
+} kjit__compiled;
+
+/* Compiles source to a cubin. name_expr is the entry point; opts the full
+ * option list. On KJIT_ERR_COMPILE the thread's error holds the NVRTC log. */
+kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
+                                const char *name_expr, const char *const *opts, size_t n_opts,
+                                kjit__compiled *out);
+void kjit__compiled_free(kjit__compiled *c);
+
+/* "nvrtc-13.0+<build>": the NVRTC identity that enters every binary key;
+ * static storage. */
+const char *kjit__nvrtc_id(void);
+
+/* ---- compile pool (compile_pool.c) ----------------------------------- */
+
+/* Runs fn(ctx, i) for i in [0, n) on up to threads threads (the caller's
+ * thread among them); returns when all are done. */
+void kjit__pool_run(int threads, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
+
+/* Online CPUs, at least 1. */
+int kjit__cpu_count(void);
+
+/* ---- handles ------------------------------------------------------------ */
+
+#define KJIT__MAX_OPTIONS 256
+
+struct kjit_variant {
+	kjit_kernel *kernel;
+	kjit__hash128 hkey;
+	char key[33];
+	char *options; /* canonical list, one option per line */
+	void *cubin;
+	size_t size;
+	char *lowered;
+	double compile_ms;
+	CUmodule module;
+	CUfunction function;
+	int num_regs, max_threads, static_shared;
+	struct kjit_variant *next_in_engine;
+};
+
+struct kjit_kernel {
+	kjit_engine *engine;
+	char *name;
+	char *source;
+	char *params; /* tunable parameter names joined by ',' */
+	char signature[33];
+	struct kjit_kernel *next;
+};
+
+/* Open-addressing table of variants keyed by binary key. */
+typedef struct kjit__vtable {
+	kjit_variant **slots;
+	size_t cap; /* power of two */
+	size_t count;
+} kjit__vtable;
+
+kjit_variant *kjit__vtable_find(const kjit__vtable *t, kjit__hash128 key);
+/* Inserts v, or returns the variant already there under the same key. */
+kjit_variant *kjit__vtable_insert(kjit__vtable *t, kjit_variant *v);
+void kjit__vtable_free(kjit__vtable *t);
+
+struct kjit_engine {
+	kjit__store *store;
+	char *db_path;
+	int64_t cache_max;
+	int threads;
+
+	const kjit__cu_api *cu; /* NULL without a GPU */
+	char gpu_reason[512];
+	CUdevice device;
+	CUcontext ctx;
+	char arch[16];
+	char device_name[256];
+	char device_key[384];
+
+	pthread_mutex_t lock; /* the table, the lists, the stats, last_error */
+	kjit__vtable table;
+	kjit_kernel *kernels;
+	kjit_variant *variants;
+	kjit_engine_stats stats;
+	char *last_error;
+};
+
+/* Copies the thread's error detail to the engine and returns status. */
+kjit_status kjit__engine_fail(kjit_engine *engine, kjit_status status);
+
+/* Makes the engine's context current on this thread when it is not. */
+kjit_status kjit__engine_ctx(kjit_engine *engine);
+
+/* Loads a cubin into the engine's context and resolves the function and
+ * its attributes; a no-op without a GPU. */
+kjit_status kjit__variant_load(kjit_variant *v);
+
+#endif /* KJIT_ENGINE_H */

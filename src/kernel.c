@@ -1,0 +1,131 @@
+/* kernel.c - kernels: source, entry point, tunable parameter names, and
+ * the signature that identifies them everywhere. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+static int valid_param_name(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+		      (p > s && *p >= '0' && *p <= '9')))
+			return 0;
+	return 1;
+}
+
+kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *source,
+                               const char *const *param_names, size_t n_params,
+                               kjit_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!e || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: engine and out must "
+		                   "not be NULL");
+	if (!name || !*name)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: "
+		                         "the entry point name is empty"));
+	if (!source)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: "
+		                         "source of '%s' is NULL", name));
+	if (n_params && !param_names)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: "
+		                         "%zu parameter names announced, none given", n_params));
+
+	/* Signature input: name NUL source NUL p1,p2,... */
+	size_t plen = 0;
+	for (size_t i = 0; i < n_params; i++) {
+		if (!valid_param_name(param_names[i]))
+			return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG,
+			                         "kernel '%s': parameter %zu name '%s' is not an "
+			                         "identifier", name, i,
+			                         param_names[i] ? param_names[i] : "(null)"));
+		plen += strlen(param_names[i]) + 1;
+	}
+	kjit_kernel *k = calloc(1, sizeof *k);
+	char *params = calloc(1, plen + 1);
+	if (!k || !params || !(k->name = strdup(name)) || !(k->source = strdup(source)))
+		goto nomem;
+	for (size_t i = 0; i < n_params; i++) {
+		if (i)
+			strcat(params, ",");
+		strcat(params, param_names[i]);
+	}
+	k->params = params;
+	size_t nl = strlen(name), sl = strlen(source), pl = strlen(params);
+	char *buf = malloc(nl + sl + pl + 2);
+	if (!buf)
+		goto nomem;
+	memcpy(buf, name, nl + 1);
+	memcpy(buf + nl + 1, source, sl + 1);
+	memcpy(buf + nl + sl + 2, params, pl);
+	kjit__hash_hex(kjit__hash(buf, nl + sl + pl + 2, 0), k->signature);
+	free(buf);
+	k->engine = e;
+	pthread_mutex_lock(&e->lock);
+	k->next = e->kernels;
+	e->kernels = k;
+	pthread_mutex_unlock(&e->lock);
+	*out = k;
+	return KJIT_OK;
+nomem:
+	if (k) {
+		free(k->name);
+		free(k->source);
+	}
+	free(k);
+	free(params);
+	return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+}
+
+kjit_status kjit_kernel_create_from_file(kjit_engine *e, const char *name, const char *path,
+                                         const char *const *param_names, size_t n_params,
+                                         kjit_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!e || !path)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_from_file: engine and "
+		                   "path must not be NULL");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_IO, "cannot read kernel source %s: "
+		                         "%s", path, strerror(errno)));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	char chunk[65536];
+	size_t n;
+	int bad = !m;
+	while (!bad && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		bad = fwrite(chunk, 1, n, m) != n;
+	bad = bad || ferror(f);
+	fclose(f);
+	if (m)
+		fclose(m);
+	if (bad || !text) {
+		free(text);
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_IO, "cannot read kernel source %s",
+		                         path));
+	}
+	if (strlen(text) != len) {
+		free(text);
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s "
+		                         "contains a NUL byte: not CUDA source text", path));
+	}
+	kjit_status st = kjit_kernel_create(e, name, text, param_names, n_params, out);
+	free(text);
+	return st;
+}
+
+const char *kjit_kernel_signature(const kjit_kernel *k)
+{
+	return k ? k->signature : "";
+}

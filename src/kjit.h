@@ -1,0 +1,263 @@
+/*
+ * kjit.h - the public C API of libkjit.
+ *
+ * kjit compiles CUDA kernel variants at run time with NVRTC, keeps the
+ * binaries in a two-tier cache (in process, then a SQLite database shared by
+ * every process), loads them through the CUDA Driver API and launches them.
+ *
+ * Conventions:
+ *  - Every function that can fail returns a kjit_status. KJIT_OK is zero.
+ *    kjit_status_str() names a code; kjit_engine_last_error() gives the
+ *    detail of the last failure on an engine (the NVRTC log, the CUDA error
+ *    name, the SQLite message).
+ *  - Handles are opaque. Ownership of anything handed back is stated in the
+ *    comment of the function that hands it back.
+ *  - libcuda.so.1 is opened at run time, never linked: an engine opened
+ *    without a GPU compiles and caches, and fails with KJIT_ERR_NO_GPU (the
+ *    reason in the last error) on anything that needs one.
+ *
+ * Thread safety: an engine may be used from several threads at once; its
+ * last-error message is per thread. Kernels and variants belong to their
+ * engine and are valid until kjit_engine_close().
+ */
+#ifndef KJIT_H
+#define KJIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KJIT_VERSION_MAJOR 0
+#define KJIT_VERSION_MINOR 1
+#define KJIT_VERSION_PATCH 0
+
+typedef enum kjit_status {
+	KJIT_OK = 0,
+	KJIT_ERR_INVALID_ARG,   /* a NULL handle, an empty name, a bad option */
+	KJIT_ERR_NOMEM,         /* out of host memory */
+	KJIT_ERR_IO,            /* a file could not be read or created */
+	KJIT_ERR_NO_GPU,        /* no usable driver or device (reason in last error) */
+	KJIT_ERR_CUDA,          /* a CUDA driver call failed (its error name in last error) */
+	KJIT_ERR_COMPILE,       /* NVRTC rejected the source (the log in last error) */
+	KJIT_ERR_NVRTC,         /* NVRTC itself failed (not a source error) */
+	KJIT_ERR_DB,            /* the database failed (the SQLite message in last error) */
+	KJIT_ERR_NOT_FOUND,     /* no such entry, kernel or symbol */
+	KJIT_ERR_LAUNCH,        /* the launch was refused (too many resources, bad config) */
+	KJIT_ERR_CORRUPT        /* stored data failed its checksum */
+} kjit_status;
+
+/* A static, never-NULL name for a status code ("KJIT_ERR_COMPILE: ..."). */
+const char *kjit_status_str(kjit_status status);
+
+/* The library version as "MAJOR.MINOR.PATCH"; static storage. */
+const char *kjit_version(void);
+
+typedef struct kjit_engine kjit_engine;
+typedef struct kjit_kernel kjit_kernel;
+typedef struct kjit_variant kjit_variant;
+
+/* Compatible with CUstream and cudaStream_t; NULL is the default stream. */
+typedef struct CUstream_st *kjit_stream;
+/* A device address, compatible with CUdeviceptr. */
+typedef uint64_t kjit_devptr;
+
+/* Engine flags. */
+#define KJIT_ENGINE_NO_GPU 0x1u /* never touch the driver: compile and cache only */
+
+typedef struct kjit_engine_options {
+	/* Database path; NULL for the default: $KJIT_DB, else
+	 * $XDG_CACHE_HOME/kjit/kjit.db, else ~/.cache/kjit/kjit.db.
+	 * ":memory:" keeps the second tier in memory (nothing shared). */
+	const char *db_path;
+	/* CUDA device ordinal (default 0). */
+	int device;
+	/* Target architecture such as "sm_90". NULL: the device's. Required
+	 * when there is no GPU, optional otherwise (it must then match the
+	 * device for a launch to work). */
+	const char *arch;
+	/* Threads of the compile pool; 0 picks the number of online CPUs. */
+	int compile_threads;
+	/* Size cap of the binaries table in bytes; 0 keeps the default
+	 * (256 MiB, or $KJIT_CACHE_MAX_BYTES); least recently used go first. */
+	int64_t cache_max_bytes;
+	/* KJIT_ENGINE_* flags. */
+	unsigned flags;
+} kjit_engine_options;
+
+/* Fills *opts with the defaults (device 0, default database, arch from
+ * the device). */
+void kjit_engine_options_init(kjit_engine_options *opts);
+
+/*
+ * Opens an engine: the database (created 0600 in a 0700 folder when
+ * missing), and, unless KJIT_ENGINE_NO_GPU, the driver, the device and its
+ * primary context. When the GPU cannot be had and opts->arch is set, the
+ * engine opens without one (kjit_engine_has_gpu() says 0) and records why;
+ * without opts->arch it fails with KJIT_ERR_NO_GPU.
+ *
+ * *out receives an engine that the caller owns and frees with
+ * kjit_engine_close(). On failure *out is NULL; the reason is available
+ * through kjit_last_error().
+ */
+kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out);
+
+/* Frees the engine, its kernels, variants, modules and pool. NULL is a no-op. */
+void kjit_engine_close(kjit_engine *engine);
+
+/* Detail of the last failure on the calling thread, whichever engine (or
+ * none, as when kjit_engine_open() fails); never NULL; valid until the next
+ * failing kjit call on the same thread. */
+const char *kjit_last_error(void);
+
+/* Detail of the last failure on this engine, from any thread; never NULL.
+ * The text is owned by the engine and overwritten by the next failure:
+ * copy it when other threads use the engine. */
+const char *kjit_engine_last_error(const kjit_engine *engine);
+
+/* 1 when the engine can launch, 0 when it compiles only. When 0,
+ * kjit_engine_gpu_reason() says why ("no driver: libcuda.so.1 not found",
+ * "CUDA_ERROR_NO_DEVICE", ...). */
+int kjit_engine_has_gpu(const kjit_engine *engine);
+const char *kjit_engine_gpu_reason(const kjit_engine *engine);
+
+/* The target arch ("sm_90"), the device name ("" without a GPU) and the
+ * database path in use; owned by the engine. */
+const char *kjit_engine_arch(const kjit_engine *engine);
+const char *kjit_engine_device_name(const kjit_engine *engine);
+const char *kjit_engine_db_path(const kjit_engine *engine);
+
+/* Makes the engine's context current on the calling thread. Launches do
+ * this themselves; call it before using the context with other APIs. */
+kjit_status kjit_engine_make_current(kjit_engine *engine);
+
+/* Counters since the engine was opened. */
+typedef struct kjit_engine_stats {
+	uint64_t compiles;       /* NVRTC compilations run */
+	uint64_t memory_hits;    /* variants found in the in-process table */
+	uint64_t disk_hits;      /* variants found in the database */
+	uint64_t misses;         /* variants that had to be compiled */
+	uint64_t corrupt;        /* stored blobs rejected (checksum or load) */
+	double compile_ms_total; /* wall time spent in NVRTC */
+} kjit_engine_stats;
+
+kjit_status kjit_engine_get_stats(const kjit_engine *engine, kjit_engine_stats *out);
+
+/*
+ * Kernels. A kernel is CUDA C++ source and the name of its entry point
+ * (an extern "C" function name or a C++ name expression such as
+ * "scale<float>"). The signature is a hash of the name, the source text and
+ * the names of the kernel's tunable parameters (param_names, may be NULL
+ * when n_params is 0). The kernel belongs to the engine.
+ */
+kjit_status kjit_kernel_create(kjit_engine *engine, const char *name,
+                               const char *source, const char *const *param_names,
+                               size_t n_params, kjit_kernel **out);
+
+/* As kjit_kernel_create(), reading the source from path. */
+kjit_status kjit_kernel_create_from_file(kjit_engine *engine, const char *name,
+                                         const char *path,
+                                         const char *const *param_names,
+                                         size_t n_params, kjit_kernel **out);
+
+/* The kernel signature as 32 hex digits; owned by the kernel. */
+const char *kjit_kernel_signature(const kjit_kernel *kernel);
+
+/* A -D define: -Dname=value, or -Dname when value is NULL. */
+typedef struct kjit_define {
+	const char *name;
+	const char *value;
+} kjit_define;
+
+/* What makes a variant: defines and extra NVRTC flags (for example
+ * "--use_fast_math", "-maxrregcount=64"). The engine adds -arch. The order
+ * of defines does not matter; the order of flags does. */
+typedef struct kjit_variant_desc {
+	const kjit_define *defines;
+	size_t n_defines;
+	const char *const *flags;
+	size_t n_flags;
+} kjit_variant_desc;
+
+/* How a variant was obtained by the call that returned it. */
+typedef enum kjit_cache_tier {
+	KJIT_TIER_MEMORY = 0, /* in-process table */
+	KJIT_TIER_DISK,       /* the database */
+	KJIT_TIER_COMPILED    /* a miss: NVRTC ran */
+} kjit_cache_tier;
+
+/*
+ * Returns the variant of a kernel for desc: from the in-process table, else
+ * the database (checksum verified), else compiled with NVRTC and stored.
+ * With a GPU the module is loaded and the function resolved, so the
+ * variant is ready to launch; a stored binary that fails to load is
+ * recompiled and replaced. tier (may be NULL) says where it came from.
+ *
+ * On a compile error returns KJIT_ERR_COMPILE with the full NVRTC log in
+ * the last error. The variant belongs to the engine.
+ */
+kjit_status kjit_variant_get(kjit_kernel *kernel, const kjit_variant_desc *desc,
+                             kjit_variant **out, kjit_cache_tier *tier);
+
+/*
+ * Gets n variants at once, compiling the misses on the engine's compile
+ * pool. out[i] and status[i] (both arrays of n, caller-allocated) receive
+ * each variant or its failure; out[i] is NULL where status[i] is not
+ * KJIT_OK. threads overrides the pool size for this call (0: the engine's).
+ * Returns KJIT_OK when every variant was obtained, else the first failure.
+ * When errors (an array of n) is non-NULL, errors[i] receives the detail of
+ * each failure as a malloc'ed string, or NULL; the caller frees them.
+ */
+kjit_status kjit_variants_get(kjit_kernel *kernel, const kjit_variant_desc *descs,
+                              size_t n, int threads, kjit_variant **out,
+                              kjit_status *status, char **errors);
+
+typedef struct kjit_variant_info {
+	const char *key;        /* binary key, 32 hex digits */
+	const char *options;    /* the canonical NVRTC option list, one per line */
+	const char *lowered_name; /* the symbol loaded from the module */
+	size_t cubin_size;      /* bytes */
+	double compile_ms;      /* NVRTC time when it was compiled (any process) */
+	int num_regs;           /* registers per thread, -1 without a GPU */
+	int max_threads_per_block; /* -1 without a GPU */
+	int static_shared_bytes;   /* -1 without a GPU */
+} kjit_variant_info;
+
+/* Strings in *out are owned by the variant. */
+kjit_status kjit_variant_get_info(const kjit_variant *variant, kjit_variant_info *out);
+
+/* The cubin bytes (owned by the variant) and their size. */
+kjit_status kjit_variant_cubin(const kjit_variant *variant, const void **data,
+                               size_t *size);
+
+/* The loaded CUfunction, as a void pointer (KJIT_ERR_NO_GPU without one). */
+kjit_status kjit_variant_function(kjit_variant *variant, void **cufunction);
+
+/*
+ * Launches a variant: grid and block dimensions (3 each), dynamic shared
+ * memory in bytes, a stream (NULL: default stream) and the kernel argument
+ * array as for cuLaunchKernel (an array of pointers to each argument).
+ * Asynchronous; a launch refused by the driver returns KJIT_ERR_LAUNCH with
+ * the CUDA error name.
+ */
+kjit_status kjit_variant_launch(kjit_variant *variant, const unsigned grid[3],
+                                const unsigned block[3], unsigned shared_bytes,
+                                kjit_stream stream, void **args);
+
+/* Device memory helpers, so that a program needs no libcuda link. */
+kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
+kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);
+kjit_status kjit_memcpy_htod(kjit_engine *engine, kjit_devptr dst, const void *src,
+                             size_t bytes);
+kjit_status kjit_memcpy_dtoh(kjit_engine *engine, void *dst, kjit_devptr src,
+                             size_t bytes);
+/* Waits for all work on the engine's context. */
+kjit_status kjit_synchronize(kjit_engine *engine);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KJIT_H */

@@ -1,0 +1,19 @@
+# libkjit: base layer (errors, hashing, driver, store) and engine layer.
+lib_LTLIBRARIES += libkjit.la
+libkjit_la_SOURCES = \
+	src/kjit.h \
+	src/base.h \
+	src/error.c \
+	src/hash.c \
+	src/driver.c \
+	src/store.c \
+	src/store_binaries.c \
+	src/engine.h \
+	src/compile.c \
+	src/compile_pool.c \
+	src/vtable.c \
+	src/engine.c \
+	src/kernel.c \
+	src/variant.c
+libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined $(CUDA_LDFLAGS)
+libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(LIBS)

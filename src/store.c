@@ -1,0 +1,302 @@
+/* store.c - the SQLite database: path, permissions, pragmas, schema. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base.h"
+
+/* Schema version 1: every table of DESIGN.md, so that later work adds code,
+ * not tables. Times are Unix seconds (REAL); configurations and problems
+ * are JSON objects with sorted keys. */
+static const char schema_v1[] =
+	"CREATE TABLE devices("
+	" id INTEGER PRIMARY KEY,"
+	" key TEXT NOT NULL UNIQUE,"        /* arch|name|SMs|driver */
+	" name TEXT NOT NULL, arch TEXT NOT NULL, sm_count INTEGER NOT NULL,"
+	" driver_version INTEGER NOT NULL,"
+	" first_seen REAL NOT NULL, last_seen REAL NOT NULL);"
+	"CREATE TABLE kernels("
+	" signature TEXT PRIMARY KEY,"
+	" name TEXT NOT NULL, source TEXT NOT NULL, params TEXT NOT NULL,"
+	" created REAL NOT NULL);"
+	"CREATE TABLE binaries("
+	" key TEXT PRIMARY KEY,"
+	" signature TEXT NOT NULL, options TEXT NOT NULL, arch TEXT NOT NULL,"
+	" nvrtc TEXT NOT NULL, lowered_name TEXT NOT NULL,"
+	" cubin BLOB NOT NULL, size INTEGER NOT NULL, checksum TEXT NOT NULL,"
+	" compile_ms REAL NOT NULL, created REAL NOT NULL, last_used REAL NOT NULL);"
+	"CREATE INDEX binaries_lru ON binaries(last_used);"
+	"CREATE INDEX binaries_signature ON binaries(signature);"
+	"CREATE TABLE runs("
+	" id INTEGER PRIMARY KEY,"
+	" signature TEXT NOT NULL, device_key TEXT NOT NULL, kernel TEXT NOT NULL,"
+	" spec TEXT, strategy TEXT NOT NULL, problem TEXT NOT NULL,"
+	" status TEXT NOT NULL DEFAULT 'running'," /* running|done|interrupted|failed */
+	" total INTEGER, evaluated INTEGER NOT NULL DEFAULT 0,"
+	" pid INTEGER, started REAL NOT NULL, updated REAL NOT NULL, finished REAL);"
+	"CREATE INDEX runs_status ON runs(status);"
+	"CREATE TABLE results("
+	" id INTEGER PRIMARY KEY,"
+	" run_id INTEGER REFERENCES runs(id),"
+	" signature TEXT NOT NULL, device_key TEXT NOT NULL, problem TEXT NOT NULL,"
+	" config TEXT NOT NULL, binary_key TEXT,"
+	" status TEXT NOT NULL,"  /* ok|compile_error|launch_error|crashed|timeout|wrong_result|stopped_early */
+	" timer TEXT,"            /* cupti|events */
+	" l2 TEXT,"               /* warm|cold */
+	" median_ns REAL, spread_ns REAL, min_ns REAL, max_ns REAL, n_samples INTEGER,"
+	" samples BLOB,"          /* float64 little-endian array of ns */
+	" objective REAL, compile_ms REAL, message TEXT, created REAL NOT NULL,"
+	" UNIQUE(signature, device_key, problem, config, l2));"
+	"CREATE TABLE best("
+	" signature TEXT NOT NULL, device_key TEXT NOT NULL, problem TEXT NOT NULL,"
+	" arch TEXT NOT NULL, config TEXT NOT NULL, result_id INTEGER REFERENCES results(id),"
+	" median_ns REAL NOT NULL, nvrtc TEXT NOT NULL, stale INTEGER NOT NULL DEFAULT 0,"
+	" updated REAL NOT NULL,"
+	" PRIMARY KEY(signature, device_key, problem));"
+	"CREATE TABLE events("
+	" id INTEGER PRIMARY KEY,"
+	" ts REAL NOT NULL, pid INTEGER NOT NULL,"
+	" kind TEXT NOT NULL,"    /* compile|cache|load|launch|tune|drop */
+	" signature TEXT, kernel TEXT, variant TEXT,"
+	" tier TEXT,"             /* memory|disk|miss */
+	" value REAL, count INTEGER NOT NULL DEFAULT 1, detail TEXT);"
+	"CREATE INDEX events_ts ON events(ts);"
+	"CREATE INDEX events_kind_ts ON events(kind, ts);";
+
+/* Forward migrations: migrations[v] takes a database from version v to
+ * v + 1. Version 0 is an empty file. */
+static const char *const migrations[] = { schema_v1 };
+
+kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
+{
+	const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	return kjit__error(KJIT_ERR_DB, "%s: %s (SQLite %s, %s)", what, msg, sqlite3_errstr(rc),
+	                   s && s->path ? s->path : "no database");
+}
+
+kjit_status kjit__store_default_path(char **out)
+{
+	const char *env = getenv("KJIT_DB");
+	if (env && *env)
+		*out = strdup(env);
+	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+		*out = kjit__strdup_printf("%s/kjit/kjit.db", env);
+	else if ((env = getenv("HOME")) && *env)
+		*out = kjit__strdup_printf("%s/.cache/kjit/kjit.db", env);
+	else
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "no database path: set KJIT_DB, XDG_CACHE_HOME or HOME");
+	return *out ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+}
+
+/* mkdir -p with mode 0700 for the folders it creates. */
+static kjit_status make_parent_dirs(const char *path)
+{
+	char *dir = strdup(path);
+	if (!dir)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir) {
+		free(dir);
+		return KJIT_OK;
+	}
+	*slash = '\0';
+	for (char *p = dir + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			kjit_status st = kjit__error(KJIT_ERR_IO, "cannot create folder %s for the "
+			                             "database: %s", dir, strerror(errno));
+			free(dir);
+			return st;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	free(dir);
+	return KJIT_OK;
+}
+
+/* Creates the file 0600 ourselves, so that neither umask nor SQLite's
+ * defaults decide its mode. */
+static kjit_status create_file(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return KJIT_OK;
+	}
+	if (errno == EEXIST)
+		return KJIT_OK;
+	return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path, strerror(errno));
+}
+
+static kjit_status exec(kjit__store *s, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+	if (rc == SQLITE_OK)
+		return KJIT_OK;
+	kjit_status st = kjit__error(KJIT_ERR_DB, "%s: %s (SQLite %s, %s)", what,
+	                             msg ? msg : sqlite3_errmsg(s->db), sqlite3_errstr(rc), s->path);
+	sqlite3_free(msg);
+	return st;
+}
+
+static kjit_status query_int(kjit__store *s, const char *sql, int *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*out = sqlite3_column_int(st, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, sql);
+}
+
+static kjit_status check_foreign(kjit__store *s)
+{
+	int version = 0, tables = 0;
+	kjit_status st = query_int(s, "PRAGMA user_version", &version);
+	if (st == KJIT_OK)
+		st = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables);
+	if (st == KJIT_OK && version == 0 && tables > 0)
+		st = kjit__error(KJIT_ERR_DB, "%s is not a kjit database (it has tables but no "
+		                 "kjit schema version); nothing was changed", s->path);
+	return st;
+}
+
+static kjit_status migrate(kjit__store *s, void *arg)
+{
+	(void)arg;
+	int version = 0;
+	kjit_status st = query_int(s, "PRAGMA user_version", &version);
+	if (st != KJIT_OK)
+		return st;
+	if (version > KJIT__SCHEMA_VERSION)
+		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
+		                   "(%s) understands (%d): upgrade kjit", s->path, version,
+		                   PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	for (int v = version; v < KJIT__SCHEMA_VERSION; v++) {
+		char what[64];
+		snprintf(what, sizeof what, "migrating the schema to version %d", v + 1);
+		if ((st = exec(s, migrations[v], what)) != KJIT_OK)
+			return st;
+	}
+	if (version < KJIT__SCHEMA_VERSION) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA user_version=%d", KJIT__SCHEMA_VERSION);
+		return exec(s, sql, "setting the schema version");
+	}
+	return KJIT_OK;
+}
+
+kjit_status kjit__store_open(const char *path, kjit__store **out)
+{
+	*out = NULL;
+	kjit__store *s = calloc(1, sizeof *s);
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	kjit_status st = KJIT_OK;
+	int memory = strcmp(path, ":memory:") == 0;
+	if (!memory && ((st = make_parent_dirs(path)) != KJIT_OK || (st = create_file(path)) != KJIT_OK))
+		goto fail;
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                         SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		st = kjit__store_fail(s, rc, "opening the database");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, 10000);
+	/* Refuse a foreign file before changing anything in it; one that is
+	 * not SQLite at all fails here with SQLITE_NOTADB. */
+	if ((st = check_foreign(s)) != KJIT_OK ||
+	    (st = exec(s, "PRAGMA journal_mode=WAL", "enabling WAL")) != KJIT_OK ||
+	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
+	               "setting pragmas")) != KJIT_OK ||
+	    (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK)
+		goto fail;
+	*out = s;
+	return KJIT_OK;
+fail:
+	kjit__store_close(s);
+	return st;
+}
+
+void kjit__store_close(kjit__store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		(void)kjit__store_flush_touches(s);
+	kjit__store_finalize_binaries(s);
+	sqlite3_close(s->db);
+	pthread_mutex_destroy(&s->lock);
+	free(s->path);
+	free(s);
+}
+
+sqlite3 *kjit__store_db(kjit__store *s) { return s->db; }
+void kjit__store_lock(kjit__store *s) { pthread_mutex_lock(&s->lock); }
+void kjit__store_unlock(kjit__store *s) { pthread_mutex_unlock(&s->lock); }
+
+kjit_status kjit__store_transaction(kjit__store *s, kjit_status (*fn)(kjit__store *, void *),
+                                    void *arg)
+{
+	kjit_status st = exec(s, "BEGIN IMMEDIATE", "starting a write transaction");
+	if (st != KJIT_OK)
+		return st;
+	st = fn(s, arg);
+	if (st == KJIT_OK)
+		st = exec(s, "COMMIT", "committing");
+	if (st != KJIT_OK) {
+		char *keep = strdup(kjit__error_msg());
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		if (keep)
+			kjit__error_take(st, keep);
+	}
+	return st;
+}
+
+kjit_status kjit__store_device_put(kjit__store *s, const char *device_key, const char *name,
+                                   const char *arch, int sm_count, int driver_version)
+{
+	static const char sql[] =
+		"INSERT INTO devices(key, name, arch, sm_count, driver_version, first_seen, last_seen)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+		" ON CONFLICT(key) DO UPDATE SET last_seen = excluded.last_seen";
+	sqlite3_stmt *st = NULL;
+	kjit__store_lock(s);
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, device_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, sm_count);
+		sqlite3_bind_int(st, 5, driver_version);
+		sqlite3_bind_double(st, 6, kjit__wall_time());
+		rc = sqlite3_step(st);
+	}
+	kjit_status r = rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(s, rc, "recording the device");
+	sqlite3_finalize(st);
+	kjit__store_unlock(s);
+	return r;
+}

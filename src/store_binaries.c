@@ -1,0 +1,241 @@
+/* store_binaries.c - the binaries table: the second tier of the compile
+ * cache, with checksums and size-capped LRU eviction. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+
+static int prepare(kjit__store *s, sqlite3_stmt **st, const char *sql)
+{
+	if (*st) {
+		sqlite3_reset(*st);
+		sqlite3_clear_bindings(*st);
+		return SQLITE_OK;
+	}
+	return sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+}
+
+void kjit__store_finalize_binaries(kjit__store *s)
+{
+	sqlite3_stmt **all[] = { &s->bin_get, &s->bin_put, &s->kernel_put, &s->bin_del,
+		                 &s->bin_touch, &s->bin_total, &s->bin_oldest };
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		sqlite3_finalize(*all[i]);
+		*all[i] = NULL;
+	}
+	free(s->touches);
+	s->touches = NULL;
+	s->n_touches = s->cap_touches = 0;
+}
+
+static void checksum_hex(const void *data, size_t size, char out[33])
+{
+	kjit__hash_hex(kjit__hash(data, size, 0x6b6a6974u), out);
+}
+
+kjit_status kjit__store_binary_get(kjit__store *s, const char *key, void **cubin, size_t *size,
+                                   char **lowered, double *compile_ms)
+{
+	*cubin = NULL;
+	*lowered = NULL;
+	kjit_status r;
+	kjit__store_lock(s);
+	int rc = prepare(s, &s->bin_get,
+	                 "SELECT cubin, checksum, lowered_name, compile_ms FROM binaries WHERE key = ?1");
+	if (rc != SQLITE_OK) {
+		r = kjit__store_fail(s, rc, "preparing the binary lookup");
+		goto out;
+	}
+	sqlite3_bind_text(s->bin_get, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s->bin_get);
+	if (rc == SQLITE_DONE) {
+		r = KJIT_ERR_NOT_FOUND;
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		r = kjit__store_fail(s, rc, "reading a binary");
+		goto out;
+	}
+	const void *blob = sqlite3_column_blob(s->bin_get, 0);
+	size_t n = (size_t)sqlite3_column_bytes(s->bin_get, 0);
+	const char *sum = (const char *)sqlite3_column_text(s->bin_get, 1);
+	const char *low = (const char *)sqlite3_column_text(s->bin_get, 2);
+	char have[33];
+	checksum_hex(blob ? blob : "", n, have);
+	if (!blob || !sum || !low || strcmp(have, sum) != 0) {
+		r = kjit__error(KJIT_ERR_CORRUPT, "binary %s in %s failed its checksum (stored %s, "
+		                "computed %s)", key, s->path, sum ? sum : "none", have);
+		goto out;
+	}
+	*cubin = malloc(n);
+	*lowered = strdup(low);
+	if (!*cubin || !*lowered) {
+		free(*cubin);
+		free(*lowered);
+		*cubin = NULL;
+		*lowered = NULL;
+		r = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(*cubin, blob, n);
+	*size = n;
+	*compile_ms = sqlite3_column_double(s->bin_get, 3);
+	r = KJIT_OK;
+out:
+	if (s->bin_get)
+		sqlite3_reset(s->bin_get);
+	kjit__store_unlock(s);
+	return r;
+}
+
+static kjit_status write_touches(kjit__store *s, double now)
+{
+	for (size_t i = 0; i < s->n_touches; i++) {
+		int rc = prepare(s, &s->bin_touch, "UPDATE binaries SET last_used = ?2 WHERE key = ?1");
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_text(s->bin_touch, 1, s->touches[i], -1, SQLITE_STATIC);
+			sqlite3_bind_double(s->bin_touch, 2, now);
+			rc = sqlite3_step(s->bin_touch);
+		}
+		if (rc != SQLITE_DONE)
+			return kjit__store_fail(s, rc, "recording binary use");
+	}
+	s->n_touches = 0;
+	return KJIT_OK;
+}
+
+static kjit_status evict(kjit__store *s, int64_t max_bytes)
+{
+	for (;;) {
+		int rc = prepare(s, &s->bin_total, "SELECT coalesce(sum(size), 0) FROM binaries");
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(s->bin_total);
+		if (rc != SQLITE_ROW)
+			return kjit__store_fail(s, rc, "summing the cache size");
+		int64_t total = sqlite3_column_int64(s->bin_total, 0);
+		sqlite3_reset(s->bin_total);
+		if (total <= max_bytes)
+			return KJIT_OK;
+		/* Oldest first, a batch at a time, never the newest entry. */
+		rc = prepare(s, &s->bin_oldest,
+		             "DELETE FROM binaries WHERE key IN (SELECT key FROM binaries"
+		             " ORDER BY last_used LIMIT max(1, (SELECT count(*) FROM binaries) / 16))"
+		             " AND key <> (SELECT key FROM binaries ORDER BY last_used DESC LIMIT 1)");
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(s->bin_oldest);
+		if (rc != SQLITE_DONE)
+			return kjit__store_fail(s, rc, "evicting old binaries");
+		if (sqlite3_changes(s->db) == 0)
+			return KJIT_OK;
+	}
+}
+
+struct put_args {
+	const kjit__binary *b;
+	int64_t max_bytes;
+};
+
+static kjit_status put_in_tx(kjit__store *s, void *arg)
+{
+	const struct put_args *a = arg;
+	const kjit__binary *b = a->b;
+	double now = kjit__wall_time();
+	int rc = prepare(s, &s->kernel_put,
+	                 "INSERT OR IGNORE INTO kernels(signature, name, source, params, created)"
+	                 " VALUES(?1, ?2, ?3, ?4, ?5)");
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(s->kernel_put, 1, b->signature, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->kernel_put, 2, b->kernel_name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->kernel_put, 3, b->source, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->kernel_put, 4, b->params ? b->params : "", -1, SQLITE_STATIC);
+		sqlite3_bind_double(s->kernel_put, 5, now);
+		rc = sqlite3_step(s->kernel_put);
+	}
+	if (rc != SQLITE_DONE)
+		return kjit__store_fail(s, rc, "recording the kernel");
+
+	char sum[33];
+	checksum_hex(b->cubin, b->size, sum);
+	rc = prepare(s, &s->bin_put,
+	             "INSERT OR REPLACE INTO binaries(key, signature, options, arch, nvrtc,"
+	             " lowered_name, cubin, size, checksum, compile_ms, created, last_used)"
+	             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)");
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(s->bin_put, 1, b->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->bin_put, 2, b->signature, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->bin_put, 3, b->options, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->bin_put, 4, b->arch, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->bin_put, 5, b->nvrtc, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->bin_put, 6, b->lowered_name, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(s->bin_put, 7, b->cubin, b->size, SQLITE_STATIC);
+		sqlite3_bind_int64(s->bin_put, 8, (sqlite3_int64)b->size);
+		sqlite3_bind_text(s->bin_put, 9, sum, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s->bin_put, 10, b->compile_ms);
+		sqlite3_bind_double(s->bin_put, 11, now);
+		rc = sqlite3_step(s->bin_put);
+	}
+	if (rc != SQLITE_DONE)
+		return kjit__store_fail(s, rc, "storing the binary");
+	kjit_status st = write_touches(s, now);
+	return st == KJIT_OK ? evict(s, a->max_bytes) : st;
+}
+
+kjit_status kjit__store_binary_put(kjit__store *s, const kjit__binary *b, int64_t max_bytes)
+{
+	struct put_args a = { b, max_bytes };
+	kjit__store_lock(s);
+	kjit_status st = kjit__store_transaction(s, put_in_tx, &a);
+	kjit__store_unlock(s);
+	return st;
+}
+
+static kjit_status delete_in_tx(kjit__store *s, void *arg)
+{
+	int rc = prepare(s, &s->bin_del, "DELETE FROM binaries WHERE key = ?1");
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(s->bin_del, 1, arg, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s->bin_del);
+	}
+	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(s, rc, "deleting a binary");
+}
+
+kjit_status kjit__store_binary_delete(kjit__store *s, const char *key)
+{
+	kjit__store_lock(s);
+	kjit_status st = kjit__store_transaction(s, delete_in_tx, (void *)key);
+	kjit__store_unlock(s);
+	return st;
+}
+
+void kjit__store_binary_touch(kjit__store *s, const char *key)
+{
+	kjit__store_lock(s);
+	if (s->n_touches == s->cap_touches) {
+		size_t cap = s->cap_touches ? 2 * s->cap_touches : 16;
+		void *p = realloc(s->touches, cap * sizeof *s->touches);
+		if (!p) { /* a lost touch only ages an entry early */
+			kjit__store_unlock(s);
+			return;
+		}
+		s->touches = p;
+		s->cap_touches = cap;
+	}
+	memcpy(s->touches[s->n_touches++], key, 33);
+	kjit__store_unlock(s);
+}
+
+static kjit_status touches_in_tx(kjit__store *s, void *arg)
+{
+	(void)arg;
+	return write_touches(s, kjit__wall_time());
+}
+
+kjit_status kjit__store_flush_touches(kjit__store *s)
+{
+	kjit__store_lock(s);
+	kjit_status st = s->n_touches ? kjit__store_transaction(s, touches_in_tx, NULL) : KJIT_OK;
+	kjit__store_unlock(s);
+	return st;
+}

@@ -1,0 +1,520 @@
+/* variant.c - variants: binary keys, the two-tier cache lookup, batch
+ * compilation on the pool, module loading and launching. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* ---- binary keys ------------------------------------------------------- */
+
+/* "<signature>\n<nvrtc id>\n" then the canonical option list: defines
+ * sorted by name, flags in order, -arch last, one per line. */
+typedef struct keytext {
+	char stack[1024];
+	char *text; /* stack or heap */
+	size_t len;
+	size_t canon; /* offset of the option list */
+	kjit__hash128 hkey;
+} keytext;
+
+static void keytext_free(keytext *kt)
+{
+	if (kt->text != kt->stack)
+		free(kt->text);
+	kt->text = NULL;
+}
+
+static int is_ident(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, keytext *kt)
+{
+	kt->text = NULL;
+	size_t nd = d ? d->n_defines : 0, nf = d ? d->n_flags : 0;
+	if (nd + nf + 1 > KJIT__MAX_OPTIONS)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: %zu options, at most %d",
+		                   k->name, nd + nf, KJIT__MAX_OPTIONS - 1);
+	if ((nd && !d->defines) || (nf && !d->flags))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: variant counts %zu defines and "
+		                   "%zu flags but an array is NULL", k->name, nd, nf);
+	/* Insertion sort of define indices: lists are short. */
+	unsigned short order[KJIT__MAX_OPTIONS];
+	const char *id = kjit__nvrtc_id();
+	size_t len = 32 + 1 + strlen(id) + 1 + 6 + strlen(k->engine->arch) + 1;
+	for (size_t i = 0; i < nd; i++) {
+		const kjit_define *df = &d->defines[i];
+		if (!is_ident(df->name))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %zu has an invalid "
+			                   "name '%s' (expected an identifier)", k->name, i,
+			                   df->name ? df->name : "(null)");
+		if (df->value && strchr(df->value, '\n'))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %s has a newline in "
+			                   "its value", k->name, df->name);
+		size_t j = i;
+		while (j > 0 && strcmp(d->defines[order[j - 1]].name, df->name) > 0) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		if (j > 0 && strcmp(d->defines[order[j - 1]].name, df->name) == 0)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %s given twice",
+			                   k->name, df->name);
+		order[j] = (unsigned short)i;
+		len += 3 + strlen(df->name) + (df->value ? 1 + strlen(df->value) : 0);
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const char *f = d->flags[i];
+		if (!f || !*f || strchr(f, '\n'))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag %zu is empty or has a "
+			                   "newline", k->name, i);
+		if (!strncmp(f, "-arch", 5) || !strncmp(f, "--gpu-architecture", 18))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag '%s': the engine sets "
+			                   "-arch (open the engine with the arch you want)", k->name, f);
+		len += strlen(f) + 1;
+	}
+	kt->text = len + 1 <= sizeof kt->stack ? kt->stack : malloc(len + 1);
+	if (!kt->text)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	char *p = kt->text;
+#define PUT(s, n) (memcpy(p, (s), (n)), p += (n))
+	PUT(k->signature, 32);
+	*p++ = '\n';
+	PUT(id, strlen(id));
+	*p++ = '\n';
+	kt->canon = (size_t)(p - kt->text);
+	for (size_t i = 0; i < nd; i++) {
+		const kjit_define *df = &d->defines[order[i]];
+		PUT("-D", 2);
+		PUT(df->name, strlen(df->name));
+		if (df->value) {
+			*p++ = '=';
+			PUT(df->value, strlen(df->value));
+		}
+		*p++ = '\n';
+	}
+	for (size_t i = 0; i < nf; i++) {
+		PUT(d->flags[i], strlen(d->flags[i]));
+		*p++ = '\n';
+	}
+	PUT("-arch=", 6);
+	PUT(k->engine->arch, strlen(k->engine->arch));
+#undef PUT
+	*p = '\0';
+	kt->len = (size_t)(p - kt->text);
+	kt->hkey = kjit__hash(kt->text, kt->len, 0x6b6a6974u);
+	return KJIT_OK;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+kjit_status kjit__variant_load(kjit_variant *v)
+{
+	kjit_engine *e = v->kernel->engine;
+	v->num_regs = v->max_threads = v->static_shared = -1;
+	if (!e->cu)
+		return KJIT_OK;
+	kjit_status st = kjit__engine_ctx(e);
+	if (st != KJIT_OK)
+		return st;
+	CUresult r = e->cu->cuModuleLoadData(&v->module, v->cubin);
+	if (r != CUDA_SUCCESS) {
+		v->module = NULL;
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleLoadData");
+	}
+	if ((r = e->cu->cuModuleGetFunction(&v->function, v->module, v->lowered)) != CUDA_SUCCESS) {
+		e->cu->cuModuleUnload(v->module);
+		v->module = NULL;
+		v->function = NULL;
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleGetFunction");
+	}
+	e->cu->cuFuncGetAttribute(&v->num_regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->function);
+	e->cu->cuFuncGetAttribute(&v->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+	                          v->function);
+	e->cu->cuFuncGetAttribute(&v->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+	                          v->function);
+	return KJIT_OK;
+}
+
+/* ---- the cache path ----------------------------------------------------- */
+
+typedef struct job {
+	keytext kt;
+	kjit_variant *v;       /* result */
+	struct job *dup_of;    /* an earlier batch entry with the same key */
+	kjit_cache_tier tier;
+	kjit__compiled c;      /* the binary, from disk or NVRTC */
+	int need_compile;
+	kjit_status st;
+	char *err;
+} job;
+
+static void job_fail(job *j, kjit_status st)
+{
+	j->st = st;
+	free(j->err);
+	j->err = strdup(kjit__error_msg());
+}
+
+struct compile_ctx {
+	kjit_kernel *k;
+	job *jobs;
+	size_t *todo;
+};
+
+static void compile_one(void *arg, size_t i)
+{
+	struct compile_ctx *cc = arg;
+	job *j = &cc->jobs[cc->todo[i]];
+	const char *opts[KJIT__MAX_OPTIONS];
+	size_t n = 0;
+	char *canon = strdup(j->kt.text + j->kt.canon);
+	if (!canon) {
+		job_fail(j, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+		return;
+	}
+	for (char *s = canon, *nl; s; s = nl) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl++ = '\0';
+		opts[n++] = s;
+	}
+	char program[128];
+	snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
+	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
+	if (st != KJIT_OK)
+		job_fail(j, st);
+	free(canon);
+}
+
+/* Stores a freshly compiled binary. */
+static kjit_status store_compiled(kjit_kernel *k, job *j)
+{
+	kjit_engine *e = k->engine;
+	char key[33];
+	kjit__hash_hex(j->kt.hkey, key);
+	kjit__binary b = {
+		.key = key, .signature = k->signature, .kernel_name = k->name, .source = k->source,
+		.params = k->params, .options = j->kt.text + j->kt.canon, .arch = e->arch,
+		.nvrtc = kjit__nvrtc_id(), .lowered_name = j->c.lowered, .cubin = j->c.cubin,
+		.size = j->c.size, .compile_ms = j->c.ms,
+	};
+	return kjit__store_binary_put(e->store, &b, e->cache_max);
+}
+
+/* Makes the variant of a job whose binary is in j->c, loads it and puts
+ * it in the table (or takes the one another thread put there first). */
+static kjit_status publish(kjit_kernel *k, job *j)
+{
+	kjit_engine *e = k->engine;
+	kjit_variant *v = calloc(1, sizeof *v);
+	if (!v || !(v->options = strdup(j->kt.text + j->kt.canon))) {
+		free(v);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	v->kernel = k;
+	v->hkey = j->kt.hkey;
+	kjit__hash_hex(j->kt.hkey, v->key);
+	v->cubin = j->c.cubin;
+	v->size = j->c.size;
+	v->lowered = j->c.lowered;
+	v->compile_ms = j->c.ms;
+	j->c.cubin = NULL;
+	j->c.lowered = NULL;
+	kjit_status st = kjit__variant_load(v);
+	if (st != KJIT_OK) {
+		free(v->options);
+		j->c.cubin = v->cubin; /* hand the binary back for a retry */
+		j->c.lowered = v->lowered;
+		free(v);
+		return st;
+	}
+	pthread_mutex_lock(&e->lock);
+	kjit_variant *have = kjit__vtable_insert(&e->table, v);
+	if (have == v) {
+		v->next_in_engine = e->variants;
+		e->variants = v;
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (!have) {
+		if (v->module)
+			e->cu->cuModuleUnload(v->module);
+		free(v->options);
+		free(v->cubin);
+		free(v->lowered);
+		free(v);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	if (have != v) {
+		if (v->module)
+			e->cu->cuModuleUnload(v->module);
+		free(v->options);
+		free(v->cubin);
+		free(v->lowered);
+		free(v);
+	}
+	j->v = have;
+	return KJIT_OK;
+}
+
+static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt, double compile_ms)
+{
+	pthread_mutex_lock(&e->lock);
+	if (tier == KJIT_TIER_MEMORY)
+		e->stats.memory_hits++;
+	else if (tier == KJIT_TIER_DISK)
+		e->stats.disk_hits++;
+	else {
+		e->stats.misses++;
+		e->stats.compiles++;
+		e->stats.compile_ms_total += compile_ms;
+	}
+	e->stats.corrupt += (uint64_t)corrupt;
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* Resolves every job: memory, disk, then NVRTC on the pool for the
+ * misses. Jobs arrive with their keys made (or failed). */
+static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
+{
+	kjit_engine *e = k->engine;
+	size_t *todo = calloc(n ? n : 1, sizeof *todo);
+	size_t n_todo = 0;
+	if (!todo) {
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].st == KJIT_OK)
+				job_fail(&jobs[i], kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+		return;
+	}
+	int *corrupt = calloc(n ? n : 1, sizeof *corrupt);
+	for (size_t i = 0; i < n; i++) {
+		job *j = &jobs[i];
+		if (j->st != KJIT_OK)
+			continue;
+		pthread_mutex_lock(&e->lock);
+		j->v = kjit__vtable_find(&e->table, j->kt.hkey);
+		pthread_mutex_unlock(&e->lock);
+		if (j->v) {
+			j->tier = KJIT_TIER_MEMORY;
+			continue;
+		}
+		for (size_t p = 0; p < i && !j->dup_of; p++)
+			if (jobs[p].st == KJIT_OK && !jobs[p].dup_of &&
+			    jobs[p].kt.hkey.lo == j->kt.hkey.lo && jobs[p].kt.hkey.hi == j->kt.hkey.hi)
+				j->dup_of = &jobs[p]; /* resolved after the batch */
+		if (j->dup_of)
+			continue;
+		char key[33];
+		kjit__hash_hex(j->kt.hkey, key);
+		kjit_status st = kjit__store_binary_get(e->store, key, &j->c.cubin, &j->c.size,
+		                                        &j->c.lowered, &j->c.ms);
+		if (st == KJIT_OK) {
+			j->tier = KJIT_TIER_DISK;
+			if ((st = publish(k, j)) == KJIT_OK) {
+				kjit__store_binary_touch(e->store, key);
+				continue;
+			}
+			/* Stored but not loadable: a miss, compiled and replaced. */
+			kjit__compiled_free(&j->c);
+			if (st != KJIT_ERR_CUDA && st != KJIT_ERR_NOMEM) {
+				job_fail(j, st);
+				continue;
+			}
+			corrupt[i] = 1;
+		} else if (st == KJIT_ERR_CORRUPT) {
+			corrupt[i] = 1;
+		} else if (st != KJIT_ERR_NOT_FOUND) {
+			job_fail(j, st);
+			continue;
+		}
+		j->tier = KJIT_TIER_COMPILED;
+		j->need_compile = 1;
+		todo[n_todo++] = i;
+	}
+
+	struct compile_ctx cc = { k, jobs, todo };
+	kjit__pool_run(threads, n_todo, compile_one, &cc);
+
+	for (size_t t = 0; t < n_todo; t++) {
+		job *j = &jobs[todo[t]];
+		if (j->st != KJIT_OK)
+			continue;
+		double ms = j->c.ms;
+		kjit_status st = store_compiled(k, j);
+		if (st == KJIT_OK)
+			st = publish(k, j);
+		if (st != KJIT_OK) {
+			kjit__compiled_free(&j->c);
+			job_fail(j, st);
+			continue;
+		}
+		count(e, KJIT_TIER_COMPILED, corrupt[todo[t]], ms);
+	}
+	for (size_t i = 0; i < n; i++) {
+		job *j = &jobs[i];
+		if (j->dup_of) {
+			job *first = j->dup_of;
+			j->v = first->v;
+			j->tier = KJIT_TIER_MEMORY;
+			j->dup_of = NULL;
+			if (first->st != KJIT_OK) {
+				j->st = first->st;
+				j->err = first->err ? strdup(first->err) : NULL;
+				continue;
+			}
+		}
+		if (j->st == KJIT_OK && !j->need_compile)
+			count(e, j->tier, corrupt[i], 0);
+	}
+	free(corrupt);
+	free(todo);
+}
+
+kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit_variant **out,
+                             kjit_cache_tier *tier)
+{
+	if (out)
+		*out = NULL;
+	if (!k || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_get: kernel and out must not "
+		                   "be NULL");
+	kjit_engine *e = k->engine;
+	job j;
+	memset(&j, 0, sizeof j);
+	kjit_status st = make_key(k, desc, &j.kt);
+	if (st != KJIT_OK)
+		return kjit__engine_fail(e, st);
+
+	/* Hot path: a hash and one probe under the lock. */
+	pthread_mutex_lock(&e->lock);
+	kjit_variant *v = kjit__vtable_find(&e->table, j.kt.hkey);
+	if (v)
+		e->stats.memory_hits++;
+	pthread_mutex_unlock(&e->lock);
+	if (v) {
+		keytext_free(&j.kt);
+		*out = v;
+		if (tier)
+			*tier = KJIT_TIER_MEMORY;
+		return KJIT_OK;
+	}
+
+	resolve(k, &j, 1, 1);
+	keytext_free(&j.kt);
+	if (j.st != KJIT_OK) {
+		kjit__error_take(j.st, j.err);
+		return kjit__engine_fail(e, j.st);
+	}
+	*out = j.v;
+	if (tier)
+		*tier = j.tier;
+	return KJIT_OK;
+}
+
+kjit_status kjit_variants_get(kjit_kernel *k, const kjit_variant_desc *descs, size_t n,
+                              int threads, kjit_variant **out, kjit_status *status,
+                              char **errors)
+{
+	if (!k || (n && (!descs || !out || !status)))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variants_get: NULL argument");
+	kjit_engine *e = k->engine;
+	job *jobs = calloc(n ? n : 1, sizeof *jobs);
+	if (!jobs)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+	for (size_t i = 0; i < n; i++) {
+		kjit_status st = make_key(k, &descs[i], &jobs[i].kt);
+		if (st != KJIT_OK)
+			job_fail(&jobs[i], st);
+	}
+	resolve(k, jobs, n, threads > 0 ? threads : e->threads);
+	kjit_status first = KJIT_OK;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = jobs[i].st == KJIT_OK ? jobs[i].v : NULL;
+		status[i] = jobs[i].st;
+		if (errors)
+			errors[i] = jobs[i].st != KJIT_OK ? jobs[i].err : NULL;
+		else
+			free(jobs[i].err);
+		if (jobs[i].st != KJIT_OK && first == KJIT_OK) {
+			first = jobs[i].st;
+			kjit__error(first, "variant %zu of %s: %s", i, k->name,
+			            errors ? jobs[i].err ? jobs[i].err : "" : "see its status");
+			kjit__engine_fail(e, first);
+		}
+		keytext_free(&jobs[i].kt);
+	}
+	free(jobs);
+	return first;
+}
+
+/* ---- information and launching ----------------------------------------- */
+
+kjit_status kjit_variant_get_info(const kjit_variant *v, kjit_variant_info *out)
+{
+	if (!v || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_get_info: NULL argument");
+	out->key = v->key;
+	out->options = v->options;
+	out->lowered_name = v->lowered;
+	out->cubin_size = v->size;
+	out->compile_ms = v->compile_ms;
+	out->num_regs = v->num_regs;
+	out->max_threads_per_block = v->max_threads;
+	out->static_shared_bytes = v->static_shared;
+	return KJIT_OK;
+}
+
+kjit_status kjit_variant_cubin(const kjit_variant *v, const void **data, size_t *size)
+{
+	if (!v || !data || !size)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_cubin: NULL argument");
+	*data = v->cubin;
+	*size = v->size;
+	return KJIT_OK;
+}
+
+kjit_status kjit_variant_function(kjit_variant *v, void **cufunction)
+{
+	if (!v || !cufunction)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_function: NULL argument");
+	*cufunction = v->function;
+	if (!v->function)
+		return kjit__engine_fail(v->kernel->engine,
+		                         kjit__error(KJIT_ERR_NO_GPU, "variant %s of %s is not loaded: "
+		                                     "%s", v->key, v->kernel->name,
+		                                     v->kernel->engine->gpu_reason));
+	return KJIT_OK;
+}
+
+kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const unsigned block[3],
+                                unsigned shared_bytes, kjit_stream stream, void **args)
+{
+	if (!v || !grid || !block)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_launch: NULL argument");
+	kjit_engine *e = v->kernel->engine;
+	if (!v->function)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NO_GPU, "cannot launch %s: %s",
+		                                        v->kernel->name, e->gpu_reason));
+	kjit_status st = kjit__engine_ctx(e);
+	if (st != KJIT_OK)
+		return kjit__engine_fail(e, st);
+	CUresult r = e->cu->cuLaunchKernel(v->function, grid[0], grid[1], grid[2], block[0],
+	                                   block[1], block[2], shared_bytes, (CUstream)stream, args,
+	                                   NULL);
+	if (r == CUDA_SUCCESS)
+		return KJIT_OK;
+	char what[256];
+	snprintf(what, sizeof what, "cuLaunchKernel of %s (grid %ux%ux%u, block %ux%ux%u, %u B "
+	         "shared, %d registers/thread)", v->kernel->name, grid[0], grid[1], grid[2],
+	         block[0], block[1], block[2], shared_bytes, v->num_regs);
+	return kjit__engine_fail(e, kjit__cu_fail(KJIT_ERR_LAUNCH, r, what));
+}
