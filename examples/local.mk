@@ -1,1 +1,7 @@
-# examples
+# Examples: not installed; built by make so that the README's main job runs.
+noinst_PROGRAMS += examples/saxpy/kjit-saxpy
+examples_saxpy_kjit_saxpy_SOURCES = examples/saxpy/kjit-saxpy.c
+examples_saxpy_kjit_saxpy_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DSAXPY_SOURCE='"$(abs_top_srcdir)/examples/saxpy/saxpy.cu"'
+examples_saxpy_kjit_saxpy_LDADD = libkjit.la -lm
+EXTRA_DIST += examples/saxpy/saxpy.cu

@@ -87,9 +87,8 @@ static void load_driver(void)
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		const char *why = dlerror();
-		fail_load("no NVIDIA driver: %s could not be opened (%s); compiling and caching "
-		          "work, launching needs a GPU",
-		          path, why ? why : "unknown reason");
+		fail_load("no NVIDIA driver: %s could not be opened (%s)", path,
+		          why ? why : "unknown reason");
 		return;
 	}
 	get_proc_fn get_proc = (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2");
