@@ -2,6 +2,7 @@
  * context; errors, stats and the device memory helpers. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,61 @@ kjit_status kjit__engine_fail(kjit_engine *e, kjit_status status)
 	return status;
 }
 
+/* Each thread reads a copy taken under the lock, so that another thread's
+ * failure cannot free the text while it is being read. */
+static pthread_key_t copy_key;
+static pthread_once_t copy_once = PTHREAD_ONCE_INIT;
+
+static void copy_key_create(void)
+{
+	(void)pthread_key_create(&copy_key, free);
+}
+
 const char *kjit_engine_last_error(const kjit_engine *e)
 {
-	return e && e->last_error ? e->last_error : "";
+	if (!e)
+		return "";
+	pthread_once(&copy_once, copy_key_create);
+	pthread_mutex_lock((pthread_mutex_t *)&e->lock);
+	char *copy = strdup(e->last_error ? e->last_error : "");
+	pthread_mutex_unlock((pthread_mutex_t *)&e->lock);
+	if (!copy)
+		return "out of memory";
+	free(pthread_getspecific(copy_key));
+	(void)pthread_setspecific(copy_key, copy);
+	return copy;
+}
+
+/* A cubin for sm_XY runs on a device sm_AB when X == A and Y <= B; the
+ * arch-specific sm_XYa runs on sm_XY alone. */
+static int arch_runs_on(const char *arch, int major, int minor)
+{
+	int v = atoi(arch + 3);
+	size_t len = strlen(arch);
+	int specific = arch[len - 1] == 'a' || arch[len - 1] == 'f';
+	if (specific)
+		return v == major * 10 + minor || (arch[len - 1] == 'f' && v / 10 == major &&
+		                                   v % 10 <= minor);
+	return v / 10 == major && v % 10 <= minor;
+}
+
+/* KJIT_CACHE_MAX_BYTES: a byte count with an optional K, M or G suffix. */
+static kjit_status parse_size(const char *text, int64_t *out)
+{
+	char *end = NULL;
+	long long v = strtoll(text, &end, 10);
+	int64_t mul = 1;
+	if (end && (*end == 'K' || *end == 'k'))
+		mul = 1 << 10, end++;
+	else if (end && (*end == 'M' || *end == 'm'))
+		mul = 1 << 20, end++;
+	else if (end && (*end == 'G' || *end == 'g'))
+		mul = (int64_t)1 << 30, end++;
+	if (end == text || *end || v <= 0 || v > INT64_MAX / mul)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "KJIT_CACHE_MAX_BYTES='%s': expected a "
+		                   "positive size in bytes, optionally with K, M or G", text);
+	*out = v * mul;
+	return KJIT_OK;
 }
 
 static int valid_arch(const char *a)
@@ -56,7 +109,7 @@ static kjit_status open_gpu(kjit_engine *e, int ordinal)
 	if (count == 0)
 		return kjit__error(KJIT_ERR_NO_GPU, "CUDA_ERROR_NO_DEVICE: the driver sees no GPU");
 	if (ordinal < 0 || ordinal >= count)
-		return kjit__error(KJIT_ERR_NO_GPU, "CUDA_ERROR_INVALID_DEVICE: device %d asked for, "
+		return kjit__error(KJIT_ERR_INVALID_ARG, "CUDA_ERROR_INVALID_DEVICE: device %d asked for, "
 		                   "the driver sees %d (0-%d)", ordinal, count, count - 1);
 	if ((r = cu->cuDeviceGet(&e->device, ordinal)) != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_NO_GPU, r, "cuDeviceGet");
@@ -78,6 +131,10 @@ static kjit_status open_gpu(kjit_engine *e, int ordinal)
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuCtxSetCurrent");
 	}
 	e->cu = cu;
+	if (e->arch[0] && !arch_runs_on(e->arch, major, minor))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "arch %s cannot run on device %d (%s, "
+		                   "sm_%d%d): open the engine with KJIT_ENGINE_NO_GPU to compile for "
+		                   "another GPU", e->arch, ordinal, e->device_name, major, minor);
 	char dev_arch[16];
 	snprintf(dev_arch, sizeof dev_arch, "sm_%d%d", major, minor);
 	if (!e->arch[0])
@@ -104,6 +161,9 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	if (arch && *arch && !valid_arch(arch))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "invalid arch '%s': expected sm_NN such as "
 		                   "sm_90 (a real architecture, so that NVRTC emits a cubin)", arch);
+	if (opts->flags & ~KJIT_ENGINE_NO_GPU)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: unknown flags 0x%x",
+		                   opts->flags & ~KJIT_ENGINE_NO_GPU);
 	if (opts->compile_threads < 0 || opts->cache_max_bytes < 0)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: compile_threads and "
 		                   "cache_max_bytes must not be negative");
@@ -117,12 +177,12 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	e->threads = opts->compile_threads ? opts->compile_threads : kjit__cpu_count();
 	e->cache_max = opts->cache_max_bytes;
 	const char *env_max = getenv("KJIT_CACHE_MAX_BYTES");
-	if (!e->cache_max && env_max && *env_max)
-		e->cache_max = strtoll(env_max, NULL, 10);
+	kjit_status st = KJIT_OK;
+	if (!e->cache_max && env_max && *env_max && (st = parse_size(env_max, &e->cache_max)) != KJIT_OK)
+		goto fail;
 	if (e->cache_max <= 0)
 		e->cache_max = KJIT__DEFAULT_CACHE_MAX;
 
-	kjit_status st = KJIT_OK;
 	if (opts->db_path && *opts->db_path)
 		e->db_path = strdup(opts->db_path);
 	else if ((st = kjit__store_default_path(&e->db_path)) != KJIT_OK)
@@ -173,6 +233,12 @@ void kjit_engine_close(kjit_engine *e)
 {
 	if (!e)
 		return;
+	/* Memory hits cost no write; their use is recorded here, so that a
+	 * variant a long-running process relies on does not age out. */
+	if (e->store) {
+		for (kjit_variant *v = e->variants; v; v = v->next_in_engine)
+			kjit__store_binary_touch(e->store, v->key);
+	}
 	if (e->cu && kjit__engine_ctx(e) == KJIT_OK) {
 		for (kjit_variant *v = e->variants; v; v = v->next_in_engine)
 			if (v->module)
@@ -244,6 +310,9 @@ static kjit_status mem_result(kjit_engine *e, CUresult r, const char *what)
 
 kjit_status kjit_mem_alloc(kjit_engine *e, size_t bytes, kjit_devptr *out)
 {
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_mem_alloc: out is NULL");
+	*out = 0;
 	KJIT__MEM_ENTER(e, "kjit_mem_alloc");
 	CUdeviceptr p = 0;
 	kjit_status st = mem_result(e, e->cu->cuMemAlloc(&p, bytes), "cuMemAlloc");

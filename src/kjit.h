@@ -44,9 +44,10 @@ typedef enum kjit_status {
 	KJIT_ERR_COMPILE,       /* NVRTC rejected the source (the log in last error) */
 	KJIT_ERR_NVRTC,         /* NVRTC itself failed (not a source error) */
 	KJIT_ERR_DB,            /* the database failed (the SQLite message in last error) */
-	KJIT_ERR_NOT_FOUND,     /* no such entry, kernel or symbol */
+	KJIT_ERR_NOT_FOUND,     /* no such entry (lookups of stored data) */
 	KJIT_ERR_LAUNCH,        /* the launch was refused (too many resources, bad config) */
-	KJIT_ERR_CORRUPT        /* stored data failed its checksum */
+	KJIT_ERR_CORRUPT        /* stored data failed its checksum (a corrupt cached
+	                           binary is recompiled instead; see kjit_engine_stats) */
 } kjit_status;
 
 /* A static, never-NULL name for a status code ("KJIT_ERR_COMPILE: ..."). */
@@ -81,7 +82,8 @@ typedef struct kjit_engine_options {
 	/* Threads of the compile pool; 0 picks the number of online CPUs. */
 	int compile_threads;
 	/* Size cap of the binaries table in bytes; 0 keeps the default
-	 * (256 MiB, or $KJIT_CACHE_MAX_BYTES); least recently used go first. */
+	 * ($KJIT_CACHE_MAX_BYTES, such as "512M", else 256 MiB); least recently
+	 * used go first. */
 	int64_t cache_max_bytes;
 	/* KJIT_ENGINE_* flags. */
 	unsigned flags;
@@ -92,11 +94,18 @@ typedef struct kjit_engine_options {
 void kjit_engine_options_init(kjit_engine_options *opts);
 
 /*
- * Opens an engine: the database (created 0600 in a 0700 folder when
- * missing), and, unless KJIT_ENGINE_NO_GPU, the driver, the device and its
- * primary context. When the GPU cannot be had and opts->arch is set, the
- * engine opens without one (kjit_engine_has_gpu() says 0) and records why;
- * without opts->arch it fails with KJIT_ERR_NO_GPU.
+ * Opens an engine: the database (its folder created 0700 and the file 0600
+ * when missing), then, unless KJIT_ENGINE_NO_GPU, the driver, the device
+ * and its primary context. opts may be NULL for the defaults.
+ *
+ * The target arch is opts->arch, else $KJIT_ARCH, else the device's. When
+ * the GPU cannot be had (no driver, the stub library, no device) and an
+ * arch is set, the engine opens without one: kjit_engine_has_gpu() says 0
+ * and kjit_engine_gpu_reason() why. Without an arch that is
+ * KJIT_ERR_NO_GPU. KJIT_ERR_INVALID_ARG: an arch that is not sm_NN, an
+ * arch whose cubins cannot run on the device (open with
+ * KJIT_ENGINE_NO_GPU to compile for another GPU), a device ordinal the
+ * driver does not have, unknown flags, KJIT_ENGINE_NO_GPU with no arch.
  *
  * *out receives an engine that the caller owns and frees with
  * kjit_engine_close(). On failure *out is NULL; the reason is available
@@ -104,17 +113,18 @@ void kjit_engine_options_init(kjit_engine_options *opts);
  */
 kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out);
 
-/* Frees the engine, its kernels, variants, modules and pool. NULL is a no-op. */
+/* Frees the engine, its kernels, variants and modules, and records in the
+ * database which binaries it used (for LRU eviction). NULL is a no-op. */
 void kjit_engine_close(kjit_engine *engine);
 
 /* Detail of the last failure on the calling thread, whichever engine (or
  * none, as when kjit_engine_open() fails); never NULL; valid until the next
- * failing kjit call on the same thread. */
+ * kjit call on the same thread. Read it right after the call that failed. */
 const char *kjit_last_error(void);
 
 /* Detail of the last failure on this engine, from any thread; never NULL.
- * The text is owned by the engine and overwritten by the next failure:
- * copy it when other threads use the engine. */
+ * The text is a per-thread copy, valid until the next call of this
+ * function on the same thread. */
 const char *kjit_engine_last_error(const kjit_engine *engine);
 
 /* 1 when the engine can launch, 0 when it compiles only. When 0,

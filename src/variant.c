@@ -440,16 +440,16 @@ kjit_status kjit_variants_get(kjit_kernel *k, const kjit_variant_desc *descs, si
 	for (size_t i = 0; i < n; i++) {
 		out[i] = jobs[i].st == KJIT_OK ? jobs[i].v : NULL;
 		status[i] = jobs[i].st;
+		if (jobs[i].st != KJIT_OK && first == KJIT_OK) {
+			first = jobs[i].st;
+			kjit__error(first, "variant %zu of %s: %s", i, k->name,
+			            jobs[i].err ? jobs[i].err : kjit_status_str(first));
+			kjit__engine_fail(e, first);
+		}
 		if (errors)
 			errors[i] = jobs[i].st != KJIT_OK ? jobs[i].err : NULL;
 		else
 			free(jobs[i].err);
-		if (jobs[i].st != KJIT_OK && first == KJIT_OK) {
-			first = jobs[i].st;
-			kjit__error(first, "variant %zu of %s: %s", i, k->name,
-			            errors ? jobs[i].err ? jobs[i].err : "" : "see its status");
-			kjit__engine_fail(e, first);
-		}
 		keytext_free(&jobs[i].kt);
 	}
 	free(jobs);

@@ -1,1 +1,90 @@
-# tests
+# tests: one small C program each, on real NVRTC and real SQLite files.
+# CPU tests pass without a GPU. GPU tests (test-gpu-*) exit 77, automake's
+# skip, when kjit_engine_open() cannot get a GPU; on the GPU machine,
+# tests/run-gpu-tests runs them in a built tree and prints a table.
+# Tests that look inside the store use base.h (-I$(top_srcdir)/src is in
+# AM_CPPFLAGS) and the SQLite C API.
+
+KJIT_CPU_TESTS = \
+	tests/test-compile \
+	tests/test-compile-error \
+	tests/test-cache-reopen \
+	tests/test-cache-keys \
+	tests/test-cache-corrupt \
+	tests/test-store-perms \
+	tests/test-cache-concurrent \
+	tests/test-cache-evict \
+	tests/test-no-driver \
+	tests/test-threads
+
+KJIT_GPU_TESTS = \
+	tests/test-gpu-saxpy \
+	tests/test-gpu-errors
+
+check_PROGRAMS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
+TESTS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
+
+# KJIT_TEST_SRCDIR: where to find examples/ when KJIT_SRCDIR is not set
+# (a test binary run by hand).
+KJIT_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DKJIT_TEST_SRCDIR='"$(abs_top_srcdir)"'
+KJIT_TEST_LDADD = libkjit.la $(SQLITE_LIBS)
+
+tests_test_compile_SOURCES = tests/test-compile.c tests/testutil.h
+tests_test_compile_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_compile_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_compile_error_SOURCES = tests/test-compile-error.c tests/testutil.h
+tests_test_compile_error_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_compile_error_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_cache_reopen_SOURCES = tests/test-cache-reopen.c tests/testutil.h
+tests_test_cache_reopen_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_cache_reopen_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_cache_keys_SOURCES = tests/test-cache-keys.c tests/testutil.h
+tests_test_cache_keys_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_cache_keys_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_cache_corrupt_SOURCES = tests/test-cache-corrupt.c tests/testutil.h
+tests_test_cache_corrupt_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_cache_corrupt_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_store_perms_SOURCES = tests/test-store-perms.c tests/testutil.h
+tests_test_store_perms_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_store_perms_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_cache_concurrent_SOURCES = tests/test-cache-concurrent.c tests/testutil.h
+tests_test_cache_concurrent_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_cache_concurrent_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_cache_evict_SOURCES = tests/test-cache-evict.c tests/testutil.h
+tests_test_cache_evict_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_cache_evict_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_no_driver_SOURCES = tests/test-no-driver.c tests/testutil.h
+tests_test_no_driver_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_no_driver_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_threads_SOURCES = tests/test-threads.c tests/testutil.h
+tests_test_threads_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_threads_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_saxpy_SOURCES = tests/test-gpu-saxpy.c tests/testutil.h
+tests_test_gpu_saxpy_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_saxpy_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_errors_SOURCES = tests/test-gpu-errors.c tests/testutil.h
+tests_test_gpu_errors_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_errors_LDADD = $(KJIT_TEST_LDADD)
+
+# What every test sees: the source and build trees (examples/saxpy/saxpy.cu
+# is found through KJIT_SRCDIR), the toolkit (for its stub libcuda), and
+# none of the user's kjit settings.
+AM_TESTS_ENVIRONMENT = \
+	KJIT_SRCDIR='$(abs_top_srcdir)'; export KJIT_SRCDIR; \
+	KJIT_BUILDDIR='$(abs_top_builddir)'; export KJIT_BUILDDIR; \
+	KJIT_CUDA_HOME='$(CUDA_HOME)'; export KJIT_CUDA_HOME; \
+	unset KJIT_DB KJIT_ARCH KJIT_LIBCUDA KJIT_CACHE_MAX_BYTES || :;
+
+EXTRA_DIST += tests/run-gpu-tests
+CLEANFILES += tests/*.gpu.log

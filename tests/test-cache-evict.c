@@ -1,0 +1,157 @@
+/*
+ * test-cache-evict: the binaries table is capped, least recently used first.
+ *
+ *  - with cache_max_bytes room for 3 of 10 cubins, compiling the 10 one
+ *    after another keeps the table's total size <= the cap after every
+ *    store, always keeps the newest, and ends with exactly the 3 newest;
+ *  - a use from the database (a DISK hit in another engine) makes an entry
+ *    recent: the next store evicts an older one instead;
+ *  - a cap smaller than one cubin keeps only the newest (the cap may be
+ *    exceeded by the newest entry alone), and KJIT_CACHE_MAX_BYTES sets the
+ *    cap when the options leave it 0.
+ */
+#include "testutil.h"
+
+#define N 10
+
+static void variant_of(tu_saxpy_variant *v, int i)
+{
+	/* BLOCK_SIZE 64..1024, ITEMS_PER_THREAD 1 for 0-4, 2 for 5-9, 3 for 10 */
+	tu_saxpy_variant_init(v, 64 << (i % 5), i / 5 + 1);
+}
+
+static kjit_engine *open_capped(const char *db, int64_t cap)
+{
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.db_path = db;
+	o.arch = "sm_90";
+	o.compile_threads = 1;
+	o.cache_max_bytes = cap;
+	o.flags = KJIT_ENGINE_NO_GPU;
+	kjit_engine *e = NULL;
+	CHECK_OK(kjit_engine_open(&o, &e));
+	return e;
+}
+
+static const char *get_key(kjit_kernel *k, int i, kjit_cache_tier want_tier, size_t *size)
+{
+	static char key[33];
+	tu_saxpy_variant sv;
+	variant_of(&sv, i);
+	kjit_variant *v = NULL;
+	kjit_cache_tier tier;
+	CHECK_OK(kjit_variant_get(k, &sv.desc, &v, &tier));
+	CHECK_MSG(tier == want_tier, "variant %d: tier %d, expected %d", i, (int)tier,
+	          (int)want_tier);
+	kjit_variant_info info;
+	CHECK_OK(kjit_variant_get_info(v, &info));
+	snprintf(key, sizeof key, "%s", info.key);
+	if (size)
+		*size = info.cubin_size;
+	return key;
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	const char *dir = tu_tmpdir();
+	char keys[N + 1][33];
+	size_t sizes[N + 1];
+
+	/* The sizes of the cubins, from an in-memory engine. */
+	kjit_engine *e = tu_engine_cpu(":memory:", "sm_90", 2);
+	kjit_kernel *k = tu_saxpy_kernel(e);
+	size_t min_size = (size_t)-1;
+	for (int i = 0; i <= N; i++) {
+		snprintf(keys[i], sizeof keys[i], "%s", get_key(k, i, KJIT_TIER_COMPILED, &sizes[i]));
+		if (sizes[i] < min_size)
+			min_size = sizes[i];
+	}
+	kjit_engine_close(e);
+	/* Room for the last 3 but not for the last 4. */
+	int64_t cap = (int64_t)(sizes[N - 3] + sizes[N - 2] + sizes[N - 1] + min_size - 1);
+	CHECK(cap < (int64_t)(sizes[N - 4] + sizes[N - 3] + sizes[N - 2] + sizes[N - 1]));
+	OK("cubins of %zu..%zu bytes; cap %lld bytes (3 cubins and a bit)", min_size,
+	   sizes[N - 1], (long long)cap);
+
+	char db[TU_PATH];
+	tu_path(db, dir, "evict.db");
+	e = open_capped(db, cap);
+	k = tu_saxpy_kernel(e);
+	sqlite3 *s = tu_db_open(db);
+	for (int i = 0; i < N; i++) {
+		CHECK_STREQ(get_key(k, i, KJIT_TIER_COMPILED, NULL), keys[i]);
+		long long total = tu_db_int(s, "SELECT coalesce(sum(size), 0) FROM binaries", NULL);
+		long long sum_len = tu_db_int(s, "SELECT coalesce(sum(length(cubin)), 0) FROM "
+		                                 "binaries", NULL);
+		CHECK(total == sum_len);
+		CHECK_MSG(total <= cap, "after variant %d: %lld bytes > cap %lld", i, total,
+		          (long long)cap);
+		CHECK_MSG(tu_db_has_binary(s, keys[i]), "the newest (%d) was evicted", i);
+		if (i > 0)
+			CHECK_MSG(tu_db_has_binary(s, keys[i - 1]), "variant %d evicted too early", i - 1);
+	}
+	OK("10 compiles: total size <= cap after every store, the two newest always kept");
+	for (int i = 0; i < N; i++)
+		CHECK_MSG(tu_db_has_binary(s, keys[i]) == (i >= N - 3),
+		          "variant %d: present %d", i, tu_db_has_binary(s, keys[i]));
+	CHECK(tu_db_int(s, "SELECT count(*) FROM binaries", NULL) == 3);
+	OK("at the end exactly the 3 newest (7, 8, 9) are left");
+	/* Evicted from the database, still in the engine's memory. */
+	CHECK_STREQ(get_key(k, 0, KJIT_TIER_MEMORY, NULL), keys[0]);
+	kjit_engine_close(e);
+
+	/* LRU, not FIFO: a disk hit on 7 in another engine makes it recent. */
+	e = open_capped(db, cap);
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, N - 3, KJIT_TIER_DISK, NULL), keys[N - 3]);
+	CHECK_STREQ(get_key(k, N, KJIT_TIER_COMPILED, NULL), keys[N]);
+	CHECK(tu_db_has_binary(s, keys[N]));
+	CHECK_MSG(tu_db_has_binary(s, keys[N - 3]), "the recently used variant 7 was evicted");
+	CHECK_MSG(!tu_db_has_binary(s, keys[N - 2]), "variant 8, the least recently used, is "
+	          "still there");
+	CHECK(tu_db_int(s, "SELECT coalesce(sum(size), 0) FROM binaries", NULL) <= cap);
+	kjit_engine_close(e);
+	OK("after a DISK hit on 7, storing 10 evicted 8 (least recently used), not 7");
+
+	/* Evicted entries are compiled again when asked for. */
+	e = open_capped(db, cap);
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, 0, KJIT_TIER_COMPILED, NULL), keys[0]);
+	kjit_engine_close(e);
+	OK("an evicted variant is compiled again");
+
+	/* A cap below one cubin: only the newest stays. */
+	tu_path(db, dir, "tiny.db");
+	e = open_capped(db, 1);
+	k = tu_saxpy_kernel(e);
+	sqlite3 *t = tu_db_open(db);
+	for (int i = 0; i < 4; i++) {
+		CHECK_STREQ(get_key(k, i, KJIT_TIER_COMPILED, NULL), keys[i]);
+		CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 1);
+		CHECK(tu_db_has_binary(t, keys[i]));
+	}
+	kjit_engine_close(e);
+	OK("cap of 1 byte: after each store only the newest is kept");
+
+	/* KJIT_CACHE_MAX_BYTES when the options say 0. */
+	CHECK(setenv("KJIT_CACHE_MAX_BYTES", "1", 1) == 0);
+	e = open_capped(db, 0);
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, 5, KJIT_TIER_COMPILED, NULL), keys[5]);
+	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 1);
+	CHECK(tu_db_has_binary(t, keys[5]));
+	kjit_engine_close(e);
+	CHECK(unsetenv("KJIT_CACHE_MAX_BYTES") == 0);
+	e = open_capped(db, 0); /* the default: 256 MiB */
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, 6, KJIT_TIER_COMPILED, NULL), keys[6]);
+	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 2);
+	kjit_engine_close(e);
+	tu_db_close(t);
+	tu_db_close(s);
+	OK("KJIT_CACHE_MAX_BYTES=1 caps the table; unset, the default keeps both");
+	printf("%s: PASS\n", tu_prog);
+	return 0;
+}

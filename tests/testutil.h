@@ -1,0 +1,537 @@
+/*
+ * testutil.h - small helpers shared by the tests in tests/.
+ *
+ * Include it first in every test (it includes config.h). Everything here is
+ * static so that each test stays one translation unit.
+ *
+ *  - CHECK(cond), CHECK_OK(call), CHECK_ST(call, status), CHECK_CONTAINS(s, sub),
+ *    CHECK_SQL(rc): on failure print file:line, what failed and
+ *    kjit_last_error(), then exit(1).
+ *  - OK(fmt, ...): prints one line saying what was just checked.
+ *  - tu_tmpdir(): a fresh mkdtemp folder, removed recursively at exit by the
+ *    process that made it (not by forked children); KJIT_TEST_KEEP=1 keeps it.
+ *  - tu_skip_without_gpu(): exit 77 (the automake skip code) with the reason.
+ *  - tu_saxpy_path(): examples/saxpy/saxpy.cu under $KJIT_SRCDIR.
+ *  - tu_spawn_self(): fork + exec /proc/self/exe with a mode argument.
+ *  - tu_db_*(): one-shot SQLite helpers, so that tests look at the file.
+ */
+#ifndef KJIT_TESTUTIL_H
+#define KJIT_TESTUTIL_H
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "kjit.h"
+
+#define TU_PATH 4096
+
+static const char *tu_prog = "test";
+
+/* ---- checks --------------------------------------------------------------- */
+
+static inline void tu_fail_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+
+static inline void tu_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fprintf(stderr, "%s:%d: FAIL (%s, pid %ld): ", file, line, tu_prog, (long)getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n  kjit_last_error(): %s\n", kjit_last_error());
+	fflush(stderr);
+	exit(1);
+}
+
+#define TU_FAIL(...) tu_fail_at(__FILE__, __LINE__, __VA_ARGS__)
+
+#define CHECK(cond)                                                             \
+	do {                                                                    \
+		if (!(cond))                                                    \
+			TU_FAIL("CHECK(%s)", #cond);                            \
+	} while (0)
+
+#define CHECK_MSG(cond, ...)                                                    \
+	do {                                                                    \
+		if (!(cond)) {                                                  \
+			fprintf(stderr, "  ");                                  \
+			fprintf(stderr, __VA_ARGS__);                           \
+			fprintf(stderr, "\n");                                  \
+			TU_FAIL("CHECK(%s)", #cond);                            \
+		}                                                               \
+	} while (0)
+
+#define CHECK_OK(call)                                                          \
+	do {                                                                    \
+		kjit_status tu_st_ = (call);                                    \
+		if (tu_st_ != KJIT_OK)                                          \
+			TU_FAIL("%s returned %s", #call, kjit_status_str(tu_st_)); \
+	} while (0)
+
+#define CHECK_ST(call, want)                                                    \
+	do {                                                                    \
+		kjit_status tu_st_ = (call);                                    \
+		if (tu_st_ != (want))                                           \
+			TU_FAIL("%s returned %s, expected %s", #call,           \
+			        kjit_status_str(tu_st_), kjit_status_str(want)); \
+	} while (0)
+
+#define CHECK_CONTAINS(haystack, needle)                                        \
+	do {                                                                    \
+		const char *tu_h_ = (haystack), *tu_n_ = (needle);              \
+		if (!tu_h_ || !strstr(tu_h_, tu_n_))                            \
+			TU_FAIL("%s does not contain \"%s\"; it is:\n---\n%s\n---", \
+			        #haystack, tu_n_, tu_h_ ? tu_h_ : "(null)");    \
+	} while (0)
+
+#define CHECK_STREQ(a, b)                                                       \
+	do {                                                                    \
+		const char *tu_a_ = (a), *tu_b_ = (b);                          \
+		if (!tu_a_ || !tu_b_ || strcmp(tu_a_, tu_b_) != 0)              \
+			TU_FAIL("%s == %s: \"%s\" vs \"%s\"", #a, #b,           \
+			        tu_a_ ? tu_a_ : "(null)", tu_b_ ? tu_b_ : "(null)"); \
+	} while (0)
+
+#define CHECK_EQ_U64(a, b)                                                      \
+	do {                                                                    \
+		unsigned long long tu_a_ = (unsigned long long)(a),             \
+		                   tu_b_ = (unsigned long long)(b);             \
+		if (tu_a_ != tu_b_)                                             \
+			TU_FAIL("%s == %s: %llu vs %llu", #a, #b, tu_a_, tu_b_); \
+	} while (0)
+
+/* A SQLite call on db that must return want (SQLITE_OK, SQLITE_DONE, ...). */
+#define CHECK_SQL(db, call, want)                                               \
+	do {                                                                    \
+		int tu_rc_ = (call);                                            \
+		if (tu_rc_ != (want))                                           \
+			TU_FAIL("%s returned %d (%s): %s", #call, tu_rc_,       \
+			        sqlite3_errstr(tu_rc_),                          \
+			        (db) ? sqlite3_errmsg(db) : "");                 \
+	} while (0)
+
+/* Says what was just checked. */
+#define OK(...)                                                                 \
+	do {                                                                    \
+		printf("  ok: ");                                               \
+		printf(__VA_ARGS__);                                            \
+		printf("\n");                                                   \
+		fflush(stdout);                                                 \
+	} while (0)
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static inline void tu_init(int argc, char **argv)
+{
+	(void)argc;
+	const char *slash = argv && argv[0] ? strrchr(argv[0], '/') : NULL;
+	tu_prog = slash ? slash + 1 : argv && argv[0] ? argv[0] : "test";
+	/* lt- prefix of libtool's relinked binaries */
+	if (strncmp(tu_prog, "lt-", 3) == 0)
+		tu_prog += 3;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+/* ---- temporary folders ------------------------------------------------------ */
+
+static char tu_tmp_root[TU_PATH];
+static pid_t tu_tmp_owner;
+
+static inline int tu_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) != 0)
+		fprintf(stderr, "%s: cannot remove %s: %s\n", tu_prog, path, strerror(errno));
+	return 0;
+}
+
+static inline void tu_rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return;
+	/* Folders made 0000 or 0500 by a test would stop the walk. */
+	(void)nftw(path, tu_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static inline void tu_tmp_cleanup(void)
+{
+	if (!tu_tmp_root[0] || getpid() != tu_tmp_owner)
+		return;
+	const char *keep = getenv("KJIT_TEST_KEEP");
+	if (keep && *keep && strcmp(keep, "0") != 0) {
+		fprintf(stderr, "%s: kept %s (KJIT_TEST_KEEP)\n", tu_prog, tu_tmp_root);
+		return;
+	}
+	tu_rm_rf(tu_tmp_root);
+}
+
+/* A fresh private folder under $TMPDIR (or /tmp); static storage. */
+static inline const char *tu_tmpdir(void)
+{
+	if (tu_tmp_root[0])
+		return tu_tmp_root;
+	const char *base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	snprintf(tu_tmp_root, sizeof tu_tmp_root, "%s/kjit-%s-XXXXXX", base, tu_prog);
+	if (!mkdtemp(tu_tmp_root)) {
+		int err = errno;
+		tu_tmp_root[0] = '\0';
+		TU_FAIL("mkdtemp under %s: %s", base, strerror(err));
+	}
+	tu_tmp_owner = getpid();
+	atexit(tu_tmp_cleanup);
+	return tu_tmp_root;
+}
+
+/* out = dir "/" name. */
+static inline char *tu_path(char *out, const char *dir, const char *name)
+{
+	int n = snprintf(out, TU_PATH, "%s/%s", dir, name);
+	if (n < 0 || n >= TU_PATH)
+		TU_FAIL("path too long: %s/%s", dir, name);
+	return out;
+}
+
+static inline int tu_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* The permission bits of path (-1 when it does not exist). */
+static inline int tu_mode(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* The whole file, NUL-terminated, malloc'ed; *len (may be NULL) its size. */
+static inline char *tu_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		TU_FAIL("cannot open %s: %s", path, strerror(errno));
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	CHECK(buf != NULL);
+	for (;;) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap) {
+			if (ferror(f))
+				TU_FAIL("cannot read %s", path);
+			break;
+		}
+		cap *= 2;
+		char *p = realloc(buf, cap + 1);
+		CHECK(p != NULL);
+		buf = p;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static inline void tu_write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		TU_FAIL("cannot create %s: %s", path, strerror(errno));
+	if (fwrite(data, 1, len, f) != len || fclose(f) != 0)
+		TU_FAIL("cannot write %s", path);
+}
+
+/* ---- the example kernel ------------------------------------------------------- */
+
+static char tu_saxpy[TU_PATH];
+
+/* examples/saxpy/saxpy.cu of the source tree: $KJIT_SRCDIR (set by make
+ * check and by run-gpu-tests), else the tree this test was configured from. */
+static inline const char *tu_saxpy_path(void)
+{
+	if (tu_saxpy[0])
+		return tu_saxpy;
+	const char *src = getenv("KJIT_SRCDIR");
+#ifdef KJIT_TEST_SRCDIR
+	if (!src || !*src)
+		src = KJIT_TEST_SRCDIR;
+#endif
+	if (!src || !*src)
+		TU_FAIL("KJIT_SRCDIR is not set: run the test through make check or "
+		        "tests/run-gpu-tests, or set it to the source tree");
+	snprintf(tu_saxpy, sizeof tu_saxpy, "%s/examples/saxpy/saxpy.cu", src);
+	if (!tu_exists(tu_saxpy))
+		TU_FAIL("%s not found (KJIT_SRCDIR=%s)", tu_saxpy, src);
+	return tu_saxpy;
+}
+
+static const char *const tu_saxpy_params[] = { "BLOCK_SIZE", "ITEMS_PER_THREAD" };
+static const int tu_saxpy_blocks[] = { 64, 128, 256, 512, 1024 };
+#define TU_SAXPY_N_BLOCKS 5
+#define TU_SAXPY_MAX_ITEMS 8
+#define TU_SAXPY_N_VARIANTS (TU_SAXPY_N_BLOCKS * TU_SAXPY_MAX_ITEMS)
+
+/* A saxpy variant description that owns its define strings. It points
+ * into itself: initialise it in place and do not copy it. */
+typedef struct tu_saxpy_variant {
+	int block, items;
+	char block_text[16], items_text[16];
+	kjit_define defines[2];
+	kjit_variant_desc desc;
+} tu_saxpy_variant;
+
+static inline void tu_saxpy_variant_init(tu_saxpy_variant *v, int block, int items)
+{
+	memset(v, 0, sizeof *v);
+	v->block = block;
+	v->items = items;
+	snprintf(v->block_text, sizeof v->block_text, "%d", block);
+	snprintf(v->items_text, sizeof v->items_text, "%d", items);
+	v->defines[0].name = "BLOCK_SIZE";
+	v->defines[0].value = v->block_text;
+	v->defines[1].name = "ITEMS_PER_THREAD";
+	v->defines[1].value = v->items_text;
+	v->desc.defines = v->defines;
+	v->desc.n_defines = 2;
+}
+
+/* Variant i of the full space, i in [0, 40): block-major. */
+static inline void tu_saxpy_variant_nth(tu_saxpy_variant *v, int i)
+{
+	tu_saxpy_variant_init(v, tu_saxpy_blocks[i / TU_SAXPY_MAX_ITEMS],
+	                      i % TU_SAXPY_MAX_ITEMS + 1);
+}
+
+static inline kjit_kernel *tu_saxpy_kernel(kjit_engine *e)
+{
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create_from_file(e, "saxpy", tu_saxpy_path(), tu_saxpy_params, 2, &k));
+	CHECK(k != NULL);
+	return k;
+}
+
+/* ---- engines ------------------------------------------------------------------ */
+
+/* A compile-only engine (KJIT_ENGINE_NO_GPU) for arch on db_path. */
+static inline kjit_engine *tu_engine_cpu(const char *db_path, const char *arch, int threads)
+{
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.db_path = db_path;
+	o.arch = arch;
+	o.compile_threads = threads;
+	o.flags = KJIT_ENGINE_NO_GPU;
+	kjit_engine *e = NULL;
+	CHECK_OK(kjit_engine_open(&o, &e));
+	CHECK(e != NULL);
+	CHECK(!kjit_engine_has_gpu(e));
+	return e;
+}
+
+static inline kjit_engine_stats tu_stats(const kjit_engine *e)
+{
+	kjit_engine_stats s;
+	CHECK_OK(kjit_engine_get_stats(e, &s));
+	return s;
+}
+
+/* GPU tests: exit 77 (automake's skip) when the engine could not get a GPU.
+ * st is what kjit_engine_open() returned; e may be NULL. */
+static inline void tu_skip_without_gpu(kjit_status st, kjit_engine *e)
+{
+	if (st == KJIT_ERR_NO_GPU) {
+		printf("SKIP: no GPU: %s\n", kjit_last_error());
+		exit(77);
+	}
+	if (st == KJIT_OK && e && !kjit_engine_has_gpu(e)) {
+		printf("SKIP: engine opened without a GPU: %s\n", kjit_engine_gpu_reason(e));
+		kjit_engine_close(e);
+		exit(77);
+	}
+}
+
+/* ---- cubins ------------------------------------------------------------------- */
+
+/* An ELF image for the CUDA machine (EM_CUDA = 190). */
+static inline int tu_is_cuda_elf(const void *data, size_t size)
+{
+	const unsigned char *p = data;
+	return size >= 64 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F' &&
+	       p[18] == 190 && p[19] == 0;
+}
+
+/* FNV-1a 64, to pass cubin identities between processes. */
+static inline uint64_t tu_fnv64(const void *data, size_t size)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < size; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static inline int tu_is_hex32(const char *s)
+{
+	if (!s || strlen(s) != 32)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* ---- processes ---------------------------------------------------------------- */
+
+static inline int tu_wait(pid_t pid)
+{
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			TU_FAIL("waitpid(%ld): %s", (long)pid, strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "%s: child %ld killed by signal %d\n", tu_prog, (long)pid,
+		        WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return 255;
+}
+
+/* Runs this program again as `argv0 mode arg` (arg may be NULL) and
+ * returns its exit code. /proc/self/exe is the real binary even under a
+ * libtool wrapper, and the environment (LD_LIBRARY_PATH included) is
+ * inherited. */
+static inline int tu_spawn_self(const char *argv0, const char *mode, const char *arg)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		TU_FAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		char *args[4] = { (char *)argv0, (char *)mode, (char *)arg, NULL };
+		execv("/proc/self/exe", args);
+		fprintf(stderr, "%s: execv /proc/self/exe: %s\n", tu_prog, strerror(errno));
+		_exit(127);
+	}
+	return tu_wait(pid);
+}
+
+/* ---- SQLite, straight on the file ------------------------------------------------ */
+
+static inline sqlite3 *tu_db_open(const char *path)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK)
+		TU_FAIL("sqlite3_open_v2(%s): %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	sqlite3_busy_timeout(db, 10000);
+	return db;
+}
+
+static inline void tu_db_close(sqlite3 *db)
+{
+	CHECK_SQL(db, sqlite3_close(db), SQLITE_OK);
+}
+
+static inline void tu_db_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK)
+		TU_FAIL("%s: %s", sql, msg ? msg : sqlite3_errstr(rc));
+}
+
+/* The integer in the first column of the only row of sql (with one text
+ * parameter bound when param is not NULL). */
+static inline long long tu_db_int(sqlite3 *db, const char *sql, const char *param)
+{
+	sqlite3_stmt *st = NULL;
+	CHECK_SQL(db, sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (param)
+		CHECK_SQL(db, sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT), SQLITE_OK);
+	CHECK_SQL(db, sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	CHECK_SQL(db, sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Copies the text in the first column of the only row of sql into out. */
+static inline char *tu_db_text(sqlite3 *db, const char *sql, const char *param, char *out,
+                               size_t size)
+{
+	sqlite3_stmt *st = NULL;
+	CHECK_SQL(db, sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (param)
+		CHECK_SQL(db, sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT), SQLITE_OK);
+	CHECK_SQL(db, sqlite3_step(st), SQLITE_ROW);
+	const char *t = (const char *)sqlite3_column_text(st, 0);
+	snprintf(out, size, "%s", t ? t : "");
+	CHECK_SQL(db, sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* The blob in column 0 of the only row of sql, malloc'ed. */
+static inline void *tu_db_blob(sqlite3 *db, const char *sql, const char *param, size_t *size)
+{
+	sqlite3_stmt *st = NULL;
+	CHECK_SQL(db, sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (param)
+		CHECK_SQL(db, sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT), SQLITE_OK);
+	CHECK_SQL(db, sqlite3_step(st), SQLITE_ROW);
+	size_t n = (size_t)sqlite3_column_bytes(st, 0);
+	const void *b = sqlite3_column_blob(st, 0);
+	void *copy = malloc(n ? n : 1);
+	CHECK(copy != NULL);
+	if (n)
+		memcpy(copy, b, n);
+	CHECK_SQL(db, sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	*size = n;
+	return copy;
+}
+
+/* Whether a row with this key is in the binaries table. */
+static inline int tu_db_has_binary(sqlite3 *db, const char *key)
+{
+	return tu_db_int(db, "SELECT count(*) FROM binaries WHERE key = ?1", key) == 1;
+}
+
+static inline double tu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#endif /* KJIT_TESTUTIL_H */
