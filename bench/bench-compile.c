@@ -138,8 +138,8 @@ int main(int argc, char **argv)
 	BENCH_KJIT(kjit_kernel_create(e, "saxpy", source, bench_saxpy_params(), 2, &c.kernel));
 	int major = 0, minor = 0;
 	BENCH_NVRTC(nvrtcVersion(&major, &minor));
-	printf("  source %s, NVRTC %d.%d, %d runs per path, fresh database %s\n", path, major,
-	       minor, runs, db);
+	printf("  source %s, NVRTC %d.%d (kjit id %s), %d runs per path, fresh database %s\n",
+	       path, major, minor, kjit__nvrtc_id(), runs, db);
 	printf("  the kjit path %s the module load (%s)\n", c.gpu ? "includes" : "excludes",
 	       c.gpu ? "GPU present" : "no GPU");
 

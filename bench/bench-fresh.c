@@ -14,7 +14,9 @@
  *        kjit:  kjit_kernel_create + kjit_variant_get, a disk hit (SQLite
  *               read, checksum, module load, function and its attributes);
  *        floor: cuModuleLoadData + cuModuleGetFunction of the same bytes
- *               through the same driver table (kjit__cu).
+ *               through the same driver table (kjit__cu);
+ *   5. times a second disk hit (another stored variant) in the same
+ *      process, to show what the first one paid once (info).
  * With a GPU, as many more children time a bare dlopen + cuInit +
  * cuDevicePrimaryCtxRetain + cuCtxSetCurrent: the floor of the engine open.
  *

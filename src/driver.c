@@ -101,7 +101,17 @@ static void load_driver(void)
 		return;
 	}
 	CUresult r = get_version(&api.driver_version);
-	if (r == CUDA_SUCCESS && api.driver_version < KJIT__CU_ABI) {
+	if (r != CUDA_SUCCESS) {
+		load_status = KJIT_ERR_NO_GPU;
+		load_error = kjit__strdup_printf(
+			"cuDriverGetVersion failed: %s (%s)%s", kjit__cu_error_name(r),
+			cu_error_text(r),
+			r == CUDA_ERROR_STUB_LIBRARY
+				? "; the toolkit's stub libcuda was loaded instead of the driver"
+				: "");
+		return;
+	}
+	if (api.driver_version < KJIT__CU_ABI) {
 		char have[32];
 		snprintf(have, sizeof have, "%d.%d", api.driver_version / 1000,
 		         api.driver_version % 1000 / 10);
@@ -117,10 +127,12 @@ static void load_driver(void)
 		void *p = NULL;                                                      \
 		CUresult rr = get_proc(#fn, &p, KJIT__CU_ABI, CU_GET_PROC_ADDRESS_DEFAULT, &q); \
 		if (rr != CUDA_SUCCESS || !p) {                                      \
-			fail_load(q == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT        \
-			                  ? "NVIDIA driver too old: it lacks %s (%s)"    \
-			                  : "NVIDIA driver incomplete: %s not found in %s", \
-			          #fn, path);                                            \
+			load_status = KJIT_ERR_NO_GPU;                                   \
+			load_error = kjit__strdup_printf(                                \
+				q == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT          \
+					? "NVIDIA driver too old: it lacks %s (%s, %s)"  \
+					: "cuGetProcAddress_v2(%s) failed in %s: %s",    \
+				#fn, path, kjit__cu_error_name(rr));                     \
 			return;                                                      \
 		}                                                                    \
 		api.fn = (__typeof__(api.fn))p;                                      \

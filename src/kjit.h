@@ -145,7 +145,7 @@ kjit_status kjit_engine_make_current(kjit_engine *engine);
 
 /* Counters since the engine was opened. */
 typedef struct kjit_engine_stats {
-	uint64_t compiles;       /* NVRTC compilations run */
+	uint64_t compiles;       /* NVRTC compilations run, failed ones included */
 	uint64_t memory_hits;    /* variants found in the in-process table */
 	uint64_t disk_hits;      /* variants found in the database */
 	uint64_t misses;         /* variants that had to be compiled */

@@ -168,16 +168,49 @@ static kjit_status query_int(kjit__store *s, const char *sql, int *out)
 	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, sql);
 }
 
+/* One statement, so that both figures come from one snapshot even while
+ * another process creates the schema. */
 static kjit_status check_foreign(kjit__store *s)
 {
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db,
+	                            "SELECT (SELECT user_version FROM pragma_user_version),"
+	                            " (SELECT count(*) FROM sqlite_master WHERE type = 'table')",
+	                            -1, &st, NULL);
 	int version = 0, tables = 0;
-	kjit_status st = query_int(s, "PRAGMA user_version", &version);
-	if (st == KJIT_OK)
-		st = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type='table'", &tables);
-	if (st == KJIT_OK && version == 0 && tables > 0)
-		st = kjit__error(KJIT_ERR_DB, "%s is not a kjit database (it has tables but no "
-		                 "kjit schema version); nothing was changed", s->path);
-	return st;
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		version = sqlite3_column_int(st, 0);
+		tables = sqlite3_column_int(st, 1);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK)
+		return kjit__store_fail(s, rc, "reading the schema version");
+	if (version == 0 && tables > 0)
+		return kjit__error(KJIT_ERR_DB, "%s is not a kjit database (it has tables but no "
+		                   "kjit schema version); nothing was changed", s->path);
+	if (version > KJIT__SCHEMA_VERSION)
+		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
+		                   "(%s) understands (%d): upgrade kjit; nothing was changed",
+		                   s->path, version, PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	return KJIT_OK;
+}
+
+/* Switching a new file to WAL needs an exclusive lock that the busy
+ * handler does not wait for; processes creating one database together
+ * retry for as long as the busy timeout. */
+static kjit_status enable_wal(kjit__store *s)
+{
+	for (int tries = 0;; tries++) {
+		char *msg = NULL;
+		int rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, &msg);
+		sqlite3_free(msg);
+		if (rc == SQLITE_OK)
+			return KJIT_OK;
+		if ((rc & 0xff) != SQLITE_BUSY || tries >= 5000)
+			return kjit__store_fail(s, rc, "enabling WAL");
+		sqlite3_sleep(2);
+	}
 }
 
 static kjit_status migrate(kjit__store *s, void *arg)
@@ -229,7 +262,7 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	/* Refuse a foreign file before changing anything in it; one that is
 	 * not SQLite at all fails here with SQLITE_NOTADB. */
 	if ((st = check_foreign(s)) != KJIT_OK ||
-	    (st = exec(s, "PRAGMA journal_mode=WAL", "enabling WAL")) != KJIT_OK ||
+	    (st = enable_wal(s)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
 	               "setting pragmas")) != KJIT_OK ||
 	    (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK)

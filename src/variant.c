@@ -346,8 +346,12 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 
 	for (size_t t = 0; t < n_todo; t++) {
 		job *j = &jobs[todo[t]];
-		if (j->st != KJIT_OK)
+		if (j->st != KJIT_OK) { /* NVRTC ran and failed: still a compile */
+			pthread_mutex_lock(&e->lock);
+			e->stats.compiles++;
+			pthread_mutex_unlock(&e->lock);
 			continue;
+		}
 		double ms = j->c.ms;
 		kjit_status st = store_compiled(k, j);
 		if (st == KJIT_OK)

@@ -4,11 +4,13 @@
  *  - with cache_max_bytes room for 3 of 10 cubins, compiling the 10 one
  *    after another keeps the table's total size <= the cap after every
  *    store, always keeps the newest, and ends with exactly the 3 newest;
- *  - a use from the database (a DISK hit in another engine) makes an entry
- *    recent: the next store evicts an older one instead;
+ *  - uses are recorded when an engine closes: after 8 and then 7 are used
+ *    again (DISK hits in other engines), storing one more evicts 9, the
+ *    least recently used, though it was compiled last;
  *  - a cap smaller than one cubin keeps only the newest (the cap may be
- *    exceeded by the newest entry alone), and KJIT_CACHE_MAX_BYTES sets the
- *    cap when the options leave it 0.
+ *    exceeded by the newest entry alone); KJIT_CACHE_MAX_BYTES ("1", "2k")
+ *    sets the cap when the options leave it 0, and a malformed value is
+ *    refused.
  */
 #include "testutil.h"
 
@@ -102,18 +104,44 @@ int main(int argc, char **argv)
 	CHECK_STREQ(get_key(k, 0, KJIT_TIER_MEMORY, NULL), keys[0]);
 	kjit_engine_close(e);
 
-	/* LRU, not FIFO: a disk hit on 7 in another engine makes it recent. */
+	/* LRU, not FIFO: 8, then 7, are used again in other engines, each
+	 * closed to record it; 9, the newest compiled, is then the least
+	 * recently used. */
+	e = open_capped(db, cap);
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, N - 2, KJIT_TIER_DISK, NULL), keys[N - 2]);
+	kjit_engine_close(e);
 	e = open_capped(db, cap);
 	k = tu_saxpy_kernel(e);
 	CHECK_STREQ(get_key(k, N - 3, KJIT_TIER_DISK, NULL), keys[N - 3]);
+	kjit_engine_close(e);
+	{
+		sqlite3_stmt *q = NULL;
+		CHECK_SQL(s, sqlite3_prepare_v2(s, "SELECT a.last_used < b.last_used AND "
+		                                   "b.last_used < c.last_used FROM binaries a, "
+		                                   "binaries b, binaries c WHERE a.key = ?1 AND "
+		                                   "b.key = ?2 AND c.key = ?3", -1, &q, NULL),
+		          SQLITE_OK);
+		sqlite3_bind_text(q, 1, keys[N - 1], -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, keys[N - 2], -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, keys[N - 3], -1, SQLITE_STATIC);
+		CHECK_SQL(s, sqlite3_step(q), SQLITE_ROW);
+		CHECK_MSG(sqlite3_column_int(q, 0) == 1, "last_used is not 9 < 8 < 7");
+		sqlite3_finalize(q);
+	}
+	OK("DISK hits recorded at close: last_used of 9 < 8 < 7");
+	e = open_capped(db, cap);
+	k = tu_saxpy_kernel(e);
 	CHECK_STREQ(get_key(k, N, KJIT_TIER_COMPILED, NULL), keys[N]);
 	CHECK(tu_db_has_binary(s, keys[N]));
-	CHECK_MSG(tu_db_has_binary(s, keys[N - 3]), "the recently used variant 7 was evicted");
-	CHECK_MSG(!tu_db_has_binary(s, keys[N - 2]), "variant 8, the least recently used, is "
+	CHECK_MSG(!tu_db_has_binary(s, keys[N - 1]), "variant 9, the least recently used, is "
 	          "still there");
+	CHECK_MSG(tu_db_has_binary(s, keys[N - 2]), "the recently used variant 8 was evicted");
+	CHECK_MSG(tu_db_has_binary(s, keys[N - 3]), "the most recently used variant 7 was "
+	          "evicted");
 	CHECK(tu_db_int(s, "SELECT coalesce(sum(size), 0) FROM binaries", NULL) <= cap);
 	kjit_engine_close(e);
-	OK("after a DISK hit on 7, storing 10 evicted 8 (least recently used), not 7");
+	OK("storing 10 evicted 9 (least recently used), kept 7 and 8 (used since)");
 
 	/* Evicted entries are compiled again when asked for. */
 	e = open_capped(db, cap);
@@ -135,7 +163,7 @@ int main(int argc, char **argv)
 	kjit_engine_close(e);
 	OK("cap of 1 byte: after each store only the newest is kept");
 
-	/* KJIT_CACHE_MAX_BYTES when the options say 0. */
+	/* KJIT_CACHE_MAX_BYTES when the options say 0: bytes, or K, M, G. */
 	CHECK(setenv("KJIT_CACHE_MAX_BYTES", "1", 1) == 0);
 	e = open_capped(db, 0);
 	k = tu_saxpy_kernel(e);
@@ -143,15 +171,43 @@ int main(int argc, char **argv)
 	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 1);
 	CHECK(tu_db_has_binary(t, keys[5]));
 	kjit_engine_close(e);
+	CHECK(setenv("KJIT_CACHE_MAX_BYTES", "2k", 1) == 0); /* under one cubin */
+	e = open_capped(db, 0);
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, 7, KJIT_TIER_COMPILED, NULL), keys[7]);
+	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 1);
+	kjit_engine_close(e);
+	/* An explicit cap beats the variable. */
+	e = open_capped(db, (int64_t)1 << 30);
+	k = tu_saxpy_kernel(e);
+	CHECK_STREQ(get_key(k, 8, KJIT_TIER_COMPILED, NULL), keys[8]);
+	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 2);
+	kjit_engine_close(e);
+	OK("KJIT_CACHE_MAX_BYTES=1 and =2k cap the table; opts.cache_max_bytes beats it");
+	static const char *const bad[] = { "lots", "-5", "0", "12Q", "1.5M", "99999999999G" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK(setenv("KJIT_CACHE_MAX_BYTES", bad[i], 1) == 0);
+		kjit_engine_options o;
+		kjit_engine_options_init(&o);
+		o.db_path = db;
+		o.arch = "sm_90";
+		o.flags = KJIT_ENGINE_NO_GPU;
+		kjit_engine *bad_e = (kjit_engine *)1;
+		CHECK_ST(kjit_engine_open(&o, &bad_e), KJIT_ERR_INVALID_ARG);
+		CHECK(bad_e == NULL);
+		CHECK_CONTAINS(kjit_last_error(), "KJIT_CACHE_MAX_BYTES");
+		CHECK_CONTAINS(kjit_last_error(), bad[i]);
+	}
+	OK("KJIT_CACHE_MAX_BYTES=lots, -5, 0, 12Q, 1.5M, 99999999999G: KJIT_ERR_INVALID_ARG");
 	CHECK(unsetenv("KJIT_CACHE_MAX_BYTES") == 0);
 	e = open_capped(db, 0); /* the default: 256 MiB */
 	k = tu_saxpy_kernel(e);
 	CHECK_STREQ(get_key(k, 6, KJIT_TIER_COMPILED, NULL), keys[6]);
-	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 2);
+	CHECK(tu_db_int(t, "SELECT count(*) FROM binaries", NULL) == 3);
 	kjit_engine_close(e);
 	tu_db_close(t);
 	tu_db_close(s);
-	OK("KJIT_CACHE_MAX_BYTES=1 caps the table; unset, the default keeps both");
+	OK("KJIT_CACHE_MAX_BYTES unset: the default cap keeps all three");
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

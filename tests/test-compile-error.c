@@ -35,13 +35,16 @@ static void test_syntax_error(const char *dir)
 	kjit_cache_tier tier;
 	CHECK_ST(kjit_variant_get(k, NULL, &v, &tier), KJIT_ERR_COMPILE);
 	CHECK(v == NULL);
-	const char *msg = kjit_last_error();
+	/* kjit_last_error() is valid until the next kjit call: keep a copy. */
+	char *msg = strdup(kjit_last_error());
+	CHECK(msg != NULL);
 	CHECK_CONTAINS(msg, "error");
 	CHECK_CONTAINS(msg, "undefined_thing_42");
 	CHECK_CONTAINS(msg, "broken.cu");
 	CHECK_CONTAINS(msg, "-arch=sm_90");
 	CHECK_STREQ(kjit_engine_last_error(e), msg);
 	OK("syntax error: KJIT_ERR_COMPILE with the NVRTC log in both last errors:\n%s", msg);
+	free(msg);
 
 	/* Not cached: nothing in the table, and asking again fails again. */
 	sqlite3 *db3 = tu_db_open(db);
@@ -70,25 +73,34 @@ static void test_syntax_error(const char *dir)
 	tu_saxpy_variant_init(&good2, 128, 2);
 	kjit_define bad_defs[2] = { { "BLOCK_SIZE", "not_a_number_77" },
 		                    { "ITEMS_PER_THREAD", "1" } };
-	kjit_variant_desc descs[3] = { good0.desc, { bad_defs, 2, NULL, 0 }, good2.desc };
-	kjit_variant *out[3];
-	kjit_status status[3];
-	char *errors[3];
-	CHECK_ST(kjit_variants_get(sx, descs, 3, 2, out, status, errors), KJIT_ERR_COMPILE);
+	/* ... given twice: the duplicate fails the same way, with its own copy. */
+	kjit_variant_desc descs[4] = { good0.desc, { bad_defs, 2, NULL, 0 }, good2.desc,
+		                       { bad_defs, 2, NULL, 0 } };
+	kjit_variant *out[4];
+	kjit_status status[4];
+	char *errors[4];
+	CHECK_ST(kjit_variants_get(sx, descs, 4, 2, out, status, errors), KJIT_ERR_COMPILE);
+	CHECK_CONTAINS(kjit_last_error(), "variant 1");
 	CHECK(status[0] == KJIT_OK && out[0] != NULL && errors[0] == NULL);
 	CHECK(status[2] == KJIT_OK && out[2] != NULL && errors[2] == NULL);
-	CHECK(status[1] == KJIT_ERR_COMPILE && out[1] == NULL && errors[1] != NULL);
-	CHECK_CONTAINS(errors[1], "not_a_number_77");
-	CHECK_CONTAINS(errors[1], "saxpy.cu");
-	CHECK_CONTAINS(kjit_last_error(), "variant 1");
+	for (int i = 1; i < 4; i += 2) {
+		CHECK(status[i] == KJIT_ERR_COMPILE && out[i] == NULL && errors[i] != NULL);
+		CHECK_CONTAINS(errors[i], "not_a_number_77");
+		CHECK_CONTAINS(errors[i], "saxpy.cu");
+	}
+	CHECK(errors[1] != errors[3]);
 	CHECK_CONTAINS(kjit_engine_last_error(e), "not_a_number_77");
 	free(errors[1]);
-	OK("batch with one broken variant: it fails with its own log, the other two compile");
+	free(errors[3]);
+	OK("batch with a broken variant given twice: both fail with their own copy of the "
+	   "log, the other two compile");
 
 	/* The same batch without an errors array. */
-	CHECK_ST(kjit_variants_get(sx, descs, 3, 2, out, status, NULL), KJIT_ERR_COMPILE);
-	CHECK(status[0] == KJIT_OK && status[1] == KJIT_ERR_COMPILE && status[2] == KJIT_OK);
+	CHECK_ST(kjit_variants_get(sx, descs, 4, 2, out, status, NULL), KJIT_ERR_COMPILE);
 	CHECK_CONTAINS(kjit_last_error(), "variant 1");
+	CHECK_CONTAINS(kjit_last_error(), "not_a_number_77");
+	CHECK(status[0] == KJIT_OK && status[1] == KJIT_ERR_COMPILE && status[2] == KJIT_OK &&
+	      status[3] == KJIT_ERR_COMPILE);
 	OK("the same batch without an errors array: statuses as before");
 	kjit_engine_close(e);
 }
@@ -231,8 +243,14 @@ static void test_missing_file(const char *dir)
 	CHECK(k == NULL);
 	CHECK_CONTAINS(kjit_last_error(), src);
 	CHECK_CONTAINS(kjit_last_error(), "No such file");
-	CHECK_CONTAINS(kjit_engine_last_error(e), src);
 	OK("missing source file: KJIT_ERR_IO, \"%s\"", kjit_last_error());
+	CHECK_CONTAINS(kjit_engine_last_error(e), src);
+
+	/* A folder is not a source file. */
+	CHECK_ST(kjit_kernel_create_from_file(e, "saxpy", dir, NULL, 0, &k), KJIT_ERR_IO);
+	CHECK(k == NULL);
+	CHECK_CONTAINS(kjit_last_error(), dir);
+	OK("a folder as the source: KJIT_ERR_IO, \"%s\"", kjit_last_error());
 
 	/* A source with a NUL byte in it is not text. */
 	tu_path(src, dir, "nul.cu");
@@ -289,6 +307,11 @@ static void test_engine_open_args(const char *dir)
 	OK("sm_90a accepted");
 
 	CHECK_ST(kjit_engine_open(&o, NULL), KJIT_ERR_INVALID_ARG);
+	o.flags = KJIT_ENGINE_NO_GPU | 0x80u;
+	CHECK_ST(kjit_engine_open(&o, &e), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "0x80");
+	CHECK(e == NULL);
+	o.flags = KJIT_ENGINE_NO_GPU;
 	o.compile_threads = -1;
 	CHECK_ST(kjit_engine_open(&o, &e), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "compile_threads");
@@ -296,7 +319,8 @@ static void test_engine_open_args(const char *dir)
 	o.cache_max_bytes = -5;
 	CHECK_ST(kjit_engine_open(&o, &e), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "cache_max_bytes");
-	OK("NULL out, negative compile_threads or cache_max_bytes: KJIT_ERR_INVALID_ARG");
+	OK("NULL out, unknown flags, negative compile_threads or cache_max_bytes: "
+	   "KJIT_ERR_INVALID_ARG");
 
 	/* A database path that cannot be created. */
 	char file[TU_PATH], bad[TU_PATH];
@@ -311,10 +335,44 @@ static void test_engine_open_args(const char *dir)
 	OK("database under a plain file: KJIT_ERR_IO, \"%s\"", kjit_last_error());
 }
 
+static void test_status_names(void)
+{
+	char want[32];
+	snprintf(want, sizeof want, "%d.%d.%d", KJIT_VERSION_MAJOR, KJIT_VERSION_MINOR,
+	         KJIT_VERSION_PATCH);
+	CHECK_STREQ(kjit_version(), want);
+	static const struct {
+		kjit_status st;
+		const char *name;
+	} names[] = {
+		{ KJIT_OK, "KJIT_OK" },
+		{ KJIT_ERR_INVALID_ARG, "KJIT_ERR_INVALID_ARG" },
+		{ KJIT_ERR_NOMEM, "KJIT_ERR_NOMEM" },
+		{ KJIT_ERR_IO, "KJIT_ERR_IO" },
+		{ KJIT_ERR_NO_GPU, "KJIT_ERR_NO_GPU" },
+		{ KJIT_ERR_CUDA, "KJIT_ERR_CUDA" },
+		{ KJIT_ERR_COMPILE, "KJIT_ERR_COMPILE" },
+		{ KJIT_ERR_NVRTC, "KJIT_ERR_NVRTC" },
+		{ KJIT_ERR_DB, "KJIT_ERR_DB" },
+		{ KJIT_ERR_NOT_FOUND, "KJIT_ERR_NOT_FOUND" },
+		{ KJIT_ERR_LAUNCH, "KJIT_ERR_LAUNCH" },
+		{ KJIT_ERR_CORRUPT, "KJIT_ERR_CORRUPT" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const char *s = kjit_status_str(names[i].st);
+		size_t n = strlen(names[i].name);
+		CHECK(s != NULL);
+		CHECK_MSG(strncmp(s, names[i].name, n) == 0 && s[n] == ':', "%s", s);
+	}
+	CHECK(kjit_status_str((kjit_status)999) != NULL);
+	OK("kjit_version() is %s; kjit_status_str names every code (and copes with 999)", want);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	const char *dir = tu_tmpdir();
+	test_status_names();
 	test_syntax_error(dir);
 	test_invalid_args(dir);
 	test_missing_file(dir);

@@ -8,7 +8,9 @@
  *    is the mangled symbol; "scale<double>" is another variant;
  *  - a batch of all 40 saxpy variants on 2 threads compiles each once;
  *    asking again is 40 memory hits;
- *  - duplicates inside a batch compile once and share the variant.
+ *  - duplicates inside a batch compile once and share the variant;
+ *  - 255 defines (the most, with -arch) compile and are listed sorted;
+ *    256 are refused.
  */
 #include "testutil.h"
 
@@ -234,6 +236,54 @@ static void test_batch_duplicates(const char *dir)
 	kjit_engine_close(e);
 }
 
+/* 255 defines: the longest option list (with -arch), past any fixed buffer. */
+static void test_many_defines(const char *dir)
+{
+	enum { MAX = 255 };
+	char db[TU_PATH];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "many.db"), "sm_90", 1);
+	kjit_kernel *k = tu_saxpy_kernel(e);
+	static char names[MAX + 1][32], values[MAX + 1][48];
+	kjit_define defs[MAX + 1];
+	for (int i = 0; i <= MAX; i++) {
+		/* Given in reverse order; UNUSED_PADDING_NNN sorts after the two real ones. */
+		int j = MAX - i;
+		if (j == 0)
+			snprintf(names[i], sizeof names[i], "BLOCK_SIZE");
+		else if (j == 1)
+			snprintf(names[i], sizeof names[i], "ITEMS_PER_THREAD");
+		else
+			snprintf(names[i], sizeof names[i], "UNUSED_PADDING_%03d", j);
+		snprintf(values[i], sizeof values[i], j == 0 ? "128" : j == 1 ? "2" :
+		         "a_long_value_to_make_the_option_list_long_%03d", j);
+		defs[i].name = names[i];
+		defs[i].value = values[i];
+	}
+	/* The last MAX entries: UNUSED_PADDING_254 .. 002, ITEMS, BLOCK_SIZE. */
+	kjit_variant_desc d = { defs + 1, MAX, NULL, 0 };
+	kjit_variant *v = NULL;
+	CHECK_OK(kjit_variant_get(k, &d, &v, NULL));
+	kjit_variant_info info;
+	CHECK_OK(kjit_variant_get_info(v, &info));
+	CHECK(strncmp(info.options, "-DBLOCK_SIZE=128\n-DITEMS_PER_THREAD=2\n-DUNUSED_PADDING_002=",
+	              strlen("-DBLOCK_SIZE=128\n-DITEMS_PER_THREAD=2\n-DUNUSED_PADDING_002=")) == 0);
+	CHECK(strstr(info.options, "-DUNUSED_PADDING_254=a_long_value_to_make_the_option_list_"
+	                           "long_254\n-arch=sm_90") != NULL);
+	size_t lines = 0;
+	for (const char *p = info.options; *p; p++)
+		lines += *p == '\n';
+	CHECK(lines == MAX); /* MAX defines and -arch, no trailing newline */
+	CHECK(strlen(info.options) > 4096);
+	OK("255 defines (a %zu byte option list) compile, sorted, -arch last",
+	   strlen(info.options));
+	/* One more is too many. */
+	d = (kjit_variant_desc){ defs, MAX + 1, NULL, 0 };
+	CHECK_ST(kjit_variant_get(k, &d, &v, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "256 options");
+	OK("256 defines: KJIT_ERR_INVALID_ARG, \"%s\"", kjit_last_error());
+	kjit_engine_close(e);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -243,6 +293,7 @@ int main(int argc, char **argv)
 	test_name_expression(dir);
 	test_batch(dir);
 	test_batch_duplicates(dir);
+	test_many_defines(dir);
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

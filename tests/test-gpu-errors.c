@@ -13,10 +13,11 @@
  *  - device memory: an impossible allocation is KJIT_ERR_CUDA naming
  *    CUDA_ERROR_OUT_OF_MEMORY; a launch asking for 1 MiB of dynamic shared
  *    memory is KJIT_ERR_LAUNCH;
- *  - a device ordinal that does not exist: KJIT_ERR_NO_GPU naming
- *    CUDA_ERROR_INVALID_DEVICE without an arch, a compile-only engine with;
- *  - an engine whose arch the device cannot run (sm_80 on sm_90): the
- *    load fails with KJIT_ERR_CUDA naming cuModuleLoadData.
+ *  - a device ordinal that does not exist: KJIT_ERR_INVALID_ARG naming
+ *    CUDA_ERROR_INVALID_DEVICE, with or without an arch;
+ *  - an arch the device cannot run (sm_80 on sm_90) is refused at open
+ *    (KJIT_ERR_INVALID_ARG pointing at KJIT_ENGINE_NO_GPU), and works
+ *    compile-only; sm_90a on an sm_90 device compiles, loads and runs.
  */
 #include "testutil.h"
 
@@ -226,8 +227,8 @@ static void test_unloadable(const char *dir)
 	kjit_devptr p = 0;
 	CHECK_ST(kjit_mem_alloc(e, (size_t)1 << 50, &p), KJIT_ERR_CUDA);
 	CHECK_CONTAINS(kjit_last_error(), "CUDA_ERROR_OUT_OF_MEMORY");
-	CHECK_CONTAINS(kjit_engine_last_error(e), "cuMemAlloc");
 	OK("1 PiB allocation: KJIT_ERR_CUDA, \"%s\"", kjit_last_error());
+	CHECK_CONTAINS(kjit_engine_last_error(e), "cuMemAlloc");
 	kjit_variant *v = NULL;
 	CHECK_OK(kjit_variant_get(k, &sv[0].desc, &v, NULL));
 	long long n = 0;
@@ -251,43 +252,59 @@ static void test_device_and_arch(const char *dir)
 	tu_path(db, dir, "device.db");
 	kjit_status st;
 	kjit_engine *e = open_gpu(db, 999, NULL, &st);
-	CHECK_ST(st, KJIT_ERR_NO_GPU);
+	CHECK_ST(st, KJIT_ERR_INVALID_ARG);
 	CHECK(e == NULL);
 	CHECK_CONTAINS(kjit_last_error(), "CUDA_ERROR_INVALID_DEVICE");
 	CHECK_CONTAINS(kjit_last_error(), "999");
-	OK("device 999, no arch: KJIT_ERR_NO_GPU, \"%s\"", kjit_last_error());
+	OK("device 999: KJIT_ERR_INVALID_ARG, \"%s\"", kjit_last_error());
 	e = open_gpu(db, 999, "sm_90", &st);
-	CHECK_OK(st);
-	CHECK(!kjit_engine_has_gpu(e));
-	CHECK_CONTAINS(kjit_engine_gpu_reason(e), "CUDA_ERROR_INVALID_DEVICE");
-	kjit_engine_close(e);
-	OK("device 999 with arch sm_90: compile-only, reason \"%s\"",
-	   "CUDA_ERROR_INVALID_DEVICE");
+	CHECK_ST(st, KJIT_ERR_INVALID_ARG);
+	CHECK(e == NULL);
+	CHECK_CONTAINS(kjit_last_error(), "CUDA_ERROR_INVALID_DEVICE");
+	OK("device 999 with an arch: KJIT_ERR_INVALID_ARG as well");
 
-	/* An arch from another major generation than the device's. */
+	/* An arch whose cubins the device cannot run (another generation). */
 	e = open_gpu(db, 0, NULL, NULL);
 	char dev_arch[16];
 	snprintf(dev_arch, sizeof dev_arch, "%s", kjit_engine_arch(e));
 	kjit_engine_close(e);
 	const char *other = strncmp(dev_arch, "sm_8", 4) == 0 ? "sm_90" : "sm_80";
-	int dev_num = atoi(dev_arch + 3), other_num = atoi(other + 3);
-	e = open_gpu(db, 0, other, NULL);
-	CHECK_STREQ(kjit_engine_arch(e), other);
+	e = open_gpu(db, 0, other, &st);
+	CHECK_ST(st, KJIT_ERR_INVALID_ARG);
+	CHECK(e == NULL);
+	CHECK_CONTAINS(kjit_last_error(), other);
+	CHECK_CONTAINS(kjit_last_error(), "KJIT_ENGINE_NO_GPU");
+	OK("arch %s on a %s device: KJIT_ERR_INVALID_ARG, \"%s\"", other, dev_arch,
+	   kjit_last_error());
+
+	/* The same arch compile-only: fine. */
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.db_path = db;
+	o.arch = other;
+	o.flags = KJIT_ENGINE_NO_GPU;
+	CHECK_OK(kjit_engine_open(&o, &e));
 	kjit_kernel *k = tu_saxpy_kernel(e);
 	tu_saxpy_variant sv;
 	variant_of(&sv, 0);
 	kjit_variant *v = NULL;
-	kjit_status got = kjit_variant_get(k, &sv.desc, &v, NULL);
-	if (other_num > dev_num || other_num / 10 != dev_num / 10) {
-		CHECK_ST(got, KJIT_ERR_CUDA);
-		CHECK(v == NULL);
-		CHECK_CONTAINS(kjit_last_error(), "cuModuleLoadData");
-		OK("engine arch %s on a %s device: KJIT_ERR_CUDA, \"%s\"", other, dev_arch,
-		   kjit_last_error());
-	} else {
-		printf("  note: %s cubins run on %s; arch mismatch not tested\n", other, dev_arch);
-	}
+	CHECK_OK(kjit_variant_get(k, &sv.desc, &v, NULL));
 	kjit_engine_close(e);
+	OK("arch %s with KJIT_ENGINE_NO_GPU: compiles", other);
+
+	/* The arch-specific variant of the device's own arch runs on it. */
+	if (strcmp(dev_arch, "sm_90") == 0) {
+		e = open_gpu(db, 0, "sm_90a", NULL);
+		CHECK_STREQ(kjit_engine_arch(e), "sm_90a");
+		k = tu_saxpy_kernel(e);
+		CHECK_OK(kjit_variant_get(k, &sv.desc, &v, NULL));
+		kjit_variant_info info;
+		CHECK_OK(kjit_variant_get_info(v, &info));
+		CHECK_CONTAINS(info.options, "-arch=sm_90a");
+		check_launch(e, v, &sv);
+		kjit_engine_close(e);
+		OK("arch sm_90a on the sm_90 device: compiles, loads and computes right");
+	}
 }
 
 int main(int argc, char **argv)

@@ -386,18 +386,6 @@ static inline int tu_is_cuda_elf(const void *data, size_t size)
 	       p[18] == 190 && p[19] == 0;
 }
 
-/* FNV-1a 64, to pass cubin identities between processes. */
-static inline uint64_t tu_fnv64(const void *data, size_t size)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < size; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static inline int tu_is_hex32(const char *s)
 {
 	if (!s || strlen(s) != 32)

@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	const char *params[] = { "BLOCK_SIZE", "ITEMS_PER_THREAD" };
 	CHECK(kjit_kernel_create_from_file(e, "saxpy", source, params, 2, &k), "reading the kernel");
 
-	char values[N_VARIANTS][2][8];
+	char values[N_VARIANTS][2][12];
 	kjit_define defines[N_VARIANTS][2];
 	kjit_variant_desc descs[N_VARIANTS];
 	for (size_t b = 0; b < N_BLOCKS; b++)
