@@ -121,7 +121,9 @@ struct kjit__store {
 	char (*touches)[33];
 	size_t n_touches, cap_touches;
 };
-/* Finalizes the statements of store_binaries.c. */
+/* Prepares the lookup ahead (at open, so that a first hit pays no
+ * parse), and finalizes the statements of store_binaries.c. */
+kjit_status kjit__store_prepare_binaries(kjit__store *store);
 void kjit__store_finalize_binaries(kjit__store *store);
 
 /* The default database path ($KJIT_DB, $XDG_CACHE_HOME/kjit/kjit.db,

@@ -65,6 +65,7 @@ struct kjit_kernel {
 	char *source;
 	char *params; /* tunable parameter names joined by ',' */
 	char signature[33];
+	uint64_t key_seed; /* hash of the signature and the NVRTC identity */
 	struct kjit_kernel *next;
 };
 

@@ -68,6 +68,11 @@ kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *sou
 	memcpy(buf + nl + sl + 2, params, pl);
 	kjit__hash_hex(kjit__hash(buf, nl + sl + pl + 2, 0), k->signature);
 	free(buf);
+	char seed_text[160];
+	int seed_len = snprintf(seed_text, sizeof seed_text, "%s\n%s", k->signature,
+	                        kjit__nvrtc_id());
+	kjit__hash128 seed = kjit__hash(seed_text, (size_t)seed_len, 0x6b6a6974u);
+	k->key_seed = seed.lo ^ seed.hi;
 	k->engine = e;
 	pthread_mutex_lock(&e->lock);
 	k->next = e->kernels;

@@ -30,10 +30,20 @@ static const char schema_v1[] =
 	" key TEXT PRIMARY KEY,"
 	" signature TEXT NOT NULL, options TEXT NOT NULL, arch TEXT NOT NULL,"
 	" nvrtc TEXT NOT NULL, lowered_name TEXT NOT NULL,"
-	" cubin BLOB NOT NULL, size INTEGER NOT NULL, checksum TEXT NOT NULL,"
-	" compile_ms REAL NOT NULL, created REAL NOT NULL, last_used REAL NOT NULL);"
+	" size INTEGER NOT NULL, checksum TEXT NOT NULL,"
+	" compile_ms REAL NOT NULL, created REAL NOT NULL, last_used REAL NOT NULL,"
+	" cubin BLOB NOT NULL);" /* last, so that scans skip its overflow pages */
 	"CREATE INDEX binaries_lru ON binaries(last_used);"
 	"CREATE INDEX binaries_signature ON binaries(signature);"
+	/* The cache size, kept by triggers so that eviction never scans. */
+	"CREATE TABLE cache_size(id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);"
+	"INSERT INTO cache_size VALUES(1, 0);"
+	"CREATE TRIGGER binaries_add AFTER INSERT ON binaries BEGIN"
+	" UPDATE cache_size SET bytes = bytes + NEW.size; END;"
+	"CREATE TRIGGER binaries_remove AFTER DELETE ON binaries BEGIN"
+	" UPDATE cache_size SET bytes = bytes - OLD.size; END;"
+	"CREATE TRIGGER binaries_resize AFTER UPDATE OF size ON binaries BEGIN"
+	" UPDATE cache_size SET bytes = bytes - OLD.size + NEW.size; END;"
 	"CREATE TABLE runs("
 	" id INTEGER PRIMARY KEY,"
 	" signature TEXT NOT NULL, device_key TEXT NOT NULL, kernel TEXT NOT NULL,"
@@ -265,7 +275,8 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	    (st = enable_wal(s)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
 	               "setting pragmas")) != KJIT_OK ||
-	    (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK)
+	    (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK ||
+	    (st = kjit__store_prepare_binaries(s)) != KJIT_OK)
 		goto fail;
 	*out = s;
 	return KJIT_OK;

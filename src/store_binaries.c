@@ -30,6 +30,15 @@ void kjit__store_finalize_binaries(kjit__store *s)
 	s->n_touches = s->cap_touches = 0;
 }
 
+static const char bin_get_sql[] =
+	"SELECT cubin, checksum, lowered_name, compile_ms FROM binaries WHERE key = ?1";
+
+kjit_status kjit__store_prepare_binaries(kjit__store *s)
+{
+	int rc = prepare(s, &s->bin_get, bin_get_sql);
+	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, "preparing the binary lookup");
+}
+
 static void checksum_hex(const void *data, size_t size, char out[33])
 {
 	kjit__hash_hex(kjit__hash(data, size, 0x6b6a6974u), out);
@@ -42,8 +51,7 @@ kjit_status kjit__store_binary_get(kjit__store *s, const char *key, void **cubin
 	*lowered = NULL;
 	kjit_status r;
 	kjit__store_lock(s);
-	int rc = prepare(s, &s->bin_get,
-	                 "SELECT cubin, checksum, lowered_name, compile_ms FROM binaries WHERE key = ?1");
+	int rc = prepare(s, &s->bin_get, bin_get_sql);
 	if (rc != SQLITE_OK) {
 		r = kjit__store_fail(s, rc, "preparing the binary lookup");
 		goto out;
@@ -109,7 +117,7 @@ static kjit_status write_touches(kjit__store *s, double now)
 static kjit_status evict(kjit__store *s, int64_t max_bytes)
 {
 	for (;;) {
-		int rc = prepare(s, &s->bin_total, "SELECT coalesce(sum(size), 0) FROM binaries");
+		int rc = prepare(s, &s->bin_total, "SELECT bytes FROM cache_size");
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(s->bin_total);
 		if (rc != SQLITE_ROW)
@@ -118,10 +126,10 @@ static kjit_status evict(kjit__store *s, int64_t max_bytes)
 		sqlite3_reset(s->bin_total);
 		if (total <= max_bytes)
 			return KJIT_OK;
-		/* Oldest first, a batch at a time, never the newest entry. */
+		/* Oldest first, one at a time, never the newest entry. */
 		rc = prepare(s, &s->bin_oldest,
 		             "DELETE FROM binaries WHERE key IN (SELECT key FROM binaries"
-		             " ORDER BY last_used LIMIT max(1, (SELECT count(*) FROM binaries) / 16))"
+		             " ORDER BY last_used LIMIT 1)"
 		             " AND key <> (SELECT key FROM binaries ORDER BY last_used DESC LIMIT 1)");
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(s->bin_oldest);
@@ -158,10 +166,18 @@ static kjit_status put_in_tx(kjit__store *s, void *arg)
 
 	char sum[33];
 	checksum_hex(b->cubin, b->size, sum);
+	/* An upsert, not REPLACE: REPLACE deletes without firing the trigger
+	 * that keeps the cache size. */
 	rc = prepare(s, &s->bin_put,
-	             "INSERT OR REPLACE INTO binaries(key, signature, options, arch, nvrtc,"
+	             "INSERT INTO binaries(key, signature, options, arch, nvrtc,"
 	             " lowered_name, cubin, size, checksum, compile_ms, created, last_used)"
-	             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)");
+	             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)"
+	             " ON CONFLICT(key) DO UPDATE SET signature = excluded.signature,"
+	             " options = excluded.options, arch = excluded.arch, nvrtc = excluded.nvrtc,"
+	             " lowered_name = excluded.lowered_name, cubin = excluded.cubin,"
+	             " size = excluded.size, checksum = excluded.checksum,"
+	             " compile_ms = excluded.compile_ms, created = excluded.created,"
+	             " last_used = excluded.last_used");
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(s->bin_put, 1, b->key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s->bin_put, 2, b->signature, -1, SQLITE_STATIC);

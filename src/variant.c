@@ -2,6 +2,7 @@
  * compilation on the pool, module loading and launching. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +11,14 @@
 
 /* ---- binary keys ------------------------------------------------------- */
 
-/* "<signature>\n<nvrtc id>\n" then the canonical option list: defines
- * sorted by name, flags in order, -arch last, one per line. */
+/* The canonical option list: defines sorted by name, flags in order,
+ * -arch last, one per line. The key is its hash seeded with the kernel's
+ * key seed (signature and NVRTC identity). */
 typedef struct keytext {
-	char stack[1024];
 	char *text; /* stack or heap */
 	size_t len;
-	size_t canon; /* offset of the option list */
 	kjit__hash128 hkey;
+	char stack[1024];
 } keytext;
 
 static void keytext_free(keytext *kt)
@@ -27,15 +28,38 @@ static void keytext_free(keytext *kt)
 	kt->text = NULL;
 }
 
-static int is_ident(const char *s)
+/* 1: may start an identifier, 2: may continue one. */
+static const unsigned char ident_class[256] = {
+	['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2,
+	['5'] = 2, ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2,
+#define L(c) [c] = 3
+	L('_'), L('a'), L('b'), L('c'), L('d'), L('e'), L('f'), L('g'), L('h'), L('i'), L('j'),
+	L('k'), L('l'), L('m'), L('n'), L('o'), L('p'), L('q'), L('r'), L('s'), L('t'), L('u'),
+	L('v'), L('w'), L('x'), L('y'), L('z'), L('A'), L('B'), L('C'), L('D'), L('E'), L('F'),
+	L('G'), L('H'), L('I'), L('J'), L('K'), L('L'), L('M'), L('N'), L('O'), L('P'), L('Q'),
+	L('R'), L('S'), L('T'), L('U'), L('V'), L('W'), L('X'), L('Y'), L('Z'),
+#undef L
+};
+
+/* Length of an identifier, or 0 when s is not one. */
+static size_t ident_len(const char *s)
 {
-	if (!s || !*s || (*s >= '0' && *s <= '9'))
+	if (!s || !(ident_class[(unsigned char)s[0]] & 1))
 		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
-		      (*s >= '0' && *s <= '9')))
-			return 0;
-	return 1;
+	size_t n = 1;
+	while (ident_class[(unsigned char)s[n]])
+		n++;
+	return s[n] ? 0 : n;
+}
+
+/* Length of s, or (size_t)-1 when it holds a newline. */
+static size_t line_len(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (s[n] == '\n')
+			return (size_t)-1;
+	return n;
 }
 
 static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, keytext *kt)
@@ -48,70 +72,75 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 	if ((nd && !d->defines) || (nf && !d->flags))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: variant counts %zu defines and "
 		                   "%zu flags but an array is NULL", k->name, nd, nf);
-	/* Insertion sort of define indices: lists are short. */
 	unsigned short order[KJIT__MAX_OPTIONS];
-	const char *id = kjit__nvrtc_id();
-	size_t len = 32 + 1 + strlen(id) + 1 + 6 + strlen(k->engine->arch) + 1;
+	size_t name_len[KJIT__MAX_OPTIONS], value_len[KJIT__MAX_OPTIONS];
+	const char *arch = k->engine->arch;
+	size_t arch_len = strlen(arch);
+	size_t len = 6 + arch_len;
 	for (size_t i = 0; i < nd; i++) {
 		const kjit_define *df = &d->defines[i];
-		if (!is_ident(df->name))
+		if (!(name_len[i] = ident_len(df->name)))
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %zu has an invalid "
 			                   "name '%s' (expected an identifier)", k->name, i,
 			                   df->name ? df->name : "(null)");
-		if (df->value && strchr(df->value, '\n'))
+		value_len[i] = df->value ? line_len(df->value) : 0;
+		if (value_len[i] == (size_t)-1)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %s has a newline in "
 			                   "its value", k->name, df->name);
+		/* Insertion sort of indices: lists are short. */
 		size_t j = i;
-		while (j > 0 && strcmp(d->defines[order[j - 1]].name, df->name) > 0) {
+		int c = 1;
+		while (j > 0 && (c = strcmp(d->defines[order[j - 1]].name, df->name)) > 0) {
 			order[j] = order[j - 1];
 			j--;
 		}
-		if (j > 0 && strcmp(d->defines[order[j - 1]].name, df->name) == 0)
+		if (j > 0 && c == 0)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %s given twice",
 			                   k->name, df->name);
 		order[j] = (unsigned short)i;
-		len += 3 + strlen(df->name) + (df->value ? 1 + strlen(df->value) : 0);
+		len += 3 + name_len[i] + (df->value ? 1 + value_len[i] : 0);
 	}
 	for (size_t i = 0; i < nf; i++) {
 		const char *f = d->flags[i];
-		if (!f || !*f || strchr(f, '\n'))
+		size_t fl = f ? line_len(f) : 0;
+		if (!fl || fl == (size_t)-1)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag %zu is empty or has a "
 			                   "newline", k->name, i);
 		if (!strncmp(f, "-arch", 5) || !strncmp(f, "--gpu-architecture", 18))
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag '%s': the engine sets "
 			                   "-arch (open the engine with the arch you want)", k->name, f);
-		len += strlen(f) + 1;
+		value_len[nd + i] = fl;
+		len += fl + 1;
 	}
 	kt->text = len + 1 <= sizeof kt->stack ? kt->stack : malloc(len + 1);
 	if (!kt->text)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	char *p = kt->text;
-#define PUT(s, n) (memcpy(p, (s), (n)), p += (n))
-	PUT(k->signature, 32);
-	*p++ = '\n';
-	PUT(id, strlen(id));
-	*p++ = '\n';
-	kt->canon = (size_t)(p - kt->text);
 	for (size_t i = 0; i < nd; i++) {
-		const kjit_define *df = &d->defines[order[i]];
-		PUT("-D", 2);
-		PUT(df->name, strlen(df->name));
+		size_t o = order[i];
+		const kjit_define *df = &d->defines[o];
+		p[0] = '-';
+		p[1] = 'D';
+		memcpy(p + 2, df->name, name_len[o]);
+		p += 2 + name_len[o];
 		if (df->value) {
 			*p++ = '=';
-			PUT(df->value, strlen(df->value));
+			memcpy(p, df->value, value_len[o]);
+			p += value_len[o];
 		}
 		*p++ = '\n';
 	}
 	for (size_t i = 0; i < nf; i++) {
-		PUT(d->flags[i], strlen(d->flags[i]));
+		memcpy(p, d->flags[i], value_len[nd + i]);
+		p += value_len[nd + i];
 		*p++ = '\n';
 	}
-	PUT("-arch=", 6);
-	PUT(k->engine->arch, strlen(k->engine->arch));
-#undef PUT
+	memcpy(p, "-arch=", 6);
+	memcpy(p + 6, arch, arch_len);
+	p += 6 + arch_len;
 	*p = '\0';
 	kt->len = (size_t)(p - kt->text);
-	kt->hkey = kjit__hash(kt->text, kt->len, 0x6b6a6974u);
+	kt->hkey = kjit__hash(kt->text, kt->len, k->key_seed);
 	return KJIT_OK;
 }
 
@@ -148,7 +177,6 @@ kjit_status kjit__variant_load(kjit_variant *v)
 /* ---- the cache path ----------------------------------------------------- */
 
 typedef struct job {
-	keytext kt;
 	kjit_variant *v;       /* result */
 	struct job *dup_of;    /* an earlier batch entry with the same key */
 	kjit_cache_tier tier;
@@ -156,6 +184,7 @@ typedef struct job {
 	int need_compile;
 	kjit_status st;
 	char *err;
+	keytext kt;            /* last: the hot path clears only what precedes it */
 } job;
 
 static void job_fail(job *j, kjit_status st)
@@ -177,7 +206,7 @@ static void compile_one(void *arg, size_t i)
 	job *j = &cc->jobs[cc->todo[i]];
 	const char *opts[KJIT__MAX_OPTIONS];
 	size_t n = 0;
-	char *canon = strdup(j->kt.text + j->kt.canon);
+	char *canon = strdup(j->kt.text);
 	if (!canon) {
 		job_fail(j, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
 		return;
@@ -204,7 +233,7 @@ static kjit_status store_compiled(kjit_kernel *k, job *j)
 	kjit__hash_hex(j->kt.hkey, key);
 	kjit__binary b = {
 		.key = key, .signature = k->signature, .kernel_name = k->name, .source = k->source,
-		.params = k->params, .options = j->kt.text + j->kt.canon, .arch = e->arch,
+		.params = k->params, .options = j->kt.text, .arch = e->arch,
 		.nvrtc = kjit__nvrtc_id(), .lowered_name = j->c.lowered, .cubin = j->c.cubin,
 		.size = j->c.size, .compile_ms = j->c.ms,
 	};
@@ -217,7 +246,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 {
 	kjit_engine *e = k->engine;
 	kjit_variant *v = calloc(1, sizeof *v);
-	if (!v || !(v->options = strdup(j->kt.text + j->kt.canon))) {
+	if (!v || !(v->options = strdup(j->kt.text))) {
 		free(v);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
@@ -296,6 +325,13 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 		return;
 	}
 	int *corrupt = calloc(n ? n : 1, sizeof *corrupt);
+	if (!corrupt) {
+		free(todo);
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].st == KJIT_OK)
+				job_fail(&jobs[i], kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		job *j = &jobs[i];
 		if (j->st != KJIT_OK)
@@ -393,7 +429,7 @@ kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit
 		                   "be NULL");
 	kjit_engine *e = k->engine;
 	job j;
-	memset(&j, 0, sizeof j);
+	memset(&j, 0, offsetof(job, kt));
 	kjit_status st = make_key(k, desc, &j.kt);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);

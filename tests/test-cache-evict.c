@@ -88,6 +88,8 @@ int main(int argc, char **argv)
 		long long sum_len = tu_db_int(s, "SELECT coalesce(sum(length(cubin)), 0) FROM "
 		                                 "binaries", NULL);
 		CHECK(total == sum_len);
+		CHECK_MSG(tu_db_int(s, "SELECT bytes FROM cache_size", NULL) == total,
+		          "the trigger-kept cache size drifted from sum(size) after variant %d", i);
 		CHECK_MSG(total <= cap, "after variant %d: %lld bytes > cap %lld", i, total,
 		          (long long)cap);
 		CHECK_MSG(tu_db_has_binary(s, keys[i]), "the newest (%d) was evicted", i);
