@@ -12,6 +12,10 @@
  * Figures: wall time at each P against the floor at that P (info), and the
  * speed-up at the largest P, kjit (1-thread wall / P-thread wall) against
  * the bare speed-up. Target: kjit speed-up >= 8 at 16 threads.
+ *
+ * --source/--entry/--tag run the same with another kernel that takes the
+ * same parameters (bench/heavy.cu: a compile that NVRTC spends its time
+ * optimising, where saxpy's is mostly per-program overhead).
  */
 #include "config.h"
 
@@ -103,6 +107,8 @@ static double run_bare(const char *source, const struct variants *vs, int thread
 
 /* ---- kjit ------------------------------------------------------------------ */
 
+static const char *entry = "saxpy";
+
 static double run_kjit(const char *source, const struct variants *vs, int threads, int *gpu)
 {
 	char name[64];
@@ -113,7 +119,7 @@ static double run_kjit(const char *source, const struct variants *vs, int thread
 	kjit_engine *e = bench_engine_open(db, NULL, 0);
 	*gpu = kjit_engine_has_gpu(e);
 	kjit_kernel *k;
-	BENCH_KJIT(kjit_kernel_create(e, "saxpy", source, bench_saxpy_params(), 2, &k));
+	BENCH_KJIT(kjit_kernel_create(e, entry, source, bench_saxpy_params(), 2, &k));
 	kjit_variant **out = bench_malloc(vs->n * sizeof *out);
 	kjit_status *status = bench_malloc(vs->n * sizeof *status);
 	char **errors = bench_malloc(vs->n * sizeof *errors);
@@ -157,12 +163,16 @@ static int parse_threads(const char *list, int *out, int max)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench-pool [-t LIST] [-v N]\n"
+	fprintf(f, "usage: bench-pool [-t LIST] [-v N] [-s FILE -e ENTRY -g TAG]\n"
 	           "Compile pool: N distinct variants through kjit_variants_get(threads=P),\n"
 	           "against bare NVRTC on P threads.\n"
 	           "  -t, --threads LIST  thread counts, comma-separated, first is the base\n"
 	           "                      of the speed-up (default 1,2,4,8,16)\n"
-	           "  -v, --variants N    variants per pass, a multiple of 16 (default 64)\n");
+	           "  -v, --variants N    variants per pass, a multiple of 16 (default 64)\n"
+	           "  -s, --source FILE   kernel source with BLOCK_SIZE and ITEMS_PER_THREAD\n"
+	           "                      (default: examples/saxpy/saxpy.cu)\n"
+	           "  -e, --entry NAME    its entry point (default saxpy)\n"
+	           "  -g, --tag TAG       suffix of the result names (default none)\n");
 }
 
 int main(int argc, char **argv)
@@ -170,20 +180,33 @@ int main(int argc, char **argv)
 	bench_prog = "bench-pool";
 	int threads[MAX_P], n_threads = 0;
 	int n_variants = 64;
+	const char *source_path = NULL, *tag = NULL;
 	n_threads = parse_threads("1,2,4,8,16", threads, MAX_P);
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, 't' },
 		{ "variants", required_argument, NULL, 'v' },
+		{ "source", required_argument, NULL, 's' },
+		{ "entry", required_argument, NULL, 'e' },
+		{ "tag", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	for (int ch; (ch = getopt_long(argc, argv, "t:v:h", longopts, NULL)) != -1;) {
+	for (int ch; (ch = getopt_long(argc, argv, "t:v:s:e:g:h", longopts, NULL)) != -1;) {
 		switch (ch) {
 		case 't':
 			n_threads = parse_threads(optarg, threads, MAX_P);
 			break;
 		case 'v':
 			n_variants = atoi(optarg);
+			break;
+		case 's':
+			source_path = optarg;
+			break;
+		case 'e':
+			entry = optarg;
+			break;
+		case 'g':
+			tag = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -198,9 +221,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	printf("== bench-pool: %d distinct variants, kjit_variants_get(threads=P) vs bare "
-	       "NVRTC on P threads ==\n", n_variants);
-	char *source = bench_read_file(bench_saxpy_path(), NULL);
+	if (!source_path)
+		source_path = bench_saxpy_path();
+	printf("== bench-pool: %d distinct variants of %s (%s), kjit_variants_get(threads=P) vs "
+	       "bare NVRTC on P threads ==\n", n_variants, entry, source_path);
+	char *source = bench_read_file(source_path, NULL);
 	/* The arch every pass compiles for (the engine's). */
 	char arch[32];
 	{
@@ -244,12 +269,14 @@ int main(int argc, char **argv)
 	       gpu ? "GPU present" : "no GPU");
 	for (int t = 0; t < n_threads; t++) {
 		char name[64];
-		snprintf(name, sizeof name, "pool_wall_t%d", threads[t]);
+		snprintf(name, sizeof name, "pool_wall_t%d%s%s", threads[t], tag ? "_" : "",
+		         tag ? tag : "");
 		bench_result(name, kj[t], "ms", bare[t], "info");
 	}
 	int last = n_threads - 1;
 	char name[64];
-	snprintf(name, sizeof name, "pool_speedup_t%d", threads[last]);
+	snprintf(name, sizeof name, "pool_speedup_t%d%s%s", threads[last], tag ? "_" : "",
+	         tag ? tag : "");
 	/* The target is for 16 threads against 1. */
 	const char *target = threads[0] == 1 && threads[last] == 16 ? "value>=8" : "info";
 	double sk = kj[0] / kj[last], sb = bare[0] / bare[last];

@@ -36,4 +36,4 @@ bench_bench_launch_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_launch_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_launch_LDADD = $(BENCH_LDADD)
 
-EXTRA_DIST += bench/run-benchmarks
+EXTRA_DIST += bench/run-benchmarks bench/heavy.cu

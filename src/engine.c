@@ -193,6 +193,7 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	}
 	if ((st = kjit__store_open(e->db_path, &e->store)) != KJIT_OK)
 		goto fail;
+	(void)kjit__nvrtc_id(); /* once per process, here rather than on a first lookup */
 
 	if (opts->flags & KJIT_ENGINE_NO_GPU) {
 		snprintf(e->gpu_reason, sizeof e->gpu_reason, "opened with KJIT_ENGINE_NO_GPU");

@@ -27,7 +27,9 @@ static const char schema_v1[] =
 	" name TEXT NOT NULL, source TEXT NOT NULL, params TEXT NOT NULL,"
 	" created REAL NOT NULL);"
 	"CREATE TABLE binaries("
-	" key TEXT PRIMARY KEY,"
+	/* id: the low 64 bits of the key, so that a lookup walks one b-tree;
+	 * the full key is compared on read. */
+	" id INTEGER PRIMARY KEY, key TEXT NOT NULL,"
 	" signature TEXT NOT NULL, options TEXT NOT NULL, arch TEXT NOT NULL,"
 	" nvrtc TEXT NOT NULL, lowered_name TEXT NOT NULL,"
 	" size INTEGER NOT NULL, checksum TEXT NOT NULL,"
@@ -271,7 +273,10 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	sqlite3_busy_timeout(s->db, 10000);
 	/* Refuse a foreign file before changing anything in it; one that is
 	 * not SQLite at all fails here with SQLITE_NOTADB. */
+	/* 16 KiB pages hold a typical cubin in its row's page, no overflow
+	 * chain to follow; it only takes effect on a new file. */
 	if ((st = check_foreign(s)) != KJIT_OK ||
+	    (st = exec(s, "PRAGMA page_size=16384", "setting the page size")) != KJIT_OK ||
 	    (st = enable_wal(s)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
 	               "setting pragmas")) != KJIT_OK ||

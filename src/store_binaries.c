@@ -31,7 +31,18 @@ void kjit__store_finalize_binaries(kjit__store *s)
 }
 
 static const char bin_get_sql[] =
-	"SELECT cubin, checksum, lowered_name, compile_ms FROM binaries WHERE key = ?1";
+	"SELECT cubin, checksum, lowered_name, compile_ms, key FROM binaries WHERE id = ?1";
+
+/* The row id of a key: its low 64 bits (the last 16 hex digits). */
+static sqlite3_int64 key_id(const char *key)
+{
+	uint64_t v = 0;
+	for (int i = 16; i < 32 && key[i]; i++) {
+		char c = key[i];
+		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return (sqlite3_int64)v;
+}
 
 kjit_status kjit__store_prepare_binaries(kjit__store *s)
 {
@@ -56,9 +67,12 @@ kjit_status kjit__store_binary_get(kjit__store *s, const char *key, void **cubin
 		r = kjit__store_fail(s, rc, "preparing the binary lookup");
 		goto out;
 	}
-	sqlite3_bind_text(s->bin_get, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s->bin_get, 1, key_id(key));
 	rc = sqlite3_step(s->bin_get);
-	if (rc == SQLITE_DONE) {
+	const char *row_key = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s->bin_get, 4) : NULL;
+	if (rc == SQLITE_DONE || (rc == SQLITE_ROW && (!row_key || strcmp(row_key, key) != 0))) {
+		/* A different key with the same low 64 bits is a miss; the put
+		 * that follows takes the row over. */
 		r = KJIT_ERR_NOT_FOUND;
 		goto out;
 	}
@@ -101,9 +115,9 @@ out:
 static kjit_status write_touches(kjit__store *s, double now)
 {
 	for (size_t i = 0; i < s->n_touches; i++) {
-		int rc = prepare(s, &s->bin_touch, "UPDATE binaries SET last_used = ?2 WHERE key = ?1");
+		int rc = prepare(s, &s->bin_touch, "UPDATE binaries SET last_used = ?2 WHERE id = ?1");
 		if (rc == SQLITE_OK) {
-			sqlite3_bind_text(s->bin_touch, 1, s->touches[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int64(s->bin_touch, 1, key_id(s->touches[i]));
 			sqlite3_bind_double(s->bin_touch, 2, now);
 			rc = sqlite3_step(s->bin_touch);
 		}
@@ -128,9 +142,9 @@ static kjit_status evict(kjit__store *s, int64_t max_bytes)
 			return KJIT_OK;
 		/* Oldest first, one at a time, never the newest entry. */
 		rc = prepare(s, &s->bin_oldest,
-		             "DELETE FROM binaries WHERE key IN (SELECT key FROM binaries"
+		             "DELETE FROM binaries WHERE id IN (SELECT id FROM binaries"
 		             " ORDER BY last_used LIMIT 1)"
-		             " AND key <> (SELECT key FROM binaries ORDER BY last_used DESC LIMIT 1)");
+		             " AND id <> (SELECT id FROM binaries ORDER BY last_used DESC LIMIT 1)");
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(s->bin_oldest);
 		if (rc != SQLITE_DONE)
@@ -170,9 +184,10 @@ static kjit_status put_in_tx(kjit__store *s, void *arg)
 	 * that keeps the cache size. */
 	rc = prepare(s, &s->bin_put,
 	             "INSERT INTO binaries(key, signature, options, arch, nvrtc,"
-	             " lowered_name, cubin, size, checksum, compile_ms, created, last_used)"
-	             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)"
-	             " ON CONFLICT(key) DO UPDATE SET signature = excluded.signature,"
+	             " lowered_name, cubin, size, checksum, compile_ms, created, last_used, id)"
+	             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)"
+	             " ON CONFLICT(id) DO UPDATE SET key = excluded.key,"
+	             " signature = excluded.signature,"
 	             " options = excluded.options, arch = excluded.arch, nvrtc = excluded.nvrtc,"
 	             " lowered_name = excluded.lowered_name, cubin = excluded.cubin,"
 	             " size = excluded.size, checksum = excluded.checksum,"
@@ -190,6 +205,7 @@ static kjit_status put_in_tx(kjit__store *s, void *arg)
 		sqlite3_bind_text(s->bin_put, 9, sum, -1, SQLITE_STATIC);
 		sqlite3_bind_double(s->bin_put, 10, b->compile_ms);
 		sqlite3_bind_double(s->bin_put, 11, now);
+		sqlite3_bind_int64(s->bin_put, 12, key_id(b->key));
 		rc = sqlite3_step(s->bin_put);
 	}
 	if (rc != SQLITE_DONE)
@@ -209,9 +225,10 @@ kjit_status kjit__store_binary_put(kjit__store *s, const kjit__binary *b, int64_
 
 static kjit_status delete_in_tx(kjit__store *s, void *arg)
 {
-	int rc = prepare(s, &s->bin_del, "DELETE FROM binaries WHERE key = ?1");
+	int rc = prepare(s, &s->bin_del, "DELETE FROM binaries WHERE id = ?1 AND key = ?2");
 	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(s->bin_del, 1, arg, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->bin_del, 1, key_id(arg));
+		sqlite3_bind_text(s->bin_del, 2, arg, -1, SQLITE_STATIC);
 		rc = sqlite3_step(s->bin_del);
 	}
 	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(s, rc, "deleting a binary");
