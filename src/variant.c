@@ -166,12 +166,34 @@ kjit_status kjit__variant_load(kjit_variant *v)
 		v->function = NULL;
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleGetFunction");
 	}
-	e->cu->cuFuncGetAttribute(&v->num_regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->function);
-	e->cu->cuFuncGetAttribute(&v->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-	                          v->function);
-	e->cu->cuFuncGetAttribute(&v->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-	                          v->function);
 	return KJIT_OK;
+}
+
+/* Function attributes, read when first asked for rather than on the load
+ * path; the values never change, so a race writes the same numbers. */
+static void variant_attributes(kjit_variant *v, int *regs_out, int *threads_out,
+                               int *shared_out)
+{
+	kjit_engine *e = v->kernel->engine;
+	pthread_mutex_lock(&e->lock);
+	*regs_out = v->num_regs;
+	*threads_out = v->max_threads;
+	*shared_out = v->static_shared;
+	pthread_mutex_unlock(&e->lock);
+	if (!v->function || *regs_out >= 0 || kjit__engine_ctx(e) != KJIT_OK)
+		return;
+	int regs = -1, threads = -1, shared = -1;
+	if (e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+	                              v->function) != CUDA_SUCCESS ||
+	    e->cu->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+	                              v->function) != CUDA_SUCCESS ||
+	    e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->function) != CUDA_SUCCESS)
+		return;
+	pthread_mutex_lock(&e->lock);
+	v->max_threads = *threads_out = threads;
+	v->static_shared = *shared_out = shared;
+	v->num_regs = *regs_out = regs;
+	pthread_mutex_unlock(&e->lock);
 }
 
 /* ---- the cache path ----------------------------------------------------- */
@@ -502,14 +524,13 @@ kjit_status kjit_variant_get_info(const kjit_variant *v, kjit_variant_info *out)
 {
 	if (!v || !out)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_get_info: NULL argument");
+	variant_attributes((kjit_variant *)v, &out->num_regs, &out->max_threads_per_block,
+	                   &out->static_shared_bytes);
 	out->key = v->key;
 	out->options = v->options;
 	out->lowered_name = v->lowered;
 	out->cubin_size = v->size;
 	out->compile_ms = v->compile_ms;
-	out->num_regs = v->num_regs;
-	out->max_threads_per_block = v->max_threads;
-	out->static_shared_bytes = v->static_shared;
 	return KJIT_OK;
 }
 
@@ -552,9 +573,11 @@ kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const u
 	                                   NULL);
 	if (r == CUDA_SUCCESS)
 		return KJIT_OK;
+	int regs, threads, shared;
+	variant_attributes(v, &regs, &threads, &shared);
 	char what[256];
 	snprintf(what, sizeof what, "cuLaunchKernel of %s (grid %ux%ux%u, block %ux%ux%u, %u B "
 	         "shared, %d registers/thread)", v->kernel->name, grid[0], grid[1], grid[2],
-	         block[0], block[1], block[2], shared_bytes, v->num_regs);
+	         block[0], block[1], block[2], shared_bytes, regs);
 	return kjit__engine_fail(e, kjit__cu_fail(KJIT_ERR_LAUNCH, r, what));
 }
