@@ -37,3 +37,5 @@ bench_bench_launch_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_launch_LDADD = $(BENCH_LDADD)
 
 EXTRA_DIST += bench/run-benchmarks bench/heavy.cu
+
+include bench/timing.mk

@@ -256,6 +256,49 @@ kjit_status kjit_variant_launch(kjit_variant *variant, const unsigned grid[3],
                                 const unsigned block[3], unsigned shared_bytes,
                                 kjit_stream stream, void **args);
 
+/*
+ * Measuring a variant (the instrumentation layer): GPU time of the kernel
+ * alone, from CUPTI activity records (CUDA events when another profiler
+ * holds CUPTI). Warm-up by time, then repetitions until the 95% confidence
+ * interval of the median is within target_rel_ci of it, or a cap.
+ */
+typedef struct kjit_measure_options {
+	double target_rel_ci;     /* default 0.01 */
+	double warmup_ms;         /* default 20 */
+	double max_ms;            /* time cap of the timed phase, default 2000 */
+	unsigned min_samples;     /* default 10 */
+	unsigned max_samples;     /* default 10000 */
+	int cold_l2;              /* 1: overwrite twice the L2 before each launch */
+	double best_ns;           /* the best median so far, for early stop; 0: none */
+	double early_stop_factor; /* stop once certainly slower than best_ns x this; 0: off */
+} kjit_measure_options;
+
+void kjit_measure_options_init(kjit_measure_options *opts);
+
+typedef struct kjit_measurement {
+	double median_ns, spread_ns; /* spread: 1.4826 x median absolute deviation */
+	double min_ns, max_ns;
+	double ci_low_ns, ci_high_ns; /* 95% confidence interval of the median */
+	size_t n_samples;
+	double *samples_ns;           /* every sample, in launch order; malloc'ed */
+	const char *timer;            /* "cupti" or "events"; static */
+	const char *stop;             /* "converged", "time_cap", "count_cap" or
+	                                 "stopped_early"; static */
+	int cold_l2;
+	double wall_ms;               /* warm-up and timed phase */
+} kjit_measurement;
+
+/*
+ * Measures a variant with the launch configuration and arguments of
+ * kjit_variant_launch(). The arguments must leave the kernel safe to run
+ * many times. *out owns samples_ns: free it with kjit_measurement_free().
+ */
+kjit_status kjit_variant_measure(kjit_variant *variant, const unsigned grid[3],
+                                 const unsigned block[3], unsigned shared_bytes,
+                                 kjit_stream stream, void **args,
+                                 const kjit_measure_options *opts, kjit_measurement *out);
+void kjit_measurement_free(kjit_measurement *m);
+
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
 kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);

@@ -16,4 +16,4 @@ libkjit_la_SOURCES = \
 	src/kernel.c \
 	src/variant.c
 libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined $(CUDA_LDFLAGS)
-libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(LIBS)
+libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)

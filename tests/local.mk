@@ -88,3 +88,7 @@ AM_TESTS_ENVIRONMENT = \
 
 EXTRA_DIST += tests/run-gpu-tests
 CLEANFILES += tests/*.gpu.log
+
+include tests/telemetry.mk
+include tests/nvtx.mk
+include tests/timing.mk

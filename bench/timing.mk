@@ -1,0 +1,1 @@
+# benchmarks of cupti/timing.c and protocol.c

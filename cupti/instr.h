@@ -1,0 +1,210 @@
+/*
+ * instr.h - internal header of the instrumentation layer: GPU kernel
+ * timing (CUPTI activity records, CUDA events as the fallback), the
+ * measurement protocol, NVTX ranges and the telemetry writer. It stands on
+ * the base layer (base.h) and never reaches the engine: launches come in
+ * as callbacks, events as plain structs.
+ */
+#ifndef KJIT_INSTR_H
+#define KJIT_INSTR_H
+
+#include "base.h"
+
+/* ---- NVTX ranges (nvtx.c) ---------------------------------------------- */
+
+/* One category (and colour) per kind, in the NVTX domain "kjit". */
+typedef enum kjit__nvtx_kind {
+	KJIT__NVTX_COMPILE = 1, /* NVRTC compiling one variant */
+	KJIT__NVTX_LOOKUP,      /* a cache lookup; its result is a mark inside it */
+	KJIT__NVTX_LOAD,        /* cuModuleLoadData and the function */
+	KJIT__NVTX_TUNE,        /* a tuning run */
+	KJIT__NVTX_EVALUATE,    /* one variant's evaluation (measurement) */
+	KJIT__NVTX_KIND_COUNT
+} kjit__nvtx_kind;
+
+/* Pushes a range named "<kind name> <detail>" (detail may be NULL) on the
+ * calling thread. Costs a pointer test when no tool is attached. */
+void kjit__nvtx_push(kjit__nvtx_kind kind, const char *detail);
+void kjit__nvtx_pop(void);
+/* A mark in the current range, e.g. "hit: memory", "hit: disk", "miss". */
+void kjit__nvtx_mark(kjit__nvtx_kind kind, const char *message);
+
+/* ---- kernel timing (timing.c) ------------------------------------------ */
+
+typedef enum kjit__timer_kind {
+	KJIT__TIMER_CUPTI = 0, /* CUPTI CONCURRENT_KERNEL activity records */
+	KJIT__TIMER_EVENTS     /* CUDA events around each launch */
+} kjit__timer_kind;
+
+/* "cupti" or "events", as stored with every result. */
+const char *kjit__timer_name(kjit__timer_kind kind);
+
+/* One launch of the kernel under measurement, on stream. Returns the
+ * driver's result. */
+typedef CUresult (*kjit__launch_fn)(void *ctx, CUstream stream);
+
+typedef struct kjit__timer kjit__timer;
+
+/*
+ * A timer for one context. Tries CUPTI (checks that the loaded CUPTI
+ * decodes CUpti_ActivityKernel10, i.e. cuptiGetVersion() matches the
+ * header's CUPTI_API_VERSION major) and falls back to CUDA events when
+ * CUPTI cannot be used (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+ * under Nsight or compute-sanitizer, or $KJIT_TIMER=events); *kind says
+ * which. CUPTI is process-wide: one CUPTI timer at a time per process.
+ * The caller owns *out and frees it with kjit__timer_close().
+ */
+kjit_status kjit__timer_open(const kjit__cu_api *cu, CUcontext ctx, kjit__timer **out);
+void kjit__timer_close(kjit__timer *timer);
+kjit__timer_kind kjit__timer_kind_of(const kjit__timer *timer);
+
+/*
+ * Launches fn n times on stream and writes the GPU duration of each launch
+ * in nanoseconds to durations[0..n-1], each matched to its own launch (by
+ * external correlation id with CUPTI). When flush_bytes > 0, each launch is
+ * preceded by a write of flush_bytes to a scratch buffer (cold L2), which
+ * is not part of the timed kernel. Synchronizes the stream before it
+ * returns.
+ */
+kjit_status kjit__timer_run(kjit__timer *timer, kjit__launch_fn fn, void *ctx, CUstream stream,
+                            size_t n, size_t flush_bytes, double *durations);
+
+/*
+ * Sampled profiling of ordinary launches (KJIT_PROFILE), CUPTI timers only:
+ * launch_tagged launches fn once under external correlation id tag and
+ * returns at once; the kernel's duration reaches sink(ctx, tag, ns) later,
+ * from kjit__timer_poll() (which flushes CUPTI's buffers) or from CUPTI's
+ * own buffer thread. KJIT_ERR_NOT_FOUND from launch_tagged on an events
+ * timer: the caller launches untimed.
+ */
+void kjit__timer_set_sink(kjit__timer *timer, void (*sink)(void *ctx, uint64_t tag, double ns),
+                          void *ctx);
+kjit_status kjit__timer_launch_tagged(kjit__timer *timer, kjit__launch_fn fn, void *ctx,
+                                      CUstream stream, uint64_t tag);
+kjit_status kjit__timer_poll(kjit__timer *timer);
+
+/* ---- the measurement protocol (protocol.c) ------------------------------ */
+
+typedef struct kjit__protocol_opts {
+	double warmup_ms;     /* warm up by time (and at least 2 launches) */
+	double target_rel_ci; /* stop when (ci_high - ci_low) / median <= this */
+	double max_ms;        /* time cap for the timed phase */
+	size_t min_samples;   /* never stop before this many */
+	size_t max_samples;   /* count cap */
+	int cold_l2;          /* flush 2x the L2 before every launch */
+	double best_ns;       /* the best median so far (0: none) */
+	double early_factor;  /* stop once ci_low > best_ns * early_factor (0: off) */
+} kjit__protocol_opts;
+
+/* The defaults: 20 ms warm-up, 1% CI, 2 s cap, 10..10000 samples, warm
+ * L2, no early stop. */
+void kjit__protocol_defaults(kjit__protocol_opts *opts);
+
+typedef enum kjit__stop {
+	KJIT__GO_ON = 0,
+	KJIT__STOP_CONVERGED, /* the CI of the median reached the target */
+	KJIT__STOP_TIME_CAP,
+	KJIT__STOP_COUNT_CAP,
+	KJIT__STOP_EARLY      /* certainly slower than the best by early_factor */
+} kjit__stop;
+
+const char *kjit__stop_name(kjit__stop stop);
+
+/* The order-statistic 95% confidence interval of the median of sorted[n]
+ * (distribution free); the median itself in *median. n >= 1. */
+void kjit__median_ci(const double *sorted, size_t n, double *median, double *ci_low,
+                     double *ci_high);
+
+/* The stopping rule alone, a pure function: sorted[n] samples so far,
+ * elapsed_ms of timed phase. */
+kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_ms,
+                                 const kjit__protocol_opts *opts);
+
+typedef struct kjit__measurement {
+	double median_ns, spread_ns; /* spread: 1.4826 x median absolute deviation */
+	double min_ns, max_ns, ci_low_ns, ci_high_ns;
+	size_t n;
+	double *samples_ns;          /* malloc'ed, in launch order; kjit__measurement_free */
+	kjit__stop stop;
+	kjit__timer_kind timer;
+	int cold_l2;
+	double wall_ms;              /* warm-up and timed phase */
+} kjit__measurement;
+
+/* Runs the protocol: warm-up, then batches of timed launches (growing
+ * geometrically) until kjit__protocol_decide() says stop. */
+kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void *ctx,
+                                   CUstream stream, const kjit__protocol_opts *opts,
+                                   kjit__measurement *out);
+void kjit__measurement_free(kjit__measurement *m);
+
+/* ---- telemetry (telemetry.c) -------------------------------------------- */
+
+typedef enum kjit__event_kind {
+	KJIT__EV_COMPILE = 0, /* value: NVRTC ms; tier "miss" */
+	KJIT__EV_CACHE,       /* tier memory|disk|miss; count: how many lookups */
+	KJIT__EV_LOAD,        /* value: module load us */
+	KJIT__EV_LAUNCH,      /* value: CUPTI kernel ns of a sampled launch; count */
+	KJIT__EV_TUNE,        /* value: evaluated so far; detail: run id, status */
+	KJIT__EV_DROP         /* count: events dropped since the last drop event */
+} kjit__event_kind;
+
+/* The text stored in events.kind. */
+const char *kjit__event_kind_name(kjit__event_kind kind);
+
+/* Copied into the ring: no pointers to the caller's memory survive. */
+typedef struct kjit__event {
+	double ts;             /* Unix seconds; 0: filled in by record */
+	kjit__event_kind kind;
+	char signature[33];    /* "" when none */
+	char kernel[64];
+	char variant[33];      /* binary key, "" when none */
+	char tier[8];          /* "memory", "disk", "miss", or "" */
+	double value;
+	int64_t count;         /* 0 is stored as 1 */
+	char detail[96];
+} kjit__event;
+
+typedef struct kjit__telemetry_opts {
+	size_t ring_capacity;  /* events held in memory (default 65536) */
+	double interval_ms;    /* writer period (default 250) */
+	double max_age_s;      /* retention by age (default 7 days) */
+	int64_t max_rows;      /* retention by count (default 1000000) */
+} kjit__telemetry_opts;
+
+void kjit__telemetry_defaults(kjit__telemetry_opts *opts);
+
+typedef struct kjit__telemetry kjit__telemetry;
+
+/*
+ * Opens its own connection to db_path and starts the writer thread, which
+ * every interval_ms writes what the ring holds into the events table in
+ * one transaction, calls the samplers first (so that they can record
+ * aggregated counts), and applies retention now and then. The caller owns
+ * *out; kjit__telemetry_close() writes what is left and stops the thread.
+ */
+kjit_status kjit__telemetry_open(const char *db_path, const kjit__telemetry_opts *opts,
+                                 kjit__telemetry **out);
+void kjit__telemetry_close(kjit__telemetry *t);
+
+/* Never blocks on the database: when the ring is full the event is
+ * dropped and counted (written later as a KJIT__EV_DROP event). */
+void kjit__telemetry_record(kjit__telemetry *t, const kjit__event *ev);
+
+/* fn(ctx, t) runs on the writer thread at every tick, before the write. */
+kjit_status kjit__telemetry_add_sampler(kjit__telemetry *t,
+                                        void (*fn)(void *ctx, kjit__telemetry *t), void *ctx);
+
+/* Writes everything recorded so far, now, from the calling thread. */
+kjit_status kjit__telemetry_flush(kjit__telemetry *t);
+
+/* Deletes events older than max_age_s and beyond max_rows (oldest first). */
+kjit_status kjit__telemetry_retain(kjit__telemetry *t);
+
+typedef struct kjit__telemetry_stats {
+	uint64_t recorded, written, dropped, batches;
+} kjit__telemetry_stats;
+
+void kjit__telemetry_get_stats(kjit__telemetry *t, kjit__telemetry_stats *out);
+
+#endif /* KJIT_INSTR_H */

@@ -1,0 +1,1 @@
+/* nvtx.c - placeholder until the instrumentation layer lands. */

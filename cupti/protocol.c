@@ -1,0 +1,1 @@
+/* protocol.c - placeholder until the instrumentation layer lands. */

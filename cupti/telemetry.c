@@ -1,0 +1,1 @@
+/* telemetry.c - placeholder until the instrumentation layer lands. */

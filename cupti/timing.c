@@ -1,0 +1,1 @@
+/* timing.c - placeholder until the instrumentation layer lands. */

@@ -1,0 +1,1 @@
+# tests of cupti/nvtx.c
