@@ -39,3 +39,4 @@ bench_bench_launch_LDADD = $(BENCH_LDADD)
 EXTRA_DIST += bench/run-benchmarks bench/heavy.cu
 
 include bench/timing.mk
+include bench/tui.mk

@@ -92,3 +92,4 @@ CLEANFILES += tests/*.gpu.log
 include tests/telemetry.mk
 include tests/nvtx.mk
 include tests/timing.mk
+include tests/tui.mk
