@@ -1,1 +1,12 @@
 # benchmarks of cupti/timing.c and protocol.c
+#
+# bench-measure: stability of the protocol's median across processes
+# (CUPTI and CUDA events), and its cost against Kernel Tuner's 7 runs and
+# Triton's do_bench. Needs a GPU (prints "skipped: no GPU" without one);
+# run it from a build folder as ./bench/bench-measure.
+noinst_PROGRAMS += bench/bench-measure
+
+bench_bench_measure_SOURCES = bench/bench-measure.c bench/benchutil.h
+bench_bench_measure_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_measure_LDFLAGS = $(CUDA_LDFLAGS)
+bench_bench_measure_LDADD = $(BENCH_LDADD)

@@ -51,7 +51,8 @@ typedef struct kjit__timer kjit__timer;
  * header's CUPTI_API_VERSION major) and falls back to CUDA events when
  * CUPTI cannot be used (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
  * under Nsight or compute-sanitizer, or $KJIT_TIMER=events); *kind says
- * which. CUPTI is process-wide: one CUPTI timer at a time per process.
+ * which ($KJIT_TIMER=cupti insists on CUPTI). CUPTI is process-wide; its
+ * state is shared by every open timer, each used by one thread at a time.
  * The caller owns *out and frees it with kjit__timer_close().
  */
 kjit_status kjit__timer_open(const kjit__cu_api *cu, CUcontext ctx, kjit__timer **out);
@@ -68,6 +69,9 @@ kjit__timer_kind kjit__timer_kind_of(const kjit__timer *timer);
  */
 kjit_status kjit__timer_run(kjit__timer *timer, kjit__launch_fn fn, void *ctx, CUstream stream,
                             size_t n, size_t flush_bytes, double *durations);
+
+/* Twice the L2 size of the timer's device: the flush of cold-L2 runs. */
+kjit_status kjit__timer_l2_flush_bytes(kjit__timer *timer, size_t *out);
 
 /*
  * Sampled profiling of ordinary launches (KJIT_PROFILE), CUPTI timers only:

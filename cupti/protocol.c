@@ -1,1 +1,327 @@
-/* protocol.c - placeholder until the instrumentation layer lands. */
+/*
+ * protocol.c - the measurement protocol: how many launches to time, and
+ * when to stop.
+ *
+ * 1. Warm-up by time: 2 launches, then more until warmup_ms of wall time
+ *    has passed since those 2 (timed by the same timer, in batches sized
+ *    from the rate seen, up to 256; durations discarded). Clocks ramp up,
+ *    caches and TLBs fill, CUPTI instruments the module.
+ * 2. Timed batches: the first of 10 launches (of the early-stop minimum
+ *    when early stop is on, so that a variant that is clearly slower costs
+ *    6 launches), each next one twice the last, up to 256; never more than
+ *    the count cap allows, nor more than the time left under max_ms at the
+ *    rate seen so far. After each batch, kjit__protocol_decide() on every
+ *    sample so far.
+ *
+ * The statistic is the median, and its 95% confidence interval is the
+ * distribution-free one from order statistics (no normality assumed:
+ * kernel times are skewed, with a long right tail of interrupted runs).
+ * With the samples sorted x(1) <= ... <= x(n), the interval is
+ * [x(j), x(k)] with the 1-based ranks
+ *
+ *     j = floor(n/2 - 1.96 * sqrt(n) / 2)
+ *     k = ceil(1 + n/2 + 1.96 * sqrt(n) / 2)
+ *
+ * clamped to [1, n]: the normal approximation of the binomial(n, 1/2)
+ * count of samples below the median (mean n/2, standard deviation
+ * sqrt(n)/2). For n = 10: j = 1, k = 10; n = 11: j = 2, k = 10;
+ * n = 100: j = 40, k = 61. A 1e-9 guard keeps ranks that are integers in
+ * exact arithmetic (n a perfect square) from moving by one through
+ * rounding. The interval [x(1), x(n)] covers the median with probability
+ * 1 - 2 / 2^n, which reaches 95% at n = 6: before 6 samples the interval
+ * means nothing, so convergence needs n >= max(min_samples, 6).
+ *
+ * Stopping rule (first that applies, in this order):
+ *   converged      n >= max(min_samples, 6) and
+ *                  (ci_high - ci_low) / median <= target_rel_ci
+ *   stopped early  best_ns > 0, early_factor > 0,
+ *                  n >= max(3, min(min_samples, 6)) and
+ *                  ci_low > best_ns * early_factor: the lower bound of the
+ *                  median is already worse than the best by the factor.
+ *                  At 6 samples ci_low is the minimum, which lies above
+ *                  the true median with probability 1/64.
+ *   count cap      n >= max_samples
+ *   time cap       elapsed_ms >= max_ms
+ *
+ * Spread is 1.4826 x the median absolute deviation (the standard
+ * deviation for normal data, robust to outliers).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#include "instr.h"
+
+#define CI_MIN_SAMPLES 6   /* [x(1), x(n)] covers the median at 95% from here */
+#define EARLY_MIN_SAMPLES 3
+#define FIRST_BATCH 10
+#define MAX_BATCH 256
+#define MIN_WARMUP_LAUNCHES 2
+#define RANK_EPS 1e-9
+
+void kjit__protocol_defaults(kjit__protocol_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof *opts);
+	opts->warmup_ms = 20;
+	opts->target_rel_ci = 0.01;
+	opts->max_ms = 2000;
+	opts->min_samples = 10;
+	opts->max_samples = 10000;
+	opts->cold_l2 = 0;
+	opts->best_ns = 0;
+	opts->early_factor = 0;
+}
+
+const char *kjit__stop_name(kjit__stop stop)
+{
+	switch (stop) {
+	case KJIT__GO_ON: return "go_on";
+	case KJIT__STOP_CONVERGED: return "converged";
+	case KJIT__STOP_TIME_CAP: return "time_cap";
+	case KJIT__STOP_COUNT_CAP: return "count_cap";
+	case KJIT__STOP_EARLY: return "stopped_early";
+	}
+	return "unknown";
+}
+
+static double median_sorted(const double *sorted, size_t n)
+{
+	return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+void kjit__median_ci(const double *sorted, size_t n, double *median, double *ci_low,
+                     double *ci_high)
+{
+	if (!sorted || n == 0) {
+		if (median)
+			*median = NAN;
+		if (ci_low)
+			*ci_low = NAN;
+		if (ci_high)
+			*ci_high = NAN;
+		return;
+	}
+	double half = (double)n / 2, w = 1.96 * sqrt((double)n) / 2;
+	double j = floor(half - w + RANK_EPS), k = ceil(1 + half + w - RANK_EPS);
+	if (j < 1)
+		j = 1;
+	if (j > (double)n)
+		j = (double)n;
+	if (k < 1)
+		k = 1;
+	if (k > (double)n)
+		k = (double)n;
+	if (median)
+		*median = median_sorted(sorted, n);
+	if (ci_low)
+		*ci_low = sorted[(size_t)j - 1];
+	if (ci_high)
+		*ci_high = sorted[(size_t)k - 1];
+}
+
+static size_t early_min_samples(const kjit__protocol_opts *o)
+{
+	size_t m = o->min_samples < CI_MIN_SAMPLES ? o->min_samples : CI_MIN_SAMPLES;
+	return m < EARLY_MIN_SAMPLES ? EARLY_MIN_SAMPLES : m;
+}
+
+static int early_stop_on(const kjit__protocol_opts *o)
+{
+	return o->best_ns > 0 && o->early_factor > 0;
+}
+
+kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_ms,
+                                 const kjit__protocol_opts *opts)
+{
+	kjit__protocol_opts defaults;
+	if (!opts) {
+		kjit__protocol_defaults(&defaults);
+		opts = &defaults;
+	}
+	if (n > 0 && sorted) {
+		double median, lo, hi;
+		kjit__median_ci(sorted, n, &median, &lo, &hi);
+		size_t min_ci = opts->min_samples > CI_MIN_SAMPLES ? opts->min_samples
+		                                                   : CI_MIN_SAMPLES;
+		if (n >= min_ci && median > 0 && opts->target_rel_ci > 0 &&
+		    (hi - lo) / median <= opts->target_rel_ci)
+			return KJIT__STOP_CONVERGED;
+		if (early_stop_on(opts) && n >= early_min_samples(opts) &&
+		    lo > opts->best_ns * opts->early_factor)
+			return KJIT__STOP_EARLY;
+	}
+	if (opts->max_samples > 0 && n >= opts->max_samples)
+		return KJIT__STOP_COUNT_CAP;
+	if (elapsed_ms >= opts->max_ms)
+		return KJIT__STOP_TIME_CAP;
+	return KJIT__GO_ON;
+}
+
+/* ---- running it --------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(kjit__now_ns() - t0) * 1e-6;
+}
+
+void kjit__measurement_free(kjit__measurement *m)
+{
+	if (!m)
+		return;
+	free(m->samples_ns);
+	m->samples_ns = NULL;
+	m->n = 0;
+}
+
+/* Median, CI, spread, extremes of m->samples_ns[0..n) into m, with sorted
+ * a sorted copy. */
+static kjit_status summarize(kjit__measurement *m, const double *sorted)
+{
+	size_t n = m->n;
+	kjit__median_ci(sorted, n, &m->median_ns, &m->ci_low_ns, &m->ci_high_ns);
+	m->min_ns = sorted[0];
+	m->max_ns = sorted[n - 1];
+	double *dev = malloc(n * sizeof *dev);
+	if (!dev)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", n);
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(sorted[i] - m->median_ns);
+	qsort(dev, n, sizeof *dev, cmp_double);
+	m->spread_ns = 1.4826 * median_sorted(dev, n);
+	free(dev);
+	return KJIT_OK;
+}
+
+kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void *ctx,
+                                   CUstream stream, const kjit__protocol_opts *opts,
+                                   kjit__measurement *out)
+{
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit__protocol_measure: out is NULL");
+	memset(out, 0, sizeof *out);
+	if (!timer || !fn)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit__protocol_measure: NULL argument");
+	kjit__protocol_opts o;
+	if (opts)
+		o = *opts;
+	else
+		kjit__protocol_defaults(&o);
+	if (!(o.warmup_ms >= 0) || !(o.max_ms >= 0) || !(o.target_rel_ci >= 0) ||
+	    o.max_samples < 1 || !(o.best_ns >= 0) || !(o.early_factor >= 0))
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "kjit__protocol_measure: bad options (warm-up %g ms, cap %g ms, "
+		                   "target %g, max samples %zu, best %g ns, factor %g)",
+		                   o.warmup_ms, o.max_ms, o.target_rel_ci, o.max_samples, o.best_ns,
+		                   o.early_factor);
+	if (o.min_samples > o.max_samples)
+		o.min_samples = o.max_samples;
+
+	out->timer = kjit__timer_kind_of(timer);
+	out->cold_l2 = o.cold_l2 ? 1 : 0;
+	out->stop = KJIT__GO_ON;
+	uint64_t t0 = kjit__now_ns();
+	kjit_status st;
+
+	/* warm-up. The first 2 launches carry the one-time costs (CUPTI
+	 * instrumenting the module, first-touch of the arguments) and make the
+	 * timer's context current, which the L2 size query needs; warmup_ms of
+	 * wall time is counted after them. */
+	size_t flush = 0;
+	double buf[MAX_BATCH];
+	uint64_t tw = kjit__now_ns();
+	if ((st = kjit__timer_run(timer, fn, ctx, stream, MIN_WARMUP_LAUNCHES, 0, buf)) != KJIT_OK)
+		return st;
+	double per_launch_ms = ms_since(tw) / MIN_WARMUP_LAUNCHES;
+	if (o.cold_l2 && (st = kjit__timer_l2_flush_bytes(timer, &flush)) != KJIT_OK)
+		return st;
+	tw = kjit__now_ns();
+	size_t warm = 0;
+	double warm_ms = 0;
+	while (warm_ms < o.warmup_ms) {
+		double left = (o.warmup_ms - warm_ms) / (per_launch_ms > 1e-6 ? per_launch_ms : 1e-6);
+		size_t b = left < 1 ? 1 : left > MAX_BATCH ? MAX_BATCH : (size_t)ceil(left);
+		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, buf)) != KJIT_OK)
+			return st;
+		warm += b;
+		warm_ms = ms_since(tw);
+		per_launch_ms = warm_ms / (double)warm;
+	}
+
+	/* timed batches */
+	size_t cap = FIRST_BATCH * 4, n = 0;
+	double *samples = malloc(cap * sizeof *samples);
+	double *sorted = malloc(cap * sizeof *sorted);
+	if (!samples || !sorted) {
+		free(samples);
+		free(sorted);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory for samples");
+	}
+	size_t batch = early_stop_on(&o) ? early_min_samples(&o) : FIRST_BATCH;
+	uint64_t t1 = kjit__now_ns();
+	double elapsed = 0;
+	kjit__stop stop = KJIT__GO_ON;
+	st = KJIT_OK;
+	while (stop == KJIT__GO_ON) {
+		size_t b = batch;
+		if (b > o.max_samples - n)
+			b = o.max_samples - n;
+		double fit = (o.max_ms - elapsed) / (per_launch_ms > 1e-6 ? per_launch_ms : 1e-6);
+		if (fit < (double)b)
+			b = fit < 1 ? 1 : (size_t)fit;
+		if (n + b > cap) {
+			size_t ncap = cap;
+			while (ncap < n + b)
+				ncap *= 2;
+			double *s1 = realloc(samples, ncap * sizeof *s1);
+			if (s1)
+				samples = s1;
+			double *s2 = s1 ? realloc(sorted, ncap * sizeof *s2) : NULL;
+			if (s2)
+				sorted = s2;
+			if (!s1 || !s2) {
+				st = kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", n + b);
+				break;
+			}
+			cap = ncap;
+		}
+		uint64_t tb = kjit__now_ns();
+		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, samples + n)) != KJIT_OK)
+			break;
+		double batch_ms = ms_since(tb);
+		per_launch_ms = batch_ms / (double)b;
+		memcpy(sorted + n, samples + n, b * sizeof *sorted);
+		n += b;
+		qsort(sorted, n, sizeof *sorted, cmp_double);
+		elapsed = ms_since(t1);
+		stop = kjit__protocol_decide(sorted, n, elapsed, &o);
+		batch = batch * 2 > MAX_BATCH ? MAX_BATCH : batch * 2;
+	}
+	if (st == KJIT_OK) {
+		out->n = n;
+		out->samples_ns = samples;
+		out->stop = stop;
+		st = summarize(out, sorted);
+	}
+	free(sorted);
+	if (st != KJIT_OK) {
+		free(samples);
+		out->samples_ns = NULL;
+		out->n = 0;
+		return st;
+	}
+	out->wall_ms = ms_since(t0);
+	return KJIT_OK;
+}

@@ -80,7 +80,10 @@ void kjit__hash_hex(kjit__hash128 h, char out[33]);
 	X(cuEventElapsedTime)                                                \
 	X(cuEventDestroy)                                                    \
 	X(cuGetErrorName)                                                    \
-	X(cuGetErrorString)
+	X(cuGetErrorString)                                                  \
+	X(cuCtxGetDevice)                                                    \
+	X(cuMemsetD8Async)                                                   \
+	X(cuLaunchHostFunc)
 
 typedef struct kjit__cu_api {
 #define KJIT__CU_MEMBER(fn) __typeof__(fn) *fn;

@@ -2,6 +2,7 @@
  * context; errors, stats and the device memory helpers. */
 #include "config.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,105 @@ static kjit_status open_gpu(kjit_engine *e, int ordinal)
 	                              cu->driver_version);
 }
 
+/* ---- telemetry and profiling --------------------------------------------- */
+
+void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel *k,
+                        const kjit_variant *v, const char *tier, double value, int64_t count)
+{
+	if (!e->telemetry)
+		return;
+	kjit__event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = kind;
+	if (k) {
+		memcpy(ev.signature, k->signature, sizeof ev.signature);
+		snprintf(ev.kernel, sizeof ev.kernel, "%s", k->name);
+	}
+	if (v)
+		memcpy(ev.variant, v->key, sizeof ev.variant);
+	if (tier)
+		snprintf(ev.tier, sizeof ev.tier, "%s", tier);
+	ev.value = value;
+	ev.count = count;
+	kjit__telemetry_record(e->telemetry, &ev);
+}
+
+/* A profiled launch's duration, from CUPTI's buffer delivery. */
+static void profile_sink(void *ctx, uint64_t tag, double ns)
+{
+	kjit_engine *e = ctx;
+	pthread_mutex_lock(&e->lock);
+	kjit_variant *v = tag < e->n_ids ? e->by_id[tag] : NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (v)
+		kjit__engine_event(e, KJIT__EV_LAUNCH, v->kernel, v, NULL, ns, 1);
+}
+
+/* Runs on the telemetry writer every tick: the counts that the hot paths
+ * keep without writing events (memory hits, launches), and the durations
+ * of profiled launches. NAN values are stored as NULL: a count, no time. */
+static void engine_sampler(void *ctx, kjit__telemetry *t)
+{
+	(void)t;
+	kjit_engine *e = ctx;
+	if (e->profile_every) {
+		pthread_mutex_lock(&e->timer_lock);
+		if (e->timer)
+			(void)kjit__timer_poll(e->timer);
+		pthread_mutex_unlock(&e->timer_lock);
+	}
+	pthread_mutex_lock(&e->lock);
+	for (kjit_kernel *k = e->kernels; k; k = k->next) {
+		uint64_t hits = k->memory_hits - k->reported_hits;
+		uint64_t launches = atomic_load_explicit(&k->launches, memory_order_relaxed);
+		uint64_t new_launches = launches - k->reported_launches;
+		k->reported_hits = k->memory_hits;
+		k->reported_launches = launches;
+		if (hits)
+			kjit__engine_event(e, KJIT__EV_CACHE, k, NULL, "memory", NAN, (int64_t)hits);
+		if (new_launches)
+			kjit__engine_event(e, KJIT__EV_LAUNCH, k, NULL, NULL, NAN, (int64_t)new_launches);
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* KJIT_TELEMETRY=0|1 (default 1) and KJIT_PROFILE=<rate in [0, 1]>. */
+static kjit_status start_telemetry(kjit_engine *e)
+{
+	const char *tel = getenv("KJIT_TELEMETRY");
+	if (tel && *tel && strcmp(tel, "0") != 0 && strcmp(tel, "1") != 0)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "KJIT_TELEMETRY='%s': expected 0 or 1", tel);
+	const char *prof = getenv("KJIT_PROFILE");
+	if (prof && *prof) {
+		char *end = NULL;
+		double rate = strtod(prof, &end);
+		if (end == prof || *end || !(rate >= 0 && rate <= 1))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "KJIT_PROFILE='%s': expected a sample "
+			                   "rate between 0 and 1 (0.01: one launch in 100)", prof);
+		e->profile_every = rate > 0 ? (uint64_t)(1.0 / rate + 0.5) : 0;
+	}
+	if ((tel && strcmp(tel, "0") == 0) || strcmp(e->db_path, ":memory:") == 0)
+		return KJIT_OK;
+	kjit__telemetry_opts o;
+	kjit__telemetry_defaults(&o);
+	kjit_status st = kjit__telemetry_open(e->db_path, &o, &e->telemetry);
+	if (st == KJIT_OK)
+		st = kjit__telemetry_add_sampler(e->telemetry, engine_sampler, e);
+	return st;
+}
+
+/* Profiling needs CUPTI; with the events fallback launches stay untimed. */
+static void start_profiling(kjit_engine *e)
+{
+	kjit__timer *timer;
+	if (!e->profile_every || !e->cu || !e->telemetry ||
+	    kjit__engine_timer(e, &timer) != KJIT_OK || kjit__timer_kind_of(timer) != KJIT__TIMER_CUPTI) {
+		e->profile_every = 0;
+		return;
+	}
+	kjit__timer_set_sink(timer, profile_sink, e);
+}
+
 kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 {
 	if (!out)
@@ -172,6 +272,7 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	if (!e)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutex_init(&e->timer_lock, NULL);
 	if (arch && *arch)
 		snprintf(e->arch, sizeof e->arch, "%s", arch);
 	e->threads = opts->compile_threads ? opts->compile_threads : kjit__cpu_count();
@@ -212,6 +313,9 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		                 "when the engine has no GPU");
 		goto fail;
 	}
+	if ((st = start_telemetry(e)) != KJIT_OK)
+		goto fail;
+	start_profiling(e);
 	*out = e;
 	return KJIT_OK;
 fail:
@@ -234,6 +338,13 @@ void kjit_engine_close(kjit_engine *e)
 {
 	if (!e)
 		return;
+	/* Its last tick reads the kernels and the timer: it goes first. */
+	if (e->telemetry)
+		kjit__telemetry_close(e->telemetry);
+	e->telemetry = NULL;
+	if (e->timer && kjit__engine_ctx(e) == KJIT_OK)
+		kjit__timer_close(e->timer);
+	e->timer = NULL;
 	/* Memory hits cost no write; their use is recorded here, so that a
 	 * variant a long-running process relies on does not age out. */
 	if (e->store) {
@@ -260,12 +371,14 @@ void kjit_engine_close(kjit_engine *e)
 		free(k);
 	}
 	kjit__vtable_free(&e->table);
+	free(e->by_id);
 	if (e->ctx)
 		e->cu->cuDevicePrimaryCtxRelease(e->device);
 	kjit__store_close(e->store);
 	free(e->db_path);
 	free(e->last_error);
 	pthread_mutex_destroy(&e->lock);
+	pthread_mutex_destroy(&e->timer_lock);
 	free(e);
 }
 

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "base.h"
+#include "instr.h"
 
 /* ---- NVRTC (compile.c) ----------------------------------------------- */
 
@@ -56,6 +57,7 @@ struct kjit_variant {
 	CUmodule module;
 	CUfunction function;
 	int num_regs, max_threads, static_shared;
+	uint64_t id; /* index in the engine's by_id, the tag of profiled launches */
 	struct kjit_variant *next_in_engine;
 };
 
@@ -66,6 +68,9 @@ struct kjit_kernel {
 	char *params; /* tunable parameter names joined by ',' */
 	char signature[33];
 	uint64_t key_seed; /* hash of the signature and the NVRTC identity */
+	uint64_t memory_hits, reported_hits;      /* under the engine lock */
+	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
+	uint64_t reported_launches;               /* the telemetry sampler's */
 	struct kjit_kernel *next;
 };
 
@@ -101,7 +106,24 @@ struct kjit_engine {
 	kjit_variant *variants;
 	kjit_engine_stats stats;
 	char *last_error;
+	kjit_variant **by_id;
+	size_t n_ids, cap_ids;
+
+	pthread_mutex_t timer_lock;
+	kjit__timer *timer;        /* made on first measurement or for profiling */
+	kjit__telemetry *telemetry; /* NULL with KJIT_TELEMETRY=0 */
+	uint64_t profile_every;    /* time one launch in this many; 0: off */
+	atomic_uint_fast64_t launch_seq;
 };
+
+/* The engine's timer, opened on first use. */
+kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
+
+/* Records a telemetry event about a kernel (and variant, may be NULL)
+ * when telemetry is on. */
+void kjit__engine_event(kjit_engine *engine, kjit__event_kind kind, const kjit_kernel *kernel,
+                        const kjit_variant *variant, const char *tier, double value,
+                        int64_t count);
 
 /* Copies the thread's error detail to the engine and returns status. */
 kjit_status kjit__engine_fail(kjit_engine *engine, kjit_status status);

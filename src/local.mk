@@ -14,6 +14,7 @@ libkjit_la_SOURCES = \
 	src/vtable.c \
 	src/engine.c \
 	src/kernel.c \
-	src/variant.c
+	src/variant.c \
+	src/measure.c
 libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined $(CUDA_LDFLAGS)
 libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)

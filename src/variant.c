@@ -2,6 +2,7 @@
  * compilation on the pool, module loading and launching. */
 #include "config.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,17 +156,24 @@ kjit_status kjit__variant_load(kjit_variant *v)
 	kjit_status st = kjit__engine_ctx(e);
 	if (st != KJIT_OK)
 		return st;
+	uint64_t t0 = kjit__now_ns();
+	kjit__nvtx_push(KJIT__NVTX_LOAD, v->kernel->name);
 	CUresult r = e->cu->cuModuleLoadData(&v->module, v->cubin);
 	if (r != CUDA_SUCCESS) {
 		v->module = NULL;
+		kjit__nvtx_pop();
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleLoadData");
 	}
-	if ((r = e->cu->cuModuleGetFunction(&v->function, v->module, v->lowered)) != CUDA_SUCCESS) {
+	r = e->cu->cuModuleGetFunction(&v->function, v->module, v->lowered);
+	kjit__nvtx_pop();
+	if (r != CUDA_SUCCESS) {
 		e->cu->cuModuleUnload(v->module);
 		v->module = NULL;
 		v->function = NULL;
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleGetFunction");
 	}
+	kjit__engine_event(e, KJIT__EV_LOAD, v->kernel, v, NULL,
+	                   (double)(kjit__now_ns() - t0) * 1e-3, 1);
 	return KJIT_OK;
 }
 
@@ -241,7 +249,9 @@ static void compile_one(void *arg, size_t i)
 	}
 	char program[128];
 	snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
+	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
 	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
+	kjit__nvtx_pop();
 	if (st != KJIT_OK)
 		job_fail(j, st);
 	free(canon);
@@ -290,8 +300,20 @@ static kjit_status publish(kjit_kernel *k, job *j)
 		return st;
 	}
 	pthread_mutex_lock(&e->lock);
-	kjit_variant *have = kjit__vtable_insert(&e->table, v);
+	kjit_variant *have = NULL;
+	if (e->n_ids == e->cap_ids) {
+		size_t cap = e->cap_ids ? 2 * e->cap_ids : 64;
+		kjit_variant **ids = realloc(e->by_id, cap * sizeof *ids);
+		if (ids) {
+			e->by_id = ids;
+			e->cap_ids = cap;
+		}
+	}
+	if (e->n_ids < e->cap_ids)
+		have = kjit__vtable_insert(&e->table, v);
 	if (have == v) {
+		v->id = e->n_ids;
+		e->by_id[e->n_ids++] = v;
 		v->next_in_engine = e->variants;
 		e->variants = v;
 	}
@@ -373,12 +395,16 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			continue;
 		char key[33];
 		kjit__hash_hex(j->kt.hkey, key);
+		kjit__nvtx_push(KJIT__NVTX_LOOKUP, k->name);
 		kjit_status st = kjit__store_binary_get(e->store, key, &j->c.cubin, &j->c.size,
 		                                        &j->c.lowered, &j->c.ms);
+		kjit__nvtx_mark(KJIT__NVTX_LOOKUP, st == KJIT_OK ? "hit: disk" : "miss");
+		kjit__nvtx_pop();
 		if (st == KJIT_OK) {
 			j->tier = KJIT_TIER_DISK;
 			if ((st = publish(k, j)) == KJIT_OK) {
 				kjit__store_binary_touch(e->store, key);
+				kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "disk", NAN, 1);
 				continue;
 			}
 			/* Stored but not loadable: a miss, compiled and replaced. */
@@ -420,6 +446,8 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			continue;
 		}
 		count(e, KJIT_TIER_COMPILED, corrupt[todo[t]], ms);
+		kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "miss", NAN, 1);
+		kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, "miss", ms, 1);
 	}
 	for (size_t i = 0; i < n; i++) {
 		job *j = &jobs[i];
@@ -459,8 +487,10 @@ kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit
 	/* Hot path: a hash and one probe under the lock. */
 	pthread_mutex_lock(&e->lock);
 	kjit_variant *v = kjit__vtable_find(&e->table, j.kt.hkey);
-	if (v)
+	if (v) {
 		e->stats.memory_hits++;
+		k->memory_hits++;
+	}
 	pthread_mutex_unlock(&e->lock);
 	if (v) {
 		keytext_free(&j.kt);
@@ -556,6 +586,22 @@ kjit_status kjit_variant_function(kjit_variant *v, void **cufunction)
 	return KJIT_OK;
 }
 
+struct launch_args {
+	const kjit__cu_api *cu;
+	CUfunction fn;
+	const unsigned *grid, *block;
+	unsigned shared;
+	void **args;
+};
+
+static CUresult launch_cb(void *ctx, CUstream stream)
+{
+	const struct launch_args *l = ctx;
+	return l->cu->cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+	                             l->block[1], l->block[2], l->shared, stream, l->args, NULL);
+}
+
+
 kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const unsigned block[3],
                                 unsigned shared_bytes, kjit_stream stream, void **args)
 {
@@ -568,9 +614,21 @@ kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const u
 	kjit_status st = kjit__engine_ctx(e);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
-	CUresult r = e->cu->cuLaunchKernel(v->function, grid[0], grid[1], grid[2], block[0],
-	                                   block[1], block[2], shared_bytes, (CUstream)stream, args,
-	                                   NULL);
+	atomic_fetch_add_explicit(&v->kernel->launches, 1, memory_order_relaxed);
+	if (e->profile_every &&
+	    atomic_fetch_add_explicit(&e->launch_seq, 1, memory_order_relaxed) % e->profile_every == 0) {
+		/* KJIT_PROFILE: this launch carries the variant's id as its CUPTI
+		 * tag; its duration reaches the telemetry later. NOT_FOUND: the
+		 * timer did not launch it, so it goes the plain way. */
+		struct launch_args la = { e->cu, v->function, grid, block, shared_bytes, args };
+		st = kjit__timer_launch_tagged(e->timer, launch_cb, &la, (CUstream)stream, v->id);
+		if (st == KJIT_OK)
+			return KJIT_OK;
+		if (st != KJIT_ERR_NOT_FOUND)
+			return kjit__engine_fail(e, st);
+	}
+	CUresult r = e->cu->cuLaunchKernel(v->function, grid[0], grid[1], grid[2], block[0], block[1],
+	                                   block[2], shared_bytes, (CUstream)stream, args, NULL);
 	if (r == CUDA_SUCCESS)
 		return KJIT_OK;
 	int regs, threads, shared;

@@ -15,11 +15,13 @@ KJIT_CPU_TESTS = \
 	tests/test-cache-concurrent \
 	tests/test-cache-evict \
 	tests/test-no-driver \
-	tests/test-threads
+	tests/test-threads \
+	tests/test-engine-telemetry
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
-	tests/test-gpu-errors
+	tests/test-gpu-errors \
+	tests/test-gpu-measure
 
 check_PROGRAMS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
 TESTS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
@@ -77,6 +79,14 @@ tests_test_gpu_errors_SOURCES = tests/test-gpu-errors.c tests/testutil.h
 tests_test_gpu_errors_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_errors_LDADD = $(KJIT_TEST_LDADD)
 
+tests_test_engine_telemetry_SOURCES = tests/test-engine-telemetry.c tests/testutil.h
+tests_test_engine_telemetry_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_engine_telemetry_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
+tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_measure_LDADD = $(KJIT_TEST_LDADD)
+
 # What every test sees: the source and build trees (examples/saxpy/saxpy.cu
 # is found through KJIT_SRCDIR), the toolkit (for its stub libcuda), and
 # none of the user's kjit settings.
@@ -84,7 +94,8 @@ AM_TESTS_ENVIRONMENT = \
 	KJIT_SRCDIR='$(abs_top_srcdir)'; export KJIT_SRCDIR; \
 	KJIT_BUILDDIR='$(abs_top_builddir)'; export KJIT_BUILDDIR; \
 	KJIT_CUDA_HOME='$(CUDA_HOME)'; export KJIT_CUDA_HOME; \
-	unset KJIT_DB KJIT_ARCH KJIT_LIBCUDA KJIT_CACHE_MAX_BYTES || :;
+	unset KJIT_DB KJIT_ARCH KJIT_LIBCUDA KJIT_CACHE_MAX_BYTES KJIT_TELEMETRY KJIT_PROFILE \
+		KJIT_TIMER || :;
 
 EXTRA_DIST += tests/run-gpu-tests
 CLEANFILES += tests/*.gpu.log

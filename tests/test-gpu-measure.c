@@ -1,0 +1,170 @@
+/*
+ * test-gpu-measure - kjit_variant_measure and KJIT_PROFILE on the GPU
+ * (exit 77 without one):
+ *  - a saxpy variant on 2^24 elements: CUPTI timer, the protocol converges
+ *    (95% CI of the median within 1%), every sample kept and positive,
+ *    median between min and max;
+ *  - cold L2 runs and says so; early stop fires against a best three times
+ *    faster; options out of range are refused;
+ *  - with KJIT_PROFILE=1 (a child process), every launch through
+ *    kjit_variant_launch is counted and timed into the events table.
+ */
+#include "testutil.h"
+
+#define N (1 << 24)
+
+typedef struct gpu {
+	kjit_engine *e;
+	kjit_variant *v;
+	kjit_devptr x, y;
+	long long n;
+	float a;
+	void *args[4];
+	unsigned grid[3], block[3];
+} gpu;
+
+static void gpu_open(gpu *g, const char *db)
+{
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.db_path = db;
+	kjit_status st = kjit_engine_open(&o, &g->e);
+	tu_skip_without_gpu(st, g->e);
+	CHECK_OK(st);
+	kjit_kernel *k = tu_saxpy_kernel(g->e);
+	tu_saxpy_variant sv;
+	tu_saxpy_variant_init(&sv, 256, 4);
+	CHECK_OK(kjit_variant_get(k, &sv.desc, &g->v, NULL));
+	CHECK_OK(kjit_mem_alloc(g->e, (size_t)N * sizeof(float), &g->x));
+	CHECK_OK(kjit_mem_alloc(g->e, (size_t)N * sizeof(float), &g->y));
+	float *h = calloc(N, sizeof *h);
+	CHECK(h != NULL);
+	CHECK_OK(kjit_memcpy_htod(g->e, g->x, h, (size_t)N * sizeof(float)));
+	CHECK_OK(kjit_memcpy_htod(g->e, g->y, h, (size_t)N * sizeof(float)));
+	free(h);
+	g->n = N;
+	g->a = 1.0f;
+	g->args[0] = &g->n;
+	g->args[1] = &g->a;
+	g->args[2] = &g->x;
+	g->args[3] = &g->y;
+	g->grid[0] = (N + 256 * 4 - 1) / (256 * 4);
+	g->grid[1] = g->grid[2] = 1;
+	g->block[0] = 256;
+	g->block[1] = g->block[2] = 1;
+}
+
+static void gpu_close(gpu *g)
+{
+	CHECK_OK(kjit_mem_free(g->e, g->x));
+	CHECK_OK(kjit_mem_free(g->e, g->y));
+	kjit_engine_close(g->e);
+}
+
+static void check_measurement(const kjit_measurement *m)
+{
+	CHECK(m->n_samples >= 10 && m->samples_ns != NULL);
+	for (size_t i = 0; i < m->n_samples; i++)
+		CHECK_MSG(m->samples_ns[i] > 0, "sample %zu is %g ns", i, m->samples_ns[i]);
+	CHECK(m->min_ns <= m->median_ns && m->median_ns <= m->max_ns);
+	CHECK(m->ci_low_ns <= m->median_ns && m->median_ns <= m->ci_high_ns);
+	CHECK(m->spread_ns >= 0);
+}
+
+/* The child of part 3: profiled launches into db. */
+static int profile_child(const char *db)
+{
+	gpu g;
+	gpu_open(&g, db);
+	for (int i = 0; i < 50; i++)
+		CHECK_OK(kjit_variant_launch(g.v, g.grid, g.block, 0, NULL, g.args));
+	CHECK_OK(kjit_synchronize(g.e));
+	gpu_close(&g);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	if (argc == 3 && strcmp(argv[1], "profile") == 0)
+		return profile_child(argv[2]);
+	const char *dir = tu_tmpdir();
+	char db[TU_PATH];
+	tu_path(db, dir, "measure.db");
+	gpu g;
+	gpu_open(&g, db);
+
+	kjit_measure_options o;
+	kjit_measure_options_init(&o);
+	CHECK(o.target_rel_ci == 0.01 && o.min_samples == 10 && !o.cold_l2);
+	kjit_measurement warm;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &warm));
+	check_measurement(&warm);
+	CHECK_STREQ(warm.timer, "cupti");
+	CHECK_STREQ(warm.stop, "converged");
+	CHECK((warm.ci_high_ns - warm.ci_low_ns) / warm.median_ns <= 0.01);
+	CHECK(!warm.cold_l2);
+	OK("warm L2: median %.1f us, CI [%.1f, %.1f], spread %.2f us, %zu samples in %.0f ms, "
+	   "timer %s, %s", warm.median_ns * 1e-3, warm.ci_low_ns * 1e-3, warm.ci_high_ns * 1e-3,
+	   warm.spread_ns * 1e-3, warm.n_samples, warm.wall_ms, warm.timer, warm.stop);
+
+	o.cold_l2 = 1;
+	kjit_measurement cold;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &cold));
+	check_measurement(&cold);
+	CHECK(cold.cold_l2);
+	CHECK_MSG(cold.median_ns >= 0.95 * warm.median_ns, "cold %.1f us faster than warm %.1f us",
+	          cold.median_ns * 1e-3, warm.median_ns * 1e-3);
+	OK("cold L2: median %.1f us (warm %.1f us), %s", cold.median_ns * 1e-3,
+	   warm.median_ns * 1e-3, cold.stop);
+
+	kjit_measure_options_init(&o);
+	o.best_ns = warm.median_ns / 3;
+	o.early_stop_factor = 1.5;
+	kjit_measurement early;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &early));
+	CHECK_STREQ(early.stop, "stopped_early");
+	CHECK(early.n_samples < warm.n_samples || warm.n_samples <= 10);
+	OK("early stop against a best 3x faster: %s after %zu samples", early.stop,
+	   early.n_samples);
+
+	kjit_measure_options_init(&o);
+	o.target_rel_ci = 0;
+	kjit_measurement bad;
+	CHECK_ST(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &bad),
+	         KJIT_ERR_INVALID_ARG);
+	kjit_measure_options_init(&o);
+	o.min_samples = 100;
+	o.max_samples = 10;
+	CHECK_ST(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &bad),
+	         KJIT_ERR_INVALID_ARG);
+	OK("options out of range refused");
+	kjit_measurement_free(&warm);
+	kjit_measurement_free(&cold);
+	kjit_measurement_free(&early);
+	gpu_close(&g);
+
+	/* 3. KJIT_PROFILE=1 in a child: 50 launches counted and timed */
+	char pdb[TU_PATH];
+	tu_path(pdb, dir, "profile.db");
+	setenv("KJIT_PROFILE", "1", 1);
+	CHECK_MSG(tu_spawn_self(argv[0], "profile", pdb) == 0, "profiling child failed");
+	unsetenv("KJIT_PROFILE");
+	sqlite3 *s = tu_db_open(pdb);
+	long long counted = tu_db_int(s, "SELECT sum(count) FROM events WHERE kind = 'launch' AND"
+	                                 " value IS NULL", NULL);
+	long long timed = tu_db_int(s, "SELECT count(*) FROM events WHERE kind = 'launch' AND"
+	                               " value > 0 AND variant IS NOT NULL", NULL);
+	double med = (double)tu_db_int(s, "SELECT CAST(avg(value) AS INTEGER) FROM events WHERE"
+	                                  " kind = 'launch' AND value > 0", NULL);
+	tu_db_close(s);
+	CHECK_MSG(counted == 50, "%lld launches counted, 50 made", counted);
+	CHECK_MSG(timed == 50, "%lld launches timed, 50 made with KJIT_PROFILE=1", timed);
+	CHECK_MSG(med > 0.5 * warm.median_ns && med < 2.0 * warm.median_ns,
+	          "profiled mean %.1f us, measured median %.1f us", med * 1e-3,
+	          warm.median_ns * 1e-3);
+	OK("KJIT_PROFILE=1: 50 launches counted and 50 timed by CUPTI into events (mean %.1f us)",
+	   med * 1e-3);
+	printf("%s: PASS\n", tu_prog);
+	return 0;
+}

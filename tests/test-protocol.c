@@ -1,0 +1,638 @@
+/*
+ * test-protocol - the measurement protocol on the CPU (cupti/protocol.c,
+ * and the CUDA-events path of cupti/timing.c over a fake driver).
+ *
+ *  - kjit__median_ci(): the order-statistic ranks against hand-computed
+ *    ones (n = 1, 5, 6, 10, 11, 100, 2500);
+ *  - kjit__protocol_decide() on synthetic sample streams fed in the
+ *    protocol's batches: 0.1% normal noise converges at the first batch;
+ *    20% lognormal noise hits the time cap (1 ms kernel) or the count cap
+ *    (5 us kernel, 3000-sample cap); early stop fires for a stream far
+ *    above the best and not for one near it; min_samples is honoured;
+ *  - kjit__protocol_measure() end to end on an events timer whose driver
+ *    is a fake kjit__cu_api (a virtual GPU clock advanced by each launch):
+ *    samples in launch order, median/CI/spread/min/max of a known set,
+ *    convergence, count and time caps, early stop, cold L2 (a memset of
+ *    2 x the L2 before each launch, outside the timed interval), and
+ *    KJIT_TIMER handling (events, a bad value, the CUPTI fallback).
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "instr.h"
+
+/* ---- a deterministic random stream ------------------------------------------ */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static double rng_uniform(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	uint64_t x = rng_state * 2685821657736338717ull;
+	return ((double)(x >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_normal(void)
+{
+	double u1 = rng_uniform(), u2 = rng_uniform();
+	return sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2);
+}
+
+typedef enum { GEN_NORMAL, GEN_LOGNORMAL, GEN_LIST } gen_kind;
+
+typedef struct gen {
+	gen_kind kind;
+	double center_ns, rel; /* normal: sd = rel x center; lognormal: sigma = rel */
+	const double *list;    /* GEN_LIST: values in ns, cycled */
+	size_t n_list, pos;
+} gen;
+
+static double gen_next(gen *g)
+{
+	switch (g->kind) {
+	case GEN_NORMAL: return g->center_ns * (1 + g->rel * rng_normal());
+	case GEN_LOGNORMAL: return g->center_ns * exp(g->rel * rng_normal());
+	case GEN_LIST: return g->list[g->pos++ % g->n_list];
+	}
+	return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* ---- median CI ranks --------------------------------------------------------- */
+
+/* 1..n as samples: the CI bounds are the ranks themselves. */
+static void check_ranks(size_t n, double want_median, size_t want_j, size_t want_k)
+{
+	double *v = malloc(n * sizeof *v);
+	CHECK(v != NULL);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)(i + 1);
+	double med, lo, hi;
+	kjit__median_ci(v, n, &med, &lo, &hi);
+	CHECK_MSG(med == want_median, "n=%zu: median %g, expected %g", n, med, want_median);
+	CHECK_MSG(lo == (double)want_j && hi == (double)want_k,
+	          "n=%zu: ranks [%g, %g], expected [%zu, %zu]", n, lo, hi, want_j, want_k);
+	free(v);
+	OK("median CI n=%zu: median %g, ranks j=%zu k=%zu", n, med, want_j, want_k);
+}
+
+static void test_ranks(void)
+{
+	/* j = floor(n/2 - 0.98 sqrt(n)), k = ceil(1 + n/2 + 0.98 sqrt(n)), in [1, n]
+	 *   n=1:    j=floor(-0.48)=-1 -> 1,    k=ceil(2.48)=3 -> 1
+	 *   n=5:    j=floor(0.309)=0 -> 1,     k=ceil(5.69)=6 -> 5
+	 *   n=6:    j=floor(0.600)=0 -> 1,     k=ceil(6.40)=7 -> 6
+	 *   n=10:   j=floor(1.901)=1,          k=ceil(9.099)=10
+	 *   n=11:   j=floor(2.250)=2,          k=ceil(9.750)=10
+	 *   n=100:  j=floor(50-9.8)=40,        k=ceil(60.8)=61
+	 *   n=2500: j=floor(1250-49)=1201,     k=ceil(1251+49)=1300 (exact integers) */
+	check_ranks(1, 1, 1, 1);
+	check_ranks(5, 3, 1, 5);
+	check_ranks(6, 3.5, 1, 6);
+	check_ranks(10, 5.5, 1, 10);
+	check_ranks(11, 6, 2, 10);
+	check_ranks(100, 50.5, 40, 61);
+	check_ranks(2500, 1250.5, 1201, 1300);
+}
+
+/* ---- the stopping rule on streams --------------------------------------------- */
+
+typedef struct sim {
+	kjit__stop stop;
+	size_t n;
+	double elapsed_ms, median, lo, hi;
+} sim;
+
+/* Feeds g to kjit__protocol_decide() in the protocol's batches (10, or 6
+ * with early stop, doubling to 256), the timed phase's clock advancing by
+ * the samples plus overhead_us per launch. */
+static sim simulate(gen *g, const kjit__protocol_opts *o, double overhead_us)
+{
+	size_t cap = 1024, n = 0;
+	double *v = malloc(cap * sizeof *v);
+	CHECK(v != NULL);
+	size_t batch = o->best_ns > 0 && o->early_factor > 0 ? 6 : 10;
+	sim s = { KJIT__GO_ON, 0, 0, 0, 0, 0 };
+	while (s.stop == KJIT__GO_ON) {
+		size_t b = batch < o->max_samples - n ? batch : o->max_samples - n;
+		if (n + b > cap) {
+			cap *= 2;
+			v = realloc(v, cap * sizeof *v);
+			CHECK(v != NULL);
+		}
+		for (size_t i = 0; i < b; i++) {
+			v[n + i] = gen_next(g);
+			s.elapsed_ms += v[n + i] * 1e-6 + overhead_us * 1e-3;
+		}
+		n += b;
+		qsort(v, n, sizeof *v, cmp_d);
+		s.stop = kjit__protocol_decide(v, n, s.elapsed_ms, o);
+		batch = batch * 2 > 256 ? 256 : batch * 2;
+	}
+	s.n = n;
+	kjit__median_ci(v, n, &s.median, &s.lo, &s.hi);
+	free(v);
+	return s;
+}
+
+static void print_sim(const char *what, const sim *s)
+{
+	OK("%s: %s after %zu samples, %.1f ms; median %.1f ns, CI [%.1f, %.1f] (%.2f%%)", what,
+	   kjit__stop_name(s->stop), s->n, s->elapsed_ms, s->median, s->lo, s->hi,
+	   100 * (s->hi - s->lo) / s->median);
+}
+
+static void test_decide(void)
+{
+	kjit__protocol_opts o;
+	kjit__protocol_defaults(&o);
+	CHECK(o.warmup_ms == 20 && o.target_rel_ci == 0.01 && o.max_ms == 2000);
+	CHECK(o.min_samples == 10 && o.max_samples == 10000);
+	CHECK(o.cold_l2 == 0 && o.best_ns == 0 && o.early_factor == 0);
+	OK("defaults: 20 ms warm-up, 1%% CI, 2000 ms cap, 10..10000 samples, warm L2, no early stop");
+
+	CHECK_STREQ(kjit__stop_name(KJIT__STOP_CONVERGED), "converged");
+	CHECK_STREQ(kjit__stop_name(KJIT__STOP_TIME_CAP), "time_cap");
+	CHECK_STREQ(kjit__stop_name(KJIT__STOP_COUNT_CAP), "count_cap");
+	CHECK_STREQ(kjit__stop_name(KJIT__STOP_EARLY), "stopped_early");
+	CHECK_STREQ(kjit__timer_name(KJIT__TIMER_CUPTI), "cupti");
+	CHECK_STREQ(kjit__timer_name(KJIT__TIMER_EVENTS), "events");
+
+	/* tight: 0.1% normal noise around 50 us converges at once */
+	gen tight = { GEN_NORMAL, 50000, 0.001, NULL, 0, 0 };
+	sim s = simulate(&tight, &o, 5);
+	print_sim("0.1% normal, 50 us", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED);
+	CHECK(s.n <= 20);
+	CHECK(fabs(s.median - 50000) < 50000 * 0.002);
+
+	/* 20% lognormal, 1 ms kernel: about 2000 samples fit in 2 s, too few */
+	gen noisy = { GEN_LOGNORMAL, 1e6, 0.2, NULL, 0, 0 };
+	s = simulate(&noisy, &o, 5);
+	print_sim("20% lognormal, 1 ms", &s);
+	CHECK(s.stop == KJIT__STOP_TIME_CAP);
+	CHECK((s.hi - s.lo) / s.median > 0.01);
+
+	/* 20% lognormal, 5 us kernel, 3000-sample cap */
+	kjit__protocol_opts oc = o;
+	oc.max_samples = 3000;
+	gen noisy5 = { GEN_LOGNORMAL, 5000, 0.2, NULL, 0, 0 };
+	s = simulate(&noisy5, &oc, 5);
+	print_sim("20% lognormal, 5 us, cap 3000", &s);
+	CHECK(s.stop == KJIT__STOP_COUNT_CAP);
+	CHECK(s.n == 3000);
+
+	/* the same noise converges on the default 10000 cap, or hits it:
+	 * the CI of the median shrinks as 1/sqrt(n) (about 1% at 10000) */
+	gen noisy5b = { GEN_LOGNORMAL, 5000, 0.2, NULL, 0, 0 };
+	s = simulate(&noisy5b, &o, 5);
+	print_sim("20% lognormal, 5 us, cap 10000", &s);
+	CHECK(s.stop == KJIT__STOP_COUNT_CAP || (s.stop == KJIT__STOP_CONVERGED && s.n > 5000));
+
+	/* early stop: best 100 us, factor 1.1 */
+	kjit__protocol_opts oe = o;
+	oe.best_ns = 100000;
+	oe.early_factor = 1.1;
+	gen slow = { GEN_NORMAL, 150000, 0.05, NULL, 0, 0 };
+	s = simulate(&slow, &oe, 5);
+	print_sim("150 us +-5% vs best 100 us x1.1", &s);
+	CHECK(s.stop == KJIT__STOP_EARLY);
+	CHECK(s.n == 6);
+	gen near = { GEN_NORMAL, 105000, 0.05, NULL, 0, 0 };
+	s = simulate(&near, &oe, 5);
+	print_sim("105 us +-5% vs best 100 us x1.1", &s);
+	CHECK(s.stop != KJIT__STOP_EARLY);
+	gen near2 = { GEN_NORMAL, 108000, 0.01, NULL, 0, 0 };
+	s = simulate(&near2, &oe, 5);
+	print_sim("108 us +-1% vs best 100 us x1.1", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED);
+	/* off when either knob is 0 */
+	kjit__protocol_opts oe0 = oe;
+	oe0.early_factor = 0;
+	gen slow2 = { GEN_NORMAL, 150000, 0.05, NULL, 0, 0 };
+	s = simulate(&slow2, &oe0, 5);
+	CHECK(s.stop != KJIT__STOP_EARLY);
+	OK("early stop off with early_factor 0: %s", kjit__stop_name(s.stop));
+
+	/* the rule itself on tiny hand-made sets */
+	double same[12];
+	for (int i = 0; i < 12; i++)
+		same[i] = 1000;
+	CHECK(kjit__protocol_decide(same, 5, 0, &o) == KJIT__GO_ON);      /* < min_samples */
+	CHECK(kjit__protocol_decide(same, 10, 0, &o) == KJIT__STOP_CONVERGED);
+	kjit__protocol_opts o3 = o;
+	o3.min_samples = 3;
+	CHECK(kjit__protocol_decide(same, 5, 0, &o3) == KJIT__GO_ON);     /* < 6 for a CI */
+	CHECK(kjit__protocol_decide(same, 6, 0, &o3) == KJIT__STOP_CONVERGED);
+	CHECK(kjit__protocol_decide(same, 5, 2000, &o) == KJIT__STOP_TIME_CAP);
+	CHECK(kjit__protocol_decide(same, 5, 1999.9, &o) == KJIT__GO_ON);
+	kjit__protocol_opts o5 = o;
+	o5.max_samples = 5;
+	CHECK(kjit__protocol_decide(same, 5, 0, &o5) == KJIT__STOP_COUNT_CAP);
+	double spread[10] = { 100, 101, 102, 103, 104, 105, 106, 107, 108, 150 };
+	CHECK(kjit__protocol_decide(spread, 10, 0, &o) == KJIT__GO_ON); /* 50% wide */
+	kjit__protocol_opts oe3 = o3;
+	oe3.best_ns = 50;
+	oe3.early_factor = 1.5;
+	CHECK(kjit__protocol_decide(spread, 2, 0, &oe3) == KJIT__GO_ON);    /* < 3 */
+	CHECK(kjit__protocol_decide(spread, 3, 0, &oe3) == KJIT__STOP_EARLY); /* 100 > 75 */
+	oe3.best_ns = 70;
+	CHECK(kjit__protocol_decide(spread, 10, 0, &oe3) == KJIT__GO_ON);   /* 100 < 105 */
+	OK("decide: min_samples, the 6-sample CI floor, caps, early stop on hand-made sets");
+}
+
+/* ---- a fake driver for the events timer ------------------------------------------ */
+
+struct CUevent_st {
+	double t_ns;
+};
+
+static double gpu_clock_ns;     /* the fake GPU's time line */
+static size_t n_memsets, n_launches, n_events_live, n_host_funcs;
+static size_t memset_bytes, l2_bytes = 50u << 20;
+static CUdeviceptr scratch_ptr;
+static CUhostFn pending_fn;
+static void *pending_data;
+
+static CUresult f_ctx_get_current(CUcontext *c)
+{
+	*c = (CUcontext)(uintptr_t)0x1000;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_ctx_set_current(CUcontext c)
+{
+	return c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static CUresult f_ctx_get_device(CUdevice *d)
+{
+	*d = 0;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_device_get_attribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	if (a != CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+		return CUDA_ERROR_INVALID_VALUE;
+	*v = (int)l2_bytes;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_event_create(CUevent *e, unsigned flags)
+{
+	if (flags != CU_EVENT_DEFAULT)
+		return CUDA_ERROR_INVALID_VALUE;
+	*e = calloc(1, sizeof **e);
+	if (!*e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	n_events_live++;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_event_record(CUevent e, CUstream s)
+{
+	e->t_ns = gpu_clock_ns;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_event_elapsed(float *ms, CUevent a, CUevent b)
+{
+	*ms = (float)((b->t_ns - a->t_ns) * 1e-6);
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_event_destroy(CUevent e)
+{
+	free(e);
+	n_events_live--;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_stream_sync(CUstream s)
+{
+	if (pending_fn) { /* the gate: it must be open by now */
+		CUhostFn fn = pending_fn;
+		pending_fn = NULL;
+		fn(pending_data);
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_launch_host_func(CUstream s, CUhostFn fn, void *data)
+{
+	pending_fn = fn;
+	pending_data = data;
+	n_host_funcs++;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_mem_alloc(CUdeviceptr *p, size_t bytes)
+{
+	scratch_ptr = 0x7000000;
+	*p = scratch_ptr;
+	memset_bytes = bytes;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_mem_free(CUdeviceptr p)
+{
+	CHECK(p == scratch_ptr);
+	scratch_ptr = 0;
+	return CUDA_SUCCESS;
+}
+
+static unsigned char last_memset_value;
+
+static CUresult f_memset_async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
+{
+	CHECK(p == scratch_ptr && n == memset_bytes);
+	CHECK(v != last_memset_value); /* a different value each time */
+	last_memset_value = v;
+	n_memsets++;
+	gpu_clock_ns += 1e6; /* 1 ms: must never show in a sample */
+	return CUDA_SUCCESS;
+}
+
+static kjit__cu_api fake_api(void)
+{
+	kjit__cu_api a;
+	memset(&a, 0, sizeof a);
+	a.cuCtxGetCurrent = f_ctx_get_current;
+	a.cuCtxSetCurrent = f_ctx_set_current;
+	a.cuCtxGetDevice = f_ctx_get_device;
+	a.cuDeviceGetAttribute = f_device_get_attribute;
+	a.cuEventCreate = f_event_create;
+	a.cuEventRecord = f_event_record;
+	a.cuEventElapsedTime = f_event_elapsed;
+	a.cuEventDestroy = f_event_destroy;
+	a.cuStreamSynchronize = f_stream_sync;
+	a.cuLaunchHostFunc = f_launch_host_func;
+	a.cuMemAlloc = f_mem_alloc;
+	a.cuMemFree = f_mem_free;
+	a.cuMemsetD8Async = f_memset_async;
+	a.driver_version = 13000;
+	return a;
+}
+
+/* The launch: the fake GPU runs for the stream's next duration. Every
+ * duration is logged so that the samples can be checked against it. */
+typedef struct launch_ctx {
+	gen *g;
+	double *log;
+	size_t n_log, cap_log;
+	double sleep_us; /* host time per launch */
+	int fail_at;     /* 1-based launch that fails, 0: none */
+} launch_ctx;
+
+static CUresult fake_launch(void *arg, CUstream stream)
+{
+	launch_ctx *c = arg;
+	if (c->fail_at && (int)n_launches + 1 == c->fail_at)
+		return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+	double d = gen_next(c->g);
+	if (c->n_log == c->cap_log) {
+		c->cap_log = c->cap_log ? c->cap_log * 2 : 1024;
+		c->log = realloc(c->log, c->cap_log * sizeof *c->log);
+		CHECK(c->log != NULL);
+	}
+	c->log[c->n_log++] = d;
+	gpu_clock_ns += d;
+	n_launches++;
+	if (c->sleep_us > 0) {
+		struct timespec ts = { 0, (long)(c->sleep_us * 1000) };
+		nanosleep(&ts, NULL);
+	}
+	return CUDA_SUCCESS;
+}
+
+static void reset_counters(void)
+{
+	n_memsets = n_launches = n_host_funcs = 0;
+}
+
+/* Runs the protocol on a fresh stream and checks the invariants that hold
+ * for every measurement. */
+static kjit__measurement measure(kjit__timer *t, gen *g, const kjit__protocol_opts *o,
+                                 double sleep_us, const char *what)
+{
+	launch_ctx c = { g, NULL, 0, 0, sleep_us, 0 };
+	reset_counters();
+	kjit__measurement m;
+	uint64_t t0 = (uint64_t)(tu_now() * 1e9);
+	CHECK_OK(kjit__protocol_measure(t, fake_launch, &c, NULL, o, &m));
+	double wall = (tu_now() * 1e9 - (double)t0) * 1e-6;
+	CHECK(m.n > 0 && m.samples_ns != NULL);
+	CHECK(m.n <= o->max_samples);
+	CHECK(m.timer == KJIT__TIMER_EVENTS);
+	CHECK(m.wall_ms > 0 && m.wall_ms <= wall + 1);
+	CHECK(c.n_log >= m.n + 2); /* at least 2 warm-up launches */
+	/* the samples are the last n launches, in launch order (float ms) */
+	for (size_t i = 0; i < m.n; i++) {
+		double want = c.log[c.n_log - m.n + i];
+		CHECK_MSG(fabs(m.samples_ns[i] - want) <= want * 1e-6 + 1,
+		          "%s: sample %zu is %.3f ns, launch logged %.3f ns", what, i,
+		          m.samples_ns[i], want);
+	}
+	double *s = malloc(m.n * sizeof *s);
+	CHECK(s != NULL);
+	memcpy(s, m.samples_ns, m.n * sizeof *s);
+	qsort(s, m.n, sizeof *s, cmp_d);
+	CHECK(m.min_ns == s[0] && m.max_ns == s[m.n - 1]);
+	CHECK(m.ci_low_ns <= m.median_ns && m.median_ns <= m.ci_high_ns);
+	free(s);
+	OK("%s: %s, n=%zu (+%zu warm-up), median %.1f ns, CI [%.1f, %.1f], spread %.1f ns, "
+	   "wall %.1f ms",
+	   what, kjit__stop_name(m.stop), m.n, c.n_log - m.n, m.median_ns, m.ci_low_ns,
+	   m.ci_high_ns, m.spread_ns, m.wall_ms);
+	free(c.log);
+	return m;
+}
+
+static void test_fake_measure(void)
+{
+	kjit__cu_api api = fake_api();
+	kjit__timer *t = NULL;
+
+	CHECK(setenv("KJIT_TIMER", "sometimes", 1) == 0);
+	CHECK_ST(kjit__timer_open(&api, NULL, &t), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "KJIT_TIMER=sometimes");
+	CHECK(t == NULL);
+	OK("KJIT_TIMER=sometimes refused: %s", kjit_last_error());
+
+	CHECK(setenv("KJIT_TIMER", "events", 1) == 0);
+	CHECK_OK(kjit__timer_open(&api, NULL, &t));
+	CHECK(kjit__timer_kind_of(t) == KJIT__TIMER_EVENTS);
+	CHECK_CONTAINS(kjit_last_error(), "KJIT_TIMER=events");
+	OK("KJIT_TIMER=events: an events timer (%s)", kjit_last_error());
+
+	/* sampled profiling is CUPTI only */
+	gen g0 = { GEN_NORMAL, 1000, 0, NULL, 0, 0 };
+	launch_ctx c0 = { &g0, NULL, 0, 0, 0, 0 };
+	CHECK_ST(kjit__timer_launch_tagged(t, fake_launch, &c0, NULL, 7), KJIT_ERR_NOT_FOUND);
+	CHECK(c0.n_log == 0);
+	CHECK_OK(kjit__timer_poll(t));
+	OK("launch_tagged on an events timer: KJIT_ERR_NOT_FOUND, nothing launched");
+
+	/* kjit__timer_run directly: 150 launches = 3 chunks behind 3 gates */
+	gen g1 = { GEN_NORMAL, 20000, 0.01, NULL, 0, 0 };
+	launch_ctx c1 = { &g1, NULL, 0, 0, 0, 0 };
+	double d[150];
+	reset_counters();
+	CHECK_OK(kjit__timer_run(t, fake_launch, &c1, NULL, 150, 0, d));
+	CHECK(n_launches == 150 && n_host_funcs == 3 && n_memsets == 0);
+	for (int i = 0; i < 150; i++)
+		CHECK(fabs(d[i] - c1.log[i]) <= c1.log[i] * 1e-6 + 1);
+	free(c1.log);
+	OK("timer_run: 150 launches in 3 gated chunks, each duration its own launch's");
+
+	/* a failing launch fails the run with KJIT_ERR_LAUNCH and the CUDA name */
+	launch_ctx cf = { &g1, NULL, 0, 0, 0, 5 };
+	reset_counters();
+	CHECK_ST(kjit__timer_run(t, fake_launch, &cf, NULL, 10, 0, d), KJIT_ERR_LAUNCH);
+	CHECK_CONTAINS(kjit_last_error(), "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+	CHECK(pending_fn == NULL); /* the gate was opened and ran */
+	free(cf.log);
+	OK("a failing launch: KJIT_ERR_LAUNCH (%s)", kjit_last_error());
+
+	kjit__protocol_opts o;
+	kjit__protocol_defaults(&o);
+	o.warmup_ms = 2;
+
+	/* tight noise converges with few samples */
+	gen tight = { GEN_NORMAL, 50000, 0.001, NULL, 0, 0 };
+	kjit__measurement m = measure(t, &tight, &o, 0, "0.1% normal, 50 us");
+	CHECK(m.stop == KJIT__STOP_CONVERGED);
+	CHECK(m.n <= 20);
+	CHECK(fabs(m.median_ns - 50000) < 100);
+	CHECK((m.ci_high_ns - m.ci_low_ns) / m.median_ns <= 0.01);
+	CHECK(m.cold_l2 == 0 && n_memsets == 0);
+	kjit__measurement_free(&m);
+	CHECK(m.samples_ns == NULL);
+
+	/* 20% lognormal: the count cap (launches are free here) */
+	kjit__protocol_opts oc = o;
+	oc.max_samples = 3000;
+	gen noisy = { GEN_LOGNORMAL, 50000, 0.2, NULL, 0, 0 };
+	m = measure(t, &noisy, &oc, 0, "20% lognormal, cap 3000");
+	CHECK(m.stop == KJIT__STOP_COUNT_CAP);
+	CHECK(m.n == 3000);
+	CHECK((m.ci_high_ns - m.ci_low_ns) / m.median_ns > 0.01);
+	kjit__measurement_free(&m);
+
+	/* ... and the time cap when launches take host time */
+	kjit__protocol_opts ot = o;
+	ot.max_ms = 30;
+	gen noisy2 = { GEN_LOGNORMAL, 50000, 0.2, NULL, 0, 0 };
+	double t0 = tu_now();
+	m = measure(t, &noisy2, &ot, 100, "20% lognormal, 100 us host per launch, 30 ms cap");
+	double wall = (tu_now() - t0) * 1e3;
+	CHECK(m.stop == KJIT__STOP_TIME_CAP);
+	CHECK(wall < 30 + 2 + 200); /* cap, warm-up, one batch of slack */
+	kjit__measurement_free(&m);
+
+	/* a known set: median, CI, spread (1.4826 x MAD), min, max */
+	static const double known[] = { 0, 0, /* warm-up */
+		                        100000, 10000, 11000, 12000, 13000,
+		                        14000, 15000, 16000, 17000, 18000 };
+	gen kg = { GEN_LIST, 0, 0, known, sizeof known / sizeof known[0], 0 };
+	kjit__protocol_opts ok = o;
+	ok.warmup_ms = 0;
+	ok.min_samples = ok.max_samples = 10;
+	m = measure(t, &kg, &ok, 0, "known set");
+	CHECK(m.n == 10 && m.stop == KJIT__STOP_COUNT_CAP);
+	CHECK(fabs(m.samples_ns[0] - 100000) < 1 && fabs(m.samples_ns[1] - 10000) < 1);
+	CHECK(fabs(m.median_ns - 14500) < 0.1);
+	CHECK(fabs(m.min_ns - 10000) < 0.1 && fabs(m.max_ns - 100000) < 0.1);
+	CHECK(fabs(m.ci_low_ns - 10000) < 0.1 && fabs(m.ci_high_ns - 100000) < 0.1);
+	/* |x - 14500|: 85500 4500 3500 2500 1500 500 500 1500 2500 3500 -> MAD 2500 */
+	CHECK_MSG(fabs(m.spread_ns - 1.4826 * 2500) < 0.1, "spread %.3f", m.spread_ns);
+	kjit__measurement_free(&m);
+	OK("known set: median 14500, CI [10000, 100000], spread 1.4826 x 2500 = %.1f",
+	   1.4826 * 2500);
+
+	/* early stop through the whole protocol */
+	kjit__protocol_opts oe = o;
+	oe.best_ns = 100000;
+	oe.early_factor = 1.1;
+	gen slow = { GEN_NORMAL, 150000, 0.05, NULL, 0, 0 };
+	m = measure(t, &slow, &oe, 0, "150 us vs best 100 us x1.1");
+	CHECK(m.stop == KJIT__STOP_EARLY && m.n == 6);
+	kjit__measurement_free(&m);
+
+	/* cold L2: 2 x L2 overwritten before every launch but the first 2 of
+	 * the warm-up, each time with another byte; never inside a sample */
+	kjit__protocol_opts oL = o;
+	oL.cold_l2 = 1;
+	gen cold = { GEN_NORMAL, 50000, 0.001, NULL, 0, 0 };
+	m = measure(t, &cold, &oL, 0, "cold L2");
+	CHECK(m.cold_l2 == 1);
+	CHECK(memset_bytes == 2 * l2_bytes);
+	CHECK_MSG(n_memsets == n_launches - 2, "%zu memsets for %zu launches", n_memsets,
+	          n_launches);
+	CHECK(m.max_ns < 60000); /* the memset's 1 ms is outside every sample */
+	kjit__measurement_free(&m);
+	OK("cold L2: %zu memsets of %zu MiB for %zu launches, none timed", n_memsets,
+	   memset_bytes >> 20, n_launches);
+
+	/* bad options */
+	kjit__protocol_opts ob = o;
+	ob.max_samples = 0;
+	CHECK_ST(kjit__protocol_measure(t, fake_launch, &c0, NULL, &ob, &m), KJIT_ERR_INVALID_ARG);
+	ob = o;
+	ob.warmup_ms = -1;
+	CHECK_ST(kjit__protocol_measure(t, fake_launch, &c0, NULL, &ob, &m), KJIT_ERR_INVALID_ARG);
+	CHECK_ST(kjit__protocol_measure(NULL, fake_launch, &c0, NULL, &o, &m), KJIT_ERR_INVALID_ARG);
+	CHECK(m.samples_ns == NULL && m.n == 0);
+	OK("bad options refused with KJIT_ERR_INVALID_ARG");
+
+	kjit__timer_close(t);
+	CHECK(n_events_live == 0 && scratch_ptr == 0);
+	OK("close: every event destroyed, the scratch buffer freed");
+
+	/* auto: CUPTI is tried first. Without a GPU it cannot initialise and
+	 * the timer falls back to events, saying why. (With a GPU, CUPTI may
+	 * come up against this fake context: then only open and close.) */
+	CHECK(setenv("KJIT_TIMER", "auto", 1) == 0);
+	CHECK_OK(kjit__timer_open(&api, NULL, &t));
+	if (kjit__timer_kind_of(t) == KJIT__TIMER_EVENTS) {
+		CHECK_CONTAINS(kjit_last_error(), "timing with CUDA events: ");
+		OK("auto without a usable CUPTI: events (%s)", kjit_last_error());
+		gen ga = { GEN_NORMAL, 20000, 0.01, NULL, 0, 0 };
+		launch_ctx ca = { &ga, NULL, 0, 0, 0, 0 };
+		CHECK_OK(kjit__timer_run(t, fake_launch, &ca, NULL, 5, 0, d));
+		free(ca.log);
+		/* a second open does not retry CUPTI, and says the same */
+		kjit__timer *t2 = NULL;
+		CHECK_OK(kjit__timer_open(&api, NULL, &t2));
+		CHECK(kjit__timer_kind_of(t2) == KJIT__TIMER_EVENTS);
+		kjit__timer_close(t2);
+		CHECK(setenv("KJIT_TIMER", "cupti", 1) == 0);
+		CHECK_ST(kjit__timer_open(&api, NULL, &t2), KJIT_ERR_CUDA);
+		CHECK_CONTAINS(kjit_last_error(), "KJIT_TIMER=cupti, but CUPTI cannot be used");
+		OK("KJIT_TIMER=cupti without CUPTI: %s", kjit_last_error());
+	} else {
+		OK("auto: CUPTI came up (a GPU is here); not run on the fake driver");
+	}
+	kjit__timer_close(t);
+	CHECK(unsetenv("KJIT_TIMER") == 0);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	test_ranks();
+	test_decide();
+	test_fake_measure();
+	printf("%s: PASS\n", tu_prog);
+	return 0;
+}

@@ -1,0 +1,287 @@
+/*
+ * tui.h - internal header of kjit-top: the data model (model.c, reads the
+ * database into plain structs), the layout (layout.c, pure functions from
+ * terminal size and model to rectangles and text rows) and the drawing
+ * (draw.c, ncurses). Only draw.c and main.c touch the terminal, so the
+ * model and the layout are unit-tested without one.
+ */
+#ifndef KJIT_TUI_H
+#define KJIT_TUI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+/* ---- windows of time ------------------------------------------------------ */
+
+#define TOP_METER_WINDOW_S 60.0    /* meters and the kernels table */
+#define TOP_HISTORY_BUCKET_S 5     /* one sparkline column */
+#define TOP_HISTORY_N 120          /* 10 minutes of buckets */
+#define TOP_COMPILE_WINDOW_S 600.0 /* per-kernel compile p50 */
+#define TOP_RUN_RECENT_S 600.0     /* finished runs stay listed this long */
+/* Events are stamped when recorded and written up to a tick (or a busy
+ * wait) later, so row ids are in time order only within this margin. */
+#define TOP_WRITE_LAG_S 10.0
+
+/* The wall clock, or $KJIT_TOP_NOW (Unix seconds): a testing hook that
+ * makes every window, ETA and the clock in the header reproducible. */
+double top_now(void);
+
+/* ---- the model (model.c) --------------------------------------------------- */
+
+typedef enum top_db_state {
+	TOP_DB_OK = 0,
+	TOP_DB_MISSING, /* no file yet */
+	TOP_DB_EMPTY,   /* a file with no schema yet */
+	TOP_DB_FOREIGN, /* not a kjit database */
+	TOP_DB_SCHEMA,  /* a schema version this kjit-top does not read */
+	TOP_DB_ERROR    /* any other failure: message says which */
+} top_db_state;
+
+typedef struct top_meters {
+	double compile_p50_ms, compile_p95_ms, compile_max_ms; /* NAN: no compile */
+	int64_t compiles;
+	int64_t mem, disk, miss;   /* cache lookups by tier */
+	double launches_per_s;
+	int64_t writers;           /* processes that wrote events */
+	int64_t dropped;           /* events the writers dropped */
+	int64_t active_runs;
+} top_meters;
+
+/* One 5 s bucket of history; index = floor(ts / 5), -1 when empty. */
+typedef struct top_bucket {
+	int64_t index;
+	double compiles, hits, lookups, launches;
+	double kernel_ns_sum, kernel_ns_n;
+} top_bucket;
+
+/* The ring: slot index % TOP_HISTORY_N. Buckets from `newest` - 1 on are
+ * queried again at each refresh, older ones are kept as they are. */
+typedef struct top_history {
+	top_bucket b[TOP_HISTORY_N];
+	int64_t newest; /* index of the newest bucket queried; -1: none */
+} top_history;
+
+typedef enum top_series {
+	TOP_SERIES_COMPILES = 0, /* compiles per second */
+	TOP_SERIES_HIT_RATE,     /* cache hits / lookups, 0..1 */
+	TOP_SERIES_KERNEL_NS,    /* mean of the timed launch samples */
+	TOP_SERIES_COUNT
+} top_series;
+
+/* The last n buckets ending at the bucket of now, oldest first, into
+ * out[n]; NAN where a bucket has nothing to say. */
+void top_history_series(const top_history *h, top_series which, double now, double *out,
+                        int n);
+
+typedef struct top_kernel {
+	char signature[33];
+	char name[64];
+	int64_t launches;          /* in the last minute */
+	int64_t mem, disk, miss;   /* lookups in the last minute */
+	double compile_p50_ms;     /* last 10 minutes; NAN: none */
+	int has_best;
+	char best_config[128];     /* JSON as stored */
+	double best_ns;
+	int stale;
+	double recent_ns;          /* median of the timed launches of the last minute */
+	double drift;              /* recent / best - 1; NAN when either is missing */
+} top_kernel;
+
+typedef enum top_result_status {
+	TOP_RS_OK = 0, TOP_RS_COMPILE_ERROR, TOP_RS_LAUNCH_ERROR, TOP_RS_CRASHED,
+	TOP_RS_TIMEOUT, TOP_RS_WRONG_RESULT, TOP_RS_STOPPED_EARLY, TOP_RS_COUNT
+} top_result_status;
+
+/* "ok", "compile_error", ...; and back (-1 for an unknown name). */
+const char *top_result_status_name(int status);
+int top_result_status_parse(const char *name);
+
+typedef struct top_run {
+	int64_t id;
+	char kernel[64], strategy[32], status[16];
+	int64_t total;             /* -1: unknown */
+	int64_t evaluated;
+	int64_t by_status[TOP_RS_COUNT];
+	double best_ns;            /* best ok median so far; NAN: none */
+	double eta_s;              /* running runs at the rate so far; NAN: unknown */
+	double started, updated;
+} top_run;
+
+typedef struct top_variant {
+	char config[128];          /* JSON of a result, or the -D options of a binary */
+	char status[16];
+	double median_ns;          /* NAN: not timed */
+	int64_t n_samples;
+	int64_t result_id;         /* 0: a binary, not a tuning result */
+	char key[33];              /* binary key of a cached binary */
+} top_variant;
+
+typedef struct top_detail {
+	char signature[33];
+	char name[64];
+	top_variant *v;            /* sorted by median time, untimed last */
+	size_t n_v;
+	size_t sel;                /* the variant whose samples are loaded */
+	double *samples;           /* ns, sorted */
+	size_t n_samples;
+	char rule[256];            /* the selection rule in force */
+} top_detail;
+
+typedef struct top_model {
+	char *path;
+	sqlite3 *db;
+	sqlite3_stmt *st[20];
+	top_db_state state;
+	char message[512];          /* why the state is not TOP_DB_OK */
+	int64_t data_version;
+	int64_t window_bucket;      /* meters follow the clock at this step too */
+	double now;                 /* of the last query */
+
+	top_meters meters;
+	top_history history;
+	top_kernel *kernels;
+	size_t n_kernels, cap_kernels;
+	top_run *runs;
+	size_t n_runs, cap_runs;
+	top_detail detail;
+
+	double build_ms;            /* the last frame's queries */
+	int64_t queries;            /* frames built (data changed) */
+} top_model;
+
+/* Sets the model up for path (malloc'ed copy); opens nothing yet. */
+void top_model_init(top_model *m, const char *path);
+void top_model_close(top_model *m);
+
+/*
+ * Brings the model to time now: (re)opens the database when needed,
+ * checks PRAGMA data_version and re-queries in one read transaction when
+ * it changed, when the 5 s window moved, or when force. Returns 1 when
+ * queried, 0 when nothing changed, -1 when the database cannot be read
+ * (m->state and m->message say why; the next call tries again).
+ */
+int top_model_refresh(top_model *m, double now, int force);
+
+/* Loads the detail of one kernel (its variants, and the samples of
+ * variant sel, clamped). Returns 0, or -1 with m->message. */
+int top_model_load_detail(top_model *m, const char *signature, size_t sel, double now);
+
+/* p in [0, 1] of sorted[n] (nearest rank); NAN when n == 0. */
+double top_percentile(const double *sorted, size_t n, double p);
+
+/* ---- the layout (layout.c) -------------------------------------------------- */
+
+typedef struct top_rect {
+	int y, x, h, w;
+} top_rect;
+
+typedef enum top_view_kind { TOP_VIEW_MAIN = 0, TOP_VIEW_DETAIL, TOP_VIEW_HELP } top_view_kind;
+
+#define TOP_MIN_COLS 50
+#define TOP_MIN_ROWS 12
+#define TOP_MAX_RUN_LINES 3 /* progress bars in the header */
+
+typedef struct top_layout {
+	int rows, cols;
+	int too_small;
+	top_rect header, history, kernels, runs, status; /* main view */
+	top_rect variants, histogram;                     /* detail view (and header, status) */
+	top_rect help;
+	int run_lines; /* progress bars in the header */
+} top_layout;
+
+/* Rectangles for a terminal of rows x cols; empty ones have h == 0. */
+void top_layout_compute(int rows, int cols, top_view_kind view, size_t active_runs,
+                        size_t n_runs, top_layout *out);
+
+/* Table columns. A column of width 0 is hidden (too narrow a screen). */
+typedef enum top_kcol {
+	TOP_KCOL_NAME = 0, TOP_KCOL_LAUNCHES, TOP_KCOL_HIT, TOP_KCOL_COMPILE, TOP_KCOL_CONFIG,
+	TOP_KCOL_BEST, TOP_KCOL_RECENT, TOP_KCOL_DRIFT, TOP_KCOL_COUNT
+} top_kcol;
+
+typedef enum top_rcol {
+	TOP_RCOL_ID = 0, TOP_RCOL_KERNEL, TOP_RCOL_STRATEGY, TOP_RCOL_PROGRESS, TOP_RCOL_STATUS,
+	TOP_RCOL_COUNTS, TOP_RCOL_BEST, TOP_RCOL_ETA, TOP_RCOL_COUNT
+} top_rcol;
+
+typedef enum top_vcol {
+	TOP_VCOL_RANK = 0, TOP_VCOL_CONFIG, TOP_VCOL_STATUS, TOP_VCOL_TIME, TOP_VCOL_SAMPLES,
+	TOP_VCOL_COUNT
+} top_vcol;
+
+typedef struct top_columns {
+	int n;
+	int w[TOP_KCOL_COUNT > TOP_RCOL_COUNT ? TOP_KCOL_COUNT : TOP_RCOL_COUNT];
+} top_columns;
+
+void top_kernel_columns(int width, top_columns *out);
+void top_run_columns(int width, top_columns *out);
+void top_variant_columns(int width, top_columns *out);
+
+/* Row text, exactly `width` columns of printable ASCII (space padded), in
+ * buf[width + 1]. A NULL row gives the title row. */
+void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int width);
+void top_format_run(const top_run *r, const top_columns *c, char *buf, int width);
+void top_format_variant(const top_variant *v, size_t rank, const top_columns *c, char *buf,
+                        int width);
+
+/* Meter lines of the header (line 0..2), run progress lines, each exactly
+ * width columns like the rows above. */
+void top_format_meter_line(const top_model *m, int line, char *buf, int width);
+void top_format_run_bar(const top_run *r, double now, char *buf, int width);
+
+/* "BLOCK=256 ITEMS=4" from '{"BLOCK":256,"ITEMS":4}' or from an option
+ * list of one "-DNAME=VALUE" a line (other options left out). */
+void top_config_text(const char *config, char *out, size_t size);
+
+/* Durations: "812 ns", "12.3 us", "4.56 ms", "1.20 s"; "-" for NAN. */
+void top_fmt_ns(double ns, char *out, size_t size);
+/* ETA: "45s", "12m03s", "3h05m"; "-" for NAN. */
+void top_fmt_eta(double s, char *out, size_t size);
+
+/* Sparkline levels 0..8 (0: no data) of v[n] against its max; pure. */
+void top_spark_levels(const double *v, int n, int *levels);
+
+/* Histogram of sorted[n] in nbins equal bins between min and max. */
+void top_histogram(const double *sorted, size_t n, int nbins, int *counts);
+
+/* The kernels table as shown: indices into m->kernels, filtered (name
+ * contains filter, case-insensitive; NULL or "" for all) and sorted. */
+typedef enum top_sort {
+	TOP_SORT_LAUNCHES = 0, TOP_SORT_NAME, TOP_SORT_HIT, TOP_SORT_COMPILE, TOP_SORT_RECENT,
+	TOP_SORT_DRIFT, TOP_SORT_COUNT
+} top_sort;
+const char *top_sort_name(top_sort s);
+size_t top_view_kernels(const top_model *m, top_sort sort, const char *filter, size_t *idx);
+
+/* ---- drawing (draw.c) and output (main.c) ---------------------------------- */
+
+typedef struct top_ui {
+	top_view_kind view;
+	top_sort sort;
+	char filter[64];
+	int filtering;        /* the / prompt is open */
+	int paused;
+	size_t sel;           /* selected row of the kernels table */
+	size_t top;           /* first row shown */
+	size_t vsel;          /* selected variant in the detail view */
+	int colors;
+	int utf8;
+	double interval_s;
+} top_ui;
+
+/* Draws one frame: wnoutrefresh of each window, then one doupdate. */
+void top_draw(const top_model *m, top_ui *ui);
+/* Forgets the windows (after a resize). */
+void top_draw_reset(void);
+void top_draw_init_colors(void);
+
+/* The text snapshot of --once and the JSON of --json. */
+void top_print_text(FILE *f, const top_model *m, int width);
+void top_print_json(FILE *f, const top_model *m);
+
+#endif /* KJIT_TUI_H */
