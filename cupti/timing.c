@@ -13,11 +13,13 @@
  * different buffers, so whichever comes first waits in a table keyed by
  * correlation id (bounded: the oldest entries are dropped, which only
  * loses kernels that nobody timed). External correlation records are only
- * emitted for API calls that produce API activity records, so the driver
- * (and runtime) launch entry points are enabled one by one with
- * cuptiActivityEnableDriverApi(); if no external record ever shows up, the
- * whole CUPTI_ACTIVITY_KIND_DRIVER kind is enabled instead and the run is
- * repeated once ($KJIT_CUPTI_DRIVER=all does that from the start).
+ * emitted for API calls that produce API activity records: CUPTI 13.0 on
+ * the H200 emitted none with the launch entry points enabled one by one,
+ * so the whole CUPTI_ACTIVITY_KIND_DRIVER kind is on by default.
+ * $KJIT_CUPTI_DRIVER=launch enables only the launch entry points
+ * (cuptiActivityEnableDriverApi), cheaper for the other API calls where a
+ * CUPTI emits the records that way; if none ever shows up, the whole kind
+ * is enabled after all and the run is repeated once.
  *
  * External ids come from one process-wide counter: timed launches of
  * kjit__timer_run() take plain ids, sampled launches
@@ -697,8 +699,8 @@ static int cupti_setup(void)
 		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 	}
 	if (r == CUPTI_SUCCESS) {
-		const char *all = getenv("KJIT_CUPTI_DRIVER");
-		int full = all && strcmp(all, "all") == 0;
+		const char *mode = getenv("KJIT_CUPTI_DRIVER");
+		int full = !(mode && strcmp(mode, "launch") == 0);
 		/* API records of the launch entry points only: the external
 		 * correlation records ride on them. cuLaunchKernel is the one kjit
 		 * uses; the others are best effort. */
