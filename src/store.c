@@ -278,7 +278,8 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	if ((st = check_foreign(s)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA page_size=16384", "setting the page size")) != KJIT_OK ||
 	    (st = enable_wal(s)) != KJIT_OK ||
-	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON",
+	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+	               " PRAGMA mmap_size=268435456",
 	               "setting pragmas")) != KJIT_OK ||
 	    (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK ||
 	    (st = kjit__store_prepare_binaries(s)) != KJIT_OK)

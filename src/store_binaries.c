@@ -47,7 +47,16 @@ static sqlite3_int64 key_id(const char *key)
 kjit_status kjit__store_prepare_binaries(kjit__store *s)
 {
 	int rc = prepare(s, &s->bin_get, bin_get_sql);
-	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, "preparing the binary lookup");
+	if (rc != SQLITE_OK)
+		return kjit__store_fail(s, rc, "preparing the binary lookup");
+	/* One lookup of an id that no key has: it reads the table's root page
+	 * and binds the code paths now, at open, rather than on the first
+	 * real hit. */
+	sqlite3_bind_int64(s->bin_get, 1, 0);
+	rc = sqlite3_step(s->bin_get);
+	sqlite3_reset(s->bin_get);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? KJIT_OK
+	                                              : kjit__store_fail(s, rc, "reading the binaries");
 }
 
 static void checksum_hex(const void *data, size_t size, char out[33])
