@@ -4,14 +4,17 @@
  * short read transaction, so that a WAL checkpoint is never held back for
  * longer than a frame and writers never wait for us.
  *
- * Time windows are read through the rowid: the id of the first event of a
- * window comes from one seek in events_ts, then the window is a range of
- * the table's own b-tree, read in order (`+ts` keeps the planner off the
- * index, whose every entry would cost a seek into the table).
+ * The events of the last 10 minutes are kept in memory and each row is
+ * read once: a frame reads the ids above the largest it has seen (a range
+ * of the table's own b-tree) and counts the windows in C. The first frame
+ * finds the window's smallest id in events_ts alone (the index holds the
+ * rowid). Writers stamp events before they write them, so ids are only
+ * roughly in time order: windows are always filtered on ts.
  */
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,27 +24,25 @@
 #include "tui.h"
 
 enum {
-	S_VERSION, S_BEGIN, S_COMMIT, S_FIRST_ID, S_MINUTE, S_PIDS, S_SAMPLES, S_COMPILES,
-	S_KERNELS, S_BEST, S_RUNS, S_RUN_RESULTS, S_HISTORY, S_D_RESULTS, S_D_BINARIES,
+	S_VERSION, S_BEGIN, S_COMMIT, S_FIRST_ID, S_MAX_ID, S_NEW, S_KERNELS, S_BEST, S_RUNS,
+	S_RUN_RESULTS, S_D_RESULTS, S_D_BINARIES,
 	S_D_RSAMPLES, S_D_ESAMPLES, S_D_BEST, S_COUNT
 };
+_Static_assert(S_COUNT <= sizeof ((top_model *)0)->st / sizeof (sqlite3_stmt *),
+               "top_model.st is too small");
 
 static const char *const sql[S_COUNT] = {
 	[S_VERSION] = "PRAGMA data_version",
 	[S_BEGIN] = "BEGIN",
 	[S_COMMIT] = "COMMIT",
-	[S_FIRST_ID] = "SELECT id FROM events WHERE ts >= ?1 ORDER BY ts LIMIT 1",
-	[S_MINUTE] = "SELECT kind, signature, kernel, tier, value IS NULL, sum(count)"
-		" FROM events WHERE id >= ?1 AND +ts >= ?2 AND +ts <= ?3"
-		" GROUP BY kind, signature, kernel, tier, value IS NULL",
-	[S_PIDS] = "SELECT count(DISTINCT pid) FROM events"
-		" WHERE id >= ?1 AND +ts >= ?2 AND +ts <= ?3",
-	[S_SAMPLES] = "SELECT signature, kernel, value FROM events"
-		" WHERE id >= ?1 AND +ts >= ?2 AND +ts <= ?3 AND +kind = 'launch'"
-		" AND value IS NOT NULL ORDER BY signature, kernel, value",
-	[S_COMPILES] = "SELECT signature, kernel, value, ts FROM events"
-		" WHERE kind = 'compile' AND ts >= ?1 AND ts <= ?2 AND value IS NOT NULL"
-		" ORDER BY signature, kernel, value",
+	/* covering events_ts: a scan of index entries, no seek into the table
+	 * (left to itself the planner walks the table for min(id)) */
+	[S_FIRST_ID] = "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts >= ?1",
+	[S_MAX_ID] = "SELECT max(id) FROM events",
+	/* the rows committed since the last frame: a range of the table's
+	 * b-tree (+ts keeps the planner off events_ts) */
+	[S_NEW] = "SELECT id, ts, pid, kind, signature, kernel, tier, value, count FROM events"
+		" WHERE id > ?1 AND id <= ?2 AND +ts >= ?3",
 	[S_KERNELS] = "SELECT signature, name FROM kernels",
 	[S_BEST] = "SELECT signature, config, median_ns, stale FROM best"
 		" ORDER BY signature, updated DESC",
@@ -53,17 +54,14 @@ static const char *const sql[S_COUNT] = {
 	[S_RUN_RESULTS] = "SELECT status, count(*), min(CASE WHEN status = 'ok' THEN median_ns END)"
 		" FROM results WHERE signature = ?1 AND device_key = ?2 AND problem = ?3"
 		" AND run_id = ?4 GROUP BY status",
-	[S_HISTORY] = "SELECT CAST(ts / 5 AS INTEGER), kind, tier, value IS NULL, sum(count),"
-		" sum(value), count(value) FROM events"
-		" WHERE id >= ?1 AND +ts >= ?2 AND +ts <= ?3"
-		" AND +kind IN ('compile', 'cache', 'launch') GROUP BY 1, 2, 3, 4",
 	[S_D_RESULTS] = "SELECT id, config, status, median_ns, n_samples FROM results"
 		" WHERE signature = ?1 ORDER BY median_ns IS NULL, median_ns, id LIMIT 500",
 	[S_D_BINARIES] = "SELECT key, options FROM binaries WHERE signature = ?1 LIMIT 500",
 	[S_D_RSAMPLES] = "SELECT samples FROM results WHERE id = ?1",
 	[S_D_ESAMPLES] = "SELECT variant, value FROM events"
 		" WHERE id >= ?1 AND +ts >= ?2 AND +ts <= ?3 AND +kind = 'launch'"
-		" AND value IS NOT NULL AND +signature = ?4 ORDER BY variant, value",
+		" AND value > 0 AND variant IS NOT NULL AND +signature = ?4"
+		" ORDER BY variant, value",
 	[S_D_BEST] = "SELECT device_key, problem, config, stale FROM best WHERE signature = ?1"
 		" ORDER BY updated DESC",
 };
@@ -148,16 +146,19 @@ void top_model_init(top_model *m, const char *path)
 {
 	memset(m, 0, sizeof *m);
 	m->path = strdup(path ? path : "");
-	m->history.newest = -1;
 	m->window_bucket = -1;
+	m->last_id = -1;
 	for (int i = 0; i < TOP_HISTORY_N; i++)
 		m->history.b[i].index = -1;
 	m->state = TOP_DB_MISSING;
 }
 
+static void cache_reset(top_model *m);
+
 void top_model_close(top_model *m)
 {
 	disconnect(m);
+	cache_reset(m);
 	free(m->path);
 	free(m->kernels);
 	free(m->runs);
@@ -234,9 +235,13 @@ static int connect(top_model *m)
 		disconnect(m);
 		return -1;
 	}
-	sqlite3_extended_result_codes(m->db, 1);
 	/* Only WAL recovery or a schema change can make a reader wait. */
-	sqlite3_busy_timeout(m->db, 1000);
+	if ((rc = sqlite3_extended_result_codes(m->db, 1)) != SQLITE_OK ||
+	    (rc = sqlite3_busy_timeout(m->db, 1000)) != SQLITE_OK) {
+		fail_sql(m, rc, "setting up the connection");
+		disconnect(m);
+		return -1;
+	}
 	if (check_schema(m) != 0) {
 		disconnect(m);
 		return -1;
@@ -253,6 +258,8 @@ static int connect(top_model *m)
 	m->state = TOP_DB_OK;
 	m->message[0] = '\0';
 	m->data_version = -1;
+	/* perhaps another file by now: read the window afresh */
+	cache_reset(m);
 	return 0;
 }
 
@@ -283,16 +290,16 @@ static void copy_col(sqlite3_stmt *st, int col, char *out, size_t size)
 	snprintf(out, size, "%s", t ? (const char *)t : "");
 }
 
-/* The first rowid of the window starting at from, less the write lag; *id
- * is INT64_MAX when the window is empty. */
+/* The smallest rowid of the events from `from` on; INT64_MAX when none. */
 static int first_id(top_model *m, double from, int64_t *id)
 {
 	sqlite3_stmt *st = m->st[S_FIRST_ID];
-	int rc = sqlite3_bind_double(st, 1, from - TOP_WRITE_LAG_S);
+	int rc = sqlite3_bind_double(st, 1, from);
 	if (rc != SQLITE_OK)
 		return fail_sql(m, rc, "binding a time");
 	rc = sqlite3_step(st);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MAX;
+	*id = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+	              ? sqlite3_column_int64(st, 0) : INT64_MAX;
 	if (rc == SQLITE_ROW)
 		rc = SQLITE_DONE;
 	return done(m, st, rc, "finding the first event of a window");
@@ -389,8 +396,6 @@ static int query_kernels(top_model *m)
 
 /* Walks rows ordered by (signature, kernel, value) and hands each
  * kernel's sorted values to fn. */
-typedef void (*group_fn)(top_kernel *k, const double *v, size_t n);
-
 typedef struct top_values {
 	double *v;
 	size_t n, cap;
@@ -410,57 +415,6 @@ static int push_value(top_values *a, double x)
 	return 0;
 }
 
-/* all (may be NULL) also gets the values whose column 3 is >= all_from. */
-static int per_kernel_values(top_model *m, sqlite3_stmt *st, size_t sorted, group_fn fn,
-                             top_values *all, double all_from, const char *what)
-{
-	top_values v = { NULL, 0, 0 };
-	char sig[33] = "", name[64] = "";
-	int rc;
-	int first = 1;
-	for (;;) {
-		rc = sqlite3_step(st);
-		const char *s = NULL, *k = NULL;
-		if (rc == SQLITE_ROW) {
-			s = (const char *)sqlite3_column_text(st, 0);
-			s = s ? s : "";
-			k = (const char *)sqlite3_column_text(st, 1);
-			k = k ? k : "";
-		}
-		if (!first && (rc != SQLITE_ROW || strncmp(s, sig, sizeof sig - 1) != 0 ||
-		               strncmp(k, name, sizeof name - 1) != 0)) {
-			top_kernel *kk = find_kernel(m, sorted, sig, name);
-			if (kk)
-				fn(kk, v.v, v.n);
-			v.n = 0;
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		first = 0;
-		snprintf(sig, sizeof sig, "%s", s);
-		snprintf(name, sizeof name, "%s", k);
-		double x = sqlite3_column_double(st, 2);
-		if (push_value(&v, x) != 0 ||
-		    (all && sqlite3_column_double(st, 3) >= all_from && push_value(all, x) != 0)) {
-			free(v.v);
-			sqlite3_reset(st);
-			return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
-		}
-	}
-	free(v.v);
-	return done(m, st, rc, what);
-}
-
-static void set_compile(top_kernel *k, const double *v, size_t n)
-{
-	k->compile_p50_ms = top_percentile(v, n, 0.5);
-}
-
-static void set_recent(top_kernel *k, const double *v, size_t n)
-{
-	k->recent_ns = top_percentile(v, n, 0.5);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -472,91 +426,410 @@ static void sort_doubles(double *v, size_t n)
 	qsort(v, n, sizeof *v, cmp_double);
 }
 
-/* ---- the frame's queries --------------------------------------------------------- */
+/* Values of kernels (by index into m->kernels), for per-kernel medians. */
+typedef struct top_kv {
+	size_t k;
+	double v;
+} top_kv;
 
-static int query_minute(top_model *m, double now, size_t sorted)
+typedef struct top_kvs {
+	top_kv *p;
+	size_t n, cap;
+} top_kvs;
+
+static int push_kv(top_kvs *a, size_t k, double v)
 {
-	top_meters *mt = &m->meters;
-	double from = now - TOP_METER_WINDOW_S;
-	int64_t id;
-	if (first_id(m, from, &id) != 0)
-		return -1;
-	sqlite3_stmt *st = m->st[S_MINUTE];
-	if (bind3(m, st, id, from, now) != 0)
-		return -1;
-	int64_t launches = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(st, 0);
-		const char *tier = (const char *)sqlite3_column_text(st, 3);
-		int no_value = sqlite3_column_int(st, 4);
-		int64_t count = sqlite3_column_int64(st, 5);
-		if (!kind)
-			continue;
-		if (strcmp(kind, "drop") == 0) {
-			mt->dropped += count;
-			continue;
-		}
-		int is_cache = strcmp(kind, "cache") == 0;
-		int is_launch = strcmp(kind, "launch") == 0 && no_value;
-		if (!is_cache && !is_launch)
-			continue;
-		top_kernel *k = find_kernel(m, sorted, (const char *)sqlite3_column_text(st, 1),
-		                            (const char *)sqlite3_column_text(st, 2));
-		if (is_launch) {
-			launches += count;
-			if (k)
-				k->launches += count;
-			continue;
-		}
-		int64_t *slot = NULL, *kslot = NULL;
-		if (tier && strcmp(tier, "memory") == 0)
-			slot = &mt->mem, kslot = k ? &k->mem : NULL;
-		else if (tier && strcmp(tier, "disk") == 0)
-			slot = &mt->disk, kslot = k ? &k->disk : NULL;
-		else if (tier && strcmp(tier, "miss") == 0)
-			slot = &mt->miss, kslot = k ? &k->miss : NULL;
-		if (slot)
-			*slot += count;
-		if (kslot)
-			*kslot += count;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		top_kv *p = realloc(a->p, cap * sizeof *p);
+		if (!p)
+			return -1;
+		a->p = p;
+		a->cap = cap;
 	}
-	if (done(m, st, rc, "reading the last minute of events") != 0)
-		return -1;
-	mt->launches_per_s = (double)launches / TOP_METER_WINDOW_S;
-
-	st = m->st[S_PIDS];
-	if (bind3(m, st, id, from, now) != 0 ||
-	    step_int(m, st, &mt->writers, "counting the writing processes") != 0)
-		return -1;
-
-	st = m->st[S_SAMPLES];
-	if (bind3(m, st, id, from, now) != 0)
-		return -1;
-	return per_kernel_values(m, st, sorted, set_recent, NULL, 0, "reading the timed launches");
+	a->p[a->n].k = k;
+	a->p[a->n++].v = v;
+	return 0;
 }
 
-
-static int query_compiles(top_model *m, double now, size_t sorted)
+static int cmp_kv(const void *a, const void *b)
 {
-	sqlite3_stmt *st = m->st[S_COMPILES];
-	int rc = sqlite3_bind_double(st, 1, now - TOP_COMPILE_WINDOW_S);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_double(st, 2, now);
-	if (rc != SQLITE_OK)
-		return fail_sql(m, rc, "binding a time window");
-	top_values all = { NULL, 0, 0 };
-	int r = per_kernel_values(m, st, sorted, set_compile, &all, now - TOP_METER_WINDOW_S,
-	                          "reading the compiles");
-	if (r == 0) {
-		sort_doubles(all.v, all.n);
-		m->meters.compiles = (int64_t)all.n;
-		m->meters.compile_p50_ms = top_percentile(all.v, all.n, 0.5);
-		m->meters.compile_p95_ms = top_percentile(all.v, all.n, 0.95);
-		m->meters.compile_max_ms = all.n ? all.v[all.n - 1] : NAN;
+	const top_kv *x = a, *y = b;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+/* The median of each kernel's values into its field at `offset`. */
+static int per_kernel_median(top_model *m, top_kvs *a, size_t offset)
+{
+	qsort(a->p, a->n, sizeof *a->p, cmp_kv);
+	double *v = malloc((a->n + 1) * sizeof *v);
+	if (!v)
+		return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
+	for (size_t i = 0; i < a->n; i++)
+		v[i] = a->p[i].v;
+	for (size_t i = 0, j; i < a->n; i = j) {
+		for (j = i; j < a->n && a->p[j].k == a->p[i].k; j++)
+			;
+		double med = top_percentile(v + i, j - i, 0.5);
+		memcpy((char *)&m->kernels[a->p[i].k] + offset, &med, sizeof med);
 	}
-	free(all.v);
-	return r;
+	free(v);
+	return 0;
+}
+
+/* The pids seen; writers come in batches, so the last one found is
+ * usually the next one wanted. */
+typedef struct top_pids {
+	int64_t *p;
+	size_t n, cap, last;
+} top_pids;
+
+static int add_pid(top_pids *s, int64_t pid)
+{
+	if (s->n && s->p[s->last] == pid)
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i] == pid) {
+			s->last = i;
+			return 0;
+		}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		int64_t *p = realloc(s->p, cap * sizeof *p);
+		if (!p)
+			return -1;
+		s->p = p;
+		s->cap = cap;
+	}
+	s->last = s->n;
+	s->p[s->n++] = pid;
+	return 0;
+}
+
+static const char *col_text(sqlite3_stmt *st, int col)
+{
+	return (const char *)sqlite3_column_text(st, col);
+}
+
+/* ---- the event cache -------------------------------------------------------------- */
+
+enum { EV_COMPILE, EV_CACHE, EV_LAUNCH, EV_DROP, EV_OTHER };
+enum { TIER_NONE, TIER_MEMORY, TIER_DISK, TIER_MISS };
+#define NO_KEY UINT32_MAX
+
+struct top_ev {
+	double ts, value;  /* value NAN: NULL */
+	int64_t count;
+	int32_t pid;
+	uint32_t key;      /* index into keys, NO_KEY: no kernel */
+	uint8_t kind, tier;
+};
+
+struct top_key {
+	char signature[33];
+	char name[64];
+};
+
+static void cache_reset(top_model *m)
+{
+	free(m->ev);
+	free(m->keys);
+	free(m->key_hash);
+	m->ev = NULL;
+	m->keys = NULL;
+	m->key_hash = NULL;
+	m->n_ev = m->cap_ev = m->n_keys = m->cap_keys = m->hash_cap = 0;
+	m->last_id = -1;
+}
+
+static uint64_t key_hash(const char *sig, const char *name)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = sig; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static int key_rehash(top_model *m, size_t cap)
+{
+	uint32_t *t = malloc(cap * sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		t[i] = NO_KEY;
+	for (uint32_t k = 0; k < m->n_keys; k++) {
+		size_t i = (size_t)key_hash(m->keys[k].signature, m->keys[k].name) & (cap - 1);
+		while (t[i] != NO_KEY)
+			i = (i + 1) & (cap - 1);
+		t[i] = k;
+	}
+	free(m->key_hash);
+	m->key_hash = t;
+	m->hash_cap = cap;
+	return 0;
+}
+
+/* Copies at most size - 1 bytes of s (NULL: "") and its NUL into out. */
+static void copy_field(char *out, size_t size, const char *s)
+{
+	size_t n = s ? strnlen(s, size - 1) : 0;
+	if (n)
+		memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/* The key of (signature, name), added when new; NO_KEY for an event of
+ * no kernel, or when out of memory (*oom set). Runs once per event read:
+ * no printf here. */
+static uint32_t key_of(top_model *m, const char *sig, const char *name, int *oom)
+{
+	char s[33], n[64];
+	copy_field(s, sizeof s, sig);
+	copy_field(n, sizeof n, name);
+	if (!s[0] && !n[0])
+		return NO_KEY;
+	if (2 * (m->n_keys + 1) > m->hash_cap &&
+	    key_rehash(m, m->hash_cap ? 2 * m->hash_cap : 256) != 0) {
+		*oom = 1;
+		return NO_KEY;
+	}
+	size_t i = (size_t)key_hash(s, n) & (m->hash_cap - 1);
+	for (; m->key_hash[i] != NO_KEY; i = (i + 1) & (m->hash_cap - 1)) {
+		const struct top_key *k = &m->keys[m->key_hash[i]];
+		if (strcmp(k->signature, s) == 0 && strcmp(k->name, n) == 0)
+			return m->key_hash[i];
+	}
+	if (m->n_keys == m->cap_keys) {
+		size_t cap = m->cap_keys ? 2 * m->cap_keys : 256;
+		struct top_key *p = realloc(m->keys, cap * sizeof *p);
+		if (!p) {
+			*oom = 1;
+			return NO_KEY;
+		}
+		m->keys = p;
+		m->cap_keys = cap;
+	}
+	memcpy(m->keys[m->n_keys].signature, s, sizeof s);
+	memcpy(m->keys[m->n_keys].name, n, sizeof n);
+	m->key_hash[i] = (uint32_t)m->n_keys;
+	return (uint32_t)m->n_keys++;
+}
+
+static int parse_kind(const char *k)
+{
+	if (!k)
+		return EV_OTHER;
+	return strcmp(k, "cache") == 0 ? EV_CACHE : strcmp(k, "launch") == 0 ? EV_LAUNCH
+	     : strcmp(k, "compile") == 0 ? EV_COMPILE : strcmp(k, "drop") == 0 ? EV_DROP
+	     : EV_OTHER;
+}
+
+static int parse_tier(const char *t)
+{
+	if (!t)
+		return TIER_NONE;
+	return strcmp(t, "memory") == 0 ? TIER_MEMORY : strcmp(t, "disk") == 0 ? TIER_DISK
+	     : strcmp(t, "miss") == 0 ? TIER_MISS : TIER_NONE;
+}
+
+/* Drops what left the 10-minute window, then reads the rows committed
+ * since the last frame (on the first, the window from events_ts). */
+static int read_new_events(top_model *m, double now)
+{
+	double from = now - TOP_HISTORY_N * TOP_HISTORY_BUCKET_S;
+	int64_t max_id = 0;
+	if (step_int(m, m->st[S_MAX_ID], &max_id, "reading the last event id") != 0)
+		return -1;
+	/* fewer rows than before at the top: another file, or rows deleted */
+	if (max_id < m->last_id)
+		cache_reset(m);
+	size_t keep = 0;
+	for (size_t i = 0; i < m->n_ev; i++)
+		if (m->ev[i].ts >= from)
+			m->ev[keep++] = m->ev[i];
+	m->n_ev = keep;
+	int64_t after = m->last_id;
+	if (after < 0) {
+		int64_t first;
+		if (first_id(m, from, &first) != 0)
+			return -1;
+		after = first == INT64_MAX ? max_id : first - 1;
+	}
+	sqlite3_stmt *st = m->st[S_NEW];
+	int rc = sqlite3_bind_int64(st, 1, after);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 2, max_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(st, 3, from);
+	if (rc != SQLITE_OK)
+		return fail_sql(m, rc, "binding an id range");
+	int oom = 0;
+	while (!oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (m->n_ev == m->cap_ev) {
+			size_t cap = m->cap_ev ? 2 * m->cap_ev : 4096;
+			struct top_ev *p = realloc(m->ev, cap * sizeof *p);
+			if (!p) {
+				oom = 1;
+				break;
+			}
+			m->ev = p;
+			m->cap_ev = cap;
+		}
+		struct top_ev *e = &m->ev[m->n_ev];
+		e->ts = sqlite3_column_double(st, 1);
+		e->pid = (int32_t)sqlite3_column_int64(st, 2);
+		e->kind = (uint8_t)parse_kind(col_text(st, 3));
+		/* only compiles and the last minute are counted per kernel: the
+		 * rest of the history needs no key (the clock only moves on) */
+		e->key = e->kind == EV_COMPILE || e->ts >= now - TOP_METER_WINDOW_S
+		                 ? key_of(m, col_text(st, 4), col_text(st, 5), &oom) : NO_KEY;
+		e->tier = (uint8_t)parse_tier(col_text(st, 6));
+		e->value = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN
+		                                                      : sqlite3_column_double(st, 7);
+		e->count = sqlite3_column_int64(st, 8);
+		m->n_ev += e->kind != EV_OTHER;
+	}
+	if (oom) {
+		sqlite3_reset(st);
+		cache_reset(m);
+		return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
+	}
+	if (done(m, st, rc, "reading the new events") != 0)
+		return -1;
+	m->last_id = max_id;
+	return 0;
+}
+
+/* ---- the windows: meters, kernels, history ------------------------------------------ */
+
+typedef struct window {
+	size_t *kernel;    /* per key: index into m->kernels, SIZE_MAX: not looked up */
+	top_kvs samples;   /* timed launches of the last minute */
+	top_kvs compiles;  /* compiles of the last 10 minutes */
+	top_values minute_compiles;
+	top_pids pids;
+	int64_t launches;
+} window;
+
+static top_bucket *bucket_at(top_history *h, int64_t index)
+{
+	return &h->b[index % TOP_HISTORY_N];
+}
+
+/* Adds one cached event at ts in [now - 10 min, now] to the history and,
+ * within the last minute, to the meters and its kernel. */
+static int count_event(top_model *m, window *w, const struct top_ev *e, size_t sorted,
+                       double now)
+{
+	top_bucket *b = bucket_at(&m->history, (int64_t)floor(e->ts / TOP_HISTORY_BUCKET_S));
+	double c = (double)e->count;
+	/* the writer stores 0 (or NULL) as the value of a count row */
+	int timed = e->value > 0;
+	top_kernel *k = NULL;
+	if (e->key != NO_KEY) {
+		if (w->kernel[e->key] == SIZE_MAX) {
+			k = find_kernel(m, sorted, m->keys[e->key].signature, m->keys[e->key].name);
+			if (!k)
+				return -1;
+			w->kernel[e->key] = (size_t)(k - m->kernels);
+		}
+		k = &m->kernels[w->kernel[e->key]];
+	}
+	size_t ki = k ? (size_t)(k - m->kernels) : 0;
+	int minute = e->ts >= now - TOP_METER_WINDOW_S;
+	top_meters *mt = &m->meters;
+	switch (e->kind) {
+	case EV_COMPILE:
+		b->compiles += c;
+		if (!isnan(e->value) && ((k && push_kv(&w->compiles, ki, e->value) != 0) ||
+		              (minute && push_value(&w->minute_compiles, e->value) != 0)))
+			return -1;
+		break;
+	case EV_CACHE:
+		b->lookups += c;
+		b->hits += e->tier == TIER_MEMORY || e->tier == TIER_DISK ? c : 0;
+		if (!minute)
+			break;
+		int64_t *tier = e->tier == TIER_MEMORY ? &mt->mem : e->tier == TIER_DISK ? &mt->disk
+		              : e->tier == TIER_MISS ? &mt->miss : NULL;
+		int64_t *ktier = !k ? NULL : e->tier == TIER_MEMORY ? &k->mem
+		               : e->tier == TIER_DISK ? &k->disk : e->tier == TIER_MISS ? &k->miss
+		               : NULL;
+		if (tier)
+			*tier += e->count;
+		if (ktier)
+			*ktier += e->count;
+		break;
+	case EV_LAUNCH:
+		/* a count row, or a timed sample of one profiled launch */
+		if (timed) {
+			b->kernel_ns_sum += e->value;
+			b->kernel_ns_n += 1;
+			if (minute && k && push_kv(&w->samples, ki, e->value) != 0)
+				return -1;
+		} else {
+			b->launches += c;
+			if (minute) {
+				w->launches += e->count;
+				if (k)
+					k->launches += e->count;
+			}
+		}
+		break;
+	case EV_DROP:
+		mt->dropped += minute ? e->count : 0;
+		break;
+	default:
+		break;
+	}
+	return minute ? add_pid(&w->pids, e->pid) : 0;
+}
+
+static int count_window(top_model *m, double now, size_t sorted)
+{
+	top_history *h = &m->history;
+	int64_t nb = (int64_t)floor(now / TOP_HISTORY_BUCKET_S);
+	for (int64_t i = nb - TOP_HISTORY_N + 1; i <= nb; i++) {
+		top_bucket *b = bucket_at(h, i);
+		memset(b, 0, sizeof *b);
+		b->index = i;
+	}
+	window w;
+	memset(&w, 0, sizeof w);
+	w.kernel = malloc((m->n_keys + 1) * sizeof *w.kernel);
+	int r = w.kernel ? 0 : -1;
+	for (size_t i = 0; r == 0 && i < m->n_keys; i++)
+		w.kernel[i] = SIZE_MAX;
+	double from = (double)(nb - TOP_HISTORY_N + 1) * TOP_HISTORY_BUCKET_S;
+	for (size_t i = 0; r == 0 && i < m->n_ev; i++)
+		if (m->ev[i].ts >= from && m->ev[i].ts <= now)
+			r = count_event(m, &w, &m->ev[i], sorted, now);
+	if (r == 0)
+		r = per_kernel_median(m, &w.samples, offsetof(top_kernel, recent_ns));
+	if (r == 0)
+		r = per_kernel_median(m, &w.compiles, offsetof(top_kernel, compile_p50_ms));
+	if (r == 0) {
+		top_meters *mt = &m->meters;
+		top_values *c = &w.minute_compiles;
+		sort_doubles(c->v, c->n);
+		mt->compiles = (int64_t)c->n;
+		mt->compile_p50_ms = top_percentile(c->v, c->n, 0.5);
+		mt->compile_p95_ms = top_percentile(c->v, c->n, 0.95);
+		mt->compile_max_ms = c->n ? c->v[c->n - 1] : NAN;
+		mt->launches_per_s = (double)w.launches / TOP_METER_WINDOW_S;
+		mt->writers = (int64_t)w.pids.n;
+	}
+	free(w.kernel);
+	free(w.samples.p);
+	free(w.compiles.p);
+	free(w.minute_compiles.v);
+	free(w.pids.p);
+	return r == 0 ? 0 : fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
 }
 
 static int bind_text(top_model *m, sqlite3_stmt *st, int i, const unsigned char *text)
@@ -632,65 +905,6 @@ static int query_runs(top_model *m, double now)
 
 /* ---- history ----------------------------------------------------------------- */
 
-static top_bucket *bucket_at(top_history *h, int64_t index)
-{
-	return &h->b[index % TOP_HISTORY_N];
-}
-
-static void bucket_clear(top_bucket *b, int64_t index)
-{
-	memset(b, 0, sizeof *b);
-	b->index = index;
-}
-
-/* Queries the buckets that can still change (late writes land up to
- * TOP_WRITE_LAG_S back) and the new ones; older buckets stay in the ring. */
-static int query_history(top_model *m, double now)
-{
-	top_history *h = &m->history;
-	int64_t nb = (int64_t)floor(now / TOP_HISTORY_BUCKET_S);
-	int64_t lag = (int64_t)ceil(TOP_WRITE_LAG_S / TOP_HISTORY_BUCKET_S);
-	int64_t start = h->newest < 0 || nb - h->newest >= TOP_HISTORY_N ? nb - TOP_HISTORY_N + 1
-	                                                                  : h->newest - lag;
-	if (start < nb - TOP_HISTORY_N + 1)
-		start = nb - TOP_HISTORY_N + 1;
-	for (int64_t b = start; b <= nb; b++)
-		bucket_clear(bucket_at(h, b), b);
-	double from = (double)start * TOP_HISTORY_BUCKET_S;
-	int64_t id;
-	if (first_id(m, from, &id) != 0)
-		return -1;
-	sqlite3_stmt *st = m->st[S_HISTORY];
-	if (bind3(m, st, id, from, now) != 0)
-		return -1;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t b = sqlite3_column_int64(st, 0);
-		const char *kind = (const char *)sqlite3_column_text(st, 1);
-		const char *tier = (const char *)sqlite3_column_text(st, 2);
-		if (b < start || b > nb || !kind)
-			continue;
-		top_bucket *k = bucket_at(h, b);
-		double count = sqlite3_column_double(st, 4);
-		if (strcmp(kind, "compile") == 0) {
-			k->compiles += count;
-		} else if (strcmp(kind, "cache") == 0) {
-			k->lookups += count;
-			if (tier && (strcmp(tier, "memory") == 0 || strcmp(tier, "disk") == 0))
-				k->hits += count;
-		} else if (sqlite3_column_int(st, 3)) {
-			k->launches += count;
-		} else {
-			k->kernel_ns_sum += sqlite3_column_double(st, 5);
-			k->kernel_ns_n += sqlite3_column_double(st, 6);
-		}
-	}
-	if (done(m, st, rc, "reading the history") != 0)
-		return -1;
-	h->newest = nb;
-	return 0;
-}
-
 void top_history_series(const top_history *h, top_series which, double now, double *out,
                         int n)
 {
@@ -735,11 +949,9 @@ static int build(top_model *m, double now)
 {
 	memset(&m->meters, 0, sizeof m->meters);
 	m->meters.compile_p50_ms = m->meters.compile_p95_ms = m->meters.compile_max_ms = NAN;
-	if (query_kernels(m) != 0)
+	if (read_new_events(m, now) != 0 || query_kernels(m) != 0)
 		return -1;
-	size_t sorted = m->n_kernels;
-	if (query_minute(m, now, sorted) != 0 || query_compiles(m, now, sorted) != 0 ||
-	    query_runs(m, now) != 0 || query_history(m, now) != 0)
+	if (count_window(m, now, m->n_kernels) != 0 || query_runs(m, now) != 0)
 		return -1;
 	for (size_t i = 0; i < m->n_kernels; i++) {
 		top_kernel *k = &m->kernels[i];
@@ -755,7 +967,7 @@ int top_model_refresh(top_model *m, double now, int force)
 {
 	if (!m->db && connect(m) != 0)
 		return -1;
-	int64_t version;
+	int64_t version = 0;
 	if (step_int(m, m->st[S_VERSION], &version, "reading data_version") != 0) {
 		disconnect(m);
 		return -1;
@@ -773,7 +985,6 @@ int top_model_refresh(top_model *m, double now, int force)
 	m->data_version = version;
 	m->window_bucket = wb;
 	m->now = now;
-	m->queries++;
 	m->build_ms = mono_ms() - t0;
 	return 1;
 }
@@ -822,7 +1033,7 @@ static int detail_results(top_model *m, const char *sig, size_t *cap)
 			return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
 		}
 		v->result_id = sqlite3_column_int64(st, 0);
-		copy_col(st, 1, v->config, sizeof v->config);
+		top_config_text(col_text(st, 1), v->config, sizeof v->config);
 		copy_col(st, 2, v->status, sizeof v->status);
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			v->median_ns = sqlite3_column_double(st, 3);
@@ -872,11 +1083,24 @@ static int detail_binaries(top_model *m, const char *sig, size_t *cap, double no
 		const char *k = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
 		k = k ? k : "";
 		if (cur.n && (rc != SQLITE_ROW || strcmp(k, key) != 0)) {
-			for (size_t i = 0; i < d->n_v; i++)
-				if (strcmp(d->v[i].key, key) == 0) {
-					d->v[i].median_ns = top_percentile(cur.v, cur.n, 0.5);
-					d->v[i].n_samples = (int64_t)cur.n;
-				}
+			size_t i = 0;
+			while (i < d->n_v && strcmp(d->v[i].key, key) != 0)
+				i++;
+			/* launched, but evicted from the cache since: known by its key */
+			int evicted = i == d->n_v;
+			top_variant *v = evicted ? add_variant(d, cap) : &d->v[i];
+			if (!v) {
+				free(cur.v);
+				sqlite3_reset(st);
+				return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
+			}
+			if (evicted) {
+				snprintf(v->key, sizeof v->key, "%s", key);
+				snprintf(v->config, sizeof v->config, "binary %.12s", key);
+				snprintf(v->status, sizeof v->status, "evicted");
+			}
+			v->median_ns = top_percentile(cur.v, cur.n, 0.5);
+			v->n_samples = (int64_t)cur.n;
 			cur.n = 0;
 		}
 		if (rc != SQLITE_ROW)
@@ -972,11 +1196,14 @@ static int detail_rule(top_model *m, const char *sig)
 int top_model_load_detail(top_model *m, const char *signature, size_t sel, double now)
 {
 	top_detail *d = &m->detail;
+	/* signature may be d->signature itself (a reload) */
+	char sig[sizeof d->signature];
+	snprintf(sig, sizeof sig, "%s", signature ? signature : "");
+	memcpy(d->signature, sig, sizeof sig);
 	d->n_v = 0;
 	d->n_samples = 0;
 	d->sel = 0;
 	d->rule[0] = '\0';
-	snprintf(d->signature, sizeof d->signature, "%s", signature ? signature : "");
 	d->name[0] = '\0';
 	for (size_t i = 0; i < m->n_kernels; i++)
 		if (strcmp(m->kernels[i].signature, d->signature) == 0)

@@ -18,12 +18,8 @@
 
 #define TOP_METER_WINDOW_S 60.0    /* meters and the kernels table */
 #define TOP_HISTORY_BUCKET_S 5     /* one sparkline column */
-#define TOP_HISTORY_N 120          /* 10 minutes of buckets */
-#define TOP_COMPILE_WINDOW_S 600.0 /* per-kernel compile p50 */
+#define TOP_HISTORY_N 120          /* 10 minutes of buckets: history, compile p50 */
 #define TOP_RUN_RECENT_S 600.0     /* finished runs stay listed this long */
-/* Events are stamped when recorded and written up to a tick (or a busy
- * wait) later, so row ids are in time order only within this margin. */
-#define TOP_WRITE_LAG_S 10.0
 
 /* The wall clock, or $KJIT_TOP_NOW (Unix seconds): a testing hook that
  * makes every window, ETA and the clock in the header reproducible. */
@@ -57,11 +53,10 @@ typedef struct top_bucket {
 	double kernel_ns_sum, kernel_ns_n;
 } top_bucket;
 
-/* The ring: slot index % TOP_HISTORY_N. Buckets from `newest` - 1 on are
- * queried again at each refresh, older ones are kept as they are. */
+/* The ring: slot index % TOP_HISTORY_N, counted again at each frame from
+ * the model's cache of the window's events. */
 typedef struct top_history {
 	top_bucket b[TOP_HISTORY_N];
-	int64_t newest; /* index of the newest bucket queried; -1: none */
 } top_history;
 
 typedef enum top_series {
@@ -133,12 +128,22 @@ typedef struct top_detail {
 typedef struct top_model {
 	char *path;
 	sqlite3 *db;
-	sqlite3_stmt *st[20];
+	sqlite3_stmt *st[16];       /* prepared once per connection */
 	top_db_state state;
 	char message[512];          /* why the state is not TOP_DB_OK */
 	int64_t data_version;
 	int64_t window_bucket;      /* meters follow the clock at this step too */
 	double now;                 /* of the last query */
+
+	/* The events of the last 10 minutes, each read from the database once
+	 * (model.c): a frame reads only the rows committed since the last. */
+	struct top_ev *ev;
+	size_t n_ev, cap_ev;
+	int64_t last_id;            /* the largest id read; -1: nothing yet */
+	struct top_key *keys;       /* (signature, kernel) of the events */
+	size_t n_keys, cap_keys;
+	uint32_t *key_hash;         /* open addressing into keys */
+	size_t hash_cap;
 
 	top_meters meters;
 	top_history history;
@@ -149,7 +154,6 @@ typedef struct top_model {
 	top_detail detail;
 
 	double build_ms;            /* the last frame's queries */
-	int64_t queries;            /* frames built (data changed) */
 } top_model;
 
 /* Sets the model up for path (malloc'ed copy); opens nothing yet. */
@@ -213,9 +217,11 @@ typedef enum top_vcol {
 	TOP_VCOL_COUNT
 } top_vcol;
 
+#define TOP_MAX_COLS 8 /* the widest of the three tables */
+
 typedef struct top_columns {
 	int n;
-	int w[TOP_KCOL_COUNT > TOP_RCOL_COUNT ? TOP_KCOL_COUNT : TOP_RCOL_COUNT];
+	int w[TOP_MAX_COLS];
 } top_columns;
 
 void top_kernel_columns(int width, top_columns *out);
@@ -229,10 +235,10 @@ void top_format_run(const top_run *r, const top_columns *c, char *buf, int width
 void top_format_variant(const top_variant *v, size_t rank, const top_columns *c, char *buf,
                         int width);
 
-/* Meter lines of the header (line 0..2), run progress lines, each exactly
+/* Meter lines of the header (line 0..1), run progress lines, each exactly
  * width columns like the rows above. */
 void top_format_meter_line(const top_model *m, int line, char *buf, int width);
-void top_format_run_bar(const top_run *r, double now, char *buf, int width);
+void top_format_run_bar(const top_run *r, char *buf, int width);
 
 /* "BLOCK=256 ITEMS=4" from '{"BLOCK":256,"ITEMS":4}' or from an option
  * list of one "-DNAME=VALUE" a line (other options left out). */
@@ -243,8 +249,10 @@ void top_fmt_ns(double ns, char *out, size_t size);
 /* ETA: "45s", "12m03s", "3h05m"; "-" for NAN. */
 void top_fmt_eta(double s, char *out, size_t size);
 
-/* Sparkline levels 0..8 (0: no data) of v[n] against its max; pure. */
-void top_spark_levels(const double *v, int n, int *levels);
+/* Sparkline levels 0..8 (0: no data) of v[n], scaled from 0 (counts) or
+ * from the smallest value (rates and times, whose changes matter) to the
+ * largest. */
+void top_spark_levels(const double *v, int n, int from_zero, int *levels);
 
 /* Histogram of sorted[n] in nbins equal bins between min and max. */
 void top_histogram(const double *sorted, size_t n, int nbins, int *counts);
@@ -271,7 +279,7 @@ typedef struct top_ui {
 	size_t vsel;          /* selected variant in the detail view */
 	int colors;
 	int utf8;
-	double interval_s;
+	double clock;         /* now, for the header */
 } top_ui;
 
 /* Draws one frame: wnoutrefresh of each window, then one doupdate. */
@@ -280,7 +288,7 @@ void top_draw(const top_model *m, top_ui *ui);
 void top_draw_reset(void);
 void top_draw_init_colors(void);
 
-/* The text snapshot of --once and the JSON of --json. */
+/* The text snapshot of --once and the JSON of --json (output.c). */
 void top_print_text(FILE *f, const top_model *m, int width);
 void top_print_json(FILE *f, const top_model *m);
 

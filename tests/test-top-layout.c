@@ -1,0 +1,294 @@
+/*
+ * test-top-layout - kjit-top's layout, with no terminal: at every size
+ * from 20x5 to 300x100 the rectangles stay inside the screen and apart,
+ * small screens are flagged, and every text row is exactly as wide as its
+ * window; formatting, sparklines, histograms, sorting and filtering.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tui.h"
+
+static int inside(const top_rect *r, int rows, int cols)
+{
+	return r->h == 0 || (r->y >= 0 && r->x >= 0 && r->y + r->h <= rows && r->x + r->w <= cols &&
+	                     r->w > 0);
+}
+
+static int overlap(const top_rect *a, const top_rect *b)
+{
+	if (!a->h || !b->h || !a->w || !b->w)
+		return 0;
+	return a->y < b->y + b->h && b->y < a->y + a->h && a->x < b->x + b->w && b->x < a->x + a->w;
+}
+
+static void check_row(const char *row, int width, const char *what)
+{
+	if ((int)strlen(row) != width)
+		TU_FAIL("%s: %zu columns at width %d: \"%s\"", what, strlen(row), width, row);
+	for (const char *p = row; *p; p++)
+		if (*p < 32 || *p > 126)
+			TU_FAIL("%s: unprintable byte 0x%02x at width %d", what, (unsigned char)*p, width);
+}
+
+static top_model sample_model(void)
+{
+	static top_kernel k[4];
+	static top_run r[2];
+	top_model m;
+	memset(&m, 0, sizeof m);
+	memset(k, 0, sizeof k);
+	memset(r, 0, sizeof r);
+	m.path = (char *)"/a/rather/long/path/to/the/kjit/database/kjit.db";
+	snprintf(k[0].name, sizeof k[0].name, "%s",
+	         "a_kernel_with_a_name_much_longer_than_any_column_is_wide_at_all");
+	snprintf(k[0].best_config, sizeof k[0].best_config,
+	         "{\"BLOCK_SIZE\":1024,\"ITEMS_PER_THREAD\":16,\"UNROLL\":8,\"VEC\":4}");
+	k[0].has_best = 1;
+	k[0].stale = 1;
+	k[0].best_ns = 123456789012.0;
+	k[0].recent_ns = 1.5e9;
+	k[0].drift = 123.456;
+	k[0].launches = 9223372036854775807LL;
+	k[0].mem = 5;
+	k[0].compile_p50_ms = 123456.7;
+	snprintf(k[1].name, sizeof k[1].name, "saxpy\tbad\x01name");
+	k[1].compile_p50_ms = k[1].recent_ns = k[1].drift = k[1].best_ns = NAN;
+	k[1].launches = 10;
+	k[1].miss = 3;
+	snprintf(k[2].name, sizeof k[2].name, "reduce");
+	k[2].compile_p50_ms = 12;
+	k[2].recent_ns = 900;
+	k[2].drift = -0.05;
+	k[2].best_ns = NAN;
+	k[2].launches = 10;
+	k[2].mem = 9;
+	k[2].miss = 1;
+	snprintf(k[3].name, sizeof k[3].name, "Gemm");
+	k[3].compile_p50_ms = 40;
+	k[3].recent_ns = NAN;
+	k[3].drift = 0.5;
+	k[3].launches = 500;
+	m.kernels = k;
+	m.n_kernels = 4;
+	r[0].id = 123456789;
+	snprintf(r[0].kernel, sizeof r[0].kernel, "a_kernel_with_a_long_name_again_and_again");
+	snprintf(r[0].strategy, sizeof r[0].strategy, "bayesian-optimisation");
+	snprintf(r[0].status, sizeof r[0].status, "running");
+	r[0].total = 1000000000;
+	r[0].evaluated = 999999999;
+	for (int i = 0; i < TOP_RS_COUNT; i++)
+		r[0].by_status[i] = 1000000 + i;
+	r[0].best_ns = 1e12;
+	r[0].eta_s = 1e9;
+	r[1].total = -1;
+	r[1].best_ns = r[1].eta_s = NAN;
+	snprintf(r[1].status, sizeof r[1].status, "done");
+	m.runs = r;
+	m.n_runs = 2;
+	m.meters.compile_p50_ms = 1e6;
+	m.meters.compile_p95_ms = NAN;
+	m.meters.compile_max_ms = 1e9;
+	m.meters.compiles = 123456789;
+	m.meters.mem = 1000000000;
+	m.meters.launches_per_s = 1e12;
+	m.meters.writers = 999;
+	m.meters.active_runs = 1;
+	return m;
+}
+
+static void check_sizes(void)
+{
+	top_model m = sample_model();
+	top_variant v;
+	memset(&v, 0, sizeof v);
+	snprintf(v.config, sizeof v.config, "BLOCK_SIZE=1024 ITEMS_PER_THREAD=16 UNROLL=8 VEC=4 "
+	         "and many more parameters than fit");
+	snprintf(v.status, sizeof v.status, "stopped_early");
+	v.median_ns = 1e15;
+	v.n_samples = 123456789012LL;
+	char row[400];
+	long layouts = 0, rows_checked = 0;
+	for (int rows = 5; rows <= 100; rows++)
+		for (int cols = 20; cols <= 300; cols++)
+			for (int view = TOP_VIEW_MAIN; view <= TOP_VIEW_HELP; view++)
+				for (size_t runs = 0; runs <= 6; runs += 3) {
+					top_layout l;
+					top_layout_compute(rows, cols, (top_view_kind)view, runs, runs, &l);
+					layouts++;
+					int small = rows < TOP_MIN_ROWS || cols < TOP_MIN_COLS;
+					CHECK_MSG(l.too_small == small, "%dx%d", cols, rows);
+					if (small)
+						continue;
+					const top_rect *r[] = { &l.header, &l.history, &l.kernels, &l.runs,
+						                &l.status, &l.variants, &l.histogram, &l.help };
+					size_t n = sizeof r / sizeof r[0];
+					for (size_t i = 0; i < n; i++) {
+						CHECK_MSG(inside(r[i], rows, cols), "rect %zu at %dx%d view %d", i,
+						          cols, rows, view);
+						for (size_t j = i + 1; j < n; j++)
+							CHECK_MSG(!overlap(r[i], r[j]), "rects %zu and %zu overlap at "
+							          "%dx%d view %d", i, j, cols, rows, view);
+					}
+					CHECK(l.header.h >= 3 && l.status.h == 1 && l.status.y == rows - 1);
+					CHECK(l.run_lines <= TOP_MAX_RUN_LINES && l.run_lines <= (int)runs);
+					if (view == TOP_VIEW_MAIN)
+						CHECK_MSG(l.kernels.h >= 4, "kernels %d rows at %dx%d", l.kernels.h,
+						          cols, rows);
+					if (view == TOP_VIEW_DETAIL)
+						CHECK(l.variants.h >= 4);
+					if (view == TOP_VIEW_HELP)
+						CHECK(l.help.h >= 4);
+				}
+	OK("%ld layouts from 20x5 to 300x100: inside the screen, no overlap, too small flagged "
+	   "below %dx%d", layouts, TOP_MIN_COLS, TOP_MIN_ROWS);
+
+	for (int w = 1; w <= 300; w++) {
+		top_columns c;
+		top_kernel_columns(w, &c);
+		int used = -1;
+		for (int i = 0; i < c.n; i++)
+			used += c.w[i] ? c.w[i] + 1 : 0;
+		if (w >= TOP_MIN_COLS) {
+			CHECK_MSG(used <= w, "kernel columns use %d of %d", used, w);
+			CHECK(c.w[TOP_KCOL_NAME] >= 10 && c.w[TOP_KCOL_LAUNCHES] > 0);
+		}
+		top_format_kernel(NULL, &c, row, w);
+		check_row(row, w, "kernel title");
+		for (size_t i = 0; i < m.n_kernels; i++) {
+			top_format_kernel(&m.kernels[i], &c, row, w);
+			check_row(row, w, "kernel row");
+		}
+		top_run_columns(w, &c);
+		top_format_run(NULL, &c, row, w);
+		check_row(row, w, "run title");
+		for (size_t i = 0; i < m.n_runs; i++) {
+			top_format_run(&m.runs[i], &c, row, w);
+			check_row(row, w, "run row");
+			top_format_run_bar(&m.runs[i], row, w);
+			check_row(row, w, "run bar");
+		}
+		top_variant_columns(w, &c);
+		top_format_variant(NULL, 0, &c, row, w);
+		check_row(row, w, "variant title");
+		top_format_variant(&v, 123456, &c, row, w);
+		check_row(row, w, "variant row");
+		for (int line = 0; line < 2; line++) {
+			top_format_meter_line(&m, line, row, w);
+			check_row(row, w, "meter line");
+		}
+		rows_checked += 8 + 3 * (long)m.n_runs;
+	}
+	OK("%ld rows at widths 1..300 with huge numbers, NaNs, long and unprintable names: "
+	   "exactly as wide as their window", rows_checked);
+
+	top_columns c;
+	top_kernel_columns(80, &c);
+	for (int i = 0; i < TOP_KCOL_COUNT; i++)
+		CHECK_MSG(c.w[i] > 0, "column %d hidden at 80 columns", i);
+	top_kernel_columns(TOP_MIN_COLS, &c);
+	CHECK(c.w[TOP_KCOL_CONFIG] == 0 && c.w[TOP_KCOL_DRIFT] > 0);
+	OK("80 columns show every kernel column; the narrowest drops the configuration first");
+	top_format_kernel(&m.kernels[0], &c, row, TOP_MIN_COLS);
+	CHECK(strchr(row, '~') != NULL);
+	top_kernel_columns(200, &c);
+	top_format_kernel(&m.kernels[0], &c, row, 200);
+	CHECK_CONTAINS(row, "*");
+	CHECK_CONTAINS(row, ">+999%");
+	CHECK_CONTAINS(row, " 9.22e+18 ");
+	top_format_kernel(&m.kernels[1], &c, row, 200);
+	CHECK_CONTAINS(row, "saxpy?bad?name");
+	OK("cut text ends in ~, stale best marked *, drift signed, control bytes shown as ?");
+}
+
+static void check_text(void)
+{
+	char s[128];
+	top_config_text("{\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":4}", s, sizeof s);
+	CHECK_STREQ(s, "BLOCK_SIZE=256 ITEMS_PER_THREAD=4");
+	top_config_text("-DBLOCK=512\n-arch=sm_90\n--use_fast_math", s, sizeof s);
+	CHECK_STREQ(s, "BLOCK=512 --use_fast_math");
+	top_config_text("", s, sizeof s);
+	CHECK_STREQ(s, "-");
+	top_config_text("{\"A\":1,\"B\":2}", s, 4);
+	CHECK(strlen(s) == 3);
+	OK("configurations from JSON and from option lists");
+	top_fmt_ns(812, s, sizeof s);
+	CHECK_STREQ(s, "812 ns");
+	top_fmt_ns(12345, s, sizeof s);
+	CHECK_STREQ(s, "12.3 us");
+	top_fmt_ns(4.567e6, s, sizeof s);
+	CHECK_STREQ(s, "4.57 ms");
+	top_fmt_ns(1.2e9, s, sizeof s);
+	CHECK_STREQ(s, "1.20 s");
+	top_fmt_ns(NAN, s, sizeof s);
+	CHECK_STREQ(s, "-");
+	top_fmt_eta(45, s, sizeof s);
+	CHECK_STREQ(s, "45s");
+	top_fmt_eta(723, s, sizeof s);
+	CHECK_STREQ(s, "12m03s");
+	top_fmt_eta(3 * 3600 + 5 * 60, s, sizeof s);
+	CHECK_STREQ(s, "3h05m");
+	top_fmt_eta(NAN, s, sizeof s);
+	CHECK_STREQ(s, "-");
+	OK("durations and ETAs");
+
+	const double v[] = { NAN, 0, 1, 2, 4, 8 };
+	int lv[6];
+	top_spark_levels(v, 6, 1, lv);
+	CHECK(lv[0] == 0 && lv[1] == 1 && lv[5] == 8 && lv[4] == 5 && lv[2] < lv[3]);
+	const double z[] = { 0, 0 };
+	top_spark_levels(z, 2, 1, lv);
+	CHECK(lv[0] == 1 && lv[1] == 1);
+	const double rate[] = { 0.99, NAN, 0.995, 1.0 };
+	top_spark_levels(rate, 4, 0, lv);
+	CHECK(lv[0] == 1 && lv[1] == 0 && lv[2] == 5 && lv[3] == 8);
+	const double steady[] = { 0.5, 0.5 };
+	top_spark_levels(steady, 2, 0, lv);
+	CHECK(lv[0] == 4 && lv[1] == 4);
+	const double sorted[] = { 1, 2, 2, 3, 10 };
+	int counts[3];
+	top_histogram(sorted, 5, 3, counts);
+	CHECK(counts[0] == 4 && counts[1] == 0 && counts[2] == 1);
+	const double same[] = { 5, 5 };
+	top_histogram(same, 2, 3, counts);
+	CHECK(counts[0] == 2 && counts[2] == 0);
+	OK("sparkline levels (no data, zero, from 0 or from the smallest) and histograms");
+}
+
+static void check_view(void)
+{
+	top_model m = sample_model();
+	size_t idx[4];
+	CHECK(top_view_kernels(&m, TOP_SORT_LAUNCHES, NULL, idx) == 4);
+	CHECK(idx[0] == 0 && idx[1] == 3 && idx[2] == 2 && idx[3] == 1);
+	CHECK(top_view_kernels(&m, TOP_SORT_NAME, "", idx) == 4);
+	CHECK(idx[0] == 3 && idx[1] == 0);
+	CHECK(top_view_kernels(&m, TOP_SORT_HIT, NULL, idx) == 4);
+	CHECK(idx[0] == 1 && idx[1] == 2 && idx[2] == 0 && idx[3] == 3);
+	CHECK(top_view_kernels(&m, TOP_SORT_DRIFT, NULL, idx) == 4);
+	CHECK(idx[0] == 0 && idx[1] == 3 && idx[2] == 2 && idx[3] == 1);
+	CHECK(top_view_kernels(&m, TOP_SORT_RECENT, NULL, idx) == 4);
+	CHECK(idx[0] == 0 && idx[1] == 2);
+	CHECK(top_view_kernels(&m, TOP_SORT_COMPILE, NULL, idx) == 4);
+	CHECK(idx[0] == 0 && idx[1] == 3 && idx[2] == 2);
+	OK("sorts: launches, name, worst hit rate, drift, recent time, compile; no data last");
+	CHECK(top_view_kernels(&m, TOP_SORT_NAME, "GEM", idx) == 1 && idx[0] == 3);
+	CHECK(top_view_kernels(&m, TOP_SORT_NAME, "e", idx) == 4);
+	CHECK(top_view_kernels(&m, TOP_SORT_NAME, "DUC", idx) == 1 && idx[0] == 2);
+	CHECK(top_view_kernels(&m, TOP_SORT_NAME, "nothing", idx) == 0);
+	OK("filter: case-insensitive substring of the name");
+	for (int s = 0; s < TOP_SORT_COUNT; s++)
+		CHECK(strcmp(top_sort_name((top_sort)s), "?") != 0);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	check_sizes();
+	check_text();
+	check_view();
+	printf("PASS\n");
+	return 0;
+}

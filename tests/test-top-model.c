@@ -1,0 +1,250 @@
+/*
+ * test-top-model - kjit-top's data model against a database that the
+ * test fills (test-top-db.h): meters, history, kernels, runs and the
+ * detail view come out as the rows say; data_version drives re-queries;
+ * no read transaction outlives a frame; missing, empty, foreign and
+ * newer databases give a message, never a crash.
+ */
+#include "testutil.h"
+#include "test-top-db.h"
+
+#include <math.h>
+
+#include "tui.h"
+
+static int near(double a, double b)
+{
+	return fabs(a - b) < 1e-9 * (fabs(b) + 1);
+}
+
+#define NEAR(a, b) near((a), (b))
+
+static const top_kernel *kernel(const top_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_kernels; i++)
+		if (strcmp(m->kernels[i].name, name) == 0)
+			return &m->kernels[i];
+	TU_FAIL("no kernel %s in the model", name);
+}
+
+static const top_run *run(const top_model *m, int64_t id)
+{
+	for (size_t i = 0; i < m->n_runs; i++)
+		if (m->runs[i].id == id)
+			return &m->runs[i];
+	return NULL;
+}
+
+static double series_sum(const top_model *m, top_series s, double now)
+{
+	double v[TOP_HISTORY_N], sum = 0;
+	top_history_series(&m->history, s, now, v, TOP_HISTORY_N);
+	for (int i = 0; i < TOP_HISTORY_N; i++)
+		sum += isnan(v[i]) ? 0 : v[i];
+	return sum;
+}
+
+static void check_known(const char *path)
+{
+	top_model m;
+	top_model_init(&m, path);
+	const double now = TOP_TEST_NOW;
+	CHECK(top_model_refresh(&m, now, 0) == 1);
+	CHECK_MSG(m.state == TOP_DB_OK, "%s", m.message);
+	const top_meters *t = &m.meters;
+	CHECK(t->compiles == 10);
+	CHECK(NEAR(t->compile_p50_ms, 50) && NEAR(t->compile_p95_ms, 100) &&
+	      NEAR(t->compile_max_ms, 100));
+	OK("compile latency over the last minute: 10 compiles, p50 50 p95 100 max 100 ms");
+	CHECK_MSG(t->mem == 130 && t->disk == 5 && t->miss == 15, "mem %lld disk %lld miss %lld", (long long)t->mem, (long long)t->disk, (long long)t->miss);
+	OK("cache lookups: 130 memory, 5 disk, 15 miss (hit rate 90%%)");
+	CHECK(NEAR(t->launches_per_s, 25));
+	OK("launches: 1500 counted in the last minute = 25/s (samples, older and future "
+	   "rows left out)");
+	CHECK_EQ_U64(t->writers, 3);
+	CHECK_EQ_U64(t->dropped, 7);
+	CHECK_EQ_U64(t->active_runs, 2);
+	OK("3 writing processes, 7 dropped events, 2 active runs");
+
+	CHECK_EQ_U64(m.n_kernels, 4);
+	const top_kernel *k = kernel(&m, "saxpy");
+	CHECK(k->launches == 1200 && k->mem == 90 && k->disk == 5 && k->miss == 5);
+	CHECK(NEAR(k->compile_p50_ms, 20));
+	CHECK(k->has_best && !k->stale && NEAR(k->best_ns, 1000));
+	CHECK_STREQ(k->best_config, "{\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":4}");
+	CHECK(NEAR(k->recent_ns, 1100) && NEAR(k->drift, 0.1));
+	OK("saxpy: 1200 launches, 95%% hits, compile p50 20 ms, best 1 us (newest row), "
+	   "recent 1.1 us, drift +10%%");
+	k = kernel(&m, "reduce");
+	CHECK(k->launches == 300 && k->mem == 40 && k->miss == 10);
+	CHECK(NEAR(k->compile_p50_ms, 70) && NEAR(k->recent_ns, 2000) && NEAR(k->drift, -0.2));
+	OK("reduce: compile p50 70 ms, recent 2 us against 2.5 us: drift -20%%");
+	k = kernel(&m, "gemm_tiled");
+	CHECK(k->has_best && k->stale && k->launches == 0 && isnan(k->recent_ns) &&
+	      isnan(k->drift) && NEAR(k->compile_p50_ms, 500));
+	OK("gemm_tiled: stale best marked, no drift without recent launches, compile p50 from "
+	   "the 10-minute window");
+	k = kernel(&m, "transpose");
+	CHECK(!k->has_best && k->launches == 0 && isnan(k->compile_p50_ms));
+
+	CHECK_EQ_U64(m.n_runs, 3);
+	CHECK(m.runs[0].id == 4 && m.runs[1].id == 1 && m.runs[2].id == 2);
+	const top_run *r = run(&m, 1);
+	CHECK(r->by_status[TOP_RS_OK] == 30 && r->by_status[TOP_RS_COMPILE_ERROR] == 5 &&
+	      r->by_status[TOP_RS_TIMEOUT] == 3 && r->by_status[TOP_RS_CRASHED] == 2 &&
+	      r->by_status[TOP_RS_LAUNCH_ERROR] == 0);
+	CHECK(NEAR(r->best_ns, 1000) && r->total == 100 && r->evaluated == 40);
+	CHECK(NEAR(r->eta_s, 285));
+	OK("run 1: ok 30, compile_error 5, timeout 3, crashed 2, best 1 us, ETA 285 s");
+	r = run(&m, 4);
+	CHECK(r->total == -1 && isnan(r->eta_s));
+	r = run(&m, 2);
+	CHECK(strcmp(r->status, "done") == 0 && isnan(r->eta_s) && isnan(r->best_ns));
+	CHECK(run(&m, 3) == NULL);
+	OK("runs: running first, unknown total without ETA, a done run listed, an old failed "
+	   "one not");
+
+	CHECK(NEAR(series_sum(&m, TOP_SERIES_COMPILES, now) * TOP_HISTORY_BUCKET_S, 11));
+	double v[TOP_HISTORY_N];
+	top_history_series(&m.history, TOP_SERIES_KERNEL_NS, now, v, TOP_HISTORY_N);
+	CHECK(isnan(v[TOP_HISTORY_N - 1]) && NEAR(v[TOP_HISTORY_N - 2], 1100) &&
+	      NEAR(v[TOP_HISTORY_N - 3], 2000));
+	top_history_series(&m.history, TOP_SERIES_HIT_RATE, now, v, TOP_HISTORY_N);
+	/* saxpy's 30 memory hits at -10 s, alone in [-10 s, -5 s) */
+	CHECK(isnan(v[TOP_HISTORY_N - 2]) && NEAR(v[TOP_HISTORY_N - 3], 1.0));
+	OK("history: 11 compiles in 10 minutes, kernel time per 5 s bucket 1.1 us and 2 us");
+
+	/* frames read and let go: a writer and a checkpoint do not wait */
+	CHECK(sqlite3_get_autocommit(m.db));
+	sqlite3 *w = tu_db_open(path);
+	sqlite3_busy_timeout(w, 0);
+	CHECK(top_model_refresh(&m, now, 0) == 0);
+	OK("unchanged data_version and window: no query");
+	top_test_event(w, -1, 106, "compile", SIG_GEMM, "gemm_tiled", NULL, "miss", "40", 1);
+	int log = -1, ckpt = -1;
+	CHECK_SQL(w, sqlite3_wal_checkpoint_v2(w, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &ckpt),
+	          SQLITE_OK);
+	OK("a write and a TRUNCATE checkpoint right after a frame: no SQLITE_BUSY");
+	CHECK(top_model_refresh(&m, now + 6, 0) == 1);
+	CHECK(m.meters.compiles == 11);
+	CHECK(NEAR(series_sum(&m, TOP_SERIES_COMPILES, now + 6) * TOP_HISTORY_BUCKET_S, 12));
+	OK("a new event: data_version changed, meters and the ring's newest buckets re-read");
+	CHECK(top_model_refresh(&m, now + 6, 0) == 0);
+	CHECK(top_model_refresh(&m, now + 11, 0) == 1);
+	OK("the 5 s window moving re-queries without a write");
+	tu_db_close(w);
+
+	/* the detail of a tuned kernel: results, samples of the fastest */
+	CHECK(top_model_load_detail(&m, SIG_SAXPY, 0, now) == 0);
+	const top_detail *d = &m.detail;
+	CHECK_EQ_U64(d->n_v, 40);
+	CHECK(NEAR(d->v[0].median_ns, 1000) && strcmp(d->v[0].status, "ok") == 0);
+	CHECK(NEAR(d->v[29].median_ns, 3900) && isnan(d->v[39].median_ns));
+	CHECK_EQ_U64(d->n_samples, 4);
+	CHECK(d->samples[0] == 990 && d->samples[3] == 1010);
+	CHECK_CONTAINS(d->rule, "2 tuned");
+	OK("detail of saxpy: 40 results fastest first, untimed last, 4 samples of the fastest, "
+	   "rule with 2 tuned problems");
+	CHECK(top_model_load_detail(&m, SIG_SAXPY, 1, now) == 0);
+	CHECK(d->sel == 1 && d->n_samples == 0);
+	/* without results: the cached binaries, timed by sampled launches */
+	CHECK(top_model_load_detail(&m, SIG_REDUCE, 0, now) == 0);
+	CHECK_EQ_U64(d->n_v, 3);
+	CHECK_STREQ(d->v[0].config, "BLOCK=512");
+	CHECK(NEAR(d->v[0].median_ns, 2000) && d->v[0].n_samples == 3);
+	CHECK_STREQ(d->v[1].status, "evicted");
+	CHECK_STREQ(d->v[1].config, "binary dddddddddddd");
+	CHECK(NEAR(d->v[1].median_ns, 2200) && d->v[1].n_samples == 1);
+	CHECK(isnan(d->v[2].median_ns) && d->n_samples == 3);
+	OK("detail of reduce: binaries, BLOCK=512 timed at 2 us from 3 samples, an evicted "
+	   "binary known by its key, an untimed one last");
+	CHECK(top_model_load_detail(&m, SIG_TRANSPOSE, 0, now) == 0);
+	CHECK(d->n_v == 0 && d->n_samples == 0);
+	CHECK_CONTAINS(d->rule, "default");
+	OK("detail of transpose: nothing tuned, the default rule");
+	top_model_close(&m);
+}
+
+static void check_bad(const char *dir)
+{
+	char path[TU_PATH];
+	top_model m;
+
+	tu_path(path, dir, "missing.db");
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1);
+	CHECK(m.state == TOP_DB_MISSING);
+	CHECK_CONTAINS(m.message, "no database at");
+	CHECK_CONTAINS(m.message, "run a kjit program first");
+	CHECK(!tu_exists(path));
+	/* it appears: the next refresh shows it */
+	top_test_fill(path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == 1 && m.state == TOP_DB_OK);
+	top_model_close(&m);
+	OK("missing database: message, nothing created; shown once a kjit program made it");
+
+	tu_path(path, dir, "empty.db");
+	tu_write_file(path, "", 0);
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1 && m.state == TOP_DB_EMPTY);
+	CHECK_CONTAINS(m.message, "is empty");
+	top_model_close(&m);
+
+	tu_path(path, dir, "text.db");
+	tu_write_file(path, "hello, this is not SQLite at all, not even close.\n", 50);
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1 && m.state == TOP_DB_FOREIGN);
+	CHECK_CONTAINS(m.message, "not a kjit database");
+	top_model_close(&m);
+
+	tu_path(path, dir, "foreign.db");
+	sqlite3 *db = NULL;
+	CHECK_SQL(db, sqlite3_open(path, &db), SQLITE_OK);
+	tu_db_exec(db, "CREATE TABLE notes(x)");
+	tu_db_close(db);
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1 && m.state == TOP_DB_FOREIGN);
+	CHECK_CONTAINS(m.message, "not a kjit database");
+	top_model_close(&m);
+
+	tu_path(path, dir, "newer.db");
+	top_test_fill(path);
+	db = tu_db_open(path);
+	tu_db_exec(db, "PRAGMA user_version = 99");
+	tu_db_close(db);
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1 && m.state == TOP_DB_SCHEMA);
+	CHECK_CONTAINS(m.message, "schema version 99");
+	top_model_close(&m);
+
+	tu_path(path, dir, "older.db");
+	db = NULL;
+	CHECK_SQL(db, sqlite3_open(path, &db), SQLITE_OK);
+	tu_db_exec(db, "CREATE TABLE events(id INTEGER PRIMARY KEY, ts REAL); PRAGMA user_version = 1");
+	tu_db_close(db);
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1 && m.state == TOP_DB_SCHEMA);
+	top_model_close(&m);
+	OK("empty, not SQLite, foreign, newer and incomplete schemas: a message each");
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	CHECK(isnan(top_percentile(NULL, 0, 0.5)));
+	const double v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	CHECK(top_percentile(v, 10, 0.5) == 5 && top_percentile(v, 10, 0.95) == 10 &&
+	      top_percentile(v, 10, 0) == 1 && top_percentile(v, 1, 0.95) == 1);
+	OK("nearest-rank percentiles");
+	CHECK(top_result_status_parse("stopped_early") == TOP_RS_STOPPED_EARLY &&
+	      top_result_status_parse("bogus") == -1);
+
+	const char *dir = tu_tmpdir();
+	char path[TU_PATH];
+	tu_path(path, dir, "kjit.db");
+	top_test_fill(path);
+	check_known(path);
+	check_bad(dir);
+	printf("PASS\n");
+	return 0;
+}
