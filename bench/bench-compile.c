@@ -19,7 +19,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 
 #include "benchutil.h"
 
@@ -104,28 +103,10 @@ int main(int argc, char **argv)
 {
 	bench_prog = "bench-compile";
 	int runs = 15;
-	static const struct option longopts[] = {
-		{ "runs", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	for (int ch; (ch = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1;) {
-		switch (ch) {
-		case 'n':
-			runs = atoi(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (runs < 1) {
-		usage(stderr);
-		return 2;
-	}
+	const bench_opt opts[] = { { "runs", 'n', &runs, 1 } };
+	int rc = bench_parse_options(argc, argv, opts, 1, usage);
+	if (rc >= 0)
+		return rc;
 
 	printf("== bench-compile: cold compile, kjit_variant_get (miss) vs bare NVRTC ==\n");
 	const char *path = bench_saxpy_path();

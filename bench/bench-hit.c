@@ -13,7 +13,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 
 #include "benchutil.h"
 
@@ -67,34 +66,11 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	bench_prog = "bench-hit";
-	int batches = 7;
-	long calls = 1000000;
-	static const struct option longopts[] = {
-		{ "batches", required_argument, NULL, 'b' },
-		{ "calls", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	for (int ch; (ch = getopt_long(argc, argv, "b:c:h", longopts, NULL)) != -1;) {
-		switch (ch) {
-		case 'b':
-			batches = atoi(optarg);
-			break;
-		case 'c':
-			calls = atol(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (batches < 1 || calls < 1) {
-		usage(stderr);
-		return 2;
-	}
+	int batches = 7, calls = 1000000;
+	const bench_opt opts[] = { { "batches", 'b', &batches, 1 }, { "calls", 'c', &calls, 1 } };
+	int rc = bench_parse_options(argc, argv, opts, 2, usage);
+	if (rc >= 0)
+		return rc;
 
 	printf("== bench-hit: in-process cache hit, kjit_variant_get of a loaded variant ==\n");
 	char *source = bench_read_file(bench_saxpy_path(), NULL);
@@ -104,7 +80,7 @@ int main(int argc, char **argv)
 	bench_print_engine(e);
 	kjit_kernel *k;
 	BENCH_KJIT(kjit_kernel_create(e, "saxpy", source, bench_saxpy_params(), 2, &k));
-	printf("  %d batches of %ld calls\n", batches, calls);
+	printf("  %d batches of %d calls\n", batches, calls);
 
 	const kjit_define small[] = { { "BLOCK_SIZE", "256" }, { "ITEMS_PER_THREAD", "2" } };
 	kjit_variant_desc d_small = { small, 2, NULL, 0 };

@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 
 #include "benchutil.h"
 
@@ -57,32 +56,10 @@ int main(int argc, char **argv)
 {
 	bench_prog = "bench-launch";
 	int batches = 500, per_batch = 200;
-	static const struct option longopts[] = {
-		{ "batches", required_argument, NULL, 'b' },
-		{ "batch", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	for (int ch; (ch = getopt_long(argc, argv, "b:s:h", longopts, NULL)) != -1;) {
-		switch (ch) {
-		case 'b':
-			batches = atoi(optarg);
-			break;
-		case 's':
-			per_batch = atoi(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (batches < 1 || per_batch < 1) {
-		usage(stderr);
-		return 2;
-	}
+	const bench_opt opts[] = { { "batches", 'b', &batches, 1 }, { "batch", 's', &per_batch, 1 } };
+	int rc = bench_parse_options(argc, argv, opts, 2, usage);
+	if (rc >= 0)
+		return rc;
 
 	printf("== bench-launch: kjit_variant_launch vs raw cuLaunchKernel, empty kernel ==\n");
 	char db[BENCH_PATH_MAX];

@@ -30,7 +30,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <sys/wait.h>
 
@@ -416,32 +415,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return child_main(argv[2]);
 	int runs = 5, reps = 3;
-	static const struct option longopts[] = {
-		{ "runs", required_argument, NULL, 'r' },
-		{ "reps", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	for (int ch; (ch = getopt_long(argc, argv, "r:n:h", longopts, NULL)) != -1;) {
-		switch (ch) {
-		case 'r':
-			runs = atoi(optarg);
-			break;
-		case 'n':
-			reps = atoi(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (runs < 2 || reps < 1) {
-		usage(stderr);
-		return 2;
-	}
+	const bench_opt opts[] = { { "runs", 'r', &runs, 2 }, { "reps", 'n', &reps, 1 } };
+	int rc = bench_parse_options(argc, argv, opts, 2, usage);
+	if (rc >= 0)
+		return rc;
 
 	printf("== bench-measure: the measurement protocol, stability and cost ==\n");
 	char db[BENCH_PATH_MAX];

@@ -17,6 +17,7 @@
 #define KJIT_BENCHUTIL_H
 
 #include <dirent.h>
+#include <getopt.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,6 +105,54 @@ static inline int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* A numeric option of a benchmark: --name N or -letter N, N >= min. */
+typedef struct bench_opt {
+	const char *name;
+	int letter;
+	int *value;
+	int min;
+} bench_opt;
+
+/* Parses argv into opts (at most 8), with --help. Returns -1 to go on,
+ * else the exit status: 0 after --help, 2 on a bad option or value. */
+static inline int bench_parse_options(int argc, char **argv, const bench_opt *opts, size_t n,
+                                      void (*usage)(FILE *))
+{
+	struct option longopts[10];
+	char shortopts[20];
+	size_t k = 0, s = 0;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		longopts[k++] = (struct option){ opts[i].name, required_argument, NULL, opts[i].letter };
+		shortopts[s++] = (char)opts[i].letter;
+		shortopts[s++] = ':';
+	}
+	longopts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[k] = (struct option){ NULL, 0, NULL, 0 };
+	shortopts[s++] = 'h';
+	shortopts[s] = '\0';
+	for (int ch; (ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1;) {
+		if (ch == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		size_t i = 0;
+		while (i < n && opts[i].letter != ch)
+			i++;
+		char *end = NULL;
+		long v = i < n ? strtol(optarg, &end, 10) : 0;
+		if (i == n || !end || *end || v < opts[i].min || v > 1000000000L) {
+			usage(stderr);
+			return 2;
+		}
+		*opts[i].value = (int)v;
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	return -1;
 }
 
 typedef struct bench_stats {
