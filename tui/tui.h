@@ -122,7 +122,7 @@ typedef struct top_detail {
 	size_t sel;                /* the variant whose samples are loaded */
 	double *samples;           /* ns, sorted */
 	size_t n_samples;
-	char rule[256];            /* the selection rule in force */
+	char rule[320];            /* the selection rule in force */
 } top_detail;
 
 typedef struct top_model {
