@@ -539,6 +539,7 @@ size_t top_view_kernels(const top_model *m, top_sort sort, const char *filter, s
 	/* qsort has no context argument in C11: the comparison reads these */
 	cur_sort = sort;
 	cur_kernels = m->kernels;
-	qsort(idx, n, sizeof *idx, cmp_view);
+	if (n > 1)
+		qsort(idx, n, sizeof *idx, cmp_view);
 	return n;
 }

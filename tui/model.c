@@ -372,7 +372,8 @@ static int query_kernels(top_model *m)
 			return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
 	if (done(m, st, rc, "reading the kernels") != 0)
 		return -1;
-	qsort(m->kernels, m->n_kernels, sizeof *m->kernels, cmp_kernel);
+	if (m->n_kernels > 1) /* qsort wants a non-NULL array, even of none */
+		qsort(m->kernels, m->n_kernels, sizeof *m->kernels, cmp_kernel);
 
 	st = m->st[S_BEST];
 	size_t sorted = m->n_kernels;
@@ -423,7 +424,8 @@ static int cmp_double(const void *a, const void *b)
 
 static void sort_doubles(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_double);
+	if (n > 1) /* qsort wants a non-NULL array, even of none */
+		qsort(v, n, sizeof *v, cmp_double);
 }
 
 /* Values of kernels (by index into m->kernels), for per-kernel medians. */
@@ -463,7 +465,8 @@ static int cmp_kv(const void *a, const void *b)
 /* The median of each kernel's values into its field at `offset`. */
 static int per_kernel_median(top_model *m, top_kvs *a, size_t offset)
 {
-	qsort(a->p, a->n, sizeof *a->p, cmp_kv);
+	if (a->n > 1)
+		qsort(a->p, a->n, sizeof *a->p, cmp_kv);
 	double *v = malloc((a->n + 1) * sizeof *v);
 	if (!v)
 		return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
@@ -959,7 +962,8 @@ static int build(top_model *m, double now)
 			k->drift = k->recent_ns / k->best_ns - 1;
 	}
 	/* kernels only seen in events were appended: back in order */
-	qsort(m->kernels, m->n_kernels, sizeof *m->kernels, cmp_kernel);
+	if (m->n_kernels > 1) /* qsort wants a non-NULL array, even of none */
+		qsort(m->kernels, m->n_kernels, sizeof *m->kernels, cmp_kernel);
 	return 0;
 }
 
@@ -1115,7 +1119,8 @@ static int detail_binaries(top_model *m, const char *sig, size_t *cap, double no
 	free(cur.v);
 	if (done(m, st, rc, "reading the kernel's timed launches") != 0)
 		return -1;
-	qsort(d->v, d->n_v, sizeof *d->v, cmp_variant);
+	if (d->n_v > 1)
+		qsort(d->v, d->n_v, sizeof *d->v, cmp_variant);
 	if (d->n_v == 0)
 		return 0;
 	d->sel = sel < d->n_v ? sel : d->n_v - 1;
