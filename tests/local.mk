@@ -104,3 +104,4 @@ include tests/telemetry.mk
 include tests/nvtx.mk
 include tests/timing.mk
 include tests/tui.mk
+include tests/tune.mk

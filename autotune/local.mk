@@ -1,0 +1,21 @@
+# kjit-tune: the autotuner. The spec reader, the space, the strategies and
+# replay (KJIT_TUNE_CORE) are also linked straight into their unit tests
+# (tests/tune.mk); main.c is the command.
+bin_PROGRAMS += autotune/kjit-tune
+KJIT_TUNE_CORE = \
+	autotune/tune.h \
+	autotune/spec.c \
+	autotune/space.c \
+	autotune/replay.c \
+	autotune/strategies/common.c \
+	autotune/strategies/exhaustive.c \
+	autotune/strategies/random.c \
+	autotune/strategies/annealing.c \
+	autotune/strategies/genetic.c \
+	autotune/strategies/surrogate.c
+autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) autotune/main.c
+autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune
+autotune_kjit_tune_LDADD = libkjit.la $(SQLITE_LIBS) -lm
+
+dist_man1_MANS += doc/kjit-tune.1
+EXTRA_DIST += doc/spec-format.md examples/saxpy/saxpy.json examples/saxpy/saxpy-t1.json

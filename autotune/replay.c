@@ -1,0 +1,326 @@
+/*
+ * replay.c - the search driver, run against known results: the objective
+ * of every configuration is looked up instead of measured, so strategies
+ * can be compared, and the tuner tested, with no GPU.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+/* A strategy that proposes only configurations it has seen is stuck. */
+#define MAX_REPEATS 10000
+
+size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
+{
+	size_t n = space_size;
+	if (b && b->evaluations && b->evaluations < n)
+		n = b->evaluations;
+	if (b && b->fraction > 0) {
+		size_t f = (size_t)ceil(b->fraction * (double)space_size);
+		if (f < n)
+			n = f;
+	}
+	return n;
+}
+
+kjit_status kt_replay_run(const kt_space *space, const kt_strategy *strategy,
+                          const kt_budget *budget, uint64_t seed,
+                          const double *objective, kt_replay_result *out)
+{
+	kt_replay_result r = { .best_found = -1, .best_found_value = INFINITY,
+		               .best_known = -1, .best_known_value = INFINITY };
+	size_t n = kt_budget_evaluations(budget, space->size), repeats = 0;
+	double *known = malloc((space->size + 1) * sizeof *known);
+	uint8_t *have = calloc(space->size + 1, 1);
+	void *st = NULL;
+	kjit_status status = KJIT_OK;
+	if (!known || !have || !(st = strategy->init(space, n, seed))) {
+		free(known);
+		free(have);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < space->size; i++)
+		if (objective[i] < r.best_known_value) {
+			r.best_known = (int64_t)i;
+			r.best_known_value = objective[i];
+		}
+	uint64_t t0 = kjit__now_ns();
+	while (r.evaluations < n) {
+		if (budget && budget->seconds > 0 &&
+		    (double)(kjit__now_ns() - t0) * 1e-9 >= budget->seconds)
+			break;
+		int64_t j = strategy->next(st);
+		if (j < 0)
+			break;
+		if ((size_t)j >= space->size) {
+			status = kjit__error(KJIT_ERR_INVALID_ARG, "strategy %s proposed %lld of %zu",
+			                     strategy->name, (long long)j, space->size);
+			break;
+		}
+		if (have[j]) {
+			/* answered from memory: no evaluation spent */
+			strategy->report(st, (size_t)j, known[j]);
+			if (++repeats > MAX_REPEATS)
+				break;
+			continue;
+		}
+		repeats = 0;
+		have[j] = 1;
+		known[j] = objective[j];
+		r.evaluations++;
+		strategy->report(st, (size_t)j, known[j]);
+		if (known[j] < r.best_found_value) {
+			r.best_found = j;
+			r.best_found_value = known[j];
+			r.evals_to_found = r.evaluations;
+			if (known[j] <= r.best_known_value && !r.evals_to_known)
+				r.evals_to_known = r.evaluations;
+		}
+	}
+	strategy->free(st);
+	free(known);
+	free(have);
+	*out = r;
+	return status;
+}
+
+/* ---- loading known results ---------------------------------------------- */
+
+/* The index of text among a parameter's values; numbers compare by value
+ * ("1.0" is 1). -1 when absent. */
+static long value_index(const kt_param *p, const char *text)
+{
+	char *end;
+	double d = strtod(text, &end);
+	int numeric = end != text && *end == '\0';
+	for (size_t k = 0; k < p->n_values; k++) {
+		const kt_value *v = &p->values[k];
+		if (strcmp(v->text, text) == 0 ||
+		    (numeric && v->kind != SQLITE_TEXT &&
+		     d == (v->kind == SQLITE_INTEGER ? (double)v->i : v->d)))
+			return (long)k;
+	}
+	return -1;
+}
+
+/* Records one row; rows outside the space are counted, a repeat keeps
+ * the lower time. */
+static void put_row(const kt_space *space, const uint16_t *cfg, int valid, double t,
+                    double *obj, size_t *ignored)
+{
+	int64_t j = valid ? kt_space_find(space, cfg) : -1;
+	if (j < 0) {
+		(*ignored)++;
+		return;
+	}
+	if (t < obj[j] || isinf(obj[j]))
+		obj[j] = t;
+}
+
+static double parse_time(const char *s)
+{
+	char *end;
+	while (isspace((unsigned char)*s))
+		s++;
+	double t = strtod(s, &end);
+	if (end == s || isnan(t) || t < 0)
+		return INFINITY; /* empty, "fail", "nan": a failed configuration */
+	return t;
+}
+
+static kjit_status load_csv(const kt_space *space, const char *path, FILE *f, double *obj,
+                            size_t *ignored)
+{
+	const kt_spec *spec = space->spec;
+	char line[8192];
+	long col[256];
+	long time_col = -1;
+	uint16_t cfg[256];
+	size_t lineno = 1;
+	if (spec->n_params > 256)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
+	if (!fgets(line, sizeof line, f))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a header", path);
+	for (size_t i = 0; i < spec->n_params; i++)
+		col[i] = -1;
+	long c = 0;
+	for (char *save = NULL, *tok = strtok_r(line, ",\r\n", &save); tok;
+	     tok = strtok_r(NULL, ",\r\n", &save), c++) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		if (strcmp(tok, "time") == 0 || strcmp(tok, "objective") == 0)
+			time_col = c;
+		for (size_t i = 0; i < spec->n_params; i++)
+			if (strcmp(tok, spec->params[i].name) == 0)
+				col[i] = c;
+	}
+	if (time_col < 0)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a \"time\" column",
+		                   path);
+	for (size_t i = 0; i < spec->n_params; i++)
+		if (col[i] < 0)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a column %s",
+			                   path, spec->params[i].name);
+	while (fgets(line, sizeof line, f)) {
+		char *fields[512];
+		long nf = 0;
+		lineno++;
+		/* split keeping empty fields: an empty time is a failure */
+		for (char *p = line; nf < 512;) {
+			fields[nf++] = p;
+			p = strpbrk(p, ",\r\n");
+			if (!p || *p != ',') {
+				if (p)
+					*p = '\0';
+				break;
+			}
+			*p++ = '\0';
+		}
+		if (nf == 1 && fields[0][0] == '\0')
+			continue;
+		if (nf <= time_col)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line %zu: expected %ld fields",
+			                   path, lineno, time_col + 1);
+		int valid = 1;
+		for (size_t i = 0; i < spec->n_params; i++) {
+			long k = col[i] < nf ? value_index(&spec->params[i], fields[col[i]]) : -1;
+			valid &= k >= 0;
+			cfg[i] = (uint16_t)(k < 0 ? 0 : k);
+		}
+		put_row(space, cfg, valid, parse_time(fields[time_col]), obj, ignored);
+	}
+	return ferror(f) ? kjit__error(KJIT_ERR_IO, "%s: read error", path) : KJIT_OK;
+}
+
+/* JSON: an array of objects holding the parameter names and "time" (or
+ * "objective"); the parameters may sit in a "config" object instead. */
+static kjit_status load_json(const kt_space *space, const char *path, const char *doc,
+                             double *obj, size_t *ignored)
+{
+	const kt_spec *spec = space->spec;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *rows = NULL, *get = NULL;
+	uint16_t cfg[256];
+	kjit_status st = KJIT_OK;
+	if (spec->n_params > 256)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
+	int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc == SQLITE_OK)
+		/* malformed JSON or a non-array gives no rows, and the message
+		 * below, rather than an SQL error */
+		rc = sqlite3_prepare_v2(db, "SELECT key, value, type FROM json_each(CASE WHEN"
+		                        " json_valid(?1) THEN CASE WHEN json_type(?1) = 'array'"
+		                        " THEN ?1 END END)", -1, &rows, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT coalesce(json_extract(?1, '$.config.' || ?2),"
+		                        " json_extract(?1, '$.' || ?2))", -1, &get, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(rows, 1, doc, -1, SQLITE_STATIC);
+	if (rc != SQLITE_OK) {
+		st = kjit__error(KJIT_ERR_DB, "%s: JSON reader: %s", path,
+		                 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto done;
+	}
+	size_t n_rows = 0;
+	while (st == KJIT_OK && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(rows, 2);
+		const char *row = (const char *)sqlite3_column_text(rows, 1);
+		n_rows++;
+		if (!type || strcmp(type, "object") != 0 || !row) {
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%lld]: expected an object",
+			                 path, (long long)sqlite3_column_int64(rows, 0));
+			break;
+		}
+		int valid = 1;
+		double t = INFINITY;
+		for (size_t i = 0; i <= spec->n_params && st == KJIT_OK; i++) {
+			const char *key = i < spec->n_params ? spec->params[i].name : "time";
+			char quoted[300];
+			snprintf(quoted, sizeof quoted, "\"%s\"", key);
+			rc = sqlite3_bind_text(get, 1, row, -1, SQLITE_STATIC);
+			if (rc == SQLITE_OK)
+				rc = sqlite3_bind_text(get, 2, quoted, -1, SQLITE_TRANSIENT);
+			if (rc == SQLITE_OK && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+				const char *v = (const char *)sqlite3_column_text(get, 0);
+				if (i == spec->n_params) {
+					t = v ? parse_time(v) : INFINITY;
+				} else if (!v) {
+					st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%zu].%s: expected a value",
+					                 path, n_rows - 1, key);
+				} else {
+					long k = value_index(&spec->params[i], v);
+					valid &= k >= 0;
+					cfg[i] = (uint16_t)(k < 0 ? 0 : k);
+				}
+				rc = SQLITE_OK;
+			}
+			sqlite3_reset(get);
+			if (rc != SQLITE_OK && st == KJIT_OK)
+				st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));
+		}
+		if (st == KJIT_OK)
+			put_row(space, cfg, valid, t, obj, ignored);
+	}
+	if (st == KJIT_OK && rc != SQLITE_DONE)
+		st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));
+	if (st == KJIT_OK && n_rows == 0)
+		st = kjit__error(KJIT_ERR_INVALID_ARG,
+		                 "%s: expected a non-empty JSON array of result objects", path);
+done:
+	sqlite3_finalize(rows);
+	sqlite3_finalize(get);
+	sqlite3_close(db);
+	return st;
+}
+
+kjit_status kt_replay_load(const kt_space *space, const char *path, double **out,
+                           size_t *ignored)
+{
+	FILE *f = fopen(path, "rb");
+	double *obj = malloc((space->size + 1) * sizeof *obj);
+	kjit_status st;
+	*out = NULL;
+	*ignored = 0;
+	if (!f || !obj) {
+		st = !f ? kjit__error(KJIT_ERR_IO, "%s: cannot open: %s", path, strerror(errno))
+		        : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		if (f)
+			fclose(f);
+		free(obj);
+		return st;
+	}
+	for (size_t i = 0; i < space->size; i++)
+		obj[i] = INFINITY;
+	int c;
+	while ((c = fgetc(f)) != EOF && isspace(c))
+		;
+	rewind(f);
+	if (c == '[') {
+		char *doc = NULL;
+		size_t len = 0;
+		if (fseek(f, 0, SEEK_END) == 0 && (len = (size_t)ftell(f), rewind(f), 1) &&
+		    (doc = malloc(len + 1)) && fread(doc, 1, len, f) == len) {
+			doc[len] = '\0';
+			st = load_json(space, path, doc, obj, ignored);
+		} else {
+			st = kjit__error(KJIT_ERR_IO, "%s: read error", path);
+		}
+		free(doc);
+	} else {
+		st = load_csv(space, path, f, obj, ignored);
+	}
+	fclose(f);
+	if (st != KJIT_OK) {
+		free(obj);
+		return st;
+	}
+	*out = obj;
+	return KJIT_OK;
+}

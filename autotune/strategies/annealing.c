@@ -1,0 +1,86 @@
+/*
+ * annealing.c - simulated annealing over the neighbourhood "one parameter
+ * changed". The temperature falls geometrically over the budget; a worse
+ * neighbour is taken with probability exp(-relative loss / T). Neighbours
+ * already seen are skipped where possible, and a walk with nowhere new to
+ * go jumps to a random configuration not yet seen.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "tune.h"
+
+#define T_START 0.5
+#define T_END 0.001
+
+typedef struct state {
+	const kt_space *space;
+	kt_rng rng;
+	uint8_t *seen;
+	size_t budget, step;
+	int64_t cur;
+	double cur_value;
+	int started;
+} state;
+
+static void *init(const kt_space *space, size_t budget, uint64_t seed)
+{
+	state *s = calloc(1, sizeof *s);
+	if (!s || !(s->seen = calloc(space->size + 1, 1))) {
+		free(s);
+		return NULL;
+	}
+	s->space = space;
+	s->budget = budget ? budget : space->size;
+	kt_rng_seed(&s->rng, seed);
+	s->cur = -1;
+	s->cur_value = INFINITY;
+	return s;
+}
+
+static int64_t next(void *st)
+{
+	state *s = st;
+	if (s->cur < 0)
+		return kt_random_unvisited(s->space->size, s->seen, &s->rng);
+	for (int tries = 0; tries < 8; tries++) {
+		int64_t j = kt_neighbour(s->space, (size_t)s->cur, &s->rng);
+		if (j >= 0 && !s->seen[j])
+			return j;
+	}
+	return kt_random_unvisited(s->space->size, s->seen, &s->rng);
+}
+
+static void report(void *st, size_t index, double objective)
+{
+	state *s = st;
+	double t = T_START * pow(T_END / T_START, (double)s->step / (double)s->budget);
+	s->seen[index] = 1;
+	s->step++;
+	if (s->cur < 0 || objective <= s->cur_value || isinf(s->cur_value)) {
+		s->cur = (int64_t)index;
+		s->cur_value = objective;
+		return;
+	}
+	if (isinf(objective))
+		return;
+	double loss = (objective - s->cur_value) / fabs(s->cur_value > 0 ? s->cur_value : 1);
+	if (kt_rng_unit(&s->rng) < exp(-loss / t)) {
+		s->cur = (int64_t)index;
+		s->cur_value = objective;
+	}
+}
+
+static void destroy(void *st)
+{
+	state *s = st;
+	if (s)
+		free(s->seen);
+	free(s);
+}
+
+const kt_strategy kt_strategy_annealing = {
+	"annealing", "simulated annealing over one-parameter moves", init, next, report, destroy,
+};

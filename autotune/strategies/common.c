@@ -1,0 +1,107 @@
+/*
+ * common.c - what every strategy shares: the generator, the neighbourhood
+ * of a configuration, and the list of strategies.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+void kt_rng_seed(kt_rng *r, uint64_t seed)
+{
+	/* splitmix64 spreads any seed, 0 included, over the state */
+	for (int i = 0; i < 4; i++) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+uint64_t kt_rng_next(kt_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+uint64_t kt_rng_below(kt_rng *r, uint64_t n)
+{
+	/* rejection keeps it uniform */
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+	do
+		x = kt_rng_next(r);
+	while (x >= limit);
+	return x % n;
+}
+
+double kt_rng_unit(kt_rng *r)
+{
+	return (double)(kt_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+int64_t kt_neighbour(const kt_space *space, size_t index, kt_rng *rng)
+{
+	uint16_t cfg[256];
+	size_t n = space->n_params;
+	if (n == 0 || n > 256)
+		return -1;
+	for (int tries = 0; tries < 32; tries++) {
+		memcpy(cfg, kt_space_config(space, index), n * sizeof *cfg);
+		size_t p = (size_t)kt_rng_below(rng, n);
+		size_t nv = space->spec->params[p].n_values;
+		if (nv < 2)
+			continue;
+		cfg[p] = (uint16_t)((cfg[p] + 1 + kt_rng_below(rng, nv - 1)) % nv);
+		int64_t j = kt_space_find(space, cfg);
+		if (j >= 0)
+			return j;
+	}
+	return -1;
+}
+
+const kt_strategy *const kt_strategies[] = {
+	&kt_strategy_exhaustive, &kt_strategy_random, &kt_strategy_annealing,
+	&kt_strategy_genetic, &kt_strategy_surrogate, NULL,
+};
+
+const kt_strategy *kt_strategy_find(const char *name)
+{
+	for (size_t i = 0; kt_strategies[i]; i++)
+		if (strcmp(kt_strategies[i]->name, name) == 0)
+			return kt_strategies[i];
+	return NULL;
+}
+
+int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kt_rng *rng)
+{
+	if (size == 0)
+		return -1;
+	/* a few draws first (uniform), then a scan from a random start so
+	 * that a nearly exhausted space still ends */
+	for (int i = 0; i < 16; i++) {
+		size_t j = (size_t)kt_rng_below(rng, size);
+		if (!visited[j])
+			return (int64_t)j;
+	}
+	size_t start = (size_t)kt_rng_below(rng, size);
+	for (size_t k = 0; k < size; k++) {
+		size_t j = (start + k) % size;
+		if (!visited[j])
+			return (int64_t)j;
+	}
+	return -1;
+}

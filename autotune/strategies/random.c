@@ -1,0 +1,54 @@
+/* random.c - uniform sampling without replacement (a lazy Fisher-Yates
+ * shuffle: each step draws one of the configurations not yet drawn). */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "tune.h"
+
+typedef struct state {
+	kt_rng rng;
+	size_t *perm, drawn, size;
+} state;
+
+static void *init(const kt_space *space, size_t budget, uint64_t seed)
+{
+	state *s = calloc(1, sizeof *s);
+	if (!s || !(s->perm = malloc((space->size + 1) * sizeof *s->perm))) {
+		free(s);
+		return NULL;
+	}
+	s->size = space->size;
+	for (size_t i = 0; i < s->size; i++)
+		s->perm[i] = i;
+	kt_rng_seed(&s->rng, seed);
+	return s;
+}
+
+static int64_t next(void *st)
+{
+	state *s = st;
+	if (s->drawn == s->size)
+		return -1;
+	size_t j = s->drawn + (size_t)kt_rng_below(&s->rng, s->size - s->drawn);
+	size_t t = s->perm[j];
+	s->perm[j] = s->perm[s->drawn];
+	s->perm[s->drawn++] = t;
+	return (int64_t)t;
+}
+
+static void report(void *st, size_t index, double objective)
+{
+}
+
+static void destroy(void *st)
+{
+	state *s = st;
+	if (s)
+		free(s->perm);
+	free(s);
+}
+
+const kt_strategy kt_strategy_random = {
+	"random", "uniform sampling without replacement", init, next, report, destroy,
+};

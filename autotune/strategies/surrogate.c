@@ -1,0 +1,147 @@
+/*
+ * surrogate.c - model-based search. The model is additive in log time:
+ * each (parameter, value) carries the mean deviation of log(objective)
+ * from the overall mean over the configurations that had it. Each step
+ * scores a pool of unseen candidates (random ones and neighbours of the
+ * best) by predicted log time minus an exploration bonus for values seen
+ * rarely, and evaluates the lowest; one step in ten is random.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "tune.h"
+
+#define N_INIT 8
+#define POOL 64
+
+typedef struct state {
+	const kt_space *space;
+	kt_rng rng;
+	uint8_t *seen;
+	size_t n_seen;
+	double *sum;        /* per (parameter, value), at offset[p] + v */
+	uint32_t *count;
+	size_t *offset;
+	double total, worst;
+	size_t n_total;
+	int64_t best;
+	double best_value;
+} state;
+
+static void *init(const kt_space *space, size_t budget, uint64_t seed)
+{
+	state *s = calloc(1, sizeof *s);
+	size_t nv = 0;
+	if (!s)
+		return NULL;
+	s->offset = calloc(space->n_params + 1, sizeof *s->offset);
+	for (size_t p = 0; s->offset && p < space->n_params; p++) {
+		s->offset[p] = nv;
+		nv += space->spec->params[p].n_values;
+	}
+	s->sum = calloc(nv + 1, sizeof *s->sum);
+	s->count = calloc(nv + 1, sizeof *s->count);
+	s->seen = calloc(space->size + 1, 1);
+	if (!s->offset || !s->sum || !s->count || !s->seen) {
+		free(s->offset);
+		free(s->sum);
+		free(s->count);
+		free(s->seen);
+		free(s);
+		return NULL;
+	}
+	s->space = space;
+	kt_rng_seed(&s->rng, seed);
+	s->best = -1;
+	s->best_value = INFINITY;
+	s->worst = -INFINITY;
+	return s;
+}
+
+static double predict(const state *s, size_t index)
+{
+	const uint16_t *c = kt_space_config(s->space, index);
+	double mean = s->total / (double)s->n_total, score = 0;
+	for (size_t p = 0; p < s->space->n_params; p++) {
+		size_t k = s->offset[p] + c[p];
+		if (s->count[k])
+			score += s->sum[k] / s->count[k] - mean;
+		score -= 0.05 / sqrt(1.0 + s->count[k]);
+	}
+	return score;
+}
+
+static int64_t next(void *st)
+{
+	state *s = st;
+	size_t size = s->space->size;
+	if (s->n_seen == size)
+		return -1;
+	if (s->n_seen < N_INIT || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
+		return kt_random_unvisited(size, s->seen, &s->rng);
+	int64_t pick = -1;
+	double pick_score = INFINITY;
+	for (int i = 0; i < POOL; i++) {
+		int64_t j = i < POOL / 4 && s->best >= 0
+		                    ? kt_neighbour(s->space, (size_t)s->best, &s->rng)
+		                    : kt_random_unvisited(size, s->seen, &s->rng);
+		if (j < 0 || s->seen[j])
+			continue;
+		double score = predict(s, (size_t)j);
+		if (score < pick_score) {
+			pick = j;
+			pick_score = score;
+		}
+	}
+	return pick >= 0 ? pick : kt_random_unvisited(size, s->seen, &s->rng);
+}
+
+static void report(void *st, size_t index, double objective)
+{
+	state *s = st;
+	if (s->seen[index])
+		return;
+	s->seen[index] = 1;
+	s->n_seen++;
+	if (objective < s->best_value) {
+		s->best = (int64_t)index;
+		s->best_value = objective;
+	}
+	/* a failure counts as worse than the worst time seen so far */
+	double y;
+	if (isfinite(objective) && objective > 0) {
+		y = log(objective);
+		if (y > s->worst)
+			s->worst = y;
+	} else if (isfinite(s->worst)) {
+		y = s->worst + 1;
+	} else {
+		return;
+	}
+	const uint16_t *c = kt_space_config(s->space, index);
+	for (size_t p = 0; p < s->space->n_params; p++) {
+		s->sum[s->offset[p] + c[p]] += y;
+		s->count[s->offset[p] + c[p]]++;
+	}
+	s->total += y;
+	s->n_total++;
+}
+
+static void destroy(void *st)
+{
+	state *s = st;
+	if (!s)
+		return;
+	free(s->offset);
+	free(s->sum);
+	free(s->count);
+	free(s->seen);
+	free(s);
+}
+
+const kt_strategy kt_strategy_surrogate = {
+	"surrogate", "additive model of log time; best predicted of a candidate pool", init,
+	next, report, destroy,
+};

@@ -1,0 +1,124 @@
+/*
+ * test-tune-cli: the kjit-tune command as a user runs it: exit codes,
+ * --count on both saxpy specs, --compile-only into a fresh database (40
+ * compiled, then 40 cached; real NVRTC, no GPU) and --replay.
+ */
+#include "testutil.h"
+
+static char tool[TU_PATH], examples[TU_PATH];
+
+/* Runs kjit-tune with args (stderr folded into the output); returns the
+ * exit code and the output in a static buffer. */
+static int run(const char *args, const char **out)
+{
+	static char buf[65536];
+	char cmd[3 * TU_PATH];
+	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", tool, args);
+	FILE *p = popen(cmd, "r");
+	CHECK(p);
+	size_t len = fread(buf, 1, sizeof buf - 1, p);
+	buf[len] = '\0';
+	int status = pclose(p);
+	CHECK(WIFEXITED(status));
+	*out = buf;
+	return WEXITSTATUS(status);
+}
+
+#define RUN(want, out, ...)                                                     \
+	do {                                                                    \
+		char args_[3 * TU_PATH];                                        \
+		snprintf(args_, sizeof args_, __VA_ARGS__);                     \
+		int rc_ = run(args_, out);                                      \
+		CHECK_MSG(rc_ == (want), "kjit-tune %s: exit %d, wanted %d:\n%s", \
+		          args_, rc_, want, *(out));                            \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	const char *build = getenv("KJIT_BUILDDIR");
+	snprintf(tool, sizeof tool, "%s/autotune/kjit-tune", build && *build ? build : ".");
+	CHECK_MSG(tu_exists(tool), "%s not built", tool);
+	snprintf(examples, sizeof examples, "%s", tu_saxpy_path());
+	*strrchr(examples, '/') = '\0';
+	const char *dir = tu_tmpdir(), *out;
+
+	RUN(0, &out, "--version");
+	CHECK_CONTAINS(out, "kjit-tune " PACKAGE_VERSION);
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "--compile-only");
+	CHECK_CONTAINS(out, "surrogate");
+	RUN(2, &out, "%s", "");
+	CHECK_CONTAINS(out, "expected a spec file");
+	RUN(2, &out, "--bogus %s/saxpy.json", examples);
+	RUN(2, &out, "%s/saxpy.json --replay x --budget 0", examples);
+	RUN(2, &out, "%s/saxpy.json --count --replay x", examples);
+	OK("--version, --help; usage errors exit 2");
+
+	RUN(3, &out, "%s/missing.json --count", dir);
+	CHECK_CONTAINS(out, "missing.json");
+	char bad[TU_PATH];
+	snprintf(bad, sizeof bad, "%s/bad.json", dir);
+	const char *bad_text = "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+	                       " \"parameters\": [{\"name\": \"B\", \"values\": [1]}],"
+	                       " \"restrictions\": [\"C > 1\"]}";
+	tu_write_file(bad, bad_text, strlen(bad_text));
+	RUN(3, &out, "%s --count", bad);
+	CHECK_CONTAINS(out, "restrictions[0]");
+	CHECK_CONTAINS(out, "unknown name 'C'");
+	OK("spec errors exit 3 and name file and field");
+
+	RUN(0, &out, "%s/saxpy.json --count", examples);
+	CHECK_CONTAINS(out, "problem n=67108864: valid 40, product 40");
+	RUN(0, &out, "%s/saxpy-t1.json --count", examples);
+	CHECK_CONTAINS(out, "problem n=67108864: valid 40, product 40");
+	RUN(0, &out, "%s/saxpy.json --count --max-threads 256", examples);
+	CHECK_CONTAINS(out, "valid 24, product 40");
+	OK("--count: 40 of 40 for saxpy.json and saxpy-t1.json, 24 with --max-threads 256");
+
+	RUN(1, &out, "%s/saxpy.json", examples);
+	CHECK_CONTAINS(out, "later version");
+	OK("no mode: GPU tuning is for a later version, exit 1");
+
+	RUN(2, &out, "%s/saxpy.json --compile-only", examples);
+	CHECK_CONTAINS(out, "--arch");
+	RUN(0, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s/c.db -j 2", examples, dir);
+	CHECK_CONTAINS(out, "variants 40: compiled 40, cached 0, failed 0 (arch sm_90");
+	RUN(0, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s/c.db -j 2", examples, dir);
+	CHECK_CONTAINS(out, "variants 40: compiled 0, cached 40, failed 0");
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	char dbpath[TU_PATH + 8];
+	snprintf(dbpath, sizeof dbpath, "%s/c.db", dir);
+	CHECK(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "SELECT count(*) FROM binaries WHERE arch = 'sm_90'", -1, &s,
+	                         NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 40);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	OK("--compile-only --arch sm_90: 40 compiled into the database, then 40 cached");
+
+	char csv[TU_PATH + 8];
+	snprintf(csv, sizeof csv, "%s/r.csv", dir);
+	FILE *f = fopen(csv, "w");
+	CHECK(f);
+	fprintf(f, "BLOCK_SIZE,ITEMS_PER_THREAD,time\n");
+	static const int blocks[] = { 64, 128, 256, 512, 1024 };
+	for (int b = 0; b < 5; b++)
+		for (int i = 1; i <= 8; i++)
+			fprintf(f, "%d,%d,%g\n", blocks[b], i, 1 + abs(b - 2) + abs(i - 4) * 0.25);
+	fclose(f);
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy exhaustive", examples, csv);
+	CHECK_CONTAINS(out, "best found: {\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":4} 1 after 20");
+	CHECK_CONTAINS(out, "reached the best after 20 evaluations");
+	RUN(0, &out, "%s/saxpy-t1.json --replay %s --strategy annealing --budget 30 --seed 7",
+	    examples, csv);
+	CHECK_CONTAINS(out, "evaluations: ");
+	CHECK_CONTAINS(out, "best known: {\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":4} 1");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy random --fraction 0.25", examples, csv);
+	CHECK_CONTAINS(out, "evaluations: 10\n");
+	RUN(2, &out, "%s/saxpy.json --replay %s --strategy nope", examples, csv);
+	RUN(1, &out, "%s/saxpy.json --replay %s/none.csv", examples, dir);
+	OK("--replay: exhaustive reaches the best at 20, budgets, unknown strategy, missing file");
+	return 0;
+}

@@ -1,0 +1,134 @@
+/*
+ * test-tune-spec: kjit-tune reads the saxpy spec in both formats to the
+ * same thing, and every bad spec is refused with the file, the field and
+ * what was expected.
+ */
+#include "testutil.h"
+
+#include "tune.h"
+
+static char examples[TU_PATH];
+
+static kt_spec *load_example(const char *name)
+{
+	char path[TU_PATH + 64];
+	kt_spec *spec;
+	snprintf(path, sizeof path, "%s/%s", examples, name);
+	CHECK_OK(kt_spec_load(path, &spec));
+	return spec;
+}
+
+static void check_saxpy(const kt_spec *s)
+{
+	CHECK_STREQ(s->entry, "saxpy");
+	CHECK_CONTAINS(s->source_path, "examples/saxpy/saxpy.cu");
+	CHECK(tu_exists(s->source_path));
+	CHECK(s->n_params == 2);
+	CHECK_STREQ(s->params[0].name, "BLOCK_SIZE");
+	CHECK(s->params[0].n_values == 5 && s->params[0].values[4].i == 1024);
+	CHECK(s->params[0].roles == (KT_ROLE_BLOCK_X | KT_ROLE_DEFINE));
+	CHECK(s->params[0].default_index == 2);
+	CHECK_STREQ(s->params[1].name, "ITEMS_PER_THREAD");
+	CHECK(s->params[1].n_values == 8 && s->params[1].values[7].i == 8);
+	CHECK(s->params[1].roles == KT_ROLE_DEFINE);
+	CHECK(s->n_problems == 1 && s->problems[0].n == 1);
+	CHECK_STREQ(s->problems[0].names[0], "n");
+	CHECK(s->problems[0].values[0] == 67108864);
+	CHECK(s->n_args == 4);
+	CHECK(!s->args[0].is_buffer && s->args[2].is_buffer && s->args[3].access == KT_INOUT);
+	CHECK_STREQ(s->args[2].type, "float");
+	CHECK_STREQ(s->verify, "default");
+	CHECK_STREQ(s->grid[1], "1");
+}
+
+/* Writes text as a spec, loads it, and checks that it fails naming the
+ * file, the field and the expectation. */
+static void bad(const char *dir, const char *text, const char *field, const char *expect)
+{
+	char path[TU_PATH];
+	kt_spec *spec = NULL;
+	snprintf(path, sizeof path, "%s/bad.json", dir);
+	tu_write_file(path, text, strlen(text));
+	kjit_status st = kt_spec_load(path, &spec);
+	CHECK_MSG(st != KJIT_OK, "accepted: %s", text);
+	CHECK(spec == NULL);
+	const char *msg = kjit_last_error();
+	CHECK_CONTAINS(msg, path);
+	CHECK_CONTAINS(msg, field);
+	CHECK_CONTAINS(msg, expect);
+	OK("refused (%s): %s", field, msg);
+}
+
+#define GOOD_KERNEL "\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}"
+#define GOOD_PARAMS "\"parameters\": [{\"name\": \"B\", \"values\": [32, 64], \"roles\": \"block_x\"}]"
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	snprintf(examples, sizeof examples, "%s", tu_saxpy_path());
+	*strrchr(examples, '/') = '\0';
+
+	kt_spec *kj = load_example("saxpy.json");
+	CHECK_STREQ(kj->format, "kjit");
+	check_saxpy(kj);
+	CHECK_STREQ(kj->bytes, "12 * n");
+	OK("saxpy.json: 2 parameters, roles, 1 problem, 4 arguments, verify, objective");
+	kt_spec *t1 = load_example("saxpy-t1.json");
+	CHECK_STREQ(t1->format, "t1");
+	check_saxpy(t1);
+	OK("saxpy-t1.json (T1) reads to the same parameters, problem and arguments");
+	char *key = kt_problem_key(&kj->problems[0]);
+	CHECK_STREQ(key, "n=67108864");
+	free(key);
+	kt_spec_free(kj);
+	kt_spec_free(t1);
+
+	const char *dir = tu_tmpdir();
+	bad(dir, "{ " GOOD_PARAMS " }", "kernel", "expected an object with \"source\" and \"entry\"");
+	bad(dir, "{\"kernel\": {\"entry\": \"k\"}, " GOOD_PARAMS " }", "kernel.source",
+	    "expected a string");
+	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": \"B\", \"values\": \"32\"}]}",
+	    "parameters[0].values", "expected an array");
+	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": 7, \"values\": [1]}]}",
+	    "parameters[0].name", "expected a string");
+	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": \"B\", \"values\": [1],"
+	         " \"roles\": [\"define\", \"blockx\"]}]}",
+	    "parameters[0].roles[1]", "expected one of block_x");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"restrictions\": [\"B <= \"]}",
+	    "restrictions[0]", "bad expression");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"restrictions\": [\"B % 2 == 0\", \"FOO < 3\"]}",
+	    "restrictions[1]", "unknown name 'FOO'");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"grid\": \"n / B\"}", "grid[0]",
+	    "unknown name 'n'");
+	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": \"B\", \"values\": [1.5],"
+	         " \"roles\": \"block_y\"}]}",
+	    "parameters[0]", "expected positive integers");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"problems\": [{\"n\": \"big\"}]}",
+	    "problems[0].\"n\"", "expected an integer");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"arguments\": [{\"name\": \"x\","
+	         " \"type\": \"half\", \"length\": 4}]}",
+	    "arguments[0].type", "expected one of int32");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"verify\": {\"against\": \"oracle\"}}",
+	    "verify.against", "expected one of default, reference, none");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", }", "(top level)", "expected valid JSON");
+	bad(dir, "[1, 2]", "(top level)", "expected a JSON object");
+	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Values\":"
+	         " \"range(4)\"}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\","
+	         " \"KernelName\": \"k\"}}",
+	    "ConfigurationSpace.TuningParameters[0].Values", "expected a list of values");
+	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Values\":"
+	         " \"[1, 2\"}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\","
+	         " \"KernelName\": \"k\"}}",
+	    "ConfigurationSpace.TuningParameters[0]", "expected a non-empty list of values");
+	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Values\":"
+	         " [1, 2]}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\"}}",
+	    "KernelSpecification.KernelName", "expected a string");
+
+	char missing[TU_PATH];
+	kt_spec *spec;
+	snprintf(missing, sizeof missing, "%s/none.json", dir);
+	CHECK_ST(kt_spec_load(missing, &spec), KJIT_ERR_IO);
+	CHECK_CONTAINS(kjit_last_error(), missing);
+	OK("a missing file is KJIT_ERR_IO naming it");
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * test-tune-strategy: every strategy finds the known best of a synthetic
+ * objective within a budget and repeats itself for a seed; exhaustive
+ * visits each valid configuration once; budgets; replay from CSV and JSON.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tune.h"
+
+static const char *dir;
+
+static kt_spec *spec_from(const char *name, const char *text)
+{
+	char path[TU_PATH];
+	kt_spec *spec;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	tu_write_file(path, text, strlen(text));
+	CHECK_OK(kt_spec_load(path, &spec));
+	return spec;
+}
+
+/* A bowl with its minimum at A=6, B=3, C=2 and some ripple. */
+static double synthetic(const kt_space *space, size_t i)
+{
+	const uint16_t *c = kt_space_config(space, i);
+	double a = c[0], b = c[1], d = c[2];
+	return 1 + (a - 6) * (a - 6) + 0.5 * (b - 3) * (b - 3) + 2 * (d - 2) * (d - 2) +
+	       0.3 * ((c[0] * 7 + c[1] * 3 + c[2] + 2) % 5);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	dir = tu_tmpdir();
+	kt_spec *spec = spec_from("syn.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": ["
+		"  {\"name\": \"A\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
+		"  {\"name\": \"B\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
+		"  {\"name\": \"C\", \"values\": [0,1,2,3,4,5]}],"
+		" \"restrictions\": [\"(A + B) % 3 != 1\"]}");
+	kt_space *space;
+	CHECK_OK(kt_space_build(spec, 0, NULL, &space));
+	double *obj = malloc(space->size * sizeof *obj);
+	CHECK(obj);
+	for (size_t i = 0; i < space->size; i++)
+		obj[i] = synthetic(space, i);
+	uint16_t best_cfg[3] = { 6, 3, 2 };
+	int64_t best = kt_space_find(space, best_cfg);
+	CHECK(best >= 0);
+	for (size_t i = 0; i < space->size; i++)
+		CHECK((int64_t)i == best || obj[i] > obj[best]);
+	OK("synthetic space: %zu configurations, best at A=6 B=3 C=2", space->size);
+
+	/* exhaustive: each valid configuration exactly once */
+	void *st = kt_strategy_exhaustive.init(space, space->size, 1);
+	uint8_t *seen = calloc(space->size, 1);
+	size_t n = 0;
+	for (int64_t j; (j = kt_strategy_exhaustive.next(st)) >= 0; n++) {
+		CHECK((size_t)j < space->size && !seen[j]);
+		seen[j] = 1;
+		kt_strategy_exhaustive.report(st, (size_t)j, obj[j]);
+	}
+	kt_strategy_exhaustive.free(st);
+	CHECK(n == space->size);
+	free(seen);
+	OK("exhaustive visits all %zu once", n);
+
+	/* each strategy reaches the best within a budget, for several seeds */
+	for (size_t s = 0; kt_strategies[s]; s++) {
+		const kt_strategy *strat = kt_strategies[s];
+		int full = strcmp(strat->name, "exhaustive") == 0 || strcmp(strat->name, "random") == 0;
+		kt_budget b = { .fraction = full ? 1.0 : 0.4 };
+		size_t total = 0;
+		for (uint64_t seed = 1; seed <= 5; seed++) {
+			kt_replay_result r, r2;
+			CHECK_OK(kt_replay_run(space, strat, &b, seed, obj, &r));
+			CHECK_MSG(r.best_found == best && r.evals_to_known > 0,
+			          "%s seed %llu: best %lld (%g) after %zu evaluations", strat->name,
+			          (unsigned long long)seed, (long long)r.best_found,
+			          r.best_found_value, r.evaluations);
+			CHECK(r.evaluations <= kt_budget_evaluations(&b, space->size));
+			CHECK_OK(kt_replay_run(space, strat, &b, seed, obj, &r2));
+			CHECK(memcmp(&r, &r2, sizeof r) == 0);
+			total += r.evals_to_known;
+		}
+		OK("%-10s reaches the best within %.0f%% of the space, mean %.1f evaluations;"
+		   " repeatable per seed", strat->name, b.fraction * 100, (double)total / 5);
+	}
+	CHECK(kt_strategy_find("genetic") == &kt_strategy_genetic);
+	CHECK(kt_strategy_find("nope") == NULL);
+
+	/* budgets */
+	kt_budget b = { .evaluations = 7 };
+	kt_replay_result r;
+	CHECK_OK(kt_replay_run(space, &kt_strategy_random, &b, 3, obj, &r));
+	CHECK(r.evaluations == 7);
+	b = (kt_budget){ .fraction = 0.1 };
+	CHECK(kt_budget_evaluations(&b, 400) == 40);
+	b = (kt_budget){ .evaluations = 100, .fraction = 0.1 };
+	CHECK(kt_budget_evaluations(&b, 400) == 40);
+	b = (kt_budget){ .seconds = 1e-9 };
+	CHECK_OK(kt_replay_run(space, &kt_strategy_random, &b, 3, obj, &r));
+	CHECK(r.evaluations <= 1);
+	OK("budgets by evaluations, fraction and time");
+	kt_space_free(space);
+	kt_spec_free(spec);
+	free(obj);
+
+	/* replay from files, on the saxpy space */
+	char path[TU_PATH + 64], csv[TU_PATH], json[TU_PATH];
+	snprintf(path, sizeof path, "%s", tu_saxpy_path());
+	strcpy(strrchr(path, '/'), "/saxpy.json");
+	CHECK_OK(kt_spec_load(path, &spec));
+	CHECK_OK(kt_space_build(spec, 0, NULL, &space));
+	snprintf(csv, sizeof csv, "%s/r.csv", dir);
+	const char *csv_text = "ITEMS_PER_THREAD,BLOCK_SIZE,time\n"
+	                       "1,64,5.0\n4,256,1.5\n2,512,fail\n8,2048,0.1\n3,128,2.0\n";
+	tu_write_file(csv, csv_text, strlen(csv_text));
+	size_t ignored;
+	double *t;
+	CHECK_OK(kt_replay_load(space, csv, &t, &ignored));
+	uint16_t c256_4[2] = { 2, 3 }, c512_2[2] = { 3, 1 }, c64_1[2] = { 0, 0 };
+	CHECK(t[kt_space_find(space, c256_4)] == 1.5);
+	CHECK(t[kt_space_find(space, c64_1)] == 5.0);
+	CHECK(isinf(t[kt_space_find(space, c512_2)]));
+	CHECK(ignored == 1);
+	CHECK_OK(kt_replay_run(space, &kt_strategy_exhaustive, NULL, 1, t, &r));
+	CHECK(r.best_found == kt_space_find(space, c256_4) && r.evals_to_known == 20);
+	free(t);
+	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 at 20");
+	snprintf(json, sizeof json, "%s/r.json", dir);
+	const char *json_text = "[{\"config\": {\"BLOCK_SIZE\": 256, \"ITEMS_PER_THREAD\": 4},"
+	                        " \"time\": 1.25},"
+	                        " {\"BLOCK_SIZE\": 64, \"ITEMS_PER_THREAD\": 1, \"time\": 3},"
+	                        " {\"BLOCK_SIZE\": 64, \"ITEMS_PER_THREAD\": 9, \"time\": 0.5}]";
+	tu_write_file(json, json_text, strlen(json_text));
+	CHECK_OK(kt_replay_load(space, json, &t, &ignored));
+	CHECK(t[kt_space_find(space, c256_4)] == 1.25 && t[kt_space_find(space, c64_1)] == 3);
+	CHECK(ignored == 1);
+	free(t);
+	tu_write_file(json, "[1, 2]", 6);
+	CHECK_ST(kt_replay_load(space, json, &t, &ignored), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "expected an object");
+	tu_write_file(json, "[{\"BLOCK_SIZE\": 64", 18);
+	CHECK_ST(kt_replay_load(space, json, &t, &ignored), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "expected a non-empty JSON array");
+	OK("JSON: flat and nested config, a value outside the space, bad files refused");
+	kt_space_free(space);
+	kt_spec_free(spec);
+	return 0;
+}

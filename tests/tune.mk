@@ -1,0 +1,33 @@
+# tests of kjit-tune (CPU only). The spec, space, strategy and replay tests
+# link autotune/'s sources directly (KJIT_TUNE_CORE); test-tune-cli runs
+# the built autotune/kjit-tune, NVRTC included for --compile-only.
+
+KJIT_TUNE_TESTS = \
+	tests/test-tune-spec \
+	tests/test-tune-space \
+	tests/test-tune-strategy \
+	tests/test-tune-cli
+
+check_PROGRAMS += $(KJIT_TUNE_TESTS)
+TESTS += $(KJIT_TUNE_TESTS)
+
+KJIT_TUNE_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) -I$(top_srcdir)/autotune
+KJIT_TUNE_TEST_LDADD = libkjit.la $(SQLITE_LIBS) -lm
+
+tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_spec_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_spec_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_space_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_strategy_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# depends on the tool it runs
+tests_test_tune_cli_SOURCES = tests/test-tune-cli.c tests/testutil.h
+tests_test_tune_cli_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_cli_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_cli_DEPENDENCIES = libkjit.la autotune/kjit-tune
