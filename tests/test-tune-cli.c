@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	const char *build = getenv("KJIT_BUILDDIR");
-	snprintf(tool, sizeof tool, "%s/autotune/kjit-tune", build && *build ? build : ".");
+	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
 	CHECK_MSG(tu_exists(tool), "%s not built", tool);
 	snprintf(examples, sizeof examples, "%s", tu_saxpy_path());
 	*strrchr(examples, '/') = '\0';
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	RUN(3, &out, "%s/missing.json --count", dir);
 	CHECK_CONTAINS(out, "missing.json");
 	char bad[TU_PATH];
-	snprintf(bad, sizeof bad, "%s/bad.json", dir);
+	tu_path(bad, dir, "bad.json");
 	const char *bad_text = "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 	                       " \"parameters\": [{\"name\": \"B\", \"values\": [1]}],"
 	                       " \"restrictions\": [\"C > 1\"]}";
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 	char dbpath[TU_PATH + 8];
-	snprintf(dbpath, sizeof dbpath, "%s/c.db", dir);
+	tu_path(dbpath, dir, "c.db");
 	CHECK(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
 	CHECK(sqlite3_prepare_v2(db, "SELECT count(*) FROM binaries WHERE arch = 'sm_90'", -1, &s,
 	                         NULL) == SQLITE_OK);
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	OK("--compile-only --arch sm_90: 40 compiled into the database, then 40 cached");
 
 	char csv[TU_PATH + 8];
-	snprintf(csv, sizeof csv, "%s/r.csv", dir);
+	tu_path(csv, dir, "r.csv");
 	FILE *f = fopen(csv, "w");
 	CHECK(f);
 	fprintf(f, "BLOCK_SIZE,ITEMS_PER_THREAD,time\n");

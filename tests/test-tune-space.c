@@ -15,7 +15,7 @@ static kt_spec *spec_from(const char *text)
 {
 	char path[TU_PATH];
 	kt_spec *spec;
-	snprintf(path, sizeof path, "%s/space.json", dir);
+	tu_path(path, dir, "space.json");
 	tu_write_file(path, text, strlen(text));
 	CHECK_OK(kt_spec_load(path, &spec));
 	return spec;

@@ -13,7 +13,7 @@ static kt_spec *load_example(const char *name)
 {
 	char path[TU_PATH + 64];
 	kt_spec *spec;
-	snprintf(path, sizeof path, "%s/%s", examples, name);
+	tu_path(path, examples, name);
 	CHECK_OK(kt_spec_load(path, &spec));
 	return spec;
 }
@@ -47,7 +47,7 @@ static void bad(const char *dir, const char *text, const char *field, const char
 {
 	char path[TU_PATH];
 	kt_spec *spec = NULL;
-	snprintf(path, sizeof path, "%s/bad.json", dir);
+	tu_path(path, dir, "bad.json");
 	tu_write_file(path, text, strlen(text));
 	kjit_status st = kt_spec_load(path, &spec);
 	CHECK_MSG(st != KJIT_OK, "accepted: %s", text);
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 
 	char missing[TU_PATH];
 	kt_spec *spec;
-	snprintf(missing, sizeof missing, "%s/none.json", dir);
+	tu_path(missing, dir, "none.json");
 	CHECK_ST(kt_spec_load(missing, &spec), KJIT_ERR_IO);
 	CHECK_CONTAINS(kjit_last_error(), missing);
 	OK("a missing file is KJIT_ERR_IO naming it");

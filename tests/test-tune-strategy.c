@@ -15,7 +15,7 @@ static kt_spec *spec_from(const char *name, const char *text)
 {
 	char path[TU_PATH];
 	kt_spec *spec;
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	tu_path(path, dir, name);
 	tu_write_file(path, text, strlen(text));
 	CHECK_OK(kt_spec_load(path, &spec));
 	return spec;
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	strcpy(strrchr(path, '/'), "/saxpy.json");
 	CHECK_OK(kt_spec_load(path, &spec));
 	CHECK_OK(kt_space_build(spec, 0, NULL, &space));
-	snprintf(csv, sizeof csv, "%s/r.csv", dir);
+	tu_path(csv, dir, "r.csv");
 	const char *csv_text = "ITEMS_PER_THREAD,BLOCK_SIZE,time\n"
 	                       "1,64,5.0\n4,256,1.5\n2,512,fail\n8,2048,0.1\n3,128,2.0\n";
 	tu_write_file(csv, csv_text, strlen(csv_text));
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	CHECK(r.best_found == kt_space_find(space, c256_4) && r.evals_to_known == 20);
 	free(t);
 	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 at 20");
-	snprintf(json, sizeof json, "%s/r.json", dir);
+	tu_path(json, dir, "r.json");
 	const char *json_text = "[{\"config\": {\"BLOCK_SIZE\": 256, \"ITEMS_PER_THREAD\": 4},"
 	                        " \"time\": 1.25},"
 	                        " {\"BLOCK_SIZE\": 64, \"ITEMS_PER_THREAD\": 1, \"time\": 3},"
