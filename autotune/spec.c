@@ -1019,6 +1019,26 @@ kjit_status kt_spec_load(const char *path, kt_spec **out)
 		st = P.db ? db_fail(&P, "JSON reader") : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto done;
 	}
+	/* SQLite 3.42 and later also read JSON5 (comments, trailing commas);
+	 * json_valid() with one argument accepts plain RFC 8259 JSON alone, so
+	 * a spec means the same whichever SQLite reads it. */
+	sqlite3_stmt *valid = NULL;
+	rc = sqlite3_prepare_v2(P.db, "SELECT json_valid(?1)", -1, &valid, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(valid, 1, P.doc, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(valid);
+	int is_valid = rc == SQLITE_ROW && sqlite3_column_int(valid, 0) == 1;
+	sqlite3_finalize(valid);
+	if (rc != SQLITE_ROW) {
+		st = db_fail(&P, "JSON reader");
+		goto done;
+	}
+	if (!is_valid) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: (top level): expected valid JSON (RFC "
+		                 "8259: no comments, no trailing commas)", path);
+		goto done;
+	}
 	/* json_type() of a malformed document fails: say so plainly. */
 	rc = sqlite3_bind_text(P.value, 2, "$", -1, SQLITE_STATIC);
 	if (rc == SQLITE_OK)
