@@ -7,6 +7,7 @@ KJIT_TUNE_CORE = \
 	autotune/spec.c \
 	autotune/space.c \
 	autotune/replay.c \
+	autotune/results.c \
 	autotune/strategies/common.c \
 	autotune/strategies/exhaustive.c \
 	autotune/strategies/random.c \

@@ -1,6 +1,6 @@
 /*
  * main.c - the kjit-tune command: option parsing and the three modes of
- * this version (--count, --compile-only, --replay). Exit codes are in
+ * this version (--count, --compile-only, --replay, --export). Exit codes are in
  * doc/kjit-tune.1.
  */
 #include "config.h"
@@ -42,6 +42,12 @@ static void usage(FILE *f)
 	        "      --time-budget SEC   at most this wall time\n"
 	        "      --seed S            random seed (default 1)\n"
 	        "      --problem I         problem index of the spec (default 0)\n"
+	        "  --replay-db             replay against the results table of the database\n"
+	        "                          (--db) for the spec's kernel; also --replay db:PATH\n"
+	        "      --device-key KEY    the device of the results (default: the only one)\n"
+	        "  --export FORMAT         print stored results as csv, json or t4 (BAT's T4\n"
+	        "                          format) for the spec's kernel, --device-key and\n"
+	        "                          --problem, or of one run with --run ID (uses --db)\n"
 	        "\n"
 	        "Device limits:\n"
 	        "  --max-threads N         threads per block (default the spec's, else 1024)\n"
@@ -79,6 +85,10 @@ typedef struct opts {
 	const char *spec;
 	int count, compile_only;
 	const char *arch, *db, *replay, *strategy;
+	const char *replay_db; /* the database of --replay-db or --replay db:PATH */
+	int replay_from_db;
+	const char *device_key, *export_format;
+	uint64_t run_id;
 	int jobs;
 	kt_budget budget;
 	uint64_t seed, problem;
@@ -299,6 +309,26 @@ done:
 
 /* ---- replay ------------------------------------------------------------------ */
 
+/* The objective table from the database's results of the spec's kernel. */
+static kjit_status load_from_db(const kt_spec *spec, const kt_space *space, const opts *o,
+                                double **obj, size_t *ignored)
+{
+	kt_results *res = NULL;
+	char *sig = NULL, *dev = NULL;
+	kjit_status st = kt_spec_signature(spec, &sig);
+	if (st == KJIT_OK)
+		st = kt_results_open(o->replay_db, &res);
+	if (st == KJIT_OK && !o->device_key)
+		st = kt_results_only_device(res, sig, &dev);
+	if (st == KJIT_OK)
+		st = kt_results_load(res, space, sig, o->device_key ? o->device_key : dev, obj,
+		                     NULL, ignored);
+	free(sig);
+	free(dev);
+	kt_results_close(res);
+	return st;
+}
+
 static int do_replay(const kt_spec *spec, const opts *o)
 {
 	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy : "random");
@@ -315,8 +345,14 @@ static int do_replay(const kt_spec *spec, const opts *o)
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	if (kt_replay_load(space, o->replay, &obj, &ignored) != KJIT_OK ||
-	    kt_replay_run(space, strategy, &o->budget, o->seed, obj, &r) != KJIT_OK) {
+	if (o->replay_from_db) {
+		if (load_from_db(spec, space, o, &obj, &ignored) != KJIT_OK)
+			goto fail;
+	} else if (kt_replay_load(space, o->replay, &obj, &ignored) != KJIT_OK) {
+		goto fail;
+	}
+	if (kt_replay_run(space, strategy, &o->budget, o->seed, obj, &r) != KJIT_OK) {
+	fail:
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		goto done;
 	}
@@ -352,10 +388,49 @@ done:
 	return ret;
 }
 
+/* ---- export ------------------------------------------------------------------ */
+
+static int do_export(const kt_spec *spec, const opts *o)
+{
+	kt_export_format fmt;
+	if (strcmp(o->export_format, "csv") == 0)
+		fmt = KT_EXPORT_CSV;
+	else if (strcmp(o->export_format, "json") == 0)
+		fmt = KT_EXPORT_JSON;
+	else if (strcmp(o->export_format, "t4") == 0)
+		fmt = KT_EXPORT_T4;
+	else
+		return usage_error("--export: expected csv, json or t4, got '%s'", o->export_format);
+	if (o->problem >= spec->n_problems)
+		return usage_error("--problem: the spec %s has fewer problems", spec->path);
+	kt_results *res = NULL;
+	char *sig = NULL, *dev = NULL, *problem = kt_problem_json(&spec->problems[o->problem]);
+	kjit_status st = problem ? kt_spec_signature(spec, &sig)
+	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK)
+		st = kt_results_open(o->db, &res);
+	if (st == KJIT_OK && !o->device_key && !o->run_id)
+		st = kt_results_only_device(res, sig, &dev);
+	if (st == KJIT_OK) {
+		st = kt_results_export(res, spec, (int64_t)o->run_id, sig,
+		                       o->device_key ? o->device_key : dev, problem, fmt, stdout);
+		if (fflush(stdout) != 0 && st == KJIT_OK)
+			st = kjit__error(KJIT_ERR_IO, "writing to stdout: %s", strerror(errno));
+	}
+	if (st != KJIT_OK)
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+	free(sig);
+	free(dev);
+	free(problem);
+	kt_results_close(res);
+	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
-	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS };
+	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
+	       O_EXPORT, O_RUN };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -363,6 +438,10 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, O_DB },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "replay", required_argument, NULL, O_REPLAY },
+		{ "replay-db", no_argument, NULL, O_REPLAY_DB },
+		{ "device-key", required_argument, NULL, O_DEVKEY },
+		{ "export", required_argument, NULL, O_EXPORT },
+		{ "run", required_argument, NULL, O_RUN },
 		{ "strategy", required_argument, NULL, O_STRATEGY },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "fraction", required_argument, NULL, O_FRACTION },
@@ -391,6 +470,13 @@ int main(int argc, char **argv)
 			o.jobs = (int)u;
 			break;
 		case O_REPLAY: o.replay = optarg; break;
+		case O_REPLAY_DB: o.replay_from_db = 1; break;
+		case O_DEVKEY: o.device_key = optarg; break;
+		case O_EXPORT: o.export_format = optarg; break;
+		case O_RUN:
+			if (parse_u64(optarg, &o.run_id) || o.run_id == 0 || o.run_id > INT64_MAX)
+				return usage_error("--run: expected a run id, got '%s'", optarg);
+			break;
 		case O_STRATEGY: o.strategy = optarg; break;
 		case O_BUDGET:
 			if (parse_u64(optarg, &u) || u == 0)
@@ -435,8 +521,22 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error("%s", optind < argc ? "expected one spec file, got several"
 		                                       : "expected a spec file");
-	if (o.count + o.compile_only + (o.replay != NULL) > 1)
-		return usage_error("%s", "--count, --compile-only and --replay do not combine");
+	if (o.replay && strncmp(o.replay, "db:", 3) == 0) {
+		if (o.replay_from_db)
+			return usage_error("%s", "--replay db:PATH and --replay-db do not combine");
+		o.replay_from_db = 1;
+		o.replay_db = o.replay + 3;
+		if (!*o.replay_db)
+			return usage_error("%s", "--replay db:PATH: expected a database path");
+	} else if (o.replay_from_db) {
+		if (o.replay)
+			return usage_error("%s", "--replay FILE and --replay-db do not combine");
+		o.replay_db = o.db;
+		o.replay = "(database)";
+	}
+	if (o.count + o.compile_only + (o.replay != NULL) + (o.export_format != NULL) > 1)
+		return usage_error("%s", "--count, --compile-only, --replay and --export do not "
+		                         "combine");
 	o.spec = argv[optind];
 
 	kt_spec *spec;
@@ -451,9 +551,11 @@ int main(int argc, char **argv)
 		ret = do_compile(spec, &o);
 	} else if (o.replay) {
 		ret = do_replay(spec, &o);
+	} else if (o.export_format) {
+		ret = do_export(spec, &o);
 	} else {
 		fprintf(stderr, "%s: tuning on the GPU comes in a later version of kjit-tune; "
-		                "this one does --count, --compile-only and --replay\n", prog);
+		                "this one does --count, --compile-only, --replay and --export\n", prog);
 		ret = KT_EXIT_RUNTIME;
 	}
 	kt_spec_free(spec);

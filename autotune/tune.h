@@ -1,7 +1,8 @@
 /*
  * tune.h - internal header of kjit-tune: the spec (spec.c), expressions and
  * the constrained space (space.c), search strategies (strategies/), replay
- * (replay.c). Everything here reports failures through kjit__error(), so
+ * (replay.c), results in the database (results.c). Everything here
+ * reports failures through kjit__error(), so
  * that kjit_last_error() has the detail.
  */
 #ifndef KJIT_TUNE_H
@@ -9,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <sqlite3.h>
 
@@ -248,5 +250,99 @@ kjit_status kt_replay_run(const kt_space *space, const kt_strategy *strategy,
  * (space->size doubles) is malloc'ed. */
 kjit_status kt_replay_load(const kt_space *space, const char *path, double **out,
                            size_t *ignored);
+
+
+/* ---- tuning results in the kjit database (results.c) ------------------ */
+
+/* Configurations and problems as JSON objects with sorted keys (the form
+ * the runs, results and best tables hold); malloc'ed. */
+char *kt_config_json_sorted(const kt_space *space, size_t index);
+char *kt_problem_json(const kt_problem *problem);
+
+/* The kernel signature of a spec, as libkjit computes it: a compile-only
+ * engine on ":memory:" (arch sm_90, KJIT_ENGINE_NO_GPU) creates the
+ * kernel from the entry, the source text and the parameter names.
+ * *out is malloc'ed. */
+kjit_status kt_spec_signature(const kt_spec *spec, char **out);
+
+/* A connection of its own to the kjit database (kjit__store). */
+typedef struct kt_results kt_results;
+/* path NULL: $KJIT_DB, else the user cache. */
+kjit_status kt_results_open(const char *path, kt_results **out);
+void kt_results_close(kt_results *r);
+sqlite3 *kt_results_db(kt_results *r);
+
+/* What a run is about. problem is JSON with sorted keys. */
+typedef struct kt_run_desc {
+	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
+	int64_t total; /* configurations to evaluate, 0 unknown */
+} kt_run_desc;
+
+typedef struct kt_run {
+	int64_t id;
+	char *signature, *device_key, *problem;
+	int resumed; /* an earlier run row (same signature, device key,
+	              * problem and spec, not done) was continued */
+} kt_run;
+
+/* Starts a run (a runs row, status running) or resumes the latest
+ * unfinished one with the same signature, device key, problem and spec.
+ * The caller frees *out with kt_run_free(). */
+kjit_status kt_run_start(kt_results *r, const kt_run_desc *d, kt_run **out);
+void kt_run_free(kt_run *run);
+/* Sets status (done|interrupted|failed) and the finished time. */
+kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status);
+
+/* Statuses of a result. */
+#define KT_STATUSES "ok|compile_error|launch_error|crashed|timeout|wrong_result|stopped_early"
+int kt_status_valid(const char *status);
+
+/* One evaluated configuration. NULL text and NAN numbers are stored as
+ * NULL; l2 NULL is "warm". */
+typedef struct kt_eval {
+	const char *config;     /* JSON, sorted keys */
+	const char *status;     /* one of KT_STATUSES */
+	const char *timer;      /* cupti|events */
+	const char *l2;         /* warm|cold */
+	const char *binary_key;
+	double median_ns, spread_ns, min_ns, max_ns;
+	const double *samples;  /* stored as little-endian float64 */
+	size_t n_samples;
+	double objective, compile_ms;
+	const char *message;
+	const char *arch, *nvrtc; /* for the best row */
+} kt_eval;
+
+/* Records e in ONE transaction: the results row (upsert on signature,
+ * device key, problem, config, l2), runs.evaluated/updated and, when e
+ * is ok and its median is below the stored best's (or the stored best is
+ * stale), the best row (stale = 0).
+ * *result_id and *improved may be NULL. */
+kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e,
+                              int64_t *result_id, int *improved);
+
+/* The objective table of space for (signature, device_key, problem):
+ * *objective (space->size doubles) holds each configuration's objective,
+ * INFINITY for a failure or no result; *have (may be NULL) marks the
+ * configurations with a result of any status (resume skips them unless
+ * --force). With several l2 rows, the lowest objective counts.
+ * Rows outside the space are counted in *ignored (may be NULL). */
+kjit_status kt_results_load(kt_results *r, const kt_space *space, const char *signature,
+                            const char *device_key, double **objective, uint8_t **have,
+                            size_t *ignored);
+
+/* The device key of the results of signature when exactly one is
+ * present; *out malloc'ed. */
+kjit_status kt_results_only_device(kt_results *r, const char *signature, char **out);
+
+typedef enum { KT_EXPORT_CSV, KT_EXPORT_JSON, KT_EXPORT_T4 } kt_export_format;
+
+/* Writes the results of run_id (when > 0) or else of (signature,
+ * device_key, problem) to f. spec (may be NULL) gives the parameter
+ * names: CSV then has one column per parameter and "time" (the
+ * objective), so that --replay reads it back. */
+kjit_status kt_results_export(kt_results *r, const kt_spec *spec, int64_t run_id,
+                              const char *signature, const char *device_key,
+                              const char *problem, kt_export_format format, FILE *f);
 
 #endif /* KJIT_TUNE_H */

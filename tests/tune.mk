@@ -1,4 +1,4 @@
-# tests of kjit-tune (CPU only). The spec, space, strategy and replay tests
+# tests of kjit-tune (CPU only). The spec, space, strategy, replay and results tests
 # link autotune/'s sources directly (KJIT_TUNE_CORE); test-tune-cli runs
 # the built autotune/kjit-tune, NVRTC included for --compile-only.
 
@@ -6,6 +6,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-spec \
 	tests/test-tune-space \
 	tests/test-tune-strategy \
+	tests/test-tune-results \
 	tests/test-tune-cli
 
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
@@ -25,6 +26,12 @@ tests_test_tune_space_LDADD = $(KJIT_TUNE_TEST_LDADD)
 tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_strategy_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# results in the database; also runs the built kjit-tune when present
+tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_results_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_results_LDADD = $(KJIT_TUNE_TEST_LDADD)
+tests_test_tune_results_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 # depends on the tool it runs
 tests_test_tune_cli_SOURCES = tests/test-tune-cli.c tests/testutil.h

@@ -1,0 +1,932 @@
+/*
+ * results.c - tuning results in the kjit database (DESIGN.md, "results"):
+ * runs, one results row per evaluated configuration and the best row per
+ * (signature, device, problem), through a kjit__store connection of its
+ * own. Each evaluation is one transaction: the results row, the run's
+ * progress and the best row are written together or not at all.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+struct kt_results {
+	kjit__store *store;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+typedef struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+} buf;
+
+static void b_add(buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void b_str(buf *b, const char *s) { b_add(b, s, strlen(s)); }
+
+static void b_json_str(buf *b, const char *s)
+{
+	b_add(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			b_add(b, "\\", 1);
+			b_add(b, s, 1);
+		} else if (c < 0x20) {
+			char esc[8];
+			snprintf(esc, sizeof esc, "\\u%04x", c);
+			b_str(b, esc);
+		} else {
+			b_add(b, s, 1);
+		}
+	}
+	b_add(b, "\"", 1);
+}
+
+static char *b_done(buf *b)
+{
+	if (b->oom || !b->p) {
+		free(b->p);
+		return b->oom ? NULL : strdup("");
+	}
+	return b->p;
+}
+
+static const char *const *sort_names_ctx;
+static int cmp_idx(const void *a, const void *b)
+{
+	return strcmp(sort_names_ctx[*(const size_t *)a], sort_names_ctx[*(const size_t *)b]);
+}
+
+/* Indices of names[n] in name order. Not reentrant (single-threaded tool). */
+static size_t *sorted_order(const char *const *names, size_t n)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	sort_names_ctx = names;
+	if (n > 1)
+		qsort(idx, n, sizeof *idx, cmp_idx);
+	return idx;
+}
+
+char *kt_config_json_sorted(const kt_space *space, size_t index)
+{
+	const kt_spec *spec = space->spec;
+	const uint16_t *c = kt_space_config(space, index);
+	const char **names = malloc((spec->n_params ? spec->n_params : 1) * sizeof *names);
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	size_t *idx = sorted_order(names, spec->n_params);
+	free(names);
+	if (!idx)
+		return NULL;
+	buf b = { 0 };
+	b_add(&b, "{", 1);
+	for (size_t k = 0; k < spec->n_params; k++) {
+		const kt_param *p = &spec->params[idx[k]];
+		const kt_value *v = &p->values[c[idx[k]]];
+		if (k)
+			b_add(&b, ",", 1);
+		b_json_str(&b, p->name);
+		b_add(&b, ":", 1);
+		if (v->kind == SQLITE_TEXT)
+			b_json_str(&b, v->text);
+		else
+			b_str(&b, v->text);
+	}
+	b_add(&b, "}", 1);
+	free(idx);
+	return b_done(&b);
+}
+
+char *kt_problem_json(const kt_problem *problem)
+{
+	size_t *idx = sorted_order((const char *const *)problem->names, problem->n);
+	if (!idx)
+		return NULL;
+	buf b = { 0 };
+	b_add(&b, "{", 1);
+	for (size_t k = 0; k < problem->n; k++) {
+		char num[32];
+		if (k)
+			b_add(&b, ",", 1);
+		b_json_str(&b, problem->names[idx[k]]);
+		snprintf(num, sizeof num, ":%lld", (long long)problem->values[idx[k]]);
+		b_str(&b, num);
+	}
+	b_add(&b, "}", 1);
+	free(idx);
+	return b_done(&b);
+}
+
+kjit_status kt_spec_signature(const kt_spec *spec, char **out)
+{
+	kjit_engine_options eo;
+	kjit_engine *engine = NULL;
+	kjit_kernel *kernel = NULL;
+	kjit_status st;
+	*out = NULL;
+	kjit_engine_options_init(&eo);
+	eo.db_path = ":memory:";
+	eo.arch = "sm_90";
+	eo.flags = KJIT_ENGINE_NO_GPU;
+	const char **names = calloc(spec->n_params + 1, sizeof *names);
+	if (!names)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	st = kjit_engine_open(&eo, &engine);
+	if (st == KJIT_OK)
+		st = kjit_kernel_create_from_file(engine, spec->entry, spec->source_path, names,
+		                                  spec->n_params, &kernel);
+	if (st == KJIT_OK && !(*out = strdup(kjit_kernel_signature(kernel))))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	free(names);
+	kjit_engine_close(engine);
+	return st;
+}
+
+/* ---- the connection ------------------------------------------------------ */
+
+kjit_status kt_results_open(const char *path, kt_results **out)
+{
+	char *def = NULL;
+	kjit_status st;
+	*out = NULL;
+	if (!path) {
+		if ((st = kjit__store_default_path(&def)) != KJIT_OK)
+			return st;
+		path = def;
+	}
+	kt_results *r = calloc(1, sizeof *r);
+	if (!r) {
+		free(def);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	st = kjit__store_open(path, &r->store);
+	free(def);
+	if (st != KJIT_OK) {
+		free(r);
+		return st;
+	}
+	*out = r;
+	return KJIT_OK;
+}
+
+void kt_results_close(kt_results *r)
+{
+	if (!r)
+		return;
+	kjit__store_close(r->store);
+	free(r);
+}
+
+sqlite3 *kt_results_db(kt_results *r) { return kjit__store_db(r->store); }
+
+static kjit_status prep(kt_results *r, const char *sql, sqlite3_stmt **st, const char *what)
+{
+	int rc = sqlite3_prepare_v2(kjit__store_db(r->store), sql, -1, st, NULL);
+	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(r->store, rc, what);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double d)
+{
+	if (isnan(d))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, d);
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+typedef struct start_ctx {
+	kt_results *r;
+	const kt_run_desc *d;
+	kt_run *run;
+} start_ctx;
+
+static kjit_status start_tx(kjit__store *store, void *arg)
+{
+	start_ctx *c = arg;
+	const kt_run_desc *d = c->d;
+	sqlite3_stmt *s = NULL;
+	kjit_status st;
+	int rc;
+	double now = kjit__wall_time();
+	if ((st = prep(c->r,
+	               "SELECT id FROM runs WHERE signature = ?1 AND device_key = ?2 AND"
+	               " problem = ?3 AND spec IS ?4 AND status <> 'done'"
+	               " ORDER BY id DESC LIMIT 1",
+	               &s, "finding a run to resume")) != KJIT_OK)
+		return st;
+	bind_text(s, 1, d->signature);
+	bind_text(s, 2, d->device_key);
+	bind_text(s, 3, d->problem);
+	bind_text(s, 4, d->spec);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		c->run->id = sqlite3_column_int64(s, 0);
+		c->run->resumed = 1;
+	} else if (rc != SQLITE_DONE) {
+		st = kjit__store_fail(store, rc, "finding a run to resume");
+	}
+	sqlite3_finalize(s);
+	if (st != KJIT_OK)
+		return st;
+	if (c->run->resumed)
+		st = prep(c->r,
+		          "UPDATE runs SET status = 'running', kernel = ?5, strategy = ?6,"
+		          " total = ?7, pid = ?8, updated = ?9, finished = NULL WHERE id = ?10",
+		          &s, "resuming a run");
+	else
+		st = prep(c->r,
+		          "INSERT INTO runs(signature, device_key, problem, spec, kernel, strategy,"
+		          " total, pid, started, updated, status)"
+		          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, 'running')",
+		          &s, "starting a run");
+	if (st != KJIT_OK)
+		return st;
+	if (!c->run->resumed) {
+		bind_text(s, 1, d->signature);
+		bind_text(s, 2, d->device_key);
+		bind_text(s, 3, d->problem);
+		bind_text(s, 4, d->spec);
+	}
+	bind_text(s, 5, d->kernel ? d->kernel : "");
+	bind_text(s, 6, d->strategy ? d->strategy : "");
+	if (d->total > 0)
+		sqlite3_bind_int64(s, 7, d->total);
+	else
+		sqlite3_bind_null(s, 7);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)getpid());
+	sqlite3_bind_double(s, 9, now);
+	if (c->run->resumed)
+		sqlite3_bind_int64(s, 10, c->run->id);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return kjit__store_fail(store, rc, "starting a run");
+	if (!c->run->resumed)
+		c->run->id = sqlite3_last_insert_rowid(kjit__store_db(store));
+	return KJIT_OK;
+}
+
+kjit_status kt_run_start(kt_results *r, const kt_run_desc *d, kt_run **out)
+{
+	*out = NULL;
+	if (!d->signature || !d->device_key || !d->problem)
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "a run needs a signature, a device key and a problem");
+	kt_run *run = calloc(1, sizeof *run);
+	if (!run || !(run->signature = strdup(d->signature)) ||
+	    !(run->device_key = strdup(d->device_key)) || !(run->problem = strdup(d->problem))) {
+		kt_run_free(run);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	start_ctx c = { r, d, run };
+	kjit__store_lock(r->store);
+	kjit_status st = kjit__store_transaction(r->store, start_tx, &c);
+	kjit__store_unlock(r->store);
+	if (st != KJIT_OK) {
+		kt_run_free(run);
+		return st;
+	}
+	*out = run;
+	return KJIT_OK;
+}
+
+void kt_run_free(kt_run *run)
+{
+	if (!run)
+		return;
+	free(run->signature);
+	free(run->device_key);
+	free(run->problem);
+	free(run);
+}
+
+kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status)
+{
+	if (!status || (strcmp(status, "done") && strcmp(status, "interrupted") &&
+	                strcmp(status, "failed")))
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "run status: expected done, interrupted or failed, got '%s'",
+		                   status ? status : "(null)");
+	sqlite3_stmt *s;
+	kjit__store_lock(r->store);
+	kjit_status st = prep(r, "UPDATE runs SET status = ?1, finished = ?2, updated = ?2"
+	                         " WHERE id = ?3", &s, "finishing a run");
+	if (st == KJIT_OK) {
+		double now = kjit__wall_time();
+		bind_text(s, 1, status);
+		sqlite3_bind_double(s, 2, now);
+		sqlite3_bind_int64(s, 3, run->id);
+		int rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE)
+			st = kjit__store_fail(r->store, rc, "finishing a run");
+		else if (sqlite3_changes(kjit__store_db(r->store)) != 1)
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "no run %lld", (long long)run->id);
+		sqlite3_finalize(s);
+	}
+	kjit__store_unlock(r->store);
+	return st;
+}
+
+/* ---- one evaluation ---------------------------------------------------- */
+
+int kt_status_valid(const char *status)
+{
+	static const char *const ok[] = { "ok", "compile_error", "launch_error", "crashed",
+		                          "timeout", "wrong_result", "stopped_early" };
+	for (size_t i = 0; status && i < sizeof ok / sizeof *ok; i++)
+		if (strcmp(status, ok[i]) == 0)
+			return 1;
+	return 0;
+}
+
+typedef struct record_ctx {
+	kt_results *r;
+	const kt_run *run;
+	const kt_eval *e;
+	int64_t id;
+	int improved;
+} record_ctx;
+
+static kjit_status step_done(kt_results *r, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(r->store, rc, what);
+}
+
+static kjit_status record_tx(kjit__store *store, void *arg)
+{
+	record_ctx *c = arg;
+	const kt_eval *e = c->e;
+	const kt_run *run = c->run;
+	const char *l2 = e->l2 ? e->l2 : "warm";
+	sqlite3_stmt *s;
+	kjit_status st;
+	int rc;
+	double now = kjit__wall_time();
+	(void)store;
+
+	if ((st = prep(c->r,
+	               "INSERT INTO results(run_id, signature, device_key, problem, config,"
+	               " binary_key, status, timer, l2, median_ns, spread_ns, min_ns, max_ns,"
+	               " n_samples, samples, objective, compile_ms, message, created)"
+	               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	               " ?15, ?16, ?17, ?18, ?19)"
+	               " ON CONFLICT(signature, device_key, problem, config, l2) DO UPDATE SET"
+	               " run_id = excluded.run_id, binary_key = excluded.binary_key,"
+	               " status = excluded.status, timer = excluded.timer,"
+	               " median_ns = excluded.median_ns, spread_ns = excluded.spread_ns,"
+	               " min_ns = excluded.min_ns, max_ns = excluded.max_ns,"
+	               " n_samples = excluded.n_samples, samples = excluded.samples,"
+	               " objective = excluded.objective, compile_ms = excluded.compile_ms,"
+	               " message = excluded.message, created = excluded.created",
+	               &s, "recording a result")) != KJIT_OK)
+		return st;
+	sqlite3_bind_int64(s, 1, run->id);
+	bind_text(s, 2, run->signature);
+	bind_text(s, 3, run->device_key);
+	bind_text(s, 4, run->problem);
+	bind_text(s, 5, e->config);
+	bind_text(s, 6, e->binary_key);
+	bind_text(s, 7, e->status);
+	bind_text(s, 8, e->timer);
+	bind_text(s, 9, l2);
+	bind_real(s, 10, e->median_ns);
+	bind_real(s, 11, e->spread_ns);
+	bind_real(s, 12, e->min_ns);
+	bind_real(s, 13, e->max_ns);
+	sqlite3_bind_int64(s, 14, (sqlite3_int64)e->n_samples);
+	if (e->n_samples) {
+		unsigned char *blob = malloc(e->n_samples * 8);
+		if (!blob) {
+			sqlite3_finalize(s);
+			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < e->n_samples; i++) {
+			uint64_t u;
+			memcpy(&u, &e->samples[i], 8);
+			for (int k = 0; k < 8; k++)
+				blob[i * 8 + (size_t)k] = (unsigned char)(u >> (8 * k));
+		}
+		sqlite3_bind_blob(s, 15, blob, (int)(e->n_samples * 8), free);
+	} else {
+		sqlite3_bind_null(s, 15);
+	}
+	bind_real(s, 16, e->objective);
+	bind_real(s, 17, e->compile_ms);
+	bind_text(s, 18, e->message);
+	sqlite3_bind_double(s, 19, now);
+	if ((st = step_done(c->r, s, "recording a result")) != KJIT_OK)
+		return st;
+
+	if ((st = prep(c->r,
+	               "SELECT id FROM results WHERE signature = ?1 AND device_key = ?2 AND"
+	               " problem = ?3 AND config = ?4 AND l2 = ?5",
+	               &s, "reading back a result")) != KJIT_OK)
+		return st;
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+	bind_text(s, 4, e->config);
+	bind_text(s, 5, l2);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		c->id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return kjit__store_fail(c->r->store, rc, "reading back a result");
+
+	if ((st = prep(c->r,
+	               "UPDATE runs SET updated = ?1,"
+	               " evaluated = (SELECT count(*) FROM results WHERE run_id = ?2)"
+	               " WHERE id = ?2",
+	               &s, "updating the run")) != KJIT_OK)
+		return st;
+	sqlite3_bind_double(s, 1, now);
+	sqlite3_bind_int64(s, 2, run->id);
+	if ((st = step_done(c->r, s, "updating the run")) != KJIT_OK)
+		return st;
+
+	if (strcmp(e->status, "ok") != 0 || isnan(e->median_ns))
+		return KJIT_OK;
+	if ((st = prep(c->r,
+	               "INSERT INTO best(signature, device_key, problem, arch, config, result_id,"
+	               " median_ns, nvrtc, stale, updated)"
+	               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)"
+	               " ON CONFLICT(signature, device_key, problem) DO UPDATE SET"
+	               " arch = excluded.arch, config = excluded.config,"
+	               " result_id = excluded.result_id, median_ns = excluded.median_ns,"
+	               " nvrtc = excluded.nvrtc, stale = 0, updated = excluded.updated"
+	               " WHERE excluded.median_ns < best.median_ns OR best.stale <> 0",
+	               &s, "updating the best")) != KJIT_OK)
+		return st;
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+	bind_text(s, 4, e->arch ? e->arch : "");
+	bind_text(s, 5, e->config);
+	sqlite3_bind_int64(s, 6, c->id);
+	sqlite3_bind_double(s, 7, e->median_ns);
+	bind_text(s, 8, e->nvrtc ? e->nvrtc : "");
+	sqlite3_bind_double(s, 9, now);
+	if ((st = step_done(c->r, s, "updating the best")) != KJIT_OK)
+		return st;
+	c->improved = sqlite3_changes(kjit__store_db(c->r->store)) > 0;
+	return KJIT_OK;
+}
+
+kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e,
+                              int64_t *result_id, int *improved)
+{
+	if (!e->config || !kt_status_valid(e->status))
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "a result needs a configuration and a status (" KT_STATUSES
+		                   "), got '%s'", e->status ? e->status : "(null)");
+	if (e->n_samples > (size_t)INT32_MAX / 8)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "too many samples: %zu", e->n_samples);
+	record_ctx c = { r, run, e, 0, 0 };
+	kjit__store_lock(r->store);
+	kjit_status st = kjit__store_transaction(r->store, record_tx, &c);
+	kjit__store_unlock(r->store);
+	if (st == KJIT_OK) {
+		if (result_id)
+			*result_id = c.id;
+		if (improved)
+			*improved = c.improved;
+	}
+	return st;
+}
+
+/* ---- the objective table ------------------------------------------------- */
+
+/* A row's configuration is matched to the space by each parameter's
+ * value (json_extract), compared as text, else as a number. */
+kjit_status kt_results_load(kt_results *r, const kt_space *space, const char *signature,
+                            const char *device_key, double **objective, uint8_t **have,
+                            size_t *ignored)
+{
+	const kt_spec *spec = space->spec;
+	char *problem = kt_problem_json(&spec->problems[space->problem]);
+	double *obj = malloc((space->size ? space->size : 1) * sizeof *obj);
+	uint8_t *hv = calloc(space->size ? space->size : 1, 1);
+	uint16_t *cfg = malloc((spec->n_params ? spec->n_params : 1) * sizeof *cfg);
+	size_t ign = 0;
+	sqlite3_stmt *s = NULL;
+	kjit_status st = KJIT_OK;
+	*objective = NULL;
+	if (have)
+		*have = NULL;
+	if (!problem || !obj || !hv || !cfg) {
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < space->size; i++)
+		obj[i] = INFINITY;
+	sqlite3_stmt *q = NULL;
+	kjit__store_lock(r->store);
+	st = prep(r, "SELECT config, status, objective FROM results WHERE signature = ?1 AND"
+	             " device_key = ?2 AND problem = ?3", &s, "loading results");
+	if (st == KJIT_OK &&
+	    (st = prep(r, "SELECT json_extract(?1, '$.\"' || ?2 || '\"')", &q,
+	               "reading a configuration")) != KJIT_OK)
+		sqlite3_finalize(s);
+	if (st == KJIT_OK) {
+		bind_text(s, 1, signature);
+		bind_text(s, 2, device_key);
+		bind_text(s, 3, problem);
+		int rc;
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			const char *text = (const char *)sqlite3_column_text(s, 0);
+			int valid = text != NULL;
+			/* every parameter's value text, compared to the spec's values */
+			for (size_t i = 0; valid && i < spec->n_params; i++) {
+				const kt_param *p = &spec->params[i];
+				char *v = NULL;
+				valid = 0;
+				sqlite3_reset(q);
+				sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
+				sqlite3_bind_text(q, 2, p->name, -1, SQLITE_STATIC);
+				if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+					v = strdup((const char *)sqlite3_column_text(q, 0));
+				for (size_t k = 0; v && k < p->n_values; k++) {
+					const kt_value *pv = &p->values[k];
+					int eq = strcmp(v, pv->text) == 0;
+					if (!eq && pv->kind != SQLITE_TEXT) {
+						char *end;
+						double d = strtod(v, &end);
+						eq = !*end && d == (pv->kind == SQLITE_INTEGER ? (double)pv->i : pv->d);
+					}
+					if (eq) {
+						cfg[i] = (uint16_t)k;
+						valid = 1;
+						break;
+					}
+				}
+				free(v);
+			}
+			int64_t idx = valid ? kt_space_find(space, cfg) : -1;
+			if (idx < 0) {
+				ign++;
+				continue;
+			}
+			hv[idx] = 1;
+			const char *status = (const char *)sqlite3_column_text(s, 1);
+			if (status && strcmp(status, "ok") == 0 &&
+			    sqlite3_column_type(s, 2) != SQLITE_NULL) {
+				double o = sqlite3_column_double(s, 2);
+				if (o < obj[idx])
+					obj[idx] = o;
+			}
+		}
+		if (rc != SQLITE_DONE)
+			st = kjit__store_fail(r->store, rc, "loading results");
+		sqlite3_finalize(s);
+		sqlite3_finalize(q);
+	}
+	kjit__store_unlock(r->store);
+done:
+	free(problem);
+	free(cfg);
+	if (st != KJIT_OK) {
+		free(obj);
+		free(hv);
+		return st;
+	}
+	*objective = obj;
+	if (have)
+		*have = hv;
+	else
+		free(hv);
+	if (ignored)
+		*ignored = ign;
+	return KJIT_OK;
+}
+
+kjit_status kt_results_only_device(kt_results *r, const char *signature, char **out)
+{
+	sqlite3_stmt *s;
+	*out = NULL;
+	kjit__store_lock(r->store);
+	kjit_status st = prep(r, "SELECT DISTINCT device_key FROM results WHERE signature = ?1"
+	                         " ORDER BY 1 LIMIT 2", &s, "finding the device key");
+	if (st == KJIT_OK) {
+		int n = 0, rc;
+		bind_text(s, 1, signature);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			if (n++ == 0)
+				*out = strdup((const char *)sqlite3_column_text(s, 0));
+		}
+		if (rc != SQLITE_DONE)
+			st = kjit__store_fail(r->store, rc, "finding the device key");
+		else if (n == 0)
+			st = kjit__error(KJIT_ERR_NOT_FOUND, "no results for kernel signature %s in %s",
+			                 signature, r->store->path);
+		else if (n > 1)
+			st = kjit__error(KJIT_ERR_INVALID_ARG,
+			                 "results of several devices for kernel signature %s: pick one "
+			                 "with --device-key", signature);
+		else if (!*out)
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		sqlite3_finalize(s);
+	}
+	kjit__store_unlock(r->store);
+	if (st != KJIT_OK) {
+		free(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
+/* ---- export ------------------------------------------------------------------ */
+
+static void put_num(FILE *f, sqlite3_stmt *s, int col, double scale)
+{
+	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+		fputs("null", f);
+	else
+		fprintf(f, "%.17g", sqlite3_column_double(s, col) * scale);
+}
+
+static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
+{
+	if (sqlite3_column_type(s, col) != SQLITE_NULL)
+		fprintf(f, "%.17g", sqlite3_column_double(s, col));
+}
+
+/* A CSV field: quoted when it holds a comma or a quote; line breaks become
+ * spaces, so that one result is one line (kt_replay_load reads lines). */
+static void put_csv_text(FILE *f, const char *t)
+{
+	if (!t)
+		return;
+	int quote = strpbrk(t, ",\"") != NULL;
+	if (quote)
+		fputc('"', f);
+	for (; *t; t++) {
+		if (*t == '"')
+			fputc('"', f);
+		fputc(*t == '\n' || *t == '\r' ? ' ' : *t, f);
+	}
+	if (quote)
+		fputc('"', f);
+}
+
+static const char *col_text(sqlite3_stmt *s, int col)
+{
+	return (const char *)sqlite3_column_text(s, col);
+}
+
+/* The samples BLOB as a JSON array, scaled. */
+static void put_samples(FILE *f, sqlite3_stmt *s, int col, double scale)
+{
+	const unsigned char *p = sqlite3_column_blob(s, col);
+	size_t n = (size_t)sqlite3_column_bytes(s, col) / 8;
+	fputc('[', f);
+	for (size_t i = 0; p && i < n; i++) {
+		uint64_t u = 0;
+		double d;
+		for (int k = 0; k < 8; k++)
+			u |= (uint64_t)p[i * 8 + (size_t)k] << (8 * k);
+		memcpy(&d, &u, 8);
+		fprintf(f, "%s%.17g", i ? "," : "", d * scale);
+	}
+	fputc(']', f);
+}
+
+/* T4's invalidity for a status. */
+static const char *t4_invalidity(const char *status)
+{
+	if (!status || strcmp(status, "ok") == 0)
+		return "correct";
+	if (strcmp(status, "compile_error") == 0)
+		return "compile";
+	if (strcmp(status, "wrong_result") == 0)
+		return "correctness";
+	if (strcmp(status, "timeout") == 0)
+		return "timeout";
+	return "runtime";
+}
+
+enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_MEDIAN,
+       C_SPREAD, C_MIN, C_MAX, C_N, C_SAMPLES, C_OBJ, C_COMPILE, C_MSG, C_CREATED,
+       C_PARAMS };
+
+kjit_status kt_results_export(kt_results *r, const kt_spec *spec, int64_t run_id,
+                              const char *signature, const char *device_key,
+                              const char *problem, kt_export_format format, FILE *f)
+{
+	buf q = { 0 };
+	b_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer, l2,"
+	          " median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
+	          " compile_ms, message, created");
+	size_t np = spec ? spec->n_params : 0;
+	for (size_t i = 0; i < np; i++) {
+		/* parameter names are identifiers (spec.c checks them) */
+		b_str(&q, ", json_extract(config, '$.\"");
+		b_str(&q, spec->params[i].name);
+		b_str(&q, "\"')");
+	}
+	b_str(&q, run_id > 0 ? " FROM results WHERE run_id = ?1 ORDER BY id"
+	                     : " FROM results WHERE signature = ?2 AND device_key = ?3 AND"
+	                       " problem = ?4 ORDER BY id");
+	if (q.oom)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	sqlite3_stmt *s;
+	kjit__store_lock(r->store);
+	kjit_status st = prep(r, q.p, &s, "exporting results");
+	free(q.p);
+	if (st != KJIT_OK) {
+		kjit__store_unlock(r->store);
+		return st;
+	}
+	if (run_id > 0) {
+		sqlite3_bind_int64(s, 1, run_id);
+	} else {
+		bind_text(s, 2, signature);
+		bind_text(s, 3, device_key);
+		bind_text(s, 4, problem);
+	}
+	if (format == KT_EXPORT_CSV) {
+		for (size_t i = 0; i < np; i++)
+			fprintf(f, "%s,", spec->params[i].name);
+		if (!np)
+			fputs("config,", f);
+		fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
+		      "compile_ms,message\n", f);
+	} else if (format == KT_EXPORT_JSON) {
+		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", f);
+	} else {
+		fputs("{\"schema_version\":\"1.0.0\",\"metadata\":{\"tool\":\"kjit-tune\","
+		      "\"tool_version\":\"" PACKAGE_VERSION "\",\"timeunit\":\"milliseconds\",", f);
+		fputs("\"signature\":", f);
+		buf t = { 0 };
+		b_json_str(&t, signature ? signature : "");
+		b_str(&t, ",\"device_key\":");
+		b_json_str(&t, device_key ? device_key : "");
+		b_str(&t, ",\"run_id\":");
+		char num[32];
+		snprintf(num, sizeof num, "%lld", (long long)run_id);
+		b_str(&t, num);
+		fputs(t.oom ? "\"\"" : t.p, f);
+		free(t.p);
+		fputs("},\"results\":[", f);
+	}
+	int rc, first = 1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *status = col_text(s, C_STATUS);
+		int ok = status && strcmp(status, "ok") == 0;
+		if (format == KT_EXPORT_CSV) {
+			for (size_t i = 0; i < np; i++) {
+				put_csv_text(f, col_text(s, C_PARAMS + (int)i));
+				fputc(',', f);
+			}
+			if (!np) {
+				put_csv_text(f, col_text(s, C_CONFIG));
+				fputc(',', f);
+			}
+			if (ok)
+				put_csv_num(f, s, C_OBJ);
+			fputc(',', f);
+			put_csv_text(f, status);
+			fputc(',', f);
+			put_csv_text(f, col_text(s, C_L2));
+			fputc(',', f);
+			put_csv_text(f, col_text(s, C_TIMER));
+			for (int c = C_MEDIAN; c <= C_N; c++) {
+				fputc(',', f);
+				put_csv_num(f, s, c);
+			}
+			fputc(',', f);
+			put_csv_num(f, s, C_COMPILE);
+			fputc(',', f);
+			put_csv_text(f, col_text(s, C_MSG));
+			fputc('\n', f);
+			continue;
+		}
+		buf t = { 0 };
+		const char *cfg = col_text(s, C_CONFIG);
+		fputs(first ? "\n" : ",\n", f);
+		first = 0;
+		if (format == KT_EXPORT_JSON) {
+			fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
+			put_num(f, s, C_RUN, 1);
+			b_str(&t, ",\"signature\":");
+			b_json_str(&t, col_text(s, C_SIG) ? col_text(s, C_SIG) : "");
+			b_str(&t, ",\"device_key\":");
+			b_json_str(&t, col_text(s, C_DEV) ? col_text(s, C_DEV) : "");
+			b_str(&t, ",\"problem\":");
+			b_str(&t, col_text(s, C_PROB) ? col_text(s, C_PROB) : "null");
+			b_str(&t, ",\"config\":");
+			b_str(&t, cfg ? cfg : "null");
+			b_str(&t, ",\"status\":");
+			b_json_str(&t, status ? status : "");
+			b_str(&t, ",\"timer\":");
+			if (col_text(s, C_TIMER))
+				b_json_str(&t, col_text(s, C_TIMER));
+			else
+				b_str(&t, "null");
+			b_str(&t, ",\"l2\":");
+			if (col_text(s, C_L2))
+				b_json_str(&t, col_text(s, C_L2));
+			else
+				b_str(&t, "null");
+			fputs(t.oom ? "" : t.p, f);
+			static const char *const names[] = { "median_ns", "spread_ns", "min_ns",
+				                             "max_ns", "n_samples" };
+			for (int c = C_MEDIAN; c <= C_N; c++) {
+				fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
+				put_num(f, s, c, 1);
+			}
+			fputs(",\"samples_ns\":", f);
+			put_samples(f, s, C_SAMPLES, 1);
+			fputs(",\"objective\":", f);
+			put_num(f, s, C_OBJ, 1);
+			fputs(",\"compile_ms\":", f);
+			put_num(f, s, C_COMPILE, 1);
+			fputs(",\"message\":", f);
+			free(t.p);
+			t = (buf){ 0 };
+			if (col_text(s, C_MSG))
+				b_json_str(&t, col_text(s, C_MSG));
+			else
+				b_str(&t, "null");
+			b_str(&t, ",\"created\":");
+			fputs(t.oom ? "null" : t.p, f);
+			put_num(f, s, C_CREATED, 1);
+			fputc('}', f);
+		} else { /* T4: times in milliseconds */
+			fputs("{\"configuration\":", f);
+			fputs(cfg ? cfg : "{}", f);
+			fputs(",\"invalidity\":", f);
+			fprintf(f, "\"%s\"", t4_invalidity(status));
+			fprintf(f, ",\"correctness\":%d", strcmp(t4_invalidity(status), "correctness") != 0);
+			fputs(",\"times\":{\"compilation_time\":", f);
+			put_num(f, s, C_COMPILE, 1);
+			fputs(",\"runtimes\":", f);
+			put_samples(f, s, C_SAMPLES, 1e-6);
+			fputs("},\"runtime\":", f);
+			put_num(f, s, C_MEDIAN, 1e-6);
+			fputs(",\"objective\":", f);
+			if (ok)
+				put_num(f, s, C_OBJ, 1);
+			else
+				fputs("null", f);
+			fputs(",\"measurements\":[{\"name\":\"time\",\"value\":", f);
+			put_num(f, s, C_MEDIAN, 1e-6);
+			fputs(",\"unit\":\"milliseconds\"}]}", f);
+		}
+		free(t.p);
+	}
+	if (rc != SQLITE_DONE)
+		st = kjit__store_fail(r->store, rc, "exporting results");
+	sqlite3_finalize(s);
+	kjit__store_unlock(r->store);
+	if (format != KT_EXPORT_CSV)
+		fputs(first ? "]}\n" : "\n]}\n", f);
+	if (st == KJIT_OK && ferror(f))
+		st = kjit__error(KJIT_ERR_IO, "writing the export: %s", "output error");
+	return st;
+}
