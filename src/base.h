@@ -124,8 +124,8 @@ struct kjit__store {
 	char (*touches)[33];
 	size_t n_touches, cap_touches;
 };
-/* Prepares the lookup ahead (at open, so that a first hit pays no
- * parse), and finalizes the statements of store_binaries.c. */
+/* Prepares (and warms) the binary lookup ahead, so that an engine's first
+ * hit pays no parse; finalizes the statements of store_binaries.c. */
 kjit_status kjit__store_prepare_binaries(kjit__store *store);
 void kjit__store_finalize_binaries(kjit__store *store);
 

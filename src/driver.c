@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +74,22 @@ kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what)
 	                   cu_error_text(r));
 }
 
-static void fail_load(const char *fmt, const char *a, const char *b)
+static void fail_load(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Keeps why the driver cannot be used: every later caller gets it. */
+static void fail_load(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
 	load_status = KJIT_ERR_NO_GPU;
-	load_error = kjit__strdup_printf(fmt, a, b);
+	load_error = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (load_error) {
+		va_start(ap, fmt);
+		vsnprintf(load_error, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 }
 
 static void load_driver(void)
@@ -102,13 +115,10 @@ static void load_driver(void)
 	}
 	CUresult r = get_version(&api.driver_version);
 	if (r != CUDA_SUCCESS) {
-		load_status = KJIT_ERR_NO_GPU;
-		load_error = kjit__strdup_printf(
-			"cuDriverGetVersion failed: %s (%s)%s", kjit__cu_error_name(r),
-			cu_error_text(r),
-			r == CUDA_ERROR_STUB_LIBRARY
-				? "; the toolkit's stub libcuda was loaded instead of the driver"
-				: "");
+		/* The stub library answers CUDA_ERROR_STUB_LIBRARY here; its
+		 * description says what happened. */
+		fail_load("cuDriverGetVersion failed: %s (%s)", kjit__cu_error_name(r),
+		          cu_error_text(r));
 		return;
 	}
 	if (api.driver_version < KJIT__CU_ABI) {
@@ -127,8 +137,7 @@ static void load_driver(void)
 		void *p = NULL;                                                      \
 		CUresult rr = get_proc(#fn, &p, KJIT__CU_ABI, CU_GET_PROC_ADDRESS_DEFAULT, &q); \
 		if (rr != CUDA_SUCCESS || !p) {                                      \
-			load_status = KJIT_ERR_NO_GPU;                                   \
-			load_error = kjit__strdup_printf(                                \
+			fail_load(                                                       \
 				q == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT          \
 					? "NVIDIA driver too old: it lacks %s (%s, %s)"  \
 					: "cuGetProcAddress_v2(%s) failed in %s: %s",    \
@@ -147,9 +156,8 @@ static void load_driver(void)
 			: r == CUDA_ERROR_NO_DEVICE ? " (the driver sees no GPU)"
 			: r == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH ? " (reinstall or update the NVIDIA driver)"
 			: "";
-		load_status = KJIT_ERR_NO_GPU;
-		load_error = kjit__strdup_printf("cuInit failed: %s (%s)%s", kjit__cu_error_name(r),
-		                                 cu_error_text(r), hint);
+		fail_load("cuInit failed: %s (%s)%s", kjit__cu_error_name(r),
+		          cu_error_text(r), hint);
 		return;
 	}
 	load_status = KJIT_OK;

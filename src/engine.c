@@ -292,7 +292,8 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	if ((st = kjit__store_open(e->db_path, &e->store)) != KJIT_OK)
+	if ((st = kjit__store_open(e->db_path, &e->store)) != KJIT_OK ||
+	    (st = kjit__store_prepare_binaries(e->store)) != KJIT_OK)
 		goto fail;
 	(void)kjit__nvrtc_id(); /* once per process, here rather than on a first lookup */
 
@@ -351,17 +352,14 @@ void kjit_engine_close(kjit_engine *e)
 		for (kjit_variant *v = e->variants; v; v = v->next_in_engine)
 			kjit__store_binary_touch(e->store, v->key);
 	}
-	if (e->cu && kjit__engine_ctx(e) == KJIT_OK) {
-		for (kjit_variant *v = e->variants; v; v = v->next_in_engine)
-			if (v->module)
-				e->cu->cuModuleUnload(v->module);
-	}
+	/* Modules unload in the engine's context; when it cannot be made
+	 * current they go with it at the primary context's release. */
+	int current = e->cu && kjit__engine_ctx(e) == KJIT_OK;
 	for (kjit_variant *v = e->variants, *next; v; v = next) {
 		next = v->next_in_engine;
-		free(v->options);
-		free(v->cubin);
-		free(v->lowered);
-		free(v);
+		if (!current)
+			v->module = NULL;
+		kjit__variant_free(v);
 	}
 	for (kjit_kernel *k = e->kernels, *next; k; k = next) {
 		next = k->next;

@@ -131,6 +131,22 @@ kjit_status kjit__engine_fail(kjit_engine *engine, kjit_status status);
 /* Makes the engine's context current on this thread when it is not. */
 kjit_status kjit__engine_ctx(kjit_engine *engine);
 
+/* Unloads (in the current context) and frees a variant. */
+void kjit__variant_free(kjit_variant *v);
+
+/* One launch's configuration, for the timer's launch callbacks
+ * (measurements and profiled launches). */
+typedef struct kjit__launch {
+	const kjit__cu_api *cu;
+	CUfunction fn;
+	const unsigned *grid, *block;
+	unsigned shared;
+	void **args;
+} kjit__launch;
+
+/* A kjit__launch_fn: ctx is a kjit__launch. */
+CUresult kjit__launch_once(void *ctx, CUstream stream);
+
 /* Loads a cubin into the engine's context and resolves the function and
  * its attributes; a no-op without a GPU. */
 kjit_status kjit__variant_load(kjit_variant *v);

@@ -45,21 +45,6 @@ kjit_status kjit__engine_timer(kjit_engine *e, kjit__timer **out)
 	return st;
 }
 
-struct launch {
-	const kjit__cu_api *cu;
-	CUfunction fn;
-	const unsigned *grid, *block;
-	unsigned shared;
-	void **args;
-};
-
-static CUresult launch_once(void *ctx, CUstream stream)
-{
-	const struct launch *l = ctx;
-	return l->cu->cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
-	                             l->block[1], l->block[2], l->shared, stream, l->args, NULL);
-}
-
 kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const unsigned block[3],
                                  unsigned shared_bytes, kjit_stream stream, void **args,
                                  const kjit_measure_options *opts, kjit_measurement *out)
@@ -92,10 +77,10 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 		.max_samples = opts->max_samples, .cold_l2 = opts->cold_l2 != 0,
 		.best_ns = opts->best_ns, .early_factor = opts->early_stop_factor,
 	};
-	struct launch l = { e->cu, v->function, grid, block, shared_bytes, args };
+	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 	kjit__measurement m;
 	kjit__nvtx_push(KJIT__NVTX_EVALUATE, v->kernel->name);
-	st = kjit__protocol_measure(timer, launch_once, &l, (CUstream)stream, &p, &m);
+	st = kjit__protocol_measure(timer, kjit__launch_once, &l, (CUstream)stream, &p, &m);
 	kjit__nvtx_pop();
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);

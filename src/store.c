@@ -182,7 +182,7 @@ static kjit_status query_int(kjit__store *s, const char *sql, int *out)
 
 /* One statement, so that both figures come from one snapshot even while
  * another process creates the schema. */
-static kjit_status check_foreign(kjit__store *s)
+static kjit_status check_foreign(kjit__store *s, int *version_out)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(s->db,
@@ -205,6 +205,7 @@ static kjit_status check_foreign(kjit__store *s)
 		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
 		                   "(%s) understands (%d): upgrade kjit; nothing was changed",
 		                   s->path, version, PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	*version_out = version;
 	return KJIT_OK;
 }
 
@@ -271,18 +272,21 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, 10000);
-	/* Refuse a foreign file before changing anything in it; one that is
-	 * not SQLite at all fails here with SQLITE_NOTADB. */
-	/* 16 KiB pages hold a typical cubin in its row's page, no overflow
-	 * chain to follow; it only takes effect on a new file. */
-	if ((st = check_foreign(s)) != KJIT_OK ||
+	/* Refuse a foreign file before changing anything in it (one that is
+	 * not SQLite at all fails here with SQLITE_NOTADB). 16 KiB pages hold
+	 * a typical cubin in its row's page, no overflow chain to follow; the
+	 * size only takes effect on a new file. The migration takes the write
+	 * lock, so it runs only when the version read here is behind (it
+	 * reads it again under the lock). */
+	int version = 0;
+	if ((st = check_foreign(s, &version)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA page_size=16384", "setting the page size")) != KJIT_OK ||
 	    (st = enable_wal(s)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
 	               " PRAGMA mmap_size=268435456",
 	               "setting pragmas")) != KJIT_OK ||
-	    (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK ||
-	    (st = kjit__store_prepare_binaries(s)) != KJIT_OK)
+	    (version < KJIT__SCHEMA_VERSION &&
+	     (st = kjit__store_transaction(s, migrate, NULL)) != KJIT_OK))
 		goto fail;
 	*out = s;
 	return KJIT_OK;

@@ -147,6 +147,16 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 
 /* ---- loading ------------------------------------------------------------- */
 
+void kjit__variant_free(kjit_variant *v)
+{
+	if (v->module)
+		v->kernel->engine->cu->cuModuleUnload(v->module);
+	free(v->options);
+	free(v->cubin);
+	free(v->lowered);
+	free(v);
+}
+
 kjit_status kjit__variant_load(kjit_variant *v)
 {
 	kjit_engine *e = v->kernel->engine;
@@ -293,10 +303,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.lowered = NULL;
 	kjit_status st = kjit__variant_load(v);
 	if (st != KJIT_OK) {
-		free(v->options);
-		j->c.cubin = v->cubin; /* hand the binary back for a retry */
-		j->c.lowered = v->lowered;
-		free(v);
+		kjit__variant_free(v);
 		return st;
 	}
 	pthread_mutex_lock(&e->lock);
@@ -318,23 +325,10 @@ static kjit_status publish(kjit_kernel *k, job *j)
 		e->variants = v;
 	}
 	pthread_mutex_unlock(&e->lock);
-	if (!have) {
-		if (v->module)
-			e->cu->cuModuleUnload(v->module);
-		free(v->options);
-		free(v->cubin);
-		free(v->lowered);
-		free(v);
+	if (have != v) /* out of memory, or another thread published it first */
+		kjit__variant_free(v);
+	if (!have)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	}
-	if (have != v) {
-		if (v->module)
-			e->cu->cuModuleUnload(v->module);
-		free(v->options);
-		free(v->cubin);
-		free(v->lowered);
-		free(v);
-	}
 	j->v = have;
 	return KJIT_OK;
 }
@@ -586,17 +580,9 @@ kjit_status kjit_variant_function(kjit_variant *v, void **cufunction)
 	return KJIT_OK;
 }
 
-struct launch_args {
-	const kjit__cu_api *cu;
-	CUfunction fn;
-	const unsigned *grid, *block;
-	unsigned shared;
-	void **args;
-};
-
-static CUresult launch_cb(void *ctx, CUstream stream)
+CUresult kjit__launch_once(void *ctx, CUstream stream)
 {
-	const struct launch_args *l = ctx;
+	const kjit__launch *l = ctx;
 	return l->cu->cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
 	                             l->block[1], l->block[2], l->shared, stream, l->args, NULL);
 }
@@ -620,8 +606,9 @@ kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const u
 		/* KJIT_PROFILE: this launch carries the variant's id as its CUPTI
 		 * tag; its duration reaches the telemetry later. NOT_FOUND: the
 		 * timer did not launch it, so it goes the plain way. */
-		struct launch_args la = { e->cu, v->function, grid, block, shared_bytes, args };
-		st = kjit__timer_launch_tagged(e->timer, launch_cb, &la, (CUstream)stream, v->id);
+		kjit__launch la = { e->cu, v->function, grid, block, shared_bytes, args };
+		st = kjit__timer_launch_tagged(e->timer, kjit__launch_once, &la, (CUstream)stream,
+		                               v->id);
 		if (st == KJIT_OK)
 			return KJIT_OK;
 		if (st != KJIT_ERR_NOT_FOUND)
