@@ -1,11 +1,9 @@
-# kjit-tune: the autotuner. The spec reader, the space, the strategies and
-# replay (KJIT_TUNE_CORE) are also linked straight into their unit tests
+# kjit-tune: the autotuner. The strategies, replay and results
+# (KJIT_TUNE_CORE) are also linked straight into their unit tests
 # (tests/tune.mk); main.c is the command.
 bin_PROGRAMS += autotune/kjit-tune
 KJIT_TUNE_CORE = \
 	autotune/tune.h \
-	autotune/spec.c \
-	autotune/space.c \
 	autotune/replay.c \
 	autotune/results.c \
 	autotune/strategies/common.c \

@@ -92,15 +92,15 @@ typedef struct opts {
 	int jobs;
 	kt_budget budget;
 	uint64_t seed, problem;
-	kt_limits limits;
+	kjit__limits limits;
 } opts;
 
-static int do_count(const kt_spec *spec, const opts *o)
+static int do_count(const kjit__spec *spec, const opts *o)
 {
 	for (size_t p = 0; p < spec->n_problems; p++) {
-		kt_space *space;
-		char *key = kt_problem_key(&spec->problems[p]);
-		if (kt_space_build(spec, p, &o->limits, &space) != KJIT_OK) {
+		kjit__space *space;
+		char *key = kjit__problem_key(&spec->problems[p]);
+		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			free(key);
 			return KT_EXIT_SPEC;
@@ -108,7 +108,7 @@ static int do_count(const kt_spec *spec, const opts *o)
 		printf("problem %s: valid %zu, product %.0f\n", key && *key ? key : "(none)",
 		       space->size, space->product);
 		free(key);
-		kt_space_free(space);
+		kjit__space_free(space);
 	}
 	return KT_EXIT_OK;
 }
@@ -117,10 +117,10 @@ static int do_count(const kt_spec *spec, const opts *o)
 
 /* The compile options of a configuration, as one string, so that
  * configurations that differ only in launch settings compile once. */
-static char *variant_text(const kt_space *space, size_t index)
+static char *variant_text(const kjit__space *space, size_t index)
 {
-	const kt_spec *spec = space->spec;
-	const uint16_t *c = kt_space_config(space, index);
+	const kjit__spec *spec = space->spec;
+	const uint16_t *c = kjit__space_config(space, index);
 	size_t len = 1;
 	for (size_t i = 0; i < spec->n_params; i++)
 		len += strlen(spec->params[i].name) + strlen(spec->params[i].values[c[i]].text) + 3;
@@ -129,10 +129,10 @@ static char *variant_text(const kt_space *space, size_t index)
 		return NULL;
 	*p = '\0';
 	for (size_t i = 0; i < spec->n_params; i++) {
-		const kt_param *pa = &spec->params[i];
-		if (pa->roles & KT_ROLE_DEFINE)
+		const kjit__param *pa = &spec->params[i];
+		if (pa->roles & KJIT__ROLE_DEFINE)
 			p += sprintf(p, "D%s=%s\n", pa->name, pa->values[c[i]].text);
-		if (pa->roles & KT_ROLE_FLAGS)
+		if (pa->roles & KJIT__ROLE_FLAGS)
 			p += sprintf(p, "F%s\n", pa->values[c[i]].text);
 	}
 	return s;
@@ -151,7 +151,7 @@ typedef struct desc_store {
 	const char *flags[256];
 } desc_store;
 
-static void fill_desc(const kt_spec *spec, desc_store *d, kjit_variant_desc *out)
+static void fill_desc(const kjit__spec *spec, desc_store *d, kjit_variant_desc *out)
 {
 	size_t nd = 0, nf = 0;
 	for (size_t i = 0; i < spec->n_flags && nf < 256; i++)
@@ -175,7 +175,7 @@ static void fill_desc(const kt_spec *spec, desc_store *d, kjit_variant_desc *out
 	out->n_flags = nf;
 }
 
-static int do_compile(const kt_spec *spec, const opts *o)
+static int do_compile(const kjit__spec *spec, const opts *o)
 {
 	char **texts = NULL;
 	size_t n = 0, cap = 0;
@@ -196,8 +196,8 @@ static int do_compile(const kt_spec *spec, const opts *o)
 	}
 	/* The union over the problems (a restriction may read a size). */
 	for (size_t p = 0; p < spec->n_problems; p++) {
-		kt_space *space;
-		if (kt_space_build(spec, p, &o->limits, &space) != KJIT_OK) {
+		kjit__space *space;
+		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			ret = KT_EXIT_SPEC;
 			goto done;
@@ -208,14 +208,14 @@ static int do_compile(const kt_spec *spec, const opts *o)
 			                     : texts;
 			if (!t || !nt) {
 				free(t);
-				kt_space_free(space);
+				kjit__space_free(space);
 				fprintf(stderr, "%s: out of memory\n", prog);
 				goto done;
 			}
 			texts = nt;
 			texts[n++] = t;
 		}
-		kt_space_free(space);
+		kjit__space_free(space);
 	}
 	if (n)
 		qsort(texts, n, sizeof *texts, cmp_str);
@@ -310,7 +310,7 @@ done:
 /* ---- replay ------------------------------------------------------------------ */
 
 /* The objective table from the database's results of the spec's kernel. */
-static kjit_status load_from_db(const kt_spec *spec, const kt_space *space, const opts *o,
+static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space, const opts *o,
                                 double **obj, size_t *ignored)
 {
 	kt_results *res = NULL;
@@ -329,10 +329,10 @@ static kjit_status load_from_db(const kt_spec *spec, const kt_space *space, cons
 	return st;
 }
 
-static int do_replay(const kt_spec *spec, const opts *o)
+static int do_replay(const kjit__spec *spec, const opts *o)
 {
 	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy : "random");
-	kt_space *space = NULL;
+	kjit__space *space = NULL;
 	double *obj = NULL;
 	size_t ignored, missing = 0;
 	kt_replay_result r;
@@ -341,7 +341,7 @@ static int do_replay(const kt_spec *spec, const opts *o)
 		return usage_error("unknown strategy '%s' (see --help)", o->strategy);
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	if (kt_space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
+	if (kjit__space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
@@ -367,13 +367,13 @@ static int do_replay(const kt_spec *spec, const opts *o)
 	if (r.best_found < 0) {
 		printf("best found: none (every evaluated configuration failed)\n");
 	} else {
-		char *c = kt_space_config_json(space, (size_t)r.best_found);
+		char *c = kjit__space_config_json(space, (size_t)r.best_found);
 		printf("best found: %s %g after %zu evaluations\n", c ? c : "?", r.best_found_value,
 		       r.evals_to_found);
 		free(c);
 	}
 	if (r.best_known >= 0) {
-		char *c = kt_space_config_json(space, (size_t)r.best_known);
+		char *c = kjit__space_config_json(space, (size_t)r.best_known);
 		printf("best known: %s %g\n", c ? c : "?", r.best_known_value);
 		free(c);
 		if (r.evals_to_known)
@@ -384,13 +384,13 @@ static int do_replay(const kt_spec *spec, const opts *o)
 	ret = KT_EXIT_OK;
 done:
 	free(obj);
-	kt_space_free(space);
+	kjit__space_free(space);
 	return ret;
 }
 
 /* ---- export ------------------------------------------------------------------ */
 
-static int do_export(const kt_spec *spec, const opts *o)
+static int do_export(const kjit__spec *spec, const opts *o)
 {
 	kt_export_format fmt;
 	if (strcmp(o->export_format, "csv") == 0)
@@ -404,7 +404,7 @@ static int do_export(const kt_spec *spec, const opts *o)
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	kt_results *res = NULL;
-	char *sig = NULL, *dev = NULL, *problem = kt_problem_json(&spec->problems[o->problem]);
+	char *sig = NULL, *dev = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
 	kjit_status st = problem ? kt_spec_signature(spec, &sig)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
@@ -539,8 +539,8 @@ int main(int argc, char **argv)
 		                         "combine");
 	o.spec = argv[optind];
 
-	kt_spec *spec;
-	if (kt_spec_load(o.spec, &spec) != KJIT_OK) {
+	kjit__spec *spec;
+	if (kjit__spec_load(o.spec, &spec) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
@@ -558,6 +558,6 @@ int main(int argc, char **argv)
 		                "this one does --count, --compile-only, --replay and --export\n", prog);
 		ret = KT_EXIT_RUNTIME;
 	}
-	kt_spec_free(spec);
+	kjit__spec_free(spec);
 	return ret;
 }

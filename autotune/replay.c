@@ -30,7 +30,7 @@ size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
 	return n;
 }
 
-kjit_status kt_replay_run(const kt_space *space, const kt_strategy *strategy,
+kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out)
 {
@@ -95,13 +95,13 @@ kjit_status kt_replay_run(const kt_space *space, const kt_strategy *strategy,
 
 /* The index of text among a parameter's values; numbers compare by value
  * ("1.0" is 1). -1 when absent. */
-static long value_index(const kt_param *p, const char *text)
+static long value_index(const kjit__param *p, const char *text)
 {
 	char *end;
 	double d = strtod(text, &end);
 	int numeric = end != text && *end == '\0';
 	for (size_t k = 0; k < p->n_values; k++) {
-		const kt_value *v = &p->values[k];
+		const kjit__value *v = &p->values[k];
 		if (strcmp(v->text, text) == 0 ||
 		    (numeric && v->kind != SQLITE_TEXT &&
 		     d == (v->kind == SQLITE_INTEGER ? (double)v->i : v->d)))
@@ -112,10 +112,10 @@ static long value_index(const kt_param *p, const char *text)
 
 /* Records one row; rows outside the space are counted, a repeat keeps
  * the lower time. */
-static void put_row(const kt_space *space, const uint16_t *cfg, int valid, double t,
+static void put_row(const kjit__space *space, const uint16_t *cfg, int valid, double t,
                     double *obj, size_t *ignored)
 {
-	int64_t j = valid ? kt_space_find(space, cfg) : -1;
+	int64_t j = valid ? kjit__space_find(space, cfg) : -1;
 	if (j < 0) {
 		(*ignored)++;
 		return;
@@ -135,10 +135,10 @@ static double parse_time(const char *s)
 	return t;
 }
 
-static kjit_status load_csv(const kt_space *space, const char *path, FILE *f, double *obj,
+static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f, double *obj,
                             size_t *ignored)
 {
-	const kt_spec *spec = space->spec;
+	const kjit__spec *spec = space->spec;
 	char line[8192];
 	long col[256];
 	long time_col = -1;
@@ -201,10 +201,10 @@ static kjit_status load_csv(const kt_space *space, const char *path, FILE *f, do
 
 /* JSON: an array of objects holding the parameter names and "time" (or
  * "objective"); the parameters may sit in a "config" object instead. */
-static kjit_status load_json(const kt_space *space, const char *path, const char *doc,
+static kjit_status load_json(const kjit__space *space, const char *path, const char *doc,
                              double *obj, size_t *ignored)
 {
-	const kt_spec *spec = space->spec;
+	const kjit__spec *spec = space->spec;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *rows = NULL, *get = NULL;
 	uint16_t cfg[256];
@@ -280,7 +280,7 @@ done:
 	return st;
 }
 
-kjit_status kt_replay_load(const kt_space *space, const char *path, double **out,
+kjit_status kt_replay_load(const kjit__space *space, const char *path, double **out,
                            size_t *ignored)
 {
 	FILE *f = fopen(path, "rb");

@@ -18,138 +18,7 @@ struct kt_results {
 	kjit__store *store;
 };
 
-/* ---- small helpers ---------------------------------------------------- */
-
-typedef struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-} buf;
-
-static void b_add(buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void b_str(buf *b, const char *s) { b_add(b, s, strlen(s)); }
-
-static void b_json_str(buf *b, const char *s)
-{
-	b_add(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			b_add(b, "\\", 1);
-			b_add(b, s, 1);
-		} else if (c < 0x20) {
-			char esc[8];
-			snprintf(esc, sizeof esc, "\\u%04x", c);
-			b_str(b, esc);
-		} else {
-			b_add(b, s, 1);
-		}
-	}
-	b_add(b, "\"", 1);
-}
-
-static char *b_done(buf *b)
-{
-	if (b->oom || !b->p) {
-		free(b->p);
-		return b->oom ? NULL : strdup("");
-	}
-	return b->p;
-}
-
-static const char *const *sort_names_ctx;
-static int cmp_idx(const void *a, const void *b)
-{
-	return strcmp(sort_names_ctx[*(const size_t *)a], sort_names_ctx[*(const size_t *)b]);
-}
-
-/* Indices of names[n] in name order. Not reentrant (single-threaded tool). */
-static size_t *sorted_order(const char *const *names, size_t n)
-{
-	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-	if (!idx)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	sort_names_ctx = names;
-	if (n > 1)
-		qsort(idx, n, sizeof *idx, cmp_idx);
-	return idx;
-}
-
-char *kt_config_json_sorted(const kt_space *space, size_t index)
-{
-	const kt_spec *spec = space->spec;
-	const uint16_t *c = kt_space_config(space, index);
-	const char **names = malloc((spec->n_params ? spec->n_params : 1) * sizeof *names);
-	if (!names)
-		return NULL;
-	for (size_t i = 0; i < spec->n_params; i++)
-		names[i] = spec->params[i].name;
-	size_t *idx = sorted_order(names, spec->n_params);
-	free(names);
-	if (!idx)
-		return NULL;
-	buf b = { 0 };
-	b_add(&b, "{", 1);
-	for (size_t k = 0; k < spec->n_params; k++) {
-		const kt_param *p = &spec->params[idx[k]];
-		const kt_value *v = &p->values[c[idx[k]]];
-		if (k)
-			b_add(&b, ",", 1);
-		b_json_str(&b, p->name);
-		b_add(&b, ":", 1);
-		if (v->kind == SQLITE_TEXT)
-			b_json_str(&b, v->text);
-		else
-			b_str(&b, v->text);
-	}
-	b_add(&b, "}", 1);
-	free(idx);
-	return b_done(&b);
-}
-
-char *kt_problem_json(const kt_problem *problem)
-{
-	size_t *idx = sorted_order((const char *const *)problem->names, problem->n);
-	if (!idx)
-		return NULL;
-	buf b = { 0 };
-	b_add(&b, "{", 1);
-	for (size_t k = 0; k < problem->n; k++) {
-		char num[32];
-		if (k)
-			b_add(&b, ",", 1);
-		b_json_str(&b, problem->names[idx[k]]);
-		snprintf(num, sizeof num, ":%lld", (long long)problem->values[idx[k]]);
-		b_str(&b, num);
-	}
-	b_add(&b, "}", 1);
-	free(idx);
-	return b_done(&b);
-}
-
-kjit_status kt_spec_signature(const kt_spec *spec, char **out)
+kjit_status kt_spec_signature(const kjit__spec *spec, char **out)
 {
 	kjit_engine_options eo;
 	kjit_engine *engine = NULL;
@@ -544,12 +413,12 @@ kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e
 
 /* A row's configuration is matched to the space by each parameter's
  * value (json_extract), compared as text, else as a number. */
-kjit_status kt_results_load(kt_results *r, const kt_space *space, const char *signature,
+kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char *signature,
                             const char *device_key, double **objective, uint8_t **have,
                             size_t *ignored)
 {
-	const kt_spec *spec = space->spec;
-	char *problem = kt_problem_json(&spec->problems[space->problem]);
+	const kjit__spec *spec = space->spec;
+	char *problem = kjit__problem_json(&spec->problems[space->problem]);
 	double *obj = malloc((space->size ? space->size : 1) * sizeof *obj);
 	uint8_t *hv = calloc(space->size ? space->size : 1, 1);
 	uint16_t *cfg = malloc((spec->n_params ? spec->n_params : 1) * sizeof *cfg);
@@ -583,7 +452,7 @@ kjit_status kt_results_load(kt_results *r, const kt_space *space, const char *si
 			int valid = text != NULL;
 			/* every parameter's value text, compared to the spec's values */
 			for (size_t i = 0; valid && i < spec->n_params; i++) {
-				const kt_param *p = &spec->params[i];
+				const kjit__param *p = &spec->params[i];
 				char *v = NULL;
 				valid = 0;
 				sqlite3_reset(q);
@@ -592,7 +461,7 @@ kjit_status kt_results_load(kt_results *r, const kt_space *space, const char *si
 				if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
 					v = strdup((const char *)sqlite3_column_text(q, 0));
 				for (size_t k = 0; v && k < p->n_values; k++) {
-					const kt_value *pv = &p->values[k];
+					const kjit__value *pv = &p->values[k];
 					int eq = strcmp(v, pv->text) == 0;
 					if (!eq && pv->kind != SQLITE_TEXT) {
 						char *end;
@@ -607,7 +476,7 @@ kjit_status kt_results_load(kt_results *r, const kt_space *space, const char *si
 				}
 				free(v);
 			}
-			int64_t idx = valid ? kt_space_find(space, cfg) : -1;
+			int64_t idx = valid ? kjit__space_find(space, cfg) : -1;
 			if (idx < 0) {
 				ign++;
 				continue;
@@ -754,22 +623,22 @@ enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_M
        C_SPREAD, C_MIN, C_MAX, C_N, C_SAMPLES, C_OBJ, C_COMPILE, C_MSG, C_CREATED,
        C_PARAMS };
 
-kjit_status kt_results_export(kt_results *r, const kt_spec *spec, int64_t run_id,
+kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *problem, kt_export_format format, FILE *f)
 {
-	buf q = { 0 };
-	b_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer, l2,"
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer, l2,"
 	          " median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
 	          " compile_ms, message, created");
 	size_t np = spec ? spec->n_params : 0;
 	for (size_t i = 0; i < np; i++) {
 		/* parameter names are identifiers (spec.c checks them) */
-		b_str(&q, ", json_extract(config, '$.\"");
-		b_str(&q, spec->params[i].name);
-		b_str(&q, "\"')");
+		kjit__buf_str(&q, ", json_extract(config, '$.\"");
+		kjit__buf_str(&q, spec->params[i].name);
+		kjit__buf_str(&q, "\"')");
 	}
-	b_str(&q, run_id > 0 ? " FROM results WHERE run_id = ?1 ORDER BY id"
+	kjit__buf_str(&q, run_id > 0 ? " FROM results WHERE run_id = ?1 ORDER BY id"
 	                     : " FROM results WHERE signature = ?2 AND device_key = ?3 AND"
 	                       " problem = ?4 ORDER BY id");
 	if (q.oom)
@@ -802,14 +671,14 @@ kjit_status kt_results_export(kt_results *r, const kt_spec *spec, int64_t run_id
 		fputs("{\"schema_version\":\"1.0.0\",\"metadata\":{\"tool\":\"kjit-tune\","
 		      "\"tool_version\":\"" PACKAGE_VERSION "\",\"timeunit\":\"milliseconds\",", f);
 		fputs("\"signature\":", f);
-		buf t = { 0 };
-		b_json_str(&t, signature ? signature : "");
-		b_str(&t, ",\"device_key\":");
-		b_json_str(&t, device_key ? device_key : "");
-		b_str(&t, ",\"run_id\":");
+		kjit__buf t = { 0 };
+		kjit__buf_json_str(&t, signature ? signature : "");
+		kjit__buf_str(&t, ",\"device_key\":");
+		kjit__buf_json_str(&t, device_key ? device_key : "");
+		kjit__buf_str(&t, ",\"run_id\":");
 		char num[32];
 		snprintf(num, sizeof num, "%lld", (long long)run_id);
-		b_str(&t, num);
+		kjit__buf_str(&t, num);
 		fputs(t.oom ? "\"\"" : t.p, f);
 		free(t.p);
 		fputs("},\"results\":[", f);
@@ -846,33 +715,33 @@ kjit_status kt_results_export(kt_results *r, const kt_spec *spec, int64_t run_id
 			fputc('\n', f);
 			continue;
 		}
-		buf t = { 0 };
+		kjit__buf t = { 0 };
 		const char *cfg = col_text(s, C_CONFIG);
 		fputs(first ? "\n" : ",\n", f);
 		first = 0;
 		if (format == KT_EXPORT_JSON) {
 			fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
 			put_num(f, s, C_RUN, 1);
-			b_str(&t, ",\"signature\":");
-			b_json_str(&t, col_text(s, C_SIG) ? col_text(s, C_SIG) : "");
-			b_str(&t, ",\"device_key\":");
-			b_json_str(&t, col_text(s, C_DEV) ? col_text(s, C_DEV) : "");
-			b_str(&t, ",\"problem\":");
-			b_str(&t, col_text(s, C_PROB) ? col_text(s, C_PROB) : "null");
-			b_str(&t, ",\"config\":");
-			b_str(&t, cfg ? cfg : "null");
-			b_str(&t, ",\"status\":");
-			b_json_str(&t, status ? status : "");
-			b_str(&t, ",\"timer\":");
+			kjit__buf_str(&t, ",\"signature\":");
+			kjit__buf_json_str(&t, col_text(s, C_SIG) ? col_text(s, C_SIG) : "");
+			kjit__buf_str(&t, ",\"device_key\":");
+			kjit__buf_json_str(&t, col_text(s, C_DEV) ? col_text(s, C_DEV) : "");
+			kjit__buf_str(&t, ",\"problem\":");
+			kjit__buf_str(&t, col_text(s, C_PROB) ? col_text(s, C_PROB) : "null");
+			kjit__buf_str(&t, ",\"config\":");
+			kjit__buf_str(&t, cfg ? cfg : "null");
+			kjit__buf_str(&t, ",\"status\":");
+			kjit__buf_json_str(&t, status ? status : "");
+			kjit__buf_str(&t, ",\"timer\":");
 			if (col_text(s, C_TIMER))
-				b_json_str(&t, col_text(s, C_TIMER));
+				kjit__buf_json_str(&t, col_text(s, C_TIMER));
 			else
-				b_str(&t, "null");
-			b_str(&t, ",\"l2\":");
+				kjit__buf_str(&t, "null");
+			kjit__buf_str(&t, ",\"l2\":");
 			if (col_text(s, C_L2))
-				b_json_str(&t, col_text(s, C_L2));
+				kjit__buf_json_str(&t, col_text(s, C_L2));
 			else
-				b_str(&t, "null");
+				kjit__buf_str(&t, "null");
 			fputs(t.oom ? "" : t.p, f);
 			static const char *const names[] = { "median_ns", "spread_ns", "min_ns",
 				                             "max_ns", "n_samples" };
@@ -888,12 +757,12 @@ kjit_status kt_results_export(kt_results *r, const kt_spec *spec, int64_t run_id
 			put_num(f, s, C_COMPILE, 1);
 			fputs(",\"message\":", f);
 			free(t.p);
-			t = (buf){ 0 };
+			t = (kjit__buf){ 0 };
 			if (col_text(s, C_MSG))
-				b_json_str(&t, col_text(s, C_MSG));
+				kjit__buf_json_str(&t, col_text(s, C_MSG));
 			else
-				b_str(&t, "null");
-			b_str(&t, ",\"created\":");
+				kjit__buf_str(&t, "null");
+			kjit__buf_str(&t, ",\"created\":");
 			fputs(t.oom ? "null" : t.p, f);
 			put_num(f, s, C_CREATED, 1);
 			fputc('}', f);

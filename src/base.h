@@ -196,4 +196,22 @@ void kjit__store_binary_touch(kjit__store *store, const char *key);
 /* Writes the pending touches (kjit__store_close() calls it). */
 kjit_status kjit__store_flush_touches(kjit__store *store);
 
+/* ---- strings (strbuf.c) ------------------------------------------------ */
+
+/* A growing string; zero-initialise. After a failed allocation every
+ * append is a no-op and kjit__buf_done() returns NULL. */
+typedef struct kjit__buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+} kjit__buf;
+
+void kjit__buf_add(kjit__buf *b, const char *s, size_t n);
+void kjit__buf_str(kjit__buf *b, const char *s);
+/* s as a JSON string literal, quotes included. */
+void kjit__buf_json_str(kjit__buf *b, const char *s);
+/* The text (malloc'ed, "" when nothing was added; the caller frees it),
+ * or NULL after a failed allocation. */
+char *kjit__buf_done(kjit__buf *b);
+
 #endif /* KJIT_BASE_H */

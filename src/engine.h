@@ -8,6 +8,8 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "base.h"
 #include "instr.h"
@@ -150,5 +152,160 @@ CUresult kjit__launch_once(void *ctx, CUstream stream);
 /* Loads a cubin into the engine's context and resolves the function and
  * its attributes; a no-op without a GPU. */
 kjit_status kjit__variant_load(kjit_variant *v);
+
+/* ---- the spec (spec.c) ---------------------------------------------- */
+
+/* Roles of a tunable parameter; one parameter may have several. */
+#define KJIT__ROLE_BLOCK_X 0x1u
+#define KJIT__ROLE_BLOCK_Y 0x2u
+#define KJIT__ROLE_BLOCK_Z 0x4u
+#define KJIT__ROLE_DEFINE 0x8u /* -DNAME=value */
+#define KJIT__ROLE_FLAGS 0x10u /* the value is NVRTC flags, split on spaces */
+
+typedef struct kjit__value {
+	char *text;   /* canonical text: "64", "0.5", "--use_fast_math" */
+	int kind;     /* SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
+	int64_t i;
+	double d;
+} kjit__value;
+
+typedef struct kjit__param {
+	char *name;
+	kjit__value *values;
+	size_t n_values;
+	size_t default_index; /* the default configuration's value */
+	unsigned roles;
+} kjit__param;
+
+/* A problem: named integer sizes (n, or m,n,k). */
+typedef struct kjit__problem {
+	char **names;
+	int64_t *values;
+	size_t n;
+} kjit__problem;
+
+typedef enum { KJIT__FILL_RANDOM, KJIT__FILL_CONSTANT, KJIT__FILL_SEQUENCE, KJIT__FILL_FILE } kjit__fill;
+typedef enum { KJIT__IN = 1, KJIT__OUT = 2, KJIT__INOUT = 3 } kjit__access;
+
+/* A kernel argument: a scalar (value is an expression) or a buffer. */
+typedef struct kjit__arg {
+	char *name;
+	char *type;      /* element type: int32 int64 uint32 uint64 float double */
+	int is_buffer;
+	char *value;     /* scalar: expression over the problem sizes */
+	char *length;    /* buffer: element count, an expression */
+	kjit__fill fill;
+	uint64_t seed;   /* KJIT__FILL_RANDOM */
+	double constant; /* KJIT__FILL_CONSTANT; start of KJIT__FILL_SEQUENCE */
+	char *file;      /* KJIT__FILL_FILE, resolved against the spec's folder */
+	kjit__access access;
+} kjit__arg;
+
+typedef struct kjit__spec {
+	char *path;          /* the spec file, for messages */
+	char *format;        /* "kjit" or "t1" */
+	char *source_path;   /* resolved against the spec's folder */
+	char *entry;
+	char **flags;        /* fixed NVRTC flags */
+	size_t n_flags;
+	kjit__param *params;
+	size_t n_params;
+	char **restrictions; /* kjit expression syntax (translated from T1) */
+	size_t n_restrictions;
+	char *grid[3];       /* expressions; "1" when absent */
+	char *shared;        /* dynamic shared memory bytes, an expression */
+	kjit__problem *problems;
+	size_t n_problems;
+	kjit__arg *args;
+	size_t n_args;
+	char *verify;        /* "default", "reference" or "none" */
+	char *reference_entry; /* verify against a reference kernel */
+	double atol, rtol;
+	char *bytes, *flops; /* objective formulas, NULL when absent */
+	int64_t max_threads; /* threads per block limit (1024) */
+	int64_t max_shared;  /* dynamic shared memory limit in bytes */
+} kjit__spec;
+
+/* Reads a kjit or T1 spec. A spec error is KJIT_ERR_INVALID_ARG (or
+ * KJIT_ERR_IO) with "FILE: FIELD: expected ..." in kjit_last_error().
+ * Every name used by an expression is checked here. The caller owns *out
+ * and frees it with kjit__spec_free(). */
+kjit_status kjit__spec_load(const char *path, kjit__spec **out);
+void kjit__spec_free(kjit__spec *spec);
+
+/* A problem as "n=67108864,m=4" (the problem key); malloc'ed. */
+char *kjit__problem_key(const kjit__problem *problem);
+
+/* ---- expressions (space.c) ------------------------------------------ */
+
+/* An expression context: an in-memory SQLite connection under an
+ * authorizer that lets a statement read its bound parameters and call
+ * pure functions, and nothing else. */
+typedef struct kjit__expr_ctx kjit__expr_ctx;
+typedef struct kjit__expr kjit__expr;
+
+kjit_status kjit__expr_ctx_open(kjit__expr_ctx **out);
+void kjit__expr_ctx_close(kjit__expr_ctx *ctx);
+
+/* Translates Python-style syntax (//, ==, and/or/not, True/False, "str")
+ * to SQL, turning every name in names[n] into the bound parameter :name.
+ * Another bare name (not a call) is an error naming it. *out is
+ * malloc'ed. */
+kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
+                              char **out);
+
+/* Prepares SELECT (sql) under the authorizer; names as above map bound
+ * parameters to slots. what names the field for messages. */
+kjit_status kjit__expr_prepare(kjit__expr_ctx *ctx, const char *expr, const char *const *names,
+                            size_t n, const char *what, kjit__expr **out);
+/* The same, for SQL that is already translated (the tests use it). */
+kjit_status kjit__expr_prepare_sql(kjit__expr_ctx *ctx, const char *sql,
+                                const char *const *names, size_t n, const char *what,
+                                kjit__expr **out);
+void kjit__expr_free(kjit__expr *e);
+/* The highest slot that e reads, -1 when none. */
+int kjit__expr_max_slot(const kjit__expr *e);
+/* Evaluates with slots[i] bound to every slot i that e reads. *out is
+ * the result as a number (NULL is an error). */
+kjit_status kjit__expr_eval(kjit__expr *e, const kjit__value *slots, double *out);
+
+/* ---- the space (space.c) -------------------------------------------- */
+
+/* Device limits that prune the space. */
+typedef struct kjit__limits {
+	int64_t max_threads; /* block x*y*z; default 1024 */
+	int64_t max_shared;  /* dynamic shared memory bytes; default 48 KiB */
+} kjit__limits;
+
+/* The constrained space of one problem: every valid configuration as a
+ * row of value indices (one per parameter), in lexicographic order.
+ * Enumerated depth first: a restriction runs as soon as the parameters
+ * it reads are set, so the unconstrained product is never built. */
+typedef struct kjit__space {
+	const kjit__spec *spec;
+	size_t problem;
+	size_t n_params;
+	uint16_t *configs;   /* size * n_params */
+	size_t size;
+	double product;      /* size of the unconstrained product */
+	size_t *hash;        /* open addressing: index + 1, 0 empty */
+	size_t hash_cap;
+} kjit__space;
+
+/* Builds the space of problem p of spec. limits may be NULL (the spec's).
+ * The caller owns *out; kjit__space_free() frees it. */
+kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                           kjit__space **out);
+void kjit__space_free(kjit__space *space);
+const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
+/* The index of a configuration, or -1 when it is not in the space. */
+int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
+/* A configuration as JSON {"NAME":value,...}; malloc'ed. */
+char *kjit__space_config_json(const kjit__space *space, size_t index);
+
+/* Configurations and problems as JSON objects with sorted keys (the form
+ * the runs, results and best tables hold); malloc'ed. */
+char *kjit__config_json(const kjit__space *space, size_t index);
+char *kjit__problem_json(const kjit__problem *problem);
 
 #endif /* KJIT_ENGINE_H */

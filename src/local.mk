@@ -5,6 +5,7 @@ libkjit_la_SOURCES = \
 	src/base.h \
 	src/error.c \
 	src/hash.c \
+	src/strbuf.c \
 	src/driver.c \
 	src/store.c \
 	src/store_binaries.c \
@@ -15,6 +16,8 @@ libkjit_la_SOURCES = \
 	src/engine.c \
 	src/kernel.c \
 	src/variant.c \
-	src/measure.c
+	src/measure.c \
+	src/spec.c \
+	src/space.c
 libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined $(CUDA_LDFLAGS)
 libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)

@@ -16,13 +16,13 @@
 
 static const char *dir;
 
-static kt_spec *spec_from(const char *name, const char *text)
+static kjit__spec *spec_from(const char *name, const char *text)
 {
 	char path[TU_PATH];
-	kt_spec *spec;
+	kjit__spec *spec;
 	tu_path(path, dir, name);
 	tu_write_file(path, text, strlen(text));
-	CHECK_OK(kt_spec_load(path, &spec));
+	CHECK_OK(kjit__spec_load(path, &spec));
 	return spec;
 }
 
@@ -77,14 +77,14 @@ static kt_eval eval_fail(const char *config, const char *status)
 
 /* The objective of the synthetic table: a bowl with its minimum at
  * A=3 (index 2), B=1. */
-static double synthetic(const kt_space *space, size_t i)
+static double synthetic(const kjit__space *space, size_t i)
 {
-	const uint16_t *c = kt_space_config(space, i);
+	const uint16_t *c = kjit__space_config(space, i);
 	return 100 + 10.0 * (c[0] - 2) * (c[0] - 2) + 3.0 * (c[1] - 1) * (c[1] - 1) + c[2];
 }
 
 /* Export to a file, read it back. */
-static char *export_to(kt_results *r, const kt_spec *spec, int64_t run_id, const char *sig,
+static char *export_to(kt_results *r, const kjit__spec *spec, int64_t run_id, const char *sig,
                        const char *dev, const char *prob, kt_export_format fmt,
                        const char *name)
 {
@@ -158,21 +158,21 @@ int main(int argc, char **argv)
 		"extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= TB; }\n";
 	tu_write_file(src, kernel_src, strlen(kernel_src));
 	/* parameters in an unsorted order, one of them text */
-	kt_spec *spec = spec_from("k.json",
+	kjit__spec *spec = spec_from("k.json",
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": ["
 		"  {\"name\": \"TB\", \"values\": [1,2,3,4,5]},"
 		"  {\"name\": \"NA\", \"values\": [\"x\",\"y\",\"z\"]},"
 		"  {\"name\": \"C\", \"values\": [0,1]}],"
 		" \"problems\": [{\"n\": 1024, \"m\": 8}, {\"n\": 4096, \"m\": 8}]}");
-	kt_space *space;
-	CHECK_OK(kt_space_build(spec, 0, NULL, &space));
+	kjit__space *space;
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 	CHECK(space->size == 30);
 
 	/* sorted JSON */
-	char *prob = kt_problem_json(&spec->problems[0]);
+	char *prob = kjit__problem_json(&spec->problems[0]);
 	CHECK_STREQ(prob, "{\"m\":8,\"n\":1024}");
-	char *cfg0 = kt_config_json_sorted(space, 0);
+	char *cfg0 = kjit__config_json(space, 0);
 	CHECK_STREQ(cfg0, "{\"C\":0,\"NA\":\"x\",\"TB\":1}");
 	OK("configurations and problems as JSON with sorted keys");
 
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	/* results: ok, slower ok, failures, faster ok */
 	char *cfg[30];
 	for (size_t i = 0; i < space->size; i++)
-		CHECK((cfg[i] = kt_config_json_sorted(space, i)));
+		CHECK((cfg[i] = kjit__config_json(space, i)));
 	int64_t id1, id;
 	int improved;
 	kt_eval e = eval_ok(cfg[0], 1000);
@@ -408,9 +408,9 @@ int main(int argc, char **argv)
 	OK("finish sets the status; a done run is not resumed");
 
 	/* the objective table drives a replay to the right best */
-	kt_space *space1;
-	CHECK_OK(kt_space_build(spec, 1, NULL, &space1));
-	char *prob1 = kt_problem_json(&spec->problems[1]);
+	kjit__space *space1;
+	CHECK_OK(kjit__space_build(spec, 1, NULL, &space1));
+	char *prob1 = kjit__problem_json(&spec->problems[1]);
 	d.problem = prob1;
 	kt_run *run1;
 	CHECK_OK(kt_run_start(r, &d, &run1));
@@ -431,7 +431,7 @@ int main(int argc, char **argv)
 	kt_budget budget = { 0 };
 	CHECK_OK(kt_replay_run(space1, &kt_strategy_exhaustive, &budget, 1, obj, &rr));
 	CHECK(rr.best_found == (int64_t)argmin && rr.best_known == (int64_t)argmin);
-	const uint16_t *bc = kt_space_config(space1, argmin);
+	const uint16_t *bc = kjit__space_config(space1, argmin);
 	CHECK(bc[0] == 2 && bc[1] == 1 && bc[2] == 0);
 	free(obj);
 	char *best_cfg = kjit__strdup_printf("SELECT config = '%s' FROM best WHERE problem = '%s'"
@@ -549,8 +549,8 @@ int main(int argc, char **argv)
 	free(prob);
 	free(prob1);
 	free(sig);
-	kt_space_free(space);
-	kt_space_free(space1);
-	kt_spec_free(spec);
+	kjit__space_free(space);
+	kjit__space_free(space1);
+	kjit__spec_free(spec);
 	return 0;
 }

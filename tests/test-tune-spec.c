@@ -9,16 +9,16 @@
 
 static char examples[TU_PATH];
 
-static kt_spec *load_example(const char *name)
+static kjit__spec *load_example(const char *name)
 {
 	char path[TU_PATH + 64];
-	kt_spec *spec;
+	kjit__spec *spec;
 	tu_path(path, examples, name);
-	CHECK_OK(kt_spec_load(path, &spec));
+	CHECK_OK(kjit__spec_load(path, &spec));
 	return spec;
 }
 
-static void check_saxpy(const kt_spec *s)
+static void check_saxpy(const kjit__spec *s)
 {
 	CHECK_STREQ(s->entry, "saxpy");
 	CHECK_CONTAINS(s->source_path, "examples/saxpy/saxpy.cu");
@@ -26,16 +26,16 @@ static void check_saxpy(const kt_spec *s)
 	CHECK(s->n_params == 2);
 	CHECK_STREQ(s->params[0].name, "BLOCK_SIZE");
 	CHECK(s->params[0].n_values == 5 && s->params[0].values[4].i == 1024);
-	CHECK(s->params[0].roles == (KT_ROLE_BLOCK_X | KT_ROLE_DEFINE));
+	CHECK(s->params[0].roles == (KJIT__ROLE_BLOCK_X | KJIT__ROLE_DEFINE));
 	CHECK(s->params[0].default_index == 2);
 	CHECK_STREQ(s->params[1].name, "ITEMS_PER_THREAD");
 	CHECK(s->params[1].n_values == 8 && s->params[1].values[7].i == 8);
-	CHECK(s->params[1].roles == KT_ROLE_DEFINE);
+	CHECK(s->params[1].roles == KJIT__ROLE_DEFINE);
 	CHECK(s->n_problems == 1 && s->problems[0].n == 1);
 	CHECK_STREQ(s->problems[0].names[0], "n");
 	CHECK(s->problems[0].values[0] == 67108864);
 	CHECK(s->n_args == 4);
-	CHECK(!s->args[0].is_buffer && s->args[2].is_buffer && s->args[3].access == KT_INOUT);
+	CHECK(!s->args[0].is_buffer && s->args[2].is_buffer && s->args[3].access == KJIT__INOUT);
 	CHECK_STREQ(s->args[2].type, "float");
 	CHECK_STREQ(s->verify, "default");
 	CHECK_STREQ(s->grid[1], "1");
@@ -46,10 +46,10 @@ static void check_saxpy(const kt_spec *s)
 static void bad(const char *dir, const char *text, const char *field, const char *expect)
 {
 	char path[TU_PATH];
-	kt_spec *spec = NULL;
+	kjit__spec *spec = NULL;
 	tu_path(path, dir, "bad.json");
 	tu_write_file(path, text, strlen(text));
-	kjit_status st = kt_spec_load(path, &spec);
+	kjit_status st = kjit__spec_load(path, &spec);
 	CHECK_MSG(st != KJIT_OK, "accepted: %s", text);
 	CHECK(spec == NULL);
 	const char *msg = kjit_last_error();
@@ -68,20 +68,20 @@ int main(int argc, char **argv)
 	snprintf(examples, sizeof examples, "%s", tu_saxpy_path());
 	*strrchr(examples, '/') = '\0';
 
-	kt_spec *kj = load_example("saxpy.json");
+	kjit__spec *kj = load_example("saxpy.json");
 	CHECK_STREQ(kj->format, "kjit");
 	check_saxpy(kj);
 	CHECK_STREQ(kj->bytes, "12 * n");
 	OK("saxpy.json: 2 parameters, roles, 1 problem, 4 arguments, verify, objective");
-	kt_spec *t1 = load_example("saxpy-t1.json");
+	kjit__spec *t1 = load_example("saxpy-t1.json");
 	CHECK_STREQ(t1->format, "t1");
 	check_saxpy(t1);
 	OK("saxpy-t1.json (T1) reads to the same parameters, problem and arguments");
-	char *key = kt_problem_key(&kj->problems[0]);
+	char *key = kjit__problem_key(&kj->problems[0]);
 	CHECK_STREQ(key, "n=67108864");
 	free(key);
-	kt_spec_free(kj);
-	kt_spec_free(t1);
+	kjit__spec_free(kj);
+	kjit__spec_free(t1);
 
 	const char *dir = tu_tmpdir();
 	bad(dir, "{ " GOOD_PARAMS " }", "kernel", "expected an object with \"source\" and \"entry\"");
@@ -125,9 +125,9 @@ int main(int argc, char **argv)
 	    "KernelSpecification.KernelName", "expected a string");
 
 	char missing[TU_PATH];
-	kt_spec *spec;
+	kjit__spec *spec;
 	tu_path(missing, dir, "none.json");
-	CHECK_ST(kt_spec_load(missing, &spec), KJIT_ERR_IO);
+	CHECK_ST(kjit__spec_load(missing, &spec), KJIT_ERR_IO);
 	CHECK_CONTAINS(kjit_last_error(), missing);
 	OK("a missing file is KJIT_ERR_IO naming it");
 	return 0;

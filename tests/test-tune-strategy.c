@@ -11,20 +11,20 @@
 
 static const char *dir;
 
-static kt_spec *spec_from(const char *name, const char *text)
+static kjit__spec *spec_from(const char *name, const char *text)
 {
 	char path[TU_PATH];
-	kt_spec *spec;
+	kjit__spec *spec;
 	tu_path(path, dir, name);
 	tu_write_file(path, text, strlen(text));
-	CHECK_OK(kt_spec_load(path, &spec));
+	CHECK_OK(kjit__spec_load(path, &spec));
 	return spec;
 }
 
 /* A bowl with its minimum at A=6, B=3, C=2 and some ripple. */
-static double synthetic(const kt_space *space, size_t i)
+static double synthetic(const kjit__space *space, size_t i)
 {
-	const uint16_t *c = kt_space_config(space, i);
+	const uint16_t *c = kjit__space_config(space, i);
 	double a = c[0], b = c[1], d = c[2];
 	return 1 + (a - 6) * (a - 6) + 0.5 * (b - 3) * (b - 3) + 2 * (d - 2) * (d - 2) +
 	       0.3 * ((c[0] * 7 + c[1] * 3 + c[2] + 2) % 5);
@@ -34,21 +34,21 @@ int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	dir = tu_tmpdir();
-	kt_spec *spec = spec_from("syn.json",
+	kjit__spec *spec = spec_from("syn.json",
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": ["
 		"  {\"name\": \"A\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
 		"  {\"name\": \"B\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
 		"  {\"name\": \"C\", \"values\": [0,1,2,3,4,5]}],"
 		" \"restrictions\": [\"(A + B) % 3 != 1\"]}");
-	kt_space *space;
-	CHECK_OK(kt_space_build(spec, 0, NULL, &space));
+	kjit__space *space;
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 	double *obj = malloc(space->size * sizeof *obj);
 	CHECK(obj);
 	for (size_t i = 0; i < space->size; i++)
 		obj[i] = synthetic(space, i);
 	uint16_t best_cfg[3] = { 6, 3, 2 };
-	int64_t best = kt_space_find(space, best_cfg);
+	int64_t best = kjit__space_find(space, best_cfg);
 	CHECK(best >= 0);
 	for (size_t i = 0; i < space->size; i++)
 		CHECK((int64_t)i == best || obj[i] > obj[best]);
@@ -105,16 +105,16 @@ int main(int argc, char **argv)
 	CHECK_OK(kt_replay_run(space, &kt_strategy_random, &b, 3, obj, &r));
 	CHECK(r.evaluations <= 1);
 	OK("budgets by evaluations, fraction and time");
-	kt_space_free(space);
-	kt_spec_free(spec);
+	kjit__space_free(space);
+	kjit__spec_free(spec);
 	free(obj);
 
 	/* replay from files, on the saxpy space */
 	char path[TU_PATH + 64], csv[TU_PATH], json[TU_PATH];
 	snprintf(path, sizeof path, "%s", tu_saxpy_path());
 	strcpy(strrchr(path, '/'), "/saxpy.json");
-	CHECK_OK(kt_spec_load(path, &spec));
-	CHECK_OK(kt_space_build(spec, 0, NULL, &space));
+	CHECK_OK(kjit__spec_load(path, &spec));
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 	tu_path(csv, dir, "r.csv");
 	const char *csv_text = "ITEMS_PER_THREAD,BLOCK_SIZE,time\n"
 	                       "1,64,5.0\n4,256,1.5\n2,512,fail\n8,2048,0.1\n3,128,2.0\n";
@@ -123,12 +123,12 @@ int main(int argc, char **argv)
 	double *t;
 	CHECK_OK(kt_replay_load(space, csv, &t, &ignored));
 	uint16_t c256_4[2] = { 2, 3 }, c512_2[2] = { 3, 1 }, c64_1[2] = { 0, 0 };
-	CHECK(t[kt_space_find(space, c256_4)] == 1.5);
-	CHECK(t[kt_space_find(space, c64_1)] == 5.0);
-	CHECK(isinf(t[kt_space_find(space, c512_2)]));
+	CHECK(t[kjit__space_find(space, c256_4)] == 1.5);
+	CHECK(t[kjit__space_find(space, c64_1)] == 5.0);
+	CHECK(isinf(t[kjit__space_find(space, c512_2)]));
 	CHECK(ignored == 1);
 	CHECK_OK(kt_replay_run(space, &kt_strategy_exhaustive, NULL, 1, t, &r));
-	CHECK(r.best_found == kt_space_find(space, c256_4) && r.evals_to_known == 20);
+	CHECK(r.best_found == kjit__space_find(space, c256_4) && r.evals_to_known == 20);
 	free(t);
 	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 at 20");
 	tu_path(json, dir, "r.json");
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 	                        " {\"BLOCK_SIZE\": 64, \"ITEMS_PER_THREAD\": 9, \"time\": 0.5}]";
 	tu_write_file(json, json_text, strlen(json_text));
 	CHECK_OK(kt_replay_load(space, json, &t, &ignored));
-	CHECK(t[kt_space_find(space, c256_4)] == 1.25 && t[kt_space_find(space, c64_1)] == 3);
+	CHECK(t[kjit__space_find(space, c256_4)] == 1.25 && t[kjit__space_find(space, c64_1)] == 3);
 	CHECK(ignored == 1);
 	free(t);
 	tu_write_file(json, "[1, 2]", 6);
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 	CHECK_ST(kt_replay_load(space, json, &t, &ignored), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "expected a non-empty JSON array");
 	OK("JSON: flat and nested config, a value outside the space, bad files refused");
-	kt_space_free(space);
-	kt_spec_free(spec);
+	kjit__space_free(space);
+	kjit__spec_free(spec);
 	return 0;
 }

@@ -16,7 +16,7 @@
 #define T_END 0.001
 
 typedef struct state {
-	const kt_space *space;
+	const kjit__space *space;
 	kt_rng rng;
 	uint8_t *seen;
 	size_t budget, step;
@@ -25,7 +25,7 @@ typedef struct state {
 	int started;
 } state;
 
-static void *init(const kt_space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
 	if (!s || !(s->seen = calloc(space->size + 1, 1))) {

@@ -53,20 +53,20 @@ double kt_rng_unit(kt_rng *r)
 	return (double)(kt_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
-int64_t kt_neighbour(const kt_space *space, size_t index, kt_rng *rng)
+int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng)
 {
 	uint16_t cfg[256];
 	size_t n = space->n_params;
 	if (n == 0 || n > 256)
 		return -1;
 	for (int tries = 0; tries < 32; tries++) {
-		memcpy(cfg, kt_space_config(space, index), n * sizeof *cfg);
+		memcpy(cfg, kjit__space_config(space, index), n * sizeof *cfg);
 		size_t p = (size_t)kt_rng_below(rng, n);
 		size_t nv = space->spec->params[p].n_values;
 		if (nv < 2)
 			continue;
 		cfg[p] = (uint16_t)((cfg[p] + 1 + kt_rng_below(rng, nv - 1)) % nv);
-		int64_t j = kt_space_find(space, cfg);
+		int64_t j = kjit__space_find(space, cfg);
 		if (j >= 0)
 			return j;
 	}

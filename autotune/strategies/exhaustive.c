@@ -9,7 +9,7 @@ typedef struct state {
 	size_t next, size;
 } state;
 
-static void *init(const kt_space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
 	if (s)

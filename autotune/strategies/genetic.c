@@ -18,7 +18,7 @@
 #define ELITE 2
 
 typedef struct state {
-	const kt_space *space;
+	const kjit__space *space;
 	kt_rng rng;
 	uint8_t *seen;
 	size_t n;            /* population size */
@@ -27,7 +27,7 @@ typedef struct state {
 	size_t handed;       /* individuals of this generation handed out */
 } state;
 
-static void *init(const kt_space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
 	if (!s || !(s->seen = calloc(space->size + 1, 1)) || space->n_params > 256) {
@@ -67,11 +67,11 @@ static size_t tournament(state *s)
 
 static int64_t child(state *s)
 {
-	const kt_space *sp = s->space;
+	const kjit__space *sp = s->space;
 	size_t np = sp->n_params;
 	uint16_t cfg[256];
-	const uint16_t *a = kt_space_config(sp, (size_t)s->pop[tournament(s)]);
-	const uint16_t *b = kt_space_config(sp, (size_t)s->pop[tournament(s)]);
+	const uint16_t *a = kjit__space_config(sp, (size_t)s->pop[tournament(s)]);
+	const uint16_t *b = kjit__space_config(sp, (size_t)s->pop[tournament(s)]);
 	for (size_t i = 0; i < np; i++)
 		cfg[i] = kt_rng_below(&s->rng, 2) ? a[i] : b[i];
 	for (int tries = 0; tries < 8; tries++) {
@@ -79,7 +79,7 @@ static int64_t child(state *s)
 			size_t p = (size_t)kt_rng_below(&s->rng, np);
 			cfg[p] = (uint16_t)kt_rng_below(&s->rng, sp->spec->params[p].n_values);
 		}
-		int64_t j = kt_space_find(sp, cfg);
+		int64_t j = kjit__space_find(sp, cfg);
 		if (j >= 0 && !s->seen[j])
 			return j;
 	}

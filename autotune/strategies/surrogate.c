@@ -17,7 +17,7 @@
 #define POOL 64
 
 typedef struct state {
-	const kt_space *space;
+	const kjit__space *space;
 	kt_rng rng;
 	uint8_t *seen;
 	size_t n_seen;
@@ -30,7 +30,7 @@ typedef struct state {
 	double best_value;
 } state;
 
-static void *init(const kt_space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
 	size_t nv = 0;
@@ -62,7 +62,7 @@ static void *init(const kt_space *space, size_t budget, uint64_t seed)
 
 static double predict(const state *s, size_t index)
 {
-	const uint16_t *c = kt_space_config(s->space, index);
+	const uint16_t *c = kjit__space_config(s->space, index);
 	double mean = s->total / (double)s->n_total, score = 0;
 	for (size_t p = 0; p < s->space->n_params; p++) {
 		size_t k = s->offset[p] + c[p];
@@ -120,7 +120,7 @@ static void report(void *st, size_t index, double objective)
 	} else {
 		return;
 	}
-	const uint16_t *c = kt_space_config(s->space, index);
+	const uint16_t *c = kjit__space_config(s->space, index);
 	for (size_t p = 0; p < s->space->n_params; p++) {
 		s->sum[s->offset[p] + c[p]] += y;
 		s->count[s->offset[p] + c[p]]++;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tune.h"
+#include "engine.h"
 
 typedef struct parser {
 	const char *file;
@@ -23,7 +23,7 @@ typedef struct parser {
 	sqlite3 *db;
 	sqlite3_stmt *value; /* json_extract and json_type of a path */
 	sqlite3_stmt *each;  /* json_each of a path */
-	kt_spec *spec;
+	kjit__spec *spec;
 } parser;
 
 static kjit_status fail(parser *P, const char *path, const char *fmt, ...)
@@ -227,9 +227,9 @@ static kjit_status get_strings(parser *P, const char *path, char ***out, size_t 
 
 /* ---- values ------------------------------------------------------------- */
 
-static kjit_status add_value(kt_param *p, const char *text, const char *type)
+static kjit_status add_value(kjit__param *p, const char *text, const char *type)
 {
-	kt_value *v = realloc(p->values, (p->n_values + 1) * sizeof *v);
+	kjit__value *v = realloc(p->values, (p->n_values + 1) * sizeof *v);
 	if (!v)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	p->values = v;
@@ -253,7 +253,7 @@ static kjit_status add_value(kt_param *p, const char *text, const char *type)
 
 /* Values from a JSON array held in a string (T1's "[1, 2, 4]") or from
  * json_each over a path of the document. */
-static kjit_status values_from_json(parser *P, kt_param *p, const char *path,
+static kjit_status values_from_json(parser *P, kjit__param *p, const char *path,
                                     const char *json)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -291,7 +291,7 @@ static kjit_status values_from_json(parser *P, kt_param *p, const char *path,
 }
 
 /* T1 writes value lists as Python: "[1, 2]" or "list(range(a, b[, s]))". */
-static kjit_status values_from_python(parser *P, kt_param *p, const char *path,
+static kjit_status values_from_python(parser *P, kjit__param *p, const char *path,
                                       const char *text)
 {
 	long long a, b, step = 1;
@@ -319,7 +319,7 @@ static kjit_status values_from_python(parser *P, kt_param *p, const char *path,
 	                     "\"list(range(A, B[, STEP]))\" (got \"%s\")", text);
 }
 
-static kjit_status finish_param(parser *P, kt_param *p, const char *path, const char *def)
+static kjit_status finish_param(parser *P, kjit__param *p, const char *path, const char *def)
 {
 	if (p->n_values == 0)
 		return fail(P, path, "a non-empty list of values");
@@ -329,12 +329,12 @@ static kjit_status finish_param(parser *P, kt_param *p, const char *path, const 
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(p->values[i].text, p->values[j].text) == 0)
 				return fail(P, path, "distinct values (%s repeats)", p->values[i].text);
-	if ((p->roles & (KT_ROLE_BLOCK_X | KT_ROLE_BLOCK_Y | KT_ROLE_BLOCK_Z)))
+	if ((p->roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z)))
 		for (size_t i = 0; i < p->n_values; i++)
 			if (p->values[i].kind != SQLITE_INTEGER || p->values[i].i < 1)
 				return fail(P, path, "positive integers for a block dimension (got %s)",
 				            p->values[i].text);
-	if (p->roles & KT_ROLE_FLAGS)
+	if (p->roles & KJIT__ROLE_FLAGS)
 		for (size_t i = 0; i < p->n_values; i++)
 			if (p->values[i].kind != SQLITE_TEXT)
 				return fail(P, path, "strings of NVRTC flags for role flags (got %s)",
@@ -352,9 +352,9 @@ static kjit_status finish_param(parser *P, kt_param *p, const char *path, const 
 	return KJIT_OK;
 }
 
-static kjit_status add_param(parser *P, const char *path, const char *name, kt_param **out)
+static kjit_status add_param(parser *P, const char *path, const char *name, kjit__param **out)
 {
-	kt_spec *s = P->spec;
+	kjit__spec *s = P->spec;
 	if (!name[0] || !(isalpha((unsigned char)name[0]) || name[0] == '_'))
 		return fail(P, path, "a parameter name that is an identifier (got \"%s\")", name);
 	for (const char *c = name; *c; c++)
@@ -363,7 +363,7 @@ static kjit_status add_param(parser *P, const char *path, const char *name, kt_p
 	for (size_t i = 0; i < s->n_params; i++)
 		if (strcmp(s->params[i].name, name) == 0)
 			return fail(P, path, "a unique parameter name (%s repeats)", name);
-	kt_param *p = realloc(s->params, (s->n_params + 1) * sizeof *p);
+	kjit__param *p = realloc(s->params, (s->n_params + 1) * sizeof *p);
 	if (!p)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	s->params = p;
@@ -379,14 +379,14 @@ static const struct {
 	const char *name;
 	unsigned role;
 } role_names[] = {
-	{ "block_x", KT_ROLE_BLOCK_X }, { "block_y", KT_ROLE_BLOCK_Y },
-	{ "block_z", KT_ROLE_BLOCK_Z }, { "define", KT_ROLE_DEFINE },
-	{ "flags", KT_ROLE_FLAGS },
+	{ "block_x", KJIT__ROLE_BLOCK_X }, { "block_y", KJIT__ROLE_BLOCK_Y },
+	{ "block_z", KJIT__ROLE_BLOCK_Z }, { "define", KJIT__ROLE_DEFINE },
+	{ "flags", KJIT__ROLE_FLAGS },
 };
 
 /* ---- problems and arguments --------------------------------------------- */
 
-static kjit_status read_problem(parser *P, const char *path, kt_problem *pr)
+static kjit_status read_problem(parser *P, const char *path, kjit__problem *pr)
 {
 	char type[16], sub[256];
 	size_t n;
@@ -414,7 +414,7 @@ static kjit_status read_problem(parser *P, const char *path, kt_problem *pr)
 
 static kjit_status read_problems(parser *P, const char *path)
 {
-	kt_spec *s = P->spec;
+	kjit__spec *s = P->spec;
 	char type[16], sub[256];
 	size_t n;
 	kjit_status st = get_kind(P, path, type, &n);
@@ -456,9 +456,9 @@ static kjit_status check_type(parser *P, const char *path, const char *type)
 	            type);
 }
 
-static kt_arg *new_arg(kt_spec *s)
+static kjit__arg *new_arg(kjit__spec *s)
 {
-	kt_arg *a = realloc(s->args, (s->n_args + 1) * sizeof *a);
+	kjit__arg *a = realloc(s->args, (s->n_args + 1) * sizeof *a);
 	if (!a)
 		return NULL;
 	s->args = a;
@@ -481,7 +481,7 @@ static kjit_status read_args(parser *P)
 	if (strcmp(type, "array") != 0)
 		return fail(P, "$.arguments", "an array of kernel arguments");
 	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
-		kt_arg *a = new_arg(P->spec);
+		kjit__arg *a = new_arg(P->spec);
 		char base[64];
 		if (!a)
 			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -508,13 +508,13 @@ static kjit_status read_args(parser *P)
 		if ((st = get_string(P, sub, 0, &text)) != KJIT_OK)
 			break;
 		if (!text || strcmp(text, "random") == 0)
-			a->fill = KT_FILL_RANDOM;
+			a->fill = KJIT__FILL_RANDOM;
 		else if (strcmp(text, "constant") == 0)
-			a->fill = KT_FILL_CONSTANT;
+			a->fill = KJIT__FILL_CONSTANT;
 		else if (strcmp(text, "sequence") == 0)
-			a->fill = KT_FILL_SEQUENCE;
+			a->fill = KJIT__FILL_SEQUENCE;
 		else if (strcmp(text, "file") == 0)
-			a->fill = KT_FILL_FILE;
+			a->fill = KJIT__FILL_FILE;
 		else
 			st = fail(P, sub, "one of random, constant, sequence, file (got \"%s\")", text);
 		free(text);
@@ -528,17 +528,17 @@ static kjit_status read_args(parser *P)
 		if ((st = get_number(P, sub, 0, &a->constant)) != KJIT_OK)
 			break;
 		snprintf(sub, sizeof sub, "%s.file", base);
-		if ((st = get_string(P, sub, a->fill == KT_FILL_FILE, &a->file)) != KJIT_OK)
+		if ((st = get_string(P, sub, a->fill == KJIT__FILL_FILE, &a->file)) != KJIT_OK)
 			break;
 		snprintf(sub, sizeof sub, "%s.access", base);
 		if ((st = get_string(P, sub, 0, &text)) != KJIT_OK)
 			break;
 		if (!text || strcmp(text, "in") == 0)
-			a->access = KT_IN;
+			a->access = KJIT__IN;
 		else if (strcmp(text, "out") == 0)
-			a->access = KT_OUT;
+			a->access = KJIT__OUT;
 		else if (strcmp(text, "inout") == 0 || strcmp(text, "in-out") == 0)
-			a->access = KT_INOUT;
+			a->access = KJIT__INOUT;
 		else
 			st = fail(P, sub, "one of in, out, inout (got \"%s\")", text);
 		free(text);
@@ -551,7 +551,7 @@ static kjit_status read_args(parser *P)
 
 static kjit_status read_kjit(parser *P)
 {
-	kt_spec *s = P->spec;
+	kjit__spec *s = P->spec;
 	char type[16], sub[256], *text = NULL;
 	size_t n;
 	kjit_status st = lookup(P, "$.kernel", type, NULL);
@@ -571,7 +571,7 @@ static kjit_status read_kjit(parser *P)
 		return fail(P, "$.parameters", "a non-empty array of parameters%s",
 		            type[0] ? "" : " (missing)");
 	for (size_t i = 0; i < n; i++) {
-		kt_param *p;
+		kjit__param *p;
 		char **roles = NULL, *def = NULL;
 		size_t n_roles = 0;
 		snprintf(sub, sizeof sub, "$.parameters[%zu].name", i);
@@ -603,7 +603,7 @@ static kjit_status read_kjit(parser *P)
 		if (st != KJIT_OK)
 			return st;
 		if (n_roles == 0)
-			p->roles = KT_ROLE_DEFINE;
+			p->roles = KJIT__ROLE_DEFINE;
 		snprintf(sub, sizeof sub, "$.parameters[%zu].values", i);
 		if ((st = lookup(P, sub, type, NULL)) != KJIT_OK)
 			return st;
@@ -682,7 +682,7 @@ static kjit_status read_kjit(parser *P)
  * that names a parameter makes it that block dimension too. */
 static kjit_status read_t1(parser *P)
 {
-	kt_spec *s = P->spec;
+	kjit__spec *s = P->spec;
 	char type[16], sub[256], *text = NULL;
 	size_t n;
 	kjit_status st = lookup(P, "$.KernelSpecification", type, NULL);
@@ -702,7 +702,7 @@ static kjit_status read_t1(parser *P)
 		return fail(P, "$.ConfigurationSpace.TuningParameters",
 		            "a non-empty array of parameters%s", type[0] ? "" : " (missing)");
 	for (size_t i = 0; i < n; i++) {
-		kt_param *p;
+		kjit__param *p;
 		char *def = NULL;
 		snprintf(sub, sizeof sub, "$.ConfigurationSpace.TuningParameters[%zu].Name", i);
 		if ((st = get_string(P, sub, 1, &text)) != KJIT_OK)
@@ -712,7 +712,7 @@ static kjit_status read_t1(parser *P)
 		text = NULL;
 		if (st != KJIT_OK)
 			return st;
-		p->roles = KT_ROLE_DEFINE;
+		p->roles = KJIT__ROLE_DEFINE;
 		snprintf(sub, sizeof sub, "$.ConfigurationSpace.TuningParameters[%zu].Values", i);
 		if ((st = lookup(P, sub, type, &text)) != KJIT_OK)
 			return st;
@@ -773,7 +773,7 @@ static kjit_status read_t1(parser *P)
 				if (strcmp(s->params[k].name, local) == 0)
 					break;
 			if (k < s->n_params) {
-				s->params[k].roles |= KT_ROLE_BLOCK_X << d;
+				s->params[k].roles |= KJIT__ROLE_BLOCK_X << d;
 				st = finish_param(P, &s->params[k], sub,
 				                  s->params[k].values[s->params[k].default_index].text);
 			} else if (strcmp(local, "1") != 0) {
@@ -802,7 +802,7 @@ static kjit_status read_t1(parser *P)
 	if (type[0] && strcmp(type, "array") != 0)
 		return fail(P, "$.KernelSpecification.Arguments", "an array of arguments");
 	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
-		kt_arg *a = new_arg(s);
+		kjit__arg *a = new_arg(s);
 		char base[80], *mem = NULL, *acc = NULL, *fill = NULL;
 		if (!a)
 			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -844,27 +844,27 @@ static kjit_status read_t1(parser *P)
 		if ((st = get_string(P, sub, 0, &fill)) != KJIT_OK)
 			break;
 		if (!fill || strcmp(fill, "Random") == 0)
-			a->fill = KT_FILL_RANDOM;
+			a->fill = KJIT__FILL_RANDOM;
 		else if (strcmp(fill, "Constant") == 0)
-			a->fill = KT_FILL_CONSTANT;
+			a->fill = KJIT__FILL_CONSTANT;
 		else if (strcmp(fill, "BinaryRaw") == 0)
-			a->fill = KT_FILL_FILE;
+			a->fill = KJIT__FILL_FILE;
 		else
 			st = fail(P, sub, "Random, Constant or BinaryRaw (got \"%s\")", fill);
 		free(fill);
 		a->seed = 1;
 		snprintf(sub, sizeof sub, "%s.DataSource", base);
-		if (st == KJIT_OK && a->fill == KT_FILL_FILE)
+		if (st == KJIT_OK && a->fill == KJIT__FILL_FILE)
 			st = get_string(P, sub, 1, &a->file);
 		snprintf(sub, sizeof sub, "%s.AccessType", base);
 		if (st != KJIT_OK || (st = get_string(P, sub, 0, &acc)) != KJIT_OK)
 			break;
 		if (!acc || strcmp(acc, "ReadOnly") == 0)
-			a->access = KT_IN;
+			a->access = KJIT__IN;
 		else if (strcmp(acc, "WriteOnly") == 0)
-			a->access = KT_OUT;
+			a->access = KJIT__OUT;
 		else if (strcmp(acc, "ReadWrite") == 0)
-			a->access = KT_INOUT;
+			a->access = KJIT__INOUT;
 		else
 			st = fail(P, sub, "ReadOnly, WriteOnly or ReadWrite (got \"%s\")", acc);
 		free(acc);
@@ -884,11 +884,11 @@ static kjit_status read_t1(parser *P)
  * error at load time rather than in the middle of a run. */
 static kjit_status check_exprs(parser *P)
 {
-	kt_spec *s = P->spec;
-	kt_expr_ctx *ctx;
-	kjit_status st = kt_expr_ctx_open(&ctx);
+	kjit__spec *s = P->spec;
+	kjit__expr_ctx *ctx;
+	kjit_status st = kjit__expr_ctx_open(&ctx);
 	for (size_t p = 0; st == KJIT_OK && p < s->n_problems; p++) {
-		const kt_problem *pr = &s->problems[p];
+		const kjit__problem *pr = &s->problems[p];
 		size_t nn = pr->n + s->n_params;
 		const char **names = calloc(nn + 1, sizeof *names);
 		if (!names) {
@@ -918,26 +918,26 @@ static kjit_status check_exprs(parser *P)
 				text = s->flops;
 				snprintf(what, sizeof what, "objective.flops");
 			} else if (i < s->n_restrictions + 6 + s->n_args) {
-				const kt_arg *a = &s->args[i - s->n_restrictions - 6];
+				const kjit__arg *a = &s->args[i - s->n_restrictions - 6];
 				text = a->is_buffer ? a->length : a->value;
 				snprintf(what, sizeof what, "arguments[%zu].%s",
 				         i - s->n_restrictions - 6, a->is_buffer ? "length" : "value");
 			} else {
 				break;
 			}
-			kt_expr *e = NULL;
-			if (text && (st = kt_expr_prepare(ctx, text, names, nn, what, &e)) != KJIT_OK) {
+			kjit__expr *e = NULL;
+			if (text && (st = kjit__expr_prepare(ctx, text, names, nn, what, &e)) != KJIT_OK) {
 				char *msg = kjit__strdup_printf("%s: %s (expected an expression over the"
 				                                " parameters and problem sizes)",
 				                                P->file, kjit__error_msg());
 				if (msg)
 					kjit__error_take(st, msg);
 			}
-			kt_expr_free(e);
+			kjit__expr_free(e);
 		}
 		free(names);
 	}
-	kt_expr_ctx_close(ctx);
+	kjit__expr_ctx_close(ctx);
 	return st;
 }
 
@@ -992,14 +992,14 @@ static kjit_status resolve(const char *spec_path, char **path)
 	return KJIT_OK;
 }
 
-kjit_status kt_spec_load(const char *path, kt_spec **out)
+kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 {
 	parser P = { .file = path };
 	kjit_status st;
 	char type[16];
 	*out = NULL;
 	if (!(P.spec = calloc(1, sizeof *P.spec)) || !(P.spec->path = strdup(path))) {
-		kt_spec_free(P.spec);
+		kjit__spec_free(P.spec);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
 	if ((st = read_file(path, &P.doc)) != KJIT_OK)
@@ -1078,14 +1078,14 @@ done:
 	sqlite3_close(P.db);
 	free(P.doc);
 	if (st != KJIT_OK) {
-		kt_spec_free(P.spec);
+		kjit__spec_free(P.spec);
 		return st;
 	}
 	*out = P.spec;
 	return KJIT_OK;
 }
 
-void kt_spec_free(kt_spec *spec)
+void kjit__spec_free(kjit__spec *spec)
 {
 	if (!spec)
 		return;
@@ -1111,7 +1111,7 @@ void kt_spec_free(kt_spec *spec)
 	}
 	free(spec->problems);
 	for (size_t i = 0; spec->args && i < spec->n_args; i++) {
-		kt_arg *a = &spec->args[i];
+		kjit__arg *a = &spec->args[i];
 		free(a->name);
 		free(a->type);
 		free(a->value);
@@ -1126,7 +1126,7 @@ void kt_spec_free(kt_spec *spec)
 	free(spec);
 }
 
-char *kt_problem_key(const kt_problem *problem)
+char *kjit__problem_key(const kjit__problem *problem)
 {
 	size_t cap = 1;
 	for (size_t i = 0; i < problem->n; i++)

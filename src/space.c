@@ -16,13 +16,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tune.h"
+#include "engine.h"
 
-struct kt_expr_ctx {
+struct kjit__expr_ctx {
 	sqlite3 *db;
 };
 
-struct kt_expr {
+struct kjit__expr {
 	sqlite3_stmt *stmt;
 	int *slots; /* bound parameter i + 1 reads slots[i] */
 	int n_slots;
@@ -50,9 +50,9 @@ static int authorize(void *user, int action, const char *a1, const char *a2,
 	return SQLITE_DENY;
 }
 
-kjit_status kt_expr_ctx_open(kt_expr_ctx **out)
+kjit_status kjit__expr_ctx_open(kjit__expr_ctx **out)
 {
-	kt_expr_ctx *ctx = calloc(1, sizeof *ctx);
+	kjit__expr_ctx *ctx = calloc(1, sizeof *ctx);
 	*out = NULL;
 	if (!ctx)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -70,7 +70,7 @@ kjit_status kt_expr_ctx_open(kt_expr_ctx **out)
 	return KJIT_OK;
 }
 
-void kt_expr_ctx_close(kt_expr_ctx *ctx)
+void kjit__expr_ctx_close(kjit__expr_ctx *ctx)
 {
 	if (!ctx)
 		return;
@@ -117,7 +117,7 @@ static kjit_status translate_fail(sbuf *b, const char *expr, const char *what, s
 	return kjit__error(KJIT_ERR_INVALID_ARG, "%s at offset %zu of \"%s\"", what, at, expr);
 }
 
-kjit_status kt_expr_translate(const char *expr, const char *const *names, size_t n,
+kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
                               char **out)
 {
 	sbuf b = { 0 };
@@ -219,16 +219,16 @@ kjit_status kt_expr_translate(const char *expr, const char *const *names, size_t
 	return KJIT_OK;
 }
 
-kjit_status kt_expr_prepare_sql(kt_expr_ctx *ctx, const char *sql,
+kjit_status kjit__expr_prepare_sql(kjit__expr_ctx *ctx, const char *sql,
                                 const char *const *names, size_t n, const char *what,
-                                kt_expr **out)
+                                kjit__expr **out)
 {
 	*out = NULL;
-	kt_expr *e = calloc(1, sizeof *e);
+	kjit__expr *e = calloc(1, sizeof *e);
 	char *full = kjit__strdup_printf("SELECT (%s)", sql);
 	if (!e || !full || !(e->what = strdup(what))) {
 		free(full);
-		kt_expr_free(e);
+		kjit__expr_free(e);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
 	const char *tail = NULL;
@@ -238,21 +238,21 @@ kjit_status kt_expr_prepare_sql(kt_expr_ctx *ctx, const char *sql,
 		kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG,
 		                             "%s: expected one expression, got more: \"%s\"", what, sql);
 		free(full);
-		kt_expr_free(e);
+		kjit__expr_free(e);
 		return st;
 	}
 	free(full);
 	if (rc != SQLITE_OK || !e->stmt) {
 		kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: bad expression \"%s\": %s",
 		                             what, sql, sqlite3_errmsg(ctx->db));
-		kt_expr_free(e);
+		kjit__expr_free(e);
 		return st;
 	}
 	e->n_slots = sqlite3_bind_parameter_count(e->stmt);
 	e->max_slot = -1;
 	e->slots = calloc((size_t)e->n_slots + 1, sizeof *e->slots);
 	if (!e->slots) {
-		kt_expr_free(e);
+		kjit__expr_free(e);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
 	for (int i = 0; i < e->n_slots; i++) {
@@ -266,7 +266,7 @@ kjit_status kt_expr_prepare_sql(kt_expr_ctx *ctx, const char *sql,
 			kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG,
 			                             "%s: unknown name %s in \"%s\"", what,
 			                             pn ? pn : "?", sql);
-			kt_expr_free(e);
+			kjit__expr_free(e);
 			return st;
 		}
 		e->slots[i] = (int)k;
@@ -277,17 +277,17 @@ kjit_status kt_expr_prepare_sql(kt_expr_ctx *ctx, const char *sql,
 	return KJIT_OK;
 }
 
-kjit_status kt_expr_prepare(kt_expr_ctx *ctx, const char *expr, const char *const *names,
-                            size_t n, const char *what, kt_expr **out)
+kjit_status kjit__expr_prepare(kjit__expr_ctx *ctx, const char *expr, const char *const *names,
+                            size_t n, const char *what, kjit__expr **out)
 {
 	char *sql;
 	*out = NULL;
-	kjit_status st = kt_expr_translate(expr, names, n, &sql);
+	kjit_status st = kjit__expr_translate(expr, names, n, &sql);
 	if (st != KJIT_OK) {
 		char *msg = kjit__strdup_printf("%s: bad expression: %s", what, kjit__error_msg());
 		return msg ? kjit__error_take(st, msg) : st;
 	}
-	st = kt_expr_prepare_sql(ctx, sql, names, n, what, out);
+	st = kjit__expr_prepare_sql(ctx, sql, names, n, what, out);
 	free(sql);
 	if (st == KJIT_ERR_INVALID_ARG) /* show the text as written, not its SQL */
 		return kjit__error(st, "%s: bad expression \"%s\": %s", what, expr,
@@ -295,7 +295,7 @@ kjit_status kt_expr_prepare(kt_expr_ctx *ctx, const char *expr, const char *cons
 	return st;
 }
 
-void kt_expr_free(kt_expr *e)
+void kjit__expr_free(kjit__expr *e)
 {
 	if (!e)
 		return;
@@ -305,16 +305,16 @@ void kt_expr_free(kt_expr *e)
 	free(e);
 }
 
-int kt_expr_max_slot(const kt_expr *e)
+int kjit__expr_max_slot(const kjit__expr *e)
 {
 	return e->max_slot;
 }
 
-kjit_status kt_expr_eval(kt_expr *e, const kt_value *slots, double *out)
+kjit_status kjit__expr_eval(kjit__expr *e, const kjit__value *slots, double *out)
 {
 	int rc = SQLITE_OK;
 	for (int i = 0; i < e->n_slots && rc == SQLITE_OK; i++) {
-		const kt_value *v = &slots[e->slots[i]];
+		const kjit__value *v = &slots[e->slots[i]];
 		if (v->kind == SQLITE_INTEGER)
 			rc = sqlite3_bind_int64(e->stmt, i + 1, v->i);
 		else if (v->kind == SQLITE_FLOAT)
@@ -343,16 +343,16 @@ kjit_status kt_expr_eval(kt_expr *e, const kt_value *slots, double *out)
 
 /* A check that runs once parameter depth is set. */
 typedef struct check {
-	kt_expr *expr;
+	kjit__expr *expr;
 	long depth;   /* -1: reads problem sizes only */
 	int kind;     /* 0 restriction (true), 1 grid (>= 1), 2 shared (<= limit) */
 } check;
 
 typedef struct walker {
-	const kt_spec *spec;
-	kt_limits limits;
+	const kjit__spec *spec;
+	kjit__limits limits;
 	size_t np;            /* problem slots come first */
-	kt_value *slots;
+	kjit__value *slots;
 	check *checks;
 	size_t n_checks;
 	long last_block;      /* the depth where block x*y*z is known */
@@ -369,7 +369,7 @@ static kjit_status run_checks(walker *w, long depth, int *ok)
 		if (c->depth != depth)
 			continue;
 		double v;
-		kjit_status st = kt_expr_eval(c->expr, w->slots, &v);
+		kjit_status st = kjit__expr_eval(c->expr, w->slots, &v);
 		if (st != KJIT_OK)
 			return st;
 		if (c->kind == 0)
@@ -382,8 +382,8 @@ static kjit_status run_checks(walker *w, long depth, int *ok)
 	if (*ok && depth == w->last_block) {
 		int64_t threads = 1;
 		for (size_t j = 0; j < w->spec->n_params; j++) {
-			const kt_param *p = &w->spec->params[j];
-			for (unsigned r = KT_ROLE_BLOCK_X; r <= KT_ROLE_BLOCK_Z; r <<= 1)
+			const kjit__param *p = &w->spec->params[j];
+			for (unsigned r = KJIT__ROLE_BLOCK_X; r <= KJIT__ROLE_BLOCK_Z; r <<= 1)
 				if (p->roles & r)
 					threads *= p->values[w->cur[j]].i;
 		}
@@ -430,12 +430,12 @@ static size_t split_and(char *sql, char **parts, size_t max)
 	return n;
 }
 
-static kjit_status add_checks(walker *w, kt_expr_ctx *ctx, const char *text,
+static kjit_status add_checks(walker *w, kjit__expr_ctx *ctx, const char *text,
                               const char *const *names, size_t n_names, const char *what,
                               int kind)
 {
 	char *sql, *parts[64];
-	kjit_status st = kt_expr_translate(text, names, n_names, &sql);
+	kjit_status st = kjit__expr_translate(text, names, n_names, &sql);
 	if (st != KJIT_OK) {
 		char *msg = kjit__strdup_printf("%s: bad expression: %s", what, kjit__error_msg());
 		return msg ? kjit__error_take(st, msg) : st;
@@ -449,11 +449,11 @@ static kjit_status add_checks(walker *w, kt_expr_ctx *ctx, const char *text,
 	w->checks = c;
 	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
 		c = &w->checks[w->n_checks];
-		st = kt_expr_prepare_sql(ctx, parts[i], names, n_names, what, &c->expr);
+		st = kjit__expr_prepare_sql(ctx, parts[i], names, n_names, what, &c->expr);
 		if (st != KJIT_OK)
 			break;
 		c->kind = kind;
-		c->depth = kt_expr_max_slot(c->expr) - (long)w->np;
+		c->depth = kjit__expr_max_slot(c->expr) - (long)w->np;
 		if (c->depth < -1)
 			c->depth = -1;
 		w->n_checks++;
@@ -464,7 +464,7 @@ static kjit_status add_checks(walker *w, kt_expr_ctx *ctx, const char *text,
 
 static kjit_status walk(walker *w, size_t depth)
 {
-	const kt_spec *spec = w->spec;
+	const kjit__spec *spec = w->spec;
 	if (depth == spec->n_params) {
 		if (w->size == w->cap) {
 			size_t cap = w->cap ? w->cap * 2 : 256;
@@ -479,7 +479,7 @@ static kjit_status walk(walker *w, size_t depth)
 		w->size++;
 		return KJIT_OK;
 	}
-	const kt_param *p = &spec->params[depth];
+	const kjit__param *p = &spec->params[depth];
 	for (size_t v = 0; v < p->n_values; v++) {
 		int ok;
 		w->cur[depth] = (uint16_t)v;
@@ -501,7 +501,7 @@ static uint64_t config_hash(const uint16_t *c, size_t n)
 	return h ^ (h >> 29);
 }
 
-static kjit_status build_hash(kt_space *s)
+static kjit_status build_hash(kjit__space *s)
 {
 	s->hash_cap = 16;
 	while (s->hash_cap < 2 * s->size)
@@ -510,7 +510,7 @@ static kjit_status build_hash(kt_space *s)
 	if (!s->hash)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < s->size; i++) {
-		size_t h = (size_t)config_hash(kt_space_config(s, i), s->n_params) & (s->hash_cap - 1);
+		size_t h = (size_t)config_hash(kjit__space_config(s, i), s->n_params) & (s->hash_cap - 1);
 		while (s->hash[h])
 			h = (h + 1) & (s->hash_cap - 1);
 		s->hash[h] = i + 1;
@@ -518,15 +518,15 @@ static kjit_status build_hash(kt_space *s)
 	return KJIT_OK;
 }
 
-kjit_status kt_space_build(const kt_spec *spec, size_t p, const kt_limits *limits,
-                           kt_space **out)
+kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                           kjit__space **out)
 {
-	const kt_problem *prob = &spec->problems[p];
+	const kjit__problem *prob = &spec->problems[p];
 	size_t n_names = prob->n + spec->n_params;
 	walker w = { .spec = spec, .np = prob->n, .last_block = -2 };
 	const char **names = calloc(n_names, sizeof *names);
-	kt_expr_ctx *ctx = NULL;
-	kt_space *s = calloc(1, sizeof *s);
+	kjit__expr_ctx *ctx = NULL;
+	kjit__space *s = calloc(1, sizeof *s);
 	kjit_status st = KJIT_OK;
 	*out = NULL;
 	w.limits.max_threads = limits && limits->max_threads ? limits->max_threads : spec->max_threads;
@@ -546,10 +546,10 @@ kjit_status kt_space_build(const kt_spec *spec, size_t p, const kt_limits *limit
 	for (size_t i = 0; i < spec->n_params; i++) {
 		names[prob->n + i] = spec->params[i].name;
 		s->product *= (double)spec->params[i].n_values;
-		if (spec->params[i].roles & (KT_ROLE_BLOCK_X | KT_ROLE_BLOCK_Y | KT_ROLE_BLOCK_Z))
+		if (spec->params[i].roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z))
 			w.last_block = (long)i;
 	}
-	st = kt_expr_ctx_open(&ctx);
+	st = kjit__expr_ctx_open(&ctx);
 	/* Restrictions, then the grid and shared memory: each runs at the
 	 * depth of the last parameter it reads. */
 	for (size_t i = 0; st == KJIT_OK && i < spec->n_restrictions + 4; i++) {
@@ -588,22 +588,22 @@ kjit_status kt_space_build(const kt_spec *spec, size_t p, const kt_limits *limit
 	}
 done:
 	for (size_t i = 0; i < w.n_checks; i++)
-		kt_expr_free(w.checks[i].expr);
-	kt_expr_ctx_close(ctx);
+		kjit__expr_free(w.checks[i].expr);
+	kjit__expr_ctx_close(ctx);
 	free(w.checks);
 	free(w.configs);
 	free(w.cur);
 	free(w.slots);
 	free(names);
 	if (st != KJIT_OK) {
-		kt_space_free(s);
+		kjit__space_free(s);
 		return st;
 	}
 	*out = s;
 	return KJIT_OK;
 }
 
-void kt_space_free(kt_space *space)
+void kjit__space_free(kjit__space *space)
 {
 	if (!space)
 		return;
@@ -612,31 +612,31 @@ void kt_space_free(kt_space *space)
 	free(space);
 }
 
-const uint16_t *kt_space_config(const kt_space *space, size_t index)
+const uint16_t *kjit__space_config(const kjit__space *space, size_t index)
 {
 	return space->configs + index * space->n_params;
 }
 
-int64_t kt_space_find(const kt_space *space, const uint16_t *config)
+int64_t kjit__space_find(const kjit__space *space, const uint16_t *config)
 {
 	size_t h = (size_t)config_hash(config, space->n_params) & (space->hash_cap - 1);
 	while (space->hash[h]) {
 		size_t i = space->hash[h] - 1;
-		if (memcmp(kt_space_config(space, i), config, space->n_params * sizeof *config) == 0)
+		if (memcmp(kjit__space_config(space, i), config, space->n_params * sizeof *config) == 0)
 			return (int64_t)i;
 		h = (h + 1) & (space->hash_cap - 1);
 	}
 	return -1;
 }
 
-char *kt_space_config_json(const kt_space *space, size_t index)
+char *kjit__space_config_json(const kjit__space *space, size_t index)
 {
 	sbuf b = { 0 };
-	const uint16_t *c = kt_space_config(space, index);
+	const uint16_t *c = kjit__space_config(space, index);
 	sb_add(&b, "{", 1);
 	for (size_t i = 0; i < space->n_params; i++) {
-		const kt_param *p = &space->spec->params[i];
-		const kt_value *v = &p->values[c[i]];
+		const kjit__param *p = &space->spec->params[i];
+		const kjit__value *v = &p->values[c[i]];
 		if (i)
 			sb_add(&b, ",", 1);
 		sb_add(&b, "\"", 1);
@@ -660,4 +660,71 @@ char *kt_space_config_json(const kt_space *space, size_t index)
 		return NULL;
 	}
 	return b.p;
+}
+
+/* Indices of names[n] in name order (insertion sort: n is a handful). */
+static size_t *sorted_order(const char *const *names, size_t n)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		for (; j > 0 && strcmp(names[idx[j - 1]], names[i]) > 0; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	return idx;
+}
+
+char *kjit__config_json(const kjit__space *space, size_t index)
+{
+	const kjit__spec *spec = space->spec;
+	const uint16_t *c = kjit__space_config(space, index);
+	const char **names = malloc((spec->n_params ? spec->n_params : 1) * sizeof *names);
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	size_t *idx = sorted_order(names, spec->n_params);
+	free(names);
+	if (!idx)
+		return NULL;
+	kjit__buf b = { 0 };
+	kjit__buf_add(&b, "{", 1);
+	for (size_t k = 0; k < spec->n_params; k++) {
+		const kjit__param *p = &spec->params[idx[k]];
+		const kjit__value *v = &p->values[c[idx[k]]];
+		if (k)
+			kjit__buf_add(&b, ",", 1);
+		kjit__buf_json_str(&b, p->name);
+		kjit__buf_add(&b, ":", 1);
+		if (v->kind == SQLITE_TEXT)
+			kjit__buf_json_str(&b, v->text);
+		else
+			kjit__buf_str(&b, v->text);
+	}
+	kjit__buf_add(&b, "}", 1);
+	free(idx);
+	return kjit__buf_done(&b);
+}
+
+char *kjit__problem_json(const kjit__problem *problem)
+{
+	size_t *idx = sorted_order((const char *const *)problem->names, problem->n);
+	if (!idx)
+		return NULL;
+	kjit__buf b = { 0 };
+	kjit__buf_add(&b, "{", 1);
+	for (size_t k = 0; k < problem->n; k++) {
+		char num[32];
+		if (k)
+			kjit__buf_add(&b, ",", 1);
+		kjit__buf_json_str(&b, problem->names[idx[k]]);
+		snprintf(num, sizeof num, ":%lld", (long long)problem->values[idx[k]]);
+		kjit__buf_str(&b, num);
+	}
+	kjit__buf_add(&b, "}", 1);
+	free(idx);
+	return kjit__buf_done(&b);
 }
