@@ -314,7 +314,7 @@ static void draw_help(WINDOW *w)
 		"",
 		"Columns",
 		"  LAUNCHES and HIT%: the last minute. COMPILE: median NVRTC time, last 10 min.",
-		"  BEST: the tuned best (* stale: tuned for another source or toolkit).",
+		"  BEST: the tuned best (* stale: slower than stored, or another toolkit).",
 		"  RECENT: median of the timed launches of the last minute.",
 		"  DRIFT: RECENT against BEST (yellow > 3%, red > 10%).",
 		"",

@@ -112,8 +112,8 @@ void top_print_text(FILE *f, const top_model *m, int width)
 		}
 	}
 	if (stale)
-		fprintf(f, "\n* stale: the best configuration was tuned for another kernel source "
-		           "or toolkit\n");
+		fprintf(f, "\n* stale: the best configuration now runs slower than stored, or was "
+		           "tuned with another toolkit\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
