@@ -1,0 +1,9 @@
+# tests of the tuning examples (CPU only): strategies replayed on the
+# recorded SGEMM space (skips while tests/data/sgemm-h200.csv is missing).
+check_PROGRAMS += tests/test-tune-sgemm-replay
+TESTS += tests/test-tune-sgemm-replay
+
+tests_test_tune_sgemm_replay_SOURCES = tests/test-tune-sgemm-replay.c tests/testutil.h \
+	$(KJIT_TUNE_CORE)
+tests_test_tune_sgemm_replay_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_sgemm_replay_LDADD = $(KJIT_TUNE_TEST_LDADD)
