@@ -24,6 +24,10 @@
  * the driver and the worker's start are outside it); the process wall time
  * is printed too. Needs a GPU; without one it SKIPs and exits 0.
  *
+ * The SGEMM space alone takes a few minutes (about 130 s of compiling on
+ * the H200 machine's 16 threads, then about 1400 measurements): run it with
+ * KJIT_BENCH_TIMEOUT=600 under run-benchmarks.
+ *
  * Environment: KJIT_BENCH_SRCDIR (the source tree, for the specs),
  * KJIT_BENCH_BINDIR (bench-floors, bench-tune-serial; default ./bench),
  * KJIT_BENCH_TUNE (kjit-tune; default ./autotune/kjit-tune).
