@@ -34,6 +34,14 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out)
 {
+	return kt_replay_run_within(space, strategy, budget, seed, objective, 0, out);
+}
+
+kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *strategy,
+                                 const kt_budget *budget, uint64_t seed,
+                                 const double *objective, double within,
+                                 kt_replay_result *out)
+{
 	kt_replay_result r = { .best_found = -1, .best_found_value = INFINITY,
 		               .best_known = -1, .best_known_value = INFINITY };
 	size_t n = kt_budget_evaluations(budget, space->size), repeats = 0;
@@ -82,6 +90,8 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
 			r.evals_to_found = r.evaluations;
 			if (known[j] <= r.best_known_value && !r.evals_to_known)
 				r.evals_to_known = r.evaluations;
+			if (known[j] <= r.best_known_value * (1 + within) && !r.evals_to_within)
+				r.evals_to_within = r.evaluations;
 		}
 	}
 	strategy->free(st);

@@ -84,6 +84,9 @@ typedef struct kt_replay_result {
 	int64_t best_known;       /* the table's best, -1 when all failed */
 	double best_known_value;
 	size_t evals_to_known;    /* 0 when the best known was not reached */
+	size_t evals_to_within;   /* evaluations when a value within the
+	                           * fraction `within` of the best known was
+	                           * first seen; 0 when never */
 } kt_replay_result;
 
 /* Runs strategy on space against objective[space->size] (INFINITY for a
@@ -92,6 +95,12 @@ typedef struct kt_replay_result {
 kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out);
+/* As kt_replay_run(), with out->evals_to_within for a tolerance within
+ * (0.05: within 5% of the best known; kt_replay_run() uses 0). */
+kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *strategy,
+                                 const kt_budget *budget, uint64_t seed,
+                                 const double *objective, double within,
+                                 kt_replay_result *out);
 
 /* Loads (configuration -> time) from a CSV (a header of parameter names
  * and "time") or JSON (an array of objects with the parameter names and

@@ -5,3 +5,4 @@ examples_saxpy_kjit_saxpy_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSAXPY_SOURCE='"$(abs_top_srcdir)/examples/saxpy/saxpy.cu"'
 examples_saxpy_kjit_saxpy_LDADD = libkjit.la -lm
 EXTRA_DIST += examples/saxpy/saxpy.cu
+include examples/tune.mk

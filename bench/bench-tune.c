@@ -1,0 +1,248 @@
+/*
+ * bench-tune - how good and how fast kjit-tune's GPU tuning is.
+ *
+ * (1) The floors: bench-floors (copy bandwidth, cuBLAS SGEMM), run first.
+ * (2) Quality. kjit-tune SPEC --json --strategy exhaustive on each example
+ *     (a fresh database each); the best configuration's GB/s (or
+ *     GFLOP/s) from the --json summary over the floor:
+ *       saxpy      GB/s over the copy floor, target >= 0.95
+ *       reduction  GB/s (bytes read) over the copy floor, >= 0.90
+ *       transpose  GB/s over the copy floor, >= 0.85
+ *       stencil    GB/s over the copy floor, info
+ *       sgemm      TFLOP/s over cuBLAS SGEMM, >= 0.75
+ * (3) Speed. The SGEMM space: wall time of the problem and variants per
+ *     second (info). The 32-configuration saxpy space
+ *     (bench/saxpy-32.json): the problem's wall time, compiling, measuring
+ *     and verifying, with a cold cache (a fresh database) and a warm one
+ *     (the same database with its results, runs and best rows deleted, so
+ *     that every binary is cached but every configuration runs again);
+ *     target <= 0.5 s each. Against bench-tune-serial on the same space
+ *     (kjit_variant_get then kjit_variant_measure per configuration, cold
+ *     cache, no verification): ratio = kjit-tune / serial, target <= 1.
+ *
+ * The times are the --json summary's problems[0].wall_s (the process start,
+ * the driver and the worker's start are outside it); the process wall time
+ * is printed too. Needs a GPU; without one it SKIPs and exits 0.
+ *
+ * The SGEMM space alone takes a few minutes (about 130 s of compiling on
+ * the H200 machine's 16 threads, then about 1400 measurements): run it with
+ * KJIT_BENCH_TIMEOUT=600 under run-benchmarks.
+ *
+ * Environment: KJIT_BENCH_SRCDIR (the source tree, for the specs),
+ * KJIT_BENCH_BINDIR (bench-floors, bench-tune-serial; default ./bench),
+ * KJIT_BENCH_TUNE (kjit-tune; default ./autotune/kjit-tune).
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <sys/wait.h>
+
+#include "benchutil.h"
+
+typedef struct example {
+	const char *name, *spec; /* spec relative to the source tree */
+	int flops;               /* 1: GFLOP/s against cuBLAS; 0: GB/s against copy */
+	const char *target;
+} example;
+
+static const example examples[] = {
+	{ "saxpy", "examples/saxpy/saxpy.json", 0, "ratio>=0.95" },
+	{ "reduction", "examples/reduction/reduction.json", 0, "ratio>=0.90" },
+	{ "transpose", "examples/transpose/transpose.json", 0, "ratio>=0.85" },
+	{ "stencil", "examples/stencil/stencil.json", 0, "info" },
+	{ "sgemm", "examples/sgemm/sgemm.json", 1, "ratio>=0.75" },
+};
+
+/* What the --json summary says of problem 0. */
+typedef struct summary {
+	double wall_s, evaluated, space, gbps, gflops, median_ns;
+	char config[512], statuses[512];
+} summary;
+
+static const char *srcdir, *bindir, *kjit_tune;
+static int failures;
+
+/* Runs a shell command; its stdout lines are echoed and those starting
+ * with "RESULT name " give *value. Returns the exit status. */
+static int run_child(const char *cmd, const char *const *names, double *values, size_t n)
+{
+	FILE *p = popen(cmd, "r");
+	char line[4096];
+	if (!p)
+		bench_die("cannot run %s: %s", cmd, strerror(errno));
+	while (fgets(line, sizeof line, p)) {
+		fputs(line, stdout);
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strlen(names[i]);
+			if (strncmp(line, "RESULT ", 7) == 0 && strncmp(line + 7, names[i], len) == 0 &&
+			    line[7 + len] == ' ')
+				values[i] = strtod(line + 8 + len, NULL);
+		}
+	}
+	fflush(stdout);
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Runs kjit-tune --json on spec with db; 0 and *s on success. */
+static int tune(const char *label, const char *spec, const char *db, summary *s)
+{
+	char out[BENCH_PATH_MAX], cmd[4 * BENCH_PATH_MAX];
+	snprintf(out, sizeof out, "%s.json", db);
+	snprintf(cmd, sizeof cmd, "'%s' '%s' --json --strategy exhaustive --db '%s' > '%s'",
+	         kjit_tune, spec, db, out);
+	printf("  %s: %s\n", label, cmd);
+	fflush(stdout);
+	uint64_t t0 = bench_now_ns();
+	int st = system(cmd);
+	double wall = (double)(bench_now_ns() - t0) * 1e-9;
+	if (st != 0) {
+		printf("FAILED bench-tune %s: kjit-tune exit status %d\n", label,
+		       WIFEXITED(st) ? WEXITSTATUS(st) : st);
+		failures++;
+		return -1;
+	}
+	size_t len;
+	char *doc = bench_read_file(out, &len);
+	sqlite3 *q;
+	sqlite3_stmt *stmt;
+	if (sqlite3_open(":memory:", &q) != SQLITE_OK ||
+	    sqlite3_prepare_v2(q,
+	                       "SELECT json_extract(?1, '$.problems[0].wall_s'),"
+	                       " json_extract(?1, '$.problems[0].evaluated'),"
+	                       " json_extract(?1, '$.problems[0].space'),"
+	                       " json_extract(?1, '$.problems[0].best.gbps'),"
+	                       " json_extract(?1, '$.problems[0].best.gflops'),"
+	                       " json_extract(?1, '$.problems[0].best.median_ns'),"
+	                       " json_extract(?1, '$.problems[0].best.config'),"
+	                       " json_extract(?1, '$.problems[0].statuses')"
+	                       " WHERE json_valid(?1)",
+	                       -1, &stmt, NULL) != SQLITE_OK)
+		bench_die("SQLite: %s", sqlite3_errmsg(q));
+	sqlite3_bind_text(stmt, 1, doc, (int)len, SQLITE_STATIC);
+	int rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL &&
+	    sqlite3_column_type(stmt, 5) != SQLITE_NULL) {
+		s->wall_s = sqlite3_column_double(stmt, 0);
+		s->evaluated = sqlite3_column_double(stmt, 1);
+		s->space = sqlite3_column_double(stmt, 2);
+		s->gbps = sqlite3_column_type(stmt, 3) == SQLITE_NULL ? -1 : sqlite3_column_double(stmt, 3);
+		s->gflops = sqlite3_column_type(stmt, 4) == SQLITE_NULL ? -1
+		                                                        : sqlite3_column_double(stmt, 4);
+		s->median_ns = sqlite3_column_double(stmt, 5);
+		const unsigned char *c = sqlite3_column_text(stmt, 6), *t = sqlite3_column_text(stmt, 7);
+		snprintf(s->config, sizeof s->config, "%s", c ? (const char *)c : "?");
+		snprintf(s->statuses, sizeof s->statuses, "%s", t ? (const char *)t : "?");
+		printf("  %s: %.0f of %.0f configurations in %.3f s (process %.3f s), statuses %s\n"
+		       "  %s: best %s, median %.1f us\n",
+		       label, s->evaluated, s->space, s->wall_s, wall, s->statuses, label, s->config,
+		       s->median_ns / 1e3);
+		rc = 0;
+	} else {
+		printf("FAILED bench-tune %s: %s: no problems[0].wall_s and best in the --json "
+		       "summary\n", label, out);
+		failures++;
+		rc = -1;
+	}
+	sqlite3_finalize(stmt);
+	sqlite3_close(q);
+	free(doc);
+	return rc;
+}
+
+/* Deletes the tuning results of db, keeping the cached binaries. */
+static void forget_results(const char *db)
+{
+	sqlite3 *d;
+	char *err = NULL;
+	if (sqlite3_open(db, &d) != SQLITE_OK ||
+	    sqlite3_exec(d, "DELETE FROM best; DELETE FROM results; DELETE FROM runs;", NULL,
+	                 NULL, &err) != SQLITE_OK)
+		bench_die("%s: deleting the results: %s", db, err ? err : sqlite3_errmsg(d));
+	sqlite3_close(d);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bench-tune\n(environment: KJIT_BENCH_SRCDIR, KJIT_BENCH_BINDIR, "
+	           "KJIT_BENCH_TUNE)\n");
+}
+
+int main(int argc, char **argv)
+{
+	bench_prog = "bench-tune";
+	int rc = bench_parse_options(argc, argv, NULL, 0, usage);
+	if (rc >= 0)
+		return rc;
+	srcdir = getenv("KJIT_BENCH_SRCDIR");
+	if (!srcdir || !*srcdir)
+		srcdir = KJIT_BENCH_SRCDIR;
+	bindir = getenv("KJIT_BENCH_BINDIR");
+	if (!bindir || !*bindir)
+		bindir = "./bench";
+	kjit_tune = getenv("KJIT_BENCH_TUNE");
+	if (!kjit_tune || !*kjit_tune)
+		kjit_tune = "./autotune/kjit-tune";
+
+	printf("bench-tune: kjit-tune %s on the examples of %s\n", kjit_tune, srcdir);
+	char db[BENCH_PATH_MAX], path[BENCH_PATH_MAX], cmd[2 * BENCH_PATH_MAX];
+	kjit_engine *e = bench_engine_open(bench_tmp_path(db, sizeof db, "probe.db"), NULL, 0);
+	int gpu = kjit_engine_has_gpu(e);
+	if (!gpu) {
+		bench_skip("tune", kjit_engine_gpu_reason(e));
+		kjit_engine_close(e);
+		return 0;
+	}
+	kjit_engine_close(e); /* the GPU is the tuner's from here */
+
+	/* (1) the floors */
+	static const char *const floor_names[] = { "floor_copy", "floor_sgemm" };
+	double floors[2] = { -1, -1 };
+	snprintf(cmd, sizeof cmd, "'%s/bench-floors'", bindir);
+	if (run_child(cmd, floor_names, floors, 2) != 0)
+		bench_die("%s failed", cmd);
+	double tflops_floor = floors[1] > 0 ? floors[1] * 1e3 : -1; /* GFLOP/s */
+
+	/* (2) quality; the SGEMM run also gives (3)'s speed */
+	for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
+		const example *x = &examples[i];
+		summary s;
+		char label[64], name[96];
+		snprintf(label, sizeof label, "tune_%s", x->name);
+		snprintf(path, sizeof path, "%s/%s", srcdir, x->spec);
+		if (tune(label, path, bench_tmp_path(db, sizeof db, x->name), &s) != 0)
+			continue;
+		snprintf(name, sizeof name, "tune_quality_%s", x->name);
+		if (x->flops)
+			bench_result(name, s.gflops / 1e3, "TFLOP/s",
+			             tflops_floor > 0 ? tflops_floor / 1e3 : -1, x->target);
+		else
+			bench_result(name, s.gbps, "GB/s", floors[0], x->target);
+		if (x->flops) {
+			bench_result("tune_sgemm_wall", s.wall_s, "s", -1, "info");
+			bench_result("tune_sgemm_rate", s.evaluated / s.wall_s, "variants/s", -1, "info");
+		}
+	}
+
+	/* (3) the 32-configuration saxpy space: cold, warm, serial */
+	summary cold, warm;
+	snprintf(path, sizeof path, "%s/bench/saxpy-32.json", srcdir);
+	bench_tmp_path(db, sizeof db, "saxpy32");
+	int have_cold = tune("tune_saxpy32_cold", path, db, &cold) == 0;
+	if (have_cold) {
+		bench_result("tune_saxpy32_cold", cold.wall_s, "s", -1, "value<=0.5");
+		forget_results(db);
+		if (tune("tune_saxpy32_warm", path, db, &warm) == 0)
+			bench_result("tune_saxpy32_warm", warm.wall_s, "s", -1, "value<=0.5");
+	}
+	static const char *const serial_names[] = { "tune_serial_saxpy32" };
+	double serial = -1;
+	snprintf(cmd, sizeof cmd, "'%s/bench-tune-serial' '%s' --tag saxpy32", bindir, path);
+	if (run_child(cmd, serial_names, &serial, 1) != 0 || serial <= 0) {
+		printf("FAILED bench-tune: %s gave no result\n", cmd);
+		failures++;
+	} else if (have_cold) {
+		bench_result("tune_saxpy32_vs_serial", cold.wall_s, "s", serial, "ratio<=1");
+	}
+	return failures ? 1 : 0;
+}
