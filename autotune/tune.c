@@ -361,6 +361,8 @@ done:
 	kt_buf_free(&b);
 	if (!ret && !rep->status)
 		rep->status = strdup("crashed");
+	if (!rep->timer) /* nothing was measured */
+		rep->median_ns = rep->spread_ns = rep->min_ns = rep->max_ns = NAN;
 	return ret;
 }
 

@@ -165,6 +165,8 @@ static void test_faults(void)
 		         want[i][1]);
 		CHECK_MSG(tu_db_int(d, q, NULL) == 1, "MODE %s is not %s", want[i][0], want[i][1]);
 	}
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status <> 'ok' AND"
+	                   " (median_ns IS NOT NULL OR objective IS NOT NULL)", NULL) == 0);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'crashed' AND"
 	                   " message LIKE '%CUDA_ERROR_ILLEGAL_ADDRESS%'", NULL) == 1);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'launch_error' AND"
