@@ -415,6 +415,21 @@ static int wait_compiled(compiler *c, job *j)
 	return done;
 }
 
+/* A tune event for kjit-top: evaluated so far, the run and the status. */
+static void tune_event(const tuner *t, int64_t run_id, const char *status, size_t evaluated)
+{
+	if (!t->engine->telemetry)
+		return;
+	kjit__event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = KJIT__EV_TUNE;
+	snprintf(ev.signature, sizeof ev.signature, "%s", kjit_kernel_signature(t->kernel));
+	snprintf(ev.kernel, sizeof ev.kernel, "%s", t->spec->entry);
+	ev.value = (double)evaluated;
+	snprintf(ev.detail, sizeof ev.detail, "run %lld %s", (long long)run_id, status);
+	kjit__telemetry_record(t->engine->telemetry, &ev);
+}
+
 /* Evaluates the job's configuration in each L2 mode and records it.
  * Returns -1 when interrupted, -2 on a database error, else 0; *objective
  * is what the strategy hears. */
@@ -458,7 +473,7 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 				ret = -1;
 				break;
 			}
-			e.status = rep.status;
+			e.status = rep.status ? rep.status : "crashed";
 			e.message = rep.message ? rep.message : why[0] ? why : NULL;
 			e.timer = rep.timer;
 			e.median_ns = rep.median_ns;
@@ -483,8 +498,7 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 				*objective = e.median_ns; /* a lower bound: slower than the best */
 		}
 		plain_line(t, done, total, &e);
-		kjit__engine_event(t->engine, KJIT__EV_TUNE, t->kernel, NULL, NULL,
-		                   (double)(pr->evaluated + 1), 1);
+		tune_event(t, run->id, e.status, pr->evaluated + 1);
 		kt_reply_clear(&rep);
 		free(message);
 		message = NULL;
