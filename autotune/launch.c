@@ -105,7 +105,7 @@ kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *con
 	kt_launch_desc(spec, text, l);
 	for (int i = 0; i < 3; i++) {
 		double v;
-		char what[16];
+		char what[32];
 		snprintf(what, sizeof what, "grid[%d]", i);
 		kjit_status st = kt_expr_value(spec, p, config, spec->grid[i], what, &v);
 		if (st == KJIT_OK && !(v >= 1 && v <= 2147483647.0))

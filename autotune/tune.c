@@ -312,6 +312,10 @@ static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size
 	int ret = 0;
 	memset(rep, 0, sizeof *rep);
 	if (t->w.pid <= 0 && proc_ready(&t->w, t->o->spec_path, t->db) != KJIT_OK) {
+		if (interrupted) {
+			ret = -1;
+			goto done;
+		}
 		snprintf(why, why_size, "restarting the worker: %s", kjit_last_error());
 		rep->status = strdup("crashed");
 		goto done;

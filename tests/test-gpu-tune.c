@@ -9,6 +9,8 @@
  *     under --timeout 2, a launch with too many registers, a wrong
  *     result) next to the correct one: the run completes, each gets its
  *     exact status, and the best is the correct variant.
+ *  3. tests/tune-reference.json: verification against a reference kernel,
+ *     warm and cold L2.
  * Skips (77) without a GPU.
  */
 #include "testutil.h"
@@ -179,6 +181,29 @@ static void test_faults(void)
 	OK("faults: ok, crashed, timeout, launch_error, wrong_result; the best is MODE 0");
 }
 
+/* verify.against "reference": the reference kernel's output decides, not
+ * the default configuration's (MODE 4, wrong, is the default here); with
+ * --l2 both each configuration is measured warm and cold. */
+static void test_reference(void)
+{
+	char spec[TU_PATH], args[2 * TU_PATH];
+	const char *out;
+	spec_path(spec, "tests/tune-reference.json");
+	snprintf(args, sizeof args, "'%s' --json --l2 both", spec);
+	CHECK(tune(args, &out) == 0);
+	CHECK(jint(out, "$.problems[0].evaluated") == 2);
+	CHECK(jint(out, "$.problems[0].statuses.ok") == 2);
+	CHECK(jint(out, "$.problems[0].statuses.wrong_result") == 2);
+	CHECK(jint(out, "$.problems[0].best.config.MODE") == 0);
+	sqlite3 *d;
+	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok' AND"
+	                   " json_extract(config, '$.MODE') = 0 AND l2 IN ('warm', 'cold') AND"
+	                   " run_id = (SELECT max(id) FROM runs)", NULL) == 2);
+	sqlite3_close(d);
+	OK("verify against a reference kernel; --l2 both gives a warm and a cold row");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -198,8 +223,10 @@ int main(int argc, char **argv)
 	tu_path(db, dir, "tune.db");
 	if (argc < 2 || strcmp(argv[1], "faults") != 0)
 		test_saxpy();
-	if (argc < 2 || strcmp(argv[1], "saxpy") != 0)
+	if (argc < 2 || strcmp(argv[1], "saxpy") != 0) {
 		test_faults();
+		test_reference();
+	}
 	sqlite3_close(mem);
 	return 0;
 }

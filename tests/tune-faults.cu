@@ -6,6 +6,7 @@
 //   3 holds 128+ values in registers at 1024
 //     threads per block                        -> launch_error
 //   4 adds 1 to every element                  -> wrong_result
+// faults_ref, last, is the reference kernel of tests/tune-reference.json.
 
 #ifndef MODE
 #define MODE 0
@@ -39,4 +40,12 @@ extern "C" __global__ void faults(long long n, float a, const float *x, float *y
 #endif
 	if (i < n)
 		y[i] = a * x[i] + y[i] + (MODE == 4 ? 1.0f : 0.0f);
+}
+
+// The reference of tests/tune-reference.json: saxpy written plainly.
+extern "C" __global__ void faults_ref(long long n, float a, const float *x, float *y)
+{
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + y[i];
 }

@@ -15,4 +15,4 @@ tests_test_gpu_tune_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_tune_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_tune_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
-EXTRA_DIST += tests/tune-faults.json tests/tune-faults.cu
+EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu
