@@ -226,7 +226,9 @@ typedef struct kt_launch {
 	unsigned grid[3], block[3], shared;
 } kt_launch;
 
-/* Fills l->desc from text (taken over by l; freed by kt_launch_clear). */
+/* Fills l->desc from text, which it cuts in place and keeps in l->text
+ * (kt_launch_clear() frees it; a caller that owns text elsewhere does not
+ * call it). */
 void kt_launch_desc(const kjit__spec *spec, char *text, kt_launch *l);
 /* The description and geometry of config for problem p. */
 kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *config,

@@ -7,7 +7,7 @@
  *     what it measured.
  *  2. tests/tune-faults.json: one variant per failure (a fault, a hang
  *     under --timeout 2, a launch with too many registers, a wrong
- *     result) next to the correct one: the run completes, each gets its
+ *     result, a compile error) next to the correct one: the run completes, each gets its
  *     exact status, and the best is the correct variant.
  *  3. tests/tune-reference.json: verification against a reference kernel,
  *     warm and cold L2.
@@ -147,8 +147,9 @@ static void test_faults(void)
 	spec_path(spec, "tests/tune-faults.json");
 	snprintf(args, sizeof args, "'%s' --json --timeout 2", spec);
 	CHECK(tune(args, &out) == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 5);
+	CHECK(jint(out, "$.problems[0].evaluated") == 6);
 	CHECK(jint(out, "$.problems[0].statuses.ok") == 1);
+	CHECK(jint(out, "$.problems[0].statuses.compile_error") == 1);
 	CHECK(jint(out, "$.problems[0].statuses.crashed") == 1);
 	CHECK(jint(out, "$.problems[0].statuses.timeout") == 1);
 	CHECK(jint(out, "$.problems[0].statuses.launch_error") == 1);
@@ -158,9 +159,9 @@ static void test_faults(void)
 	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
 	static const char *const want[][2] = {
 		{ "0", "ok" }, { "1", "crashed" }, { "2", "timeout" }, { "3", "launch_error" },
-		{ "4", "wrong_result" },
+		{ "4", "wrong_result" }, { "5", "compile_error" },
 	};
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		char q[512];
 		snprintf(q, sizeof q, "SELECT count(*) FROM results WHERE"
 		         " json_extract(config, '$.MODE') = %s AND status = '%s'", want[i][0],
@@ -173,12 +174,16 @@ static void test_faults(void)
 	                   " message LIKE '%CUDA_ERROR_ILLEGAL_ADDRESS%'", NULL) == 1);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'launch_error' AND"
 	                   " message LIKE '%CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES%'", NULL) == 1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'compile_error' AND"
+	                   " message LIKE '%MODE 5 does not compile%'", NULL) == 1);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'wrong_result' AND"
 	                   " message LIKE 'y[0] = %, expected %'", NULL) == 1);
 	CHECK(tu_db_int(d, "SELECT json_extract(config, '$.MODE') FROM best WHERE"
-	                   " signature = (SELECT signature FROM runs WHERE kernel = 'faults')", NULL) == 0);
+	                   " signature = (SELECT signature FROM runs WHERE kernel = 'faults')",
+	                NULL) == 0);
 	sqlite3_close(d);
-	OK("faults: ok, crashed, timeout, launch_error, wrong_result; the best is MODE 0");
+	OK("faults: ok, crashed, timeout, launch_error, wrong_result, compile_error; the best is "
+	   "MODE 0");
 }
 
 /* verify.against "reference": the reference kernel's output decides, not

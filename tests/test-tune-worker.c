@@ -250,7 +250,8 @@ static void test_args(void)
 	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
 	                 " \"problems\": {\"n\": 4},"
-	                 " \"arguments\": [{\"name\": \"z\", \"type\": \"float\", \"length\": \"n - 4\"}]}");
+	                 " \"arguments\": [{\"name\": \"z\", \"type\": \"float\","
+	                 "   \"length\": \"n - 4\"}]}");
 	CHECK_ST(kt_args_build(spec, 0, &a), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "argument z: length 0");
 	kjit__spec_free(spec);

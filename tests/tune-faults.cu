@@ -6,10 +6,14 @@
 //   3 holds 128+ values in registers at 1024
 //     threads per block                        -> launch_error
 //   4 adds 1 to every element                  -> wrong_result
+//   5 does not compile                         -> compile_error
 // faults_ref, last, is the reference kernel of tests/tune-reference.json.
 
 #ifndef MODE
 #define MODE 0
+#endif
+#if MODE == 5
+static_assert(MODE != 5, "MODE 5 does not compile");
 #endif
 
 extern "C" __global__ void faults(long long n, float a, const float *x, float *y)
