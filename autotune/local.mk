@@ -6,15 +6,19 @@ KJIT_TUNE_CORE = \
 	autotune/tune.h \
 	autotune/replay.c \
 	autotune/results.c \
+	autotune/launch.c \
+	autotune/args.c \
+	autotune/wire.c \
 	autotune/strategies/common.c \
 	autotune/strategies/exhaustive.c \
 	autotune/strategies/random.c \
 	autotune/strategies/annealing.c \
 	autotune/strategies/genetic.c \
 	autotune/strategies/surrogate.c
-autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) autotune/main.c
+autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) autotune/worker.c autotune/tune.c \
+	autotune/main.c
 autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune
-autotune_kjit_tune_LDADD = libkjit.la $(SQLITE_LIBS) -lm
+autotune_kjit_tune_LDADD = libkjit.la $(SQLITE_LIBS) -lm -lpthread
 
 dist_man1_MANS += doc/kjit-tune.1
 EXTRA_DIST += doc/spec-format.md examples/saxpy/saxpy.json examples/saxpy/saxpy-t1.json

@@ -1,7 +1,7 @@
 /*
- * main.c - the kjit-tune command: option parsing and the three modes of
- * this version (--count, --compile-only, --replay, --export). Exit codes are in
- * doc/kjit-tune.1.
+ * main.c - the kjit-tune command: option parsing, tuning on the GPU (tune.c)
+ * and the other modes (--count, --compile-only, --replay, --export). Exit
+ * codes are in doc/kjit-tune.1.
  */
 #include "config.h"
 
@@ -28,7 +28,23 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: %s SPEC [options]\n"
 	        "\n"
-	        "Modes (GPU tuning comes in a later version):\n"
+	        "Without a mode: tune SPEC on the GPU, recording every evaluation in the\n"
+	        "database; configurations already evaluated there are skipped.\n"
+	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
+	        "      --strategy NAME     search strategy (default exhaustive)\n"
+	        "      --budget N, --fraction F, --time-budget SEC, --seed S (as for --replay)\n"
+	        "      --problem I         only problem I of the spec (default: every one)\n"
+	        "      --force             evaluate again what the database already has\n"
+	        "      --timeout SEC       per variant, then the worker is killed (default 10)\n"
+	        "      --early-stop F      stop measuring a variant certainly F times slower\n"
+	        "                          than the best so far (default 1.5, 0 off)\n"
+	        "      --l2 warm|cold|both L2 cache state for the measurements (default warm)\n"
+	        "      --quiet             print only the final summary\n"
+	        "      --json              the summary as JSON on stdout\n"
+	        "  Statuses: ok, compile_error, launch_error, crashed, timeout, wrong_result,\n"
+	        "  stopped_early (see kjit-tune(1)).\n"
+	        "\n"
+	        "Other modes:\n"
 	        "  --count                 print the size of the constrained space and of the\n"
 	        "                          unconstrained product, per problem\n"
 	        "  --compile-only          compile every valid variant into the cache (no GPU)\n"
@@ -36,7 +52,7 @@ static void usage(FILE *f)
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
 	        "  -j, --jobs P            compile threads (default: online CPUs)\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
-	        "      --strategy NAME     search strategy (default random)\n"
+	        "      --strategy NAME     search strategy (default random here)\n"
 	        "      --budget N          at most N evaluations\n"
 	        "      --fraction F        at most this fraction of the space (0 < F <= 1)\n"
 	        "      --time-budget SEC   at most this wall time\n"
@@ -59,7 +75,7 @@ static void usage(FILE *f)
 	        "Strategies:\n", prog);
 	for (size_t i = 0; kt_strategies[i]; i++)
 		fprintf(f, "  %-12s %s\n", kt_strategies[i]->name, kt_strategies[i]->summary);
-	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error.\n");
+	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error, 130 interrupted.\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -92,7 +108,9 @@ typedef struct opts {
 	int jobs;
 	kt_budget budget;
 	uint64_t seed, problem;
+	int problem_set;
 	kjit__limits limits;
+	kt_tune_opts tune;
 } opts;
 
 static int do_count(const kjit__spec *spec, const opts *o)
@@ -115,64 +133,9 @@ static int do_count(const kjit__spec *spec, const opts *o)
 
 /* ---- compile-only ---------------------------------------------------------- */
 
-/* The compile options of a configuration, as one string, so that
- * configurations that differ only in launch settings compile once. */
-static char *variant_text(const kjit__space *space, size_t index)
-{
-	const kjit__spec *spec = space->spec;
-	const uint16_t *c = kjit__space_config(space, index);
-	size_t len = 1;
-	for (size_t i = 0; i < spec->n_params; i++)
-		len += strlen(spec->params[i].name) + strlen(spec->params[i].values[c[i]].text) + 3;
-	char *s = malloc(len), *p = s;
-	if (!s)
-		return NULL;
-	*p = '\0';
-	for (size_t i = 0; i < spec->n_params; i++) {
-		const kjit__param *pa = &spec->params[i];
-		if (pa->roles & KJIT__ROLE_DEFINE)
-			p += sprintf(p, "D%s=%s\n", pa->name, pa->values[c[i]].text);
-		if (pa->roles & KJIT__ROLE_FLAGS)
-			p += sprintf(p, "F%s\n", pa->values[c[i]].text);
-	}
-	return s;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* One variant description built from variant_text(): the strings point
- * into text, which the description owns. */
-typedef struct desc_store {
-	char *text;
-	kjit_define defines[256];
-	const char *flags[256];
-} desc_store;
-
-static void fill_desc(const kjit__spec *spec, desc_store *d, kjit_variant_desc *out)
-{
-	size_t nd = 0, nf = 0;
-	for (size_t i = 0; i < spec->n_flags && nf < 256; i++)
-		d->flags[nf++] = spec->flags[i];
-	for (char *save = NULL, *line = strtok_r(d->text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == 'D' && nd < 256) {
-			char *eq = strchr(line, '=');
-			*eq = '\0';
-			d->defines[nd].name = line + 1;
-			d->defines[nd++].value = eq + 1;
-		} else if (line[0] == 'F') {
-			for (char *s2 = NULL, *tok = strtok_r(line + 1, " ", &s2); tok && nf < 256;
-			     tok = strtok_r(NULL, " ", &s2))
-				d->flags[nf++] = tok;
-		}
-	}
-	out->defines = d->defines;
-	out->n_defines = nd;
-	out->flags = d->flags;
-	out->n_flags = nf;
 }
 
 static int do_compile(const kjit__spec *spec, const opts *o)
@@ -182,7 +145,7 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	int ret = KT_EXIT_RUNTIME;
 	kjit_engine *engine = NULL;
 	kjit_kernel *kernel = NULL;
-	desc_store *store = NULL;
+	kt_launch *store = NULL;
 	kjit_variant_desc *descs = NULL;
 	kjit_variant **vars = NULL;
 	kjit_status *status = NULL;
@@ -203,7 +166,7 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 			goto done;
 		}
 		for (size_t i = 0; i < space->size; i++) {
-			char *t = variant_text(space, i);
+			char *t = kt_variant_text(spec, kjit__space_config(space, i));
 			char **nt = n == cap ? realloc(texts, (cap = cap ? 2 * cap : 256) * sizeof *nt)
 			                     : texts;
 			if (!t || !nt) {
@@ -261,8 +224,8 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	for (size_t start = 0; start < n; start += BATCH) {
 		size_t m = n - start < BATCH ? n - start : BATCH;
 		for (size_t i = 0; i < m; i++) {
-			store[i].text = texts[start + i];
-			fill_desc(spec, &store[i], &descs[i]);
+			kt_launch_desc(spec, texts[start + i], &store[i]);
+			descs[i] = store[i].desc;
 		}
 		kjit_variants_get(kernel, descs, m, o->jobs, vars, status, errors);
 		for (size_t i = 0; i < m; i++) {
@@ -317,7 +280,7 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 	char *sig = NULL, *dev = NULL;
 	kjit_status st = kt_spec_signature(spec, &sig);
 	if (st == KJIT_OK)
-		st = kt_results_open(o->replay_db, &res);
+		st = kt_results_open_existing(o->replay_db, &res);
 	if (st == KJIT_OK && !o->device_key)
 		st = kt_results_only_device(res, sig, &dev);
 	if (st == KJIT_OK)
@@ -408,7 +371,7 @@ static int do_export(const kjit__spec *spec, const opts *o)
 	kjit_status st = problem ? kt_spec_signature(spec, &sig)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
-		st = kt_results_open(o->db, &res);
+		st = kt_results_open_existing(o->db, &res);
 	if (st == KJIT_OK && !o->device_key && !o->run_id)
 		st = kt_results_only_device(res, sig, &dev);
 	if (st == KJIT_OK) {
@@ -430,7 +393,7 @@ int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
-	       O_EXPORT, O_RUN };
+	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_L2, O_QUIET, O_JSON };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -450,11 +413,20 @@ int main(int argc, char **argv)
 		{ "problem", required_argument, NULL, O_PROBLEM },
 		{ "max-threads", required_argument, NULL, O_MAXT },
 		{ "max-shared", required_argument, NULL, O_MAXS },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "early-stop", required_argument, NULL, O_EARLY },
+		{ "l2", required_argument, NULL, O_L2 },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	opts o = { .seed = 1 };
+	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB (tune.c). */
+	if (argc == 6 && strcmp(argv[1], "--worker") == 0)
+		return kt_worker_main(argv[4], argv[5], atoi(argv[2]), atoi(argv[3]));
+	opts o = { .seed = 1, .tune = { .timeout_s = 10, .early_stop = 1.5, .l2 = 1 } };
 	uint64_t u;
 	char *end;
 	int c;
@@ -498,8 +470,34 @@ int main(int argc, char **argv)
 				return usage_error("--seed: expected an integer, got '%s'", optarg);
 			break;
 		case O_PROBLEM:
-			if (parse_u64(optarg, &o.problem))
+			if (parse_u64(optarg, &o.problem) || o.problem > INT64_MAX)
 				return usage_error("--problem: expected an index, got '%s'", optarg);
+			o.problem_set = 1;
+			break;
+		case O_FORCE: o.tune.force = 1; break;
+		case O_QUIET: o.tune.quiet = 1; break;
+		case O_JSON: o.tune.json = 1; break;
+		case O_TIMEOUT:
+			o.tune.timeout_s = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.tune.timeout_s > 0 && o.tune.timeout_s <= 86400))
+				return usage_error("--timeout: expected seconds > 0, got '%s'", optarg);
+			break;
+		case O_EARLY:
+			o.tune.early_stop = strtod(optarg, &end);
+			if (*end || end == optarg ||
+			    !(o.tune.early_stop == 0 || (o.tune.early_stop >= 1 && o.tune.early_stop < 1e6)))
+				return usage_error("--early-stop: expected 0 (off) or a factor >= 1, got '%s'",
+				                   optarg);
+			break;
+		case O_L2:
+			if (strcmp(optarg, "warm") == 0)
+				o.tune.l2 = 1;
+			else if (strcmp(optarg, "cold") == 0)
+				o.tune.l2 = 2;
+			else if (strcmp(optarg, "both") == 0)
+				o.tune.l2 = 3;
+			else
+				return usage_error("--l2: expected warm, cold or both, got '%s'", optarg);
 			break;
 		case O_MAXT:
 			if (parse_u64(optarg, &u) || u == 0 || u > INT64_MAX)
@@ -554,9 +552,15 @@ int main(int argc, char **argv)
 	} else if (o.export_format) {
 		ret = do_export(spec, &o);
 	} else {
-		fprintf(stderr, "%s: tuning on the GPU comes in a later version of kjit-tune; "
-		                "this one does --count, --compile-only, --replay and --export\n", prog);
-		ret = KT_EXIT_RUNTIME;
+		o.tune.spec_path = o.spec;
+		o.tune.db = o.db;
+		o.tune.strategy = o.strategy;
+		o.tune.budget = o.budget;
+		o.tune.seed = o.seed;
+		o.tune.problem = o.problem_set ? (int64_t)o.problem : -1;
+		o.tune.limits = o.limits;
+		o.tune.jobs = o.jobs;
+		ret = kt_tune(spec, &o.tune);
 	}
 	kjit__spec_free(spec);
 	return ret;

@@ -7,9 +7,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tune.h"
@@ -70,6 +72,27 @@ kjit_status kt_results_open(const char *path, kt_results **out)
 	}
 	*out = r;
 	return KJIT_OK;
+}
+
+kjit_status kt_results_open_existing(const char *path, kt_results **out)
+{
+	char *def = NULL;
+	struct stat sb;
+	kjit_status st;
+	*out = NULL;
+	if (!path) {
+		if ((st = kjit__store_default_path(&def)) != KJIT_OK)
+			return st;
+		path = def;
+	}
+	if (stat(path, &sb) != 0) {
+		st = kjit__error(KJIT_ERR_NOT_FOUND, "no database %s: %s", path, strerror(errno));
+		free(def);
+		return st;
+	}
+	st = kt_results_open(path, out);
+	free(def);
+	return st;
 }
 
 void kt_results_close(kt_results *r)
@@ -359,6 +382,53 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	if ((st = step_done(c->r, s, "updating the run")) != KJIT_OK)
 		return st;
 
+	/* The best row may point at the row just replaced (a re-measurement
+	 * with --force): then it is recomputed from the rows of status ok. */
+	if ((st = prep(c->r,
+	               "SELECT median_ns FROM best WHERE signature = ?1 AND device_key = ?2 AND"
+	               " problem = ?3 AND result_id = ?4",
+	               &s, "reading the best")) != KJIT_OK)
+		return st;
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+	sqlite3_bind_int64(s, 4, c->id);
+	rc = sqlite3_step(s);
+	double old_best = rc == SQLITE_ROW ? sqlite3_column_double(s, 0) : NAN;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kjit__store_fail(c->r->store, rc, "reading the best");
+	if (!isnan(old_best)) {
+		if ((st = prep(c->r,
+		               "DELETE FROM best WHERE signature = ?1 AND device_key = ?2 AND"
+		               " problem = ?3",
+		               &s, "recomputing the best")) != KJIT_OK)
+			return st;
+		bind_text(s, 1, run->signature);
+		bind_text(s, 2, run->device_key);
+		bind_text(s, 3, run->problem);
+		if ((st = step_done(c->r, s, "recomputing the best")) != KJIT_OK)
+			return st;
+		if ((st = prep(c->r,
+		               "INSERT INTO best(signature, device_key, problem, arch, config,"
+		               " result_id, median_ns, nvrtc, stale, updated)"
+		               " SELECT signature, device_key, problem, ?4, config, id, median_ns,"
+		               " ?5, 0, ?6 FROM results WHERE signature = ?1 AND device_key = ?2"
+		               " AND problem = ?3 AND status = 'ok' AND median_ns IS NOT NULL"
+		               " ORDER BY median_ns LIMIT 1",
+		               &s, "recomputing the best")) != KJIT_OK)
+			return st;
+		bind_text(s, 1, run->signature);
+		bind_text(s, 2, run->device_key);
+		bind_text(s, 3, run->problem);
+		bind_text(s, 4, e->arch ? e->arch : "");
+		bind_text(s, 5, e->nvrtc ? e->nvrtc : "");
+		sqlite3_bind_double(s, 6, now);
+		if ((st = step_done(c->r, s, "recomputing the best")) != KJIT_OK)
+			return st;
+		c->improved = strcmp(e->status, "ok") == 0 && e->median_ns < old_best;
+		return KJIT_OK;
+	}
 	if (strcmp(e->status, "ok") != 0 || isnan(e->median_ns))
 		return KJIT_OK;
 	if ((st = prep(c->r,
@@ -512,6 +582,35 @@ done:
 	if (ignored)
 		*ignored = ign;
 	return KJIT_OK;
+}
+
+kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
+                            const char *problem, char **config, double *median_ns)
+{
+	sqlite3_stmt *s;
+	*config = NULL;
+	kjit__store_lock(r->store);
+	kjit_status st = prep(r, "SELECT config, median_ns FROM best WHERE signature = ?1 AND"
+	                         " device_key = ?2 AND problem = ?3", &s, "reading the best");
+	if (st == KJIT_OK) {
+		bind_text(s, 1, signature);
+		bind_text(s, 2, device_key);
+		bind_text(s, 3, problem);
+		int rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			const char *c = (const char *)sqlite3_column_text(s, 0);
+			*median_ns = sqlite3_column_double(s, 1);
+			if (!(*config = strdup(c ? c : "{}")))
+				st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		} else if (rc == SQLITE_DONE) {
+			st = kjit__error(KJIT_ERR_NOT_FOUND, "no best configuration yet");
+		} else {
+			st = kjit__store_fail(r->store, rc, "reading the best");
+		}
+		sqlite3_finalize(s);
+	}
+	kjit__store_unlock(r->store);
+	return st;
 }
 
 kjit_status kt_results_only_device(kt_results *r, const char *signature, char **out)

@@ -18,7 +18,8 @@
 #include "kjit.h"
 
 /* Exit codes of kjit-tune (doc/kjit-tune.1). */
-enum { KT_EXIT_OK = 0, KT_EXIT_RUNTIME = 1, KT_EXIT_USAGE = 2, KT_EXIT_SPEC = 3 };
+enum { KT_EXIT_OK = 0, KT_EXIT_RUNTIME = 1, KT_EXIT_USAGE = 2, KT_EXIT_SPEC = 3,
+       KT_EXIT_INTERRUPTED = 130 };
 
 /* ---- strategies (strategies/) --------------------------------------- */
 
@@ -41,6 +42,9 @@ double kt_rng_unit(kt_rng *r);
 typedef struct kt_strategy {
 	const char *name;
 	const char *summary;
+	/* 1 when next() does not wait for report(): the tuner then takes a
+	 * window of proposals and compiles them ahead of the measurements. */
+	int ahead;
 	void *(*init)(const kjit__space *space, size_t budget, uint64_t seed);
 	int64_t (*next)(void *state);
 	void (*report)(void *state, size_t index, double objective);
@@ -198,5 +202,169 @@ typedef enum { KT_EXPORT_CSV, KT_EXPORT_JSON, KT_EXPORT_T4 } kt_export_format;
 kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *problem, kt_export_format format, FILE *f);
+
+/* As kt_results_open(), but a missing file is KJIT_ERR_NOT_FOUND naming
+ * it instead of a new, empty database (--export, --replay-db). */
+kjit_status kt_results_open_existing(const char *path, kt_results **out);
+
+/* The best row of (signature, device_key, problem): its configuration
+ * (malloc'ed) and median. KJIT_ERR_NOT_FOUND when there is none. */
+kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
+                            const char *problem, char **config, double *median_ns);
+
+/* ---- configurations as launches (launch.c) ---------------------------- */
+
+/* The value of an expression over the sizes of problem p and, when config
+ * is not NULL, the parameters of that configuration. what names the field
+ * in messages. */
+kjit_status kt_expr_value(const kjit__spec *spec, size_t p, const uint16_t *config,
+                          const char *expr, const char *what, double *out);
+
+/* The compile options of a configuration as one string ("DNAME=value" and
+ * "Fflags" lines), so that configurations that differ only in launch
+ * settings compile once; malloc'ed, NULL when out of memory. */
+char *kt_variant_text(const kjit__spec *spec, const uint16_t *config);
+
+/* What launching one configuration takes: the variant description (its
+ * strings point into text, which it owns) and the geometry. */
+typedef struct kt_launch {
+	char *text;
+	kjit_define defines[KJIT__MAX_OPTIONS];
+	const char *flags[KJIT__MAX_OPTIONS];
+	kjit_variant_desc desc;
+	unsigned grid[3], block[3], shared;
+} kt_launch;
+
+/* Fills l->desc from text, which it cuts in place and keeps in l->text
+ * (kt_launch_clear() frees it; a caller that owns text elsewhere does not
+ * call it). */
+void kt_launch_desc(const kjit__spec *spec, char *text, kt_launch *l);
+/* The description and geometry of config for problem p. */
+kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *config,
+                           kt_launch *l);
+void kt_launch_clear(kt_launch *l);
+/* The default configuration: each parameter's default value. */
+void kt_default_config(const kjit__spec *spec, uint16_t *config);
+
+/* ---- kernel arguments (args.c) ---------------------------------------- */
+
+typedef struct kt_arg {
+	const kjit__arg *spec;
+	size_t elem;            /* element (or scalar) size in bytes */
+	size_t count;           /* buffer elements */
+	void *host;             /* buffer: the pristine contents, malloc'ed */
+	unsigned char scalar[8];
+} kt_arg;
+
+typedef struct kt_args {
+	kt_arg *a;
+	size_t n;
+} kt_args;
+
+/* The arguments of problem p: scalars evaluated, buffers allocated and
+ * filled on the host. Random fills: floats uniform in [0, 1), integers
+ * uniform in [0, 1000), from the argument's seed. A file fill reads
+ * count elements of raw data; a missing or short file is an error naming
+ * it. The caller frees *out with kt_args_free(). */
+kjit_status kt_args_build(const kjit__spec *spec, size_t p, kt_args **out);
+void kt_args_free(kt_args *a);
+
+/* Compares count elements of type: 1 when every |got - want| <= atol +
+ * rtol * |want| (NaN only matches NaN), else 0 with the first mismatch in
+ * *at, *got_v and *want_v. */
+int kt_compare(const char *type, const void *got, const void *want, size_t count, double atol,
+               double rtol, size_t *at, double *got_v, double *want_v);
+
+/* ---- the worker protocol (wire.c) ------------------------------------- */
+
+/* A message under construction or being read; zero-initialise. bad is
+ * set when a read runs past the end (a truncated message). */
+typedef struct kt_buf {
+	unsigned char *data;
+	size_t len, cap, pos;
+	int bad, oom;
+} kt_buf;
+void kt_buf_free(kt_buf *b);
+
+enum { KT_MSG_HELLO = 1, KT_MSG_REQUEST, KT_MSG_BEGIN, KT_MSG_REPLY };
+
+/* The worker's first message: its device, or why it has none. */
+typedef struct kt_hello {
+	char *error;  /* NULL when the worker is ready */
+	char *arch, *device_name, *device_key;
+	int64_t max_threads, max_shared;
+} kt_hello;
+
+/* Evaluate one configuration (parameter value indices) of a problem. */
+typedef struct kt_request {
+	uint32_t problem;
+	uint32_t n_config;
+	uint16_t *config;
+	int32_t cold_l2;
+	double best_ns, early_factor, max_ms;
+} kt_request;
+
+/* The answer: a status of KT_STATUSES and the measurement. fatal: the
+ * worker exits after sending it (a sticky CUDA error). */
+typedef struct kt_reply {
+	char *status, *message, *timer, *stop;
+	int32_t regs, fatal;
+	double median_ns, spread_ns, min_ns, max_ns;
+	double *samples;
+	uint32_t n_samples;
+} kt_reply;
+
+/* Encoders start a new message in b (type byte first). Decoders read a
+ * whole message of that type from b; KJIT_ERR_CORRUPT when it is
+ * truncated, of another type or has bytes left over. Decoded strings and
+ * arrays are malloc'ed: free with the *_clear functions. */
+void kt_hello_encode(kt_buf *b, const kt_hello *h);
+kjit_status kt_hello_decode(kt_buf *b, kt_hello *h);
+void kt_hello_clear(kt_hello *h);
+void kt_request_encode(kt_buf *b, const kt_request *q);
+kjit_status kt_request_decode(kt_buf *b, kt_request *q);
+void kt_request_clear(kt_request *q);
+void kt_reply_encode(kt_buf *b, const kt_reply *r);
+kjit_status kt_reply_decode(kt_buf *b, kt_reply *r);
+void kt_reply_clear(kt_reply *r);
+void kt_begin_encode(kt_buf *b);
+/* The type of the message in b (its first byte), 0 when empty. */
+int kt_msg_type(const kt_buf *b);
+
+/* A frame is a 4-byte little-endian length and the message. */
+kjit_status kt_frame_write(int fd, const kt_buf *b);
+typedef enum { KT_FRAME_OK = 0, KT_FRAME_EOF, KT_FRAME_TIMEOUT, KT_FRAME_STOP,
+               KT_FRAME_ERROR } kt_frame_result;
+/* Reads one frame into b (replacing its contents) before deadline_ns
+ * (kjit__now_ns() clock; 0: none). *stop (may be NULL) is polled every
+ * 100 ms: KT_FRAME_STOP when it becomes non-zero. KT_FRAME_ERROR (detail
+ * in the last error): a read error or an oversized frame. */
+kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns,
+                              volatile const int *stop);
+
+/* ---- the GPU worker process (worker.c) ---------------------------------- */
+
+/* The worker's main: loads the spec, opens an engine with the GPU on the
+ * database db, says hello on out_fd, then answers requests from in_fd
+ * until EOF. Returns the process exit code. */
+int kt_worker_main(const char *spec_path, const char *db, int in_fd, int out_fd);
+
+/* ---- a tuning run (tune.c) ---------------------------------------------- */
+
+typedef struct kt_tune_opts {
+	const char *spec_path, *db, *strategy;
+	kt_budget budget;
+	uint64_t seed;
+	int64_t problem;       /* -1: every problem */
+	int force, quiet, json;
+	double timeout_s;      /* per variant */
+	double early_stop;     /* factor; 0 off */
+	int l2;                /* 1 warm, 2 cold, 3 both */
+	kjit__limits limits;   /* 0: min(spec's, device's) */
+	int jobs;
+} kt_tune_opts;
+
+/* Tunes spec on the GPU (a worker process) and returns the exit code. */
+int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);
 
 #endif /* KJIT_TUNE_H */

@@ -106,3 +106,4 @@ include tests/timing.mk
 include tests/tui.mk
 include tests/tune.mk
 include tests/examples.mk
+include tests/tune-run.mk

@@ -1,6 +1,6 @@
 /*
  * test-tune-cli: the kjit-tune command as a user runs it: exit codes,
- * --count on both saxpy specs, --compile-only into a fresh database (40
+ * tuning options, --count on both saxpy specs, --compile-only into a fresh database (40
  * compiled, then 40 cached; real NVRTC, no GPU) and --replay.
  */
 #include "testutil.h"
@@ -76,9 +76,17 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "valid 24, product 40");
 	OK("--count: 40 of 40 for saxpy.json and saxpy-t1.json, 24 with --max-threads 256");
 
-	RUN(1, &out, "%s/saxpy.json", examples);
-	CHECK_CONTAINS(out, "later version");
-	OK("no mode: GPU tuning is for a later version, exit 1");
+	/* tuning options are checked before the GPU is looked for */
+	RUN(2, &out, "%s/saxpy.json --timeout 0", examples);
+	CHECK_CONTAINS(out, "--timeout");
+	RUN(2, &out, "%s/saxpy.json --l2 lukewarm", examples);
+	CHECK_CONTAINS(out, "warm, cold or both");
+	RUN(2, &out, "%s/saxpy.json --early-stop 0.5", examples);
+	RUN(2, &out, "%s/saxpy.json --strategy bogus --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "unknown strategy 'bogus'");
+	RUN(2, &out, "%s/saxpy.json --problem 3 --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--problem");
+	OK("tuning options: bad --timeout, --l2, --early-stop, --strategy, --problem exit 2");
 
 	RUN(2, &out, "%s/saxpy.json --compile-only", examples);
 	CHECK_CONTAINS(out, "--arch");

@@ -499,9 +499,79 @@ int main(int argc, char **argv)
 	char *only;
 	CHECK_ST(kt_results_only_device(r, sig, &only), KJIT_ERR_INVALID_ARG);
 	CHECK_ST(kt_results_only_device(r, "nosuchsig", &only), KJIT_ERR_NOT_FOUND);
+	/* --force re-measures: when the best configuration comes back slower
+	 * (or failing), the best row is recomputed from the ok rows. */
+	{
+		kt_run_desc df = d;
+		df.device_key = "force|gpu";
+		kt_run *rf;
+		CHECK_OK(kt_run_start(r, &df, &rf));
+		const char *bq = "SELECT config || '|' || median_ns FROM best WHERE"
+		                 " device_key = 'force|gpu'";
+		e = eval_ok(cfg[0], 100);
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, NULL));
+		e = eval_ok(cfg[1], 200);
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, NULL));
+		e = eval_ok(cfg[2], 400);
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, NULL));
+		want = kjit__strdup_printf("%s|100.0", cfg[0]);
+		t = q_text(db, bq);
+		CHECK_STREQ(t, want);
+		free(t);
+		free(want);
+		e = eval_ok(cfg[0], 300); /* the best, re-measured slower */
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, &improved));
+		want = kjit__strdup_printf("%s|200.0", cfg[1]);
+		t = q_text(db, bq);
+		CHECK_STREQ(t, want);
+		free(t);
+		free(want);
+		e = eval_fail(cfg[1], "crashed"); /* the new best now fails */
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, NULL));
+		want = kjit__strdup_printf("%s|300.0", cfg[0]);
+		t = q_text(db, bq);
+		CHECK_STREQ(t, want);
+		free(t);
+		free(want);
+		e = eval_ok(cfg[0], 50); /* faster again: an ordinary improvement */
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, &improved));
+		CHECK(improved == 1);
+		want = kjit__strdup_printf("%s|50.0", cfg[0]);
+		t = q_text(db, bq);
+		CHECK_STREQ(t, want);
+		free(t);
+		free(want);
+		e = eval_fail(cfg[0], "wrong_result");
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, NULL));
+		e = eval_fail(cfg[2], "timeout");
+		CHECK_OK(kt_results_record(r, rf, &e, NULL, NULL));
+		CHECK(q_int(db, "SELECT count(*) FROM best WHERE device_key = 'force|gpu'") == 0);
+		char *bestc = NULL;
+		double bm;
+		CHECK_ST(kt_results_best(r, sig, "force|gpu", prob, &bestc, &bm), KJIT_ERR_NOT_FOUND);
+		CHECK_OK(kt_results_best(r, sig, dev, prob, &bestc, &bm));
+		CHECK(bm == 500);
+		free(bestc);
+		kt_run_free(rf);
+		OK("a re-measured best that got slower or failed gives way to the best ok row");
+	}
+
 	kt_run_free(run1);
 	kt_run_free(run);
 	kt_results_close(r);
+
+	/* --export and --replay-db read an existing database; they never make one */
+	{
+		char missing[TU_PATH];
+		kt_results *none;
+		tu_path(missing, dir, "no-such.db");
+		CHECK_ST(kt_results_open_existing(missing, &none), KJIT_ERR_NOT_FOUND);
+		CHECK_CONTAINS(kjit_last_error(), "no-such.db");
+		CHECK(!tu_exists(missing));
+		CHECK_OK(kt_results_open_existing(db_path, &none));
+		kt_results_close(none);
+		OK("kt_results_open_existing refuses a missing file and creates nothing");
+	}
 
 	/* the command, when built next to the test */
 	const char *build = getenv("KJIT_BUILDDIR");
@@ -539,6 +609,26 @@ int main(int argc, char **argv)
 		CHECK(run_cmd(cmd, &out) == 2);
 		free(cmd);
 		free(out);
+		char missing[TU_PATH];
+		tu_path(missing, dir, "missing.db");
+		cmd = kjit__strdup_printf("'%s' '%s' --export csv --db '%s' --device-key x", tool,
+		                          spec->path, missing);
+		CHECK(run_cmd(cmd, &out) == 1);
+		CHECK_CONTAINS(out, "no database");
+		CHECK_CONTAINS(out, "missing.db");
+		free(cmd);
+		free(out);
+		cmd = kjit__strdup_printf("'%s' '%s' --replay-db --db '%s'", tool, spec->path,
+		                          missing);
+		CHECK(run_cmd(cmd, &out) == 1);
+		CHECK_CONTAINS(out, "missing.db");
+		free(cmd);
+		free(out);
+		cmd = kjit__strdup_printf("'%s' '%s' --replay db:%s", tool, spec->path, missing);
+		CHECK(run_cmd(cmd, &out) == 1);
+		free(cmd);
+		free(out);
+		CHECK(!tu_exists(missing));
 		OK("kjit-tune --export and --replay db:PATH / --replay-db");
 	}
 

@@ -82,5 +82,5 @@ static void destroy(void *st)
 }
 
 const kt_strategy kt_strategy_annealing = {
-	"annealing", "simulated annealing over one-parameter moves", init, next, report, destroy,
+	"annealing", "simulated annealing over one-parameter moves", 0, init, next, report, destroy,
 };

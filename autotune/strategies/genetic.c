@@ -145,6 +145,6 @@ static void destroy(void *st)
 }
 
 const kt_strategy kt_strategy_genetic = {
-	"genetic", "genetic algorithm: tournaments, uniform crossover, mutation", init, next,
+	"genetic", "genetic algorithm: tournaments, uniform crossover, mutation", 0, init, next,
 	report, destroy,
 };

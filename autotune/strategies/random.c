@@ -50,5 +50,5 @@ static void destroy(void *st)
 }
 
 const kt_strategy kt_strategy_random = {
-	"random", "uniform sampling without replacement", init, next, report, destroy,
+	"random", "uniform sampling without replacement", 1, init, next, report, destroy,
 };

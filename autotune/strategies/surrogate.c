@@ -142,6 +142,6 @@ static void destroy(void *st)
 }
 
 const kt_strategy kt_strategy_surrogate = {
-	"surrogate", "additive model of log time; best predicted of a candidate pool", init,
+	"surrogate", "additive model of log time; best predicted of a candidate pool", 0, init,
 	next, report, destroy,
 };

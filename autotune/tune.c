@@ -1,0 +1,914 @@
+/*
+ * tune.c - a tuning run: the strategy proposes, a compile thread compiles
+ * ahead on the engine's pool (a compile-only engine for the worker's
+ * arch, on the same database), the worker process measures, and every
+ * evaluation is recorded in one transaction. The worker is started before
+ * anything here touches CUDA (nothing here ever does) and again after a
+ * crash or a timeout.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+/* Proposals taken ahead (and compiled ahead) for strategies that allow it. */
+#define WINDOW 16
+/* Variants per kjit_variants_get() call of the compile thread. */
+#define COMPILE_BATCH 8
+/* Seconds the worker has for start-up and for a new problem's buffers and
+ * reference output, beyond --timeout. */
+#define SETUP_S 120
+/* NVRTC log lines kept in a compile_error's message. */
+#define LOG_LINES 4
+
+static volatile int interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* ---- the worker process ----------------------------------------------------- */
+
+typedef struct proc {
+	pid_t pid;
+	int to, from;
+	kt_hello hello;
+} proc;
+
+static void proc_stop(proc *w, int kill_it)
+{
+	if (w->pid <= 0)
+		return;
+	close(w->to);
+	if (kill_it)
+		kill(w->pid, SIGKILL);
+	int status;
+	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	close(w->from);
+	w->pid = 0;
+}
+
+/* fork + exec of this program in worker mode: the child starts with no
+ * thread, lock or connection of the parent's. */
+static kjit_status proc_start(proc *w, const char *spec_path, const char *db)
+{
+	int req[2], rep[2];
+	if (pipe2(req, O_CLOEXEC) != 0)
+		return kjit__error(KJIT_ERR_IO, "pipe: %s", strerror(errno));
+	if (pipe2(rep, O_CLOEXEC) != 0) {
+		close(req[0]);
+		close(req[1]);
+		return kjit__error(KJIT_ERR_IO, "pipe: %s", strerror(errno));
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(req[0]);
+		close(req[1]);
+		close(rep[0]);
+		close(rep[1]);
+		return kjit__error(KJIT_ERR_IO, "fork: %s", strerror(e));
+	}
+	if (pid == 0) {
+		char in[16], out[16];
+		int i = fcntl(req[0], F_DUPFD, 10), o = fcntl(rep[1], F_DUPFD, 10);
+		snprintf(in, sizeof in, "%d", i);
+		snprintf(out, sizeof out, "%d", o);
+		/* Ctrl-C is the tuner's to handle; the worker dies with it */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		char *argv[] = { "kjit-tune", "--worker", in, out, (char *)spec_path, (char *)db,
+			         NULL };
+		if (i >= 0 && o >= 0)
+			execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(req[0]);
+	close(rep[1]);
+	w->pid = pid;
+	w->to = req[1];
+	w->from = rep[0];
+	return KJIT_OK;
+}
+
+/* Why the worker ended, after its pipe closed. */
+static void proc_reason(proc *w, char *buf, size_t size)
+{
+	int status = 0;
+	pid_t r;
+	close(w->to);
+	while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	close(w->from);
+	w->pid = 0;
+	if (r < 0)
+		snprintf(buf, size, "the worker process ended");
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "the worker process was killed by signal %d (%s)",
+		         WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, size, "the worker process exited with status %d",
+		         WEXITSTATUS(status));
+}
+
+/* Starts the worker and reads its hello. */
+static kjit_status proc_ready(proc *w, const char *spec_path, const char *db)
+{
+	kt_buf b = { 0 };
+	kjit_status st = proc_start(w, spec_path, db);
+	if (st != KJIT_OK)
+		return st;
+	kt_frame_result fr = kt_frame_read(w->from, &b, kjit__now_ns() + SETUP_S * 1000000000ull,
+	                                   &interrupted);
+	kt_hello_clear(&w->hello);
+	if (fr == KT_FRAME_OK)
+		st = kt_hello_decode(&b, &w->hello);
+	else if (fr == KT_FRAME_STOP)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "interrupted");
+	else if (fr != KT_FRAME_ERROR)
+		st = kjit__error(KJIT_ERR_NO_GPU, "the GPU worker did not start (%s)",
+		                 fr == KT_FRAME_TIMEOUT ? "no answer" : "it exited");
+	else
+		st = KJIT_ERR_IO;
+	if (st == KJIT_OK && w->hello.error)
+		st = kjit__error(KJIT_ERR_NO_GPU, "the GPU worker cannot run: %s", w->hello.error);
+	kt_buf_free(&b);
+	if (st != KJIT_OK)
+		proc_stop(w, 1);
+	return st;
+}
+
+/* ---- the compile thread ------------------------------------------------------ */
+
+typedef struct job {
+	size_t index;
+	int state;              /* 0 queued, 1 compiling, 2 done */
+	kjit_status status;
+	char *error;
+	char key[33];
+	double compile_ms;
+} job;
+
+typedef struct compiler {
+	const kjit__spec *spec;
+	const kjit__space *space;
+	kjit_kernel *kernel;
+	int threads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	job *jobs[WINDOW];
+	size_t n;               /* jobs in the window, oldest first */
+	int quit;
+	double busy_s;          /* wall time in kjit_variants_get */
+} compiler;
+
+static void compile_batch(compiler *c, job **batch, size_t m)
+{
+	kt_launch *ls = calloc(m, sizeof *ls);
+	kjit_variant_desc descs[COMPILE_BATCH];
+	kjit_variant *vars[COMPILE_BATCH];
+	kjit_status status[COMPILE_BATCH];
+	char *errors[COMPILE_BATCH];
+	size_t ok = 0;
+	for (size_t i = 0; ls && i < m; i++) {
+		char *t = kt_variant_text(c->spec, kjit__space_config(c->space, batch[i]->index));
+		if (!t)
+			break;
+		kt_launch_desc(c->spec, t, &ls[i]);
+		descs[i] = ls[i].desc;
+		ok++;
+	}
+	if (ok == m) {
+		uint64_t t0 = kjit__now_ns();
+		kjit_variants_get(c->kernel, descs, m, c->threads, vars, status, errors);
+		pthread_mutex_lock(&c->lock);
+		c->busy_s += (double)(kjit__now_ns() - t0) * 1e-9;
+		pthread_mutex_unlock(&c->lock);
+	}
+	for (size_t i = 0; i < m; i++) {
+		job *j = batch[i];
+		kjit_variant_info info;
+		if (ok < m) {
+			j->status = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			j->error = NULL;
+		} else {
+			j->status = status[i];
+			j->error = errors[i];
+			if (status[i] == KJIT_OK && kjit_variant_get_info(vars[i], &info) == KJIT_OK) {
+				snprintf(j->key, sizeof j->key, "%s", info.key);
+				j->compile_ms = info.compile_ms;
+			}
+		}
+		if (ls)
+			kt_launch_clear(&ls[i]);
+	}
+	free(ls);
+}
+
+static void *compile_main(void *arg)
+{
+	compiler *c = arg;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		job *batch[COMPILE_BATCH];
+		size_t m = 0;
+		for (size_t i = 0; i < c->n && m < COMPILE_BATCH; i++)
+			if (c->jobs[i]->state == 0) {
+				c->jobs[i]->state = 1;
+				batch[m++] = c->jobs[i];
+			}
+		if (!m) {
+			if (c->quit)
+				break;
+			pthread_cond_wait(&c->cond, &c->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&c->lock);
+		compile_batch(c, batch, m);
+		pthread_mutex_lock(&c->lock);
+		for (size_t i = 0; i < m; i++)
+			batch[i]->state = 2;
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* ---- one problem ------------------------------------------------------------- */
+
+static const char *const status_names[] = { "ok", "compile_error", "launch_error", "crashed",
+	                                    "timeout", "wrong_result", "stopped_early" };
+#define N_STATUSES 7
+
+typedef struct problem_run {
+	size_t p;
+	int64_t run_id;
+	size_t space, evaluated, skipped;
+	size_t counts[N_STATUSES];
+	char *problem_json;
+	char *best_config;     /* from the best row */
+	double best_median;
+	double wall_s, compile_s, measure_s;
+} problem_run;
+
+typedef struct tuner {
+	const kjit__spec *spec;
+	const kt_tune_opts *o;
+	const kt_strategy *strategy;
+	const char *db;
+	char *signature;
+	proc w;
+	kjit_engine *engine;
+	kjit_kernel *kernel;
+	kt_results *res;
+	int tty;
+	problem_run *runs;
+	size_t n_runs;
+} tuner;
+
+static int status_slot(const char *s)
+{
+	for (int i = 0; i < N_STATUSES; i++)
+		if (strcmp(s, status_names[i]) == 0)
+			return i;
+	return 0;
+}
+
+/* The first lines of an NVRTC log. */
+static char *log_head(const char *log)
+{
+	kjit__buf b = { 0 };
+	const char *p = log ? log : "compile error";
+	for (int n = 0; *p && n < LOG_LINES; n++) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (n)
+			kjit__buf_str(&b, "\n");
+		kjit__buf_add(&b, p, len);
+		p += len + (e != NULL);
+	}
+	return kjit__buf_done(&b);
+}
+
+/* One measurement by the worker: fills rep (or sets status and message
+ * for a timeout or a crash). Returns -1 when interrupted. */
+static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size_t why_size)
+{
+	kt_buf b = { 0 };
+	int ret = 0;
+	memset(rep, 0, sizeof *rep);
+	if (t->w.pid <= 0 && proc_ready(&t->w, t->o->spec_path, t->db) != KJIT_OK) {
+		if (interrupted) {
+			ret = -1;
+			goto done;
+		}
+		snprintf(why, why_size, "restarting the worker: %s", kjit_last_error());
+		rep->status = strdup("crashed");
+		goto done;
+	}
+	kt_request_encode(&b, q);
+	if (kt_frame_write(t->w.to, &b) != KJIT_OK) {
+		proc_reason(&t->w, why, why_size);
+		rep->status = strdup("crashed");
+		goto done;
+	}
+	uint64_t deadline = kjit__now_ns() + (uint64_t)(SETUP_S + t->o->timeout_s) * 1000000000ull;
+	for (int begun = 0;;) {
+		kt_frame_result fr = kt_frame_read(t->w.from, &b, deadline, &interrupted);
+		if (fr == KT_FRAME_STOP) {
+			proc_stop(&t->w, 1);
+			ret = -1;
+			break;
+		}
+		if (fr == KT_FRAME_TIMEOUT) {
+			proc_stop(&t->w, 1);
+			snprintf(why, why_size, "no answer after %g s%s (the worker was killed)",
+			         begun ? t->o->timeout_s : SETUP_S + t->o->timeout_s,
+			         begun ? "" : " of set-up");
+			rep->status = strdup("timeout");
+			break;
+		}
+		if (fr != KT_FRAME_OK) {
+			proc_reason(&t->w, why, why_size);
+			rep->status = strdup("crashed");
+			break;
+		}
+		if (!begun && kt_msg_type(&b) == KT_MSG_BEGIN) {
+			begun = 1;
+			deadline = kjit__now_ns() + (uint64_t)(t->o->timeout_s * 1e9);
+			continue;
+		}
+		if (kt_reply_decode(&b, rep) != KJIT_OK) {
+			snprintf(why, why_size, "%s", kjit_last_error());
+			proc_stop(&t->w, 1);
+			rep->status = strdup("crashed");
+		} else if (rep->fatal) {
+			proc_stop(&t->w, 0);
+		}
+		break;
+	}
+done:
+	kt_buf_free(&b);
+	if (!ret && !rep->status)
+		rep->status = strdup("crashed");
+	if (!rep->timer) /* nothing was measured */
+		rep->median_ns = rep->spread_ns = rep->min_ns = rep->max_ns = NAN;
+	return ret;
+}
+
+/* The live line on a terminal: counts by status, best so far, ETA. */
+static void progress(const tuner *t, const problem_run *pr, size_t done, size_t total,
+                     double best, double elapsed)
+{
+	if (t->o->quiet || !t->tty)
+		return;
+	fprintf(stderr, "\r\033[K%zu/%zu", done, total);
+	for (int i = 0; i < N_STATUSES; i++)
+		if (pr->counts[i])
+			fprintf(stderr, " %s %zu", status_names[i], pr->counts[i]);
+	if (isfinite(best))
+		fprintf(stderr, ", best %.1f us", best / 1000);
+	if (done && done < total)
+		fprintf(stderr, ", ETA %.0f s", elapsed / (double)done * (double)(total - done));
+	fflush(stderr);
+}
+
+/* One plain line per evaluation when stderr is not a terminal. */
+static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval *e)
+{
+	if (t->o->quiet || t->tty)
+		return;
+	fprintf(stderr, "%zu/%zu %s %s %s", done, total, e->config, e->l2, e->status);
+	if (!isnan(e->median_ns))
+		fprintf(stderr, " %.0f ns", e->median_ns);
+	if (e->message && strcmp(e->status, "ok") != 0)
+		fprintf(stderr, ": %s", e->message);
+	fprintf(stderr, "\n");
+}
+
+/* Waits for job j of the compile window; 0 when interrupted. */
+static int wait_compiled(compiler *c, job *j)
+{
+	pthread_mutex_lock(&c->lock);
+	while (j->state != 2 && !interrupted) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	}
+	int done = j->state == 2;
+	pthread_mutex_unlock(&c->lock);
+	return done;
+}
+
+/* A tune event for kjit-top: evaluated so far, the run and the status. */
+static void tune_event(const tuner *t, int64_t run_id, const char *status, size_t evaluated)
+{
+	if (!t->engine->telemetry)
+		return;
+	kjit__event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = KJIT__EV_TUNE;
+	snprintf(ev.signature, sizeof ev.signature, "%s", kjit_kernel_signature(t->kernel));
+	snprintf(ev.kernel, sizeof ev.kernel, "%s", t->spec->entry);
+	ev.value = (double)evaluated;
+	snprintf(ev.detail, sizeof ev.detail, "run %lld %s", (long long)run_id, status);
+	kjit__telemetry_record(t->engine->telemetry, &ev);
+}
+
+/* Evaluates the job's configuration in each L2 mode and records it.
+ * Returns -1 when interrupted, -2 on a database error, else 0; *objective
+ * is what the strategy hears. */
+static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
+                    job *j, size_t done, size_t total, double best[2], double *objective)
+{
+	const uint16_t *cfg = kjit__space_config(space, j->index);
+	char *config = kjit__config_json(space, j->index);
+	char *message = NULL;
+	int ret = 0;
+	*objective = INFINITY;
+	if (!config)
+		return -2;
+	for (int mode = 0; mode < 2 && ret == 0; mode++) {
+		if (!(t->o->l2 & (1 << mode)))
+			continue;
+		kt_reply rep = { 0 };
+		char why[512] = "";
+		kt_eval e = { .config = config, .l2 = mode ? "cold" : "warm",
+			      .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
+			      .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
+			      .compile_ms = j->compile_ms, .arch = t->w.hello.arch,
+			      .nvrtc = kjit__nvrtc_id() };
+		if (j->status != KJIT_OK) {
+			e.status = "compile_error";
+			message = log_head(j->error ? j->error : kjit_status_str(j->status));
+			e.message = message;
+		} else {
+			kt_request q = { .problem = (uint32_t)pr->p, .n_config = (uint32_t)space->n_params,
+				         .config = (uint16_t *)cfg, .cold_l2 = mode,
+				         .best_ns = isfinite(best[mode]) ? best[mode] : 0,
+				         .early_factor = t->o->early_stop,
+				         .max_ms = t->o->timeout_s * 1000 * 0.4 };
+			uint64_t t0 = kjit__now_ns();
+			kjit__nvtx_push(KJIT__NVTX_EVALUATE, config);
+			int r = measure(t, &q, &rep, why, sizeof why);
+			kjit__nvtx_pop();
+			pr->measure_s += (double)(kjit__now_ns() - t0) * 1e-9;
+			if (r < 0) {
+				kt_reply_clear(&rep);
+				ret = -1;
+				break;
+			}
+			e.status = rep.status ? rep.status : "crashed";
+			e.message = rep.message ? rep.message : why[0] ? why : NULL;
+			e.timer = rep.timer;
+			e.median_ns = rep.median_ns;
+			e.spread_ns = rep.spread_ns;
+			e.min_ns = rep.min_ns;
+			e.max_ns = rep.max_ns;
+			e.samples = rep.samples;
+			e.n_samples = rep.n_samples;
+			if (strcmp(e.status, "ok") == 0) {
+				e.objective = e.median_ns;
+				if (e.median_ns < best[mode])
+					best[mode] = e.median_ns;
+			}
+		}
+		if (kt_results_record(t->res, run, &e, NULL, NULL) != KJIT_OK)
+			ret = -2;
+		pr->counts[status_slot(e.status)]++;
+		if (mode == 0 || !(t->o->l2 & 1)) {
+			if (!isnan(e.objective))
+				*objective = e.objective;
+			else if (strcmp(e.status, "stopped_early") == 0)
+				*objective = e.median_ns; /* a lower bound: slower than the best */
+		}
+		plain_line(t, done, total, &e);
+		tune_event(t, run->id, e.status, pr->evaluated + 1);
+		kt_reply_clear(&rep);
+		free(message);
+		message = NULL;
+	}
+	free(config);
+	return ret;
+}
+
+/* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
+static int tune_problem(tuner *t, problem_run *pr)
+{
+	const kt_tune_opts *o = t->o;
+	const kjit__spec *spec = t->spec;
+	kjit__limits lim = o->limits;
+	kjit__space *space = NULL;
+	kt_run *run = NULL;
+	double *known = NULL;
+	uint8_t *have = NULL, *seen = NULL;
+	void *sst = NULL;
+	int ret = -2;
+	uint64_t t0 = kjit__now_ns();
+	compiler c = { .spec = spec, .kernel = t->kernel, .threads = o->jobs };
+	pthread_t thread;
+	int started = 0;
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.cond, NULL);
+
+	if (!lim.max_threads)
+		lim.max_threads = spec->max_threads < t->w.hello.max_threads ? spec->max_threads
+		                                                              : t->w.hello.max_threads;
+	if (!lim.max_shared)
+		lim.max_shared = spec->max_shared < t->w.hello.max_shared ? spec->max_shared
+		                                                           : t->w.hello.max_shared;
+	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
+		goto done;
+	c.space = space;
+	pr->space = space->size;
+	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
+		goto done;
+	size_t n = kt_budget_evaluations(&o->budget, space->size);
+	kt_run_desc d = { t->signature, t->w.hello.device_key, spec->entry, o->spec_path,
+		          t->strategy->name, pr->problem_json, (int64_t)n };
+	if (kt_run_start(t->res, &d, &run) != KJIT_OK ||
+	    kt_results_load(t->res, space, t->signature, t->w.hello.device_key, &known, &have,
+	                    NULL) != KJIT_OK)
+		goto done;
+	pr->run_id = run->id;
+	double best[2] = { INFINITY, INFINITY };
+	for (size_t i = 0; i < space->size; i++)
+		if (known[i] < best[0])
+			best[0] = best[1] = known[i];
+	if (!(seen = calloc(space->size + 1, 1)) ||
+	    !(sst = t->strategy->init(space, n, o->seed))) {
+		kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	/* The compile thread must not take the signals: they interrupt the
+	 * waits of this one. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	started = pthread_create(&thread, NULL, compile_main, &c) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started) {
+		kjit__error(KJIT_ERR_NOMEM, "cannot start the compile thread");
+		goto done;
+	}
+	size_t covered = 0, queued = 0, repeats = 0;
+	int strategy_done = 0;
+	ret = 0;
+	while (!interrupted) {
+		if (o->budget.seconds > 0 && (double)(kjit__now_ns() - t0) * 1e-9 >= o->budget.seconds)
+			break;
+		/* Take proposals: a window ahead, or one at a time. */
+		while (!strategy_done && covered + queued < n && c.n < WINDOW &&
+		       (t->strategy->ahead || c.n == 0)) {
+			int64_t j = t->strategy->next(sst);
+			if (j < 0 || (size_t)j >= space->size) {
+				strategy_done = 1;
+				break;
+			}
+			if (seen[j]) {
+				/* a repeat: answered from memory */
+				if (c.n == 0)
+					t->strategy->report(sst, (size_t)j, known[j]);
+				if (++repeats > 10000)
+					strategy_done = 1;
+				if (c.n)
+					break;
+				continue;
+			}
+			repeats = 0;
+			seen[j] = 1;
+			if (have[j] && !o->force) {
+				pr->skipped++;
+				covered++;
+				t->strategy->report(sst, (size_t)j, known[j]);
+				continue;
+			}
+			job *jb = calloc(1, sizeof *jb);
+			if (!jb) {
+				kjit__error(KJIT_ERR_NOMEM, "out of memory");
+				ret = -2;
+				break;
+			}
+			jb->index = (size_t)j;
+			pthread_mutex_lock(&c.lock);
+			c.jobs[c.n++] = jb;
+			pthread_cond_broadcast(&c.cond);
+			pthread_mutex_unlock(&c.lock);
+			queued++;
+		}
+		if (ret || c.n == 0)
+			break;
+		job *jb = c.jobs[0];
+		if (!wait_compiled(&c, jb))
+			break;
+		pthread_mutex_lock(&c.lock);
+		memmove(c.jobs, c.jobs + 1, (c.n - 1) * sizeof *c.jobs);
+		c.n--;
+		pthread_mutex_unlock(&c.lock);
+		queued--;
+		double obj;
+		int r = evaluate(t, run, pr, space, jb, covered + 1, n, best, &obj);
+		free(jb->error);
+		size_t index = jb->index;
+		free(jb);
+		if (r < 0) {
+			ret = r;
+			break;
+		}
+		known[index] = obj;
+		t->strategy->report(sst, index, obj);
+		pr->evaluated++;
+		covered++;
+		progress(t, pr, covered, n, best[0], (double)(kjit__now_ns() - t0) * 1e-9);
+	}
+	if (interrupted && ret == 0)
+		ret = -1;
+done:
+	if (started) {
+		pthread_mutex_lock(&c.lock);
+		c.quit = 1;
+		for (size_t i = 0; i < c.n; i++)
+			if (c.jobs[i]->state == 0)
+				c.jobs[i]->state = 2; /* not compiled: dropped */
+		pthread_cond_broadcast(&c.cond);
+		pthread_mutex_unlock(&c.lock);
+		pthread_join(thread, NULL);
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		free(c.jobs[i]->error);
+		free(c.jobs[i]);
+	}
+	if (t->tty && !o->quiet)
+		fprintf(stderr, "\n");
+	if (ret == -2)
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+	if (run) {
+		if (kt_run_finish(t->res, run, ret == 0 ? "done" : ret == -1 ? "interrupted" : "failed")
+		    != KJIT_OK)
+			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		kjit_status bst = kt_results_best(t->res, t->signature, t->w.hello.device_key,
+		                                  pr->problem_json, &pr->best_config,
+		                                  &pr->best_median);
+		if (bst != KJIT_OK && bst != KJIT_ERR_NOT_FOUND)
+			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+	}
+	pr->compile_s = c.busy_s;
+	pr->wall_s = (double)(kjit__now_ns() - t0) * 1e-9;
+	if (sst)
+		t->strategy->free(sst);
+	pthread_mutex_destroy(&c.lock);
+	pthread_cond_destroy(&c.cond);
+	kt_run_free(run);
+	free(known);
+	free(have);
+	free(seen);
+	kjit__space_free(space);
+	return ret;
+}
+
+/* ---- the summary -------------------------------------------------------------- */
+
+/* bytes or flops per second (in G) of the best, null when unknown. */
+static double rate(const kjit__spec *spec, size_t p, const char *formula, const char *config,
+                   double median)
+{
+	if (!formula || !config || !(median > 0))
+		return NAN;
+	/* the formula may read parameters: find the configuration's values */
+	kjit__space *space = NULL;
+	double v = NAN;
+	uint16_t *cfg = calloc(spec->n_params + 1, sizeof *cfg);
+	if (cfg && kjit__space_build(spec, p, &(kjit__limits){ INT64_MAX, INT64_MAX }, &space) ==
+	           KJIT_OK) {
+		for (size_t i = 0; i < space->size; i++) {
+			char *c = kjit__config_json(space, i);
+			int same = c && strcmp(c, config) == 0;
+			free(c);
+			if (same) {
+				memcpy(cfg, kjit__space_config(space, i), spec->n_params * sizeof *cfg);
+				if (kt_expr_value(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
+					v = NAN;
+				break;
+			}
+		}
+	}
+	kjit__space_free(space);
+	free(cfg);
+	return v / median;
+}
+
+static void put_num(kjit__buf *b, double v)
+{
+	char s[64];
+	if (isfinite(v))
+		snprintf(s, sizeof s, "%.17g", v);
+	else
+		snprintf(s, sizeof s, "null");
+	kjit__buf_str(b, s);
+}
+
+static void print_json(tuner *t, double wall_s, int was_interrupted)
+{
+	kjit__buf b = { 0 };
+	const kjit__spec *spec = t->spec;
+	kjit__buf_str(&b, "{\"spec\": ");
+	kjit__buf_json_str(&b, t->o->spec_path);
+	kjit__buf_str(&b, ", \"kernel\": ");
+	kjit__buf_json_str(&b, spec->entry);
+	kjit__buf_str(&b, ", \"signature\": ");
+	kjit__buf_json_str(&b, t->signature);
+	kjit__buf_str(&b, ", \"device\": ");
+	kjit__buf_json_str(&b, t->w.hello.device_name);
+	kjit__buf_str(&b, ", \"device_key\": ");
+	kjit__buf_json_str(&b, t->w.hello.device_key);
+	kjit__buf_str(&b, ", \"arch\": ");
+	kjit__buf_json_str(&b, t->w.hello.arch);
+	kjit__buf_str(&b, ", \"strategy\": ");
+	kjit__buf_json_str(&b, t->strategy->name);
+	kjit__buf_str(&b, ", \"wall_s\": ");
+	put_num(&b, wall_s);
+	kjit__buf_str(&b, was_interrupted ? ", \"interrupted\": true" : ", \"interrupted\": false");
+	kjit__buf_str(&b, ", \"problems\": [");
+	for (size_t i = 0; i < t->n_runs; i++) {
+		problem_run *pr = &t->runs[i];
+		char s[128];
+		kjit__buf_str(&b, i ? ", {\"problem\": " : "{\"problem\": ");
+		kjit__buf_str(&b, pr->problem_json ? pr->problem_json : "{}");
+		snprintf(s, sizeof s, ", \"run_id\": %lld, \"space\": %zu, \"evaluated\": %zu, "
+		         "\"skipped\": %zu, \"statuses\": {", (long long)pr->run_id, pr->space,
+		         pr->evaluated, pr->skipped);
+		kjit__buf_str(&b, s);
+		for (int k = 0; k < N_STATUSES; k++) {
+			snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "", status_names[k],
+			         pr->counts[k]);
+			kjit__buf_str(&b, s);
+		}
+		kjit__buf_str(&b, "}, \"best\": ");
+		if (pr->best_config) {
+			kjit__buf_str(&b, "{\"config\": ");
+			kjit__buf_str(&b, pr->best_config);
+			kjit__buf_str(&b, ", \"median_ns\": ");
+			put_num(&b, pr->best_median);
+			kjit__buf_str(&b, ", \"gbps\": ");
+			put_num(&b, rate(spec, pr->p, spec->bytes, pr->best_config, pr->best_median));
+			kjit__buf_str(&b, ", \"gflops\": ");
+			put_num(&b, rate(spec, pr->p, spec->flops, pr->best_config, pr->best_median));
+			kjit__buf_str(&b, "}");
+		} else {
+			kjit__buf_str(&b, "null");
+		}
+		kjit__buf_str(&b, ", \"wall_s\": ");
+		put_num(&b, pr->wall_s);
+		kjit__buf_str(&b, ", \"compile_s\": ");
+		put_num(&b, pr->compile_s);
+		kjit__buf_str(&b, ", \"measure_s\": ");
+		put_num(&b, pr->measure_s);
+		kjit__buf_str(&b, "}");
+	}
+	kjit__buf_str(&b, "]}\n");
+	char *text = kjit__buf_done(&b);
+	if (text)
+		fputs(text, stdout);
+	free(text);
+}
+
+static void print_text(tuner *t, int was_interrupted)
+{
+	printf("%s: %s on %s (%s), strategy %s%s\n", t->o->spec_path, t->spec->entry,
+	       t->w.hello.device_name, t->w.hello.arch, t->strategy->name,
+	       was_interrupted ? ", interrupted" : "");
+	for (size_t i = 0; i < t->n_runs; i++) {
+		problem_run *pr = &t->runs[i];
+		printf("problem %s: run %lld, space %zu, evaluated %zu, skipped %zu (",
+		       pr->problem_json ? pr->problem_json : "{}", (long long)pr->run_id, pr->space,
+		       pr->evaluated, pr->skipped);
+		for (int k = 0; k < N_STATUSES; k++)
+			printf("%s%s %zu", k ? ", " : "", status_names[k], pr->counts[k]);
+		printf("), %.1f s\n", pr->wall_s);
+		if (pr->best_config) {
+			double g = rate(t->spec, pr->p, t->spec->bytes, pr->best_config, pr->best_median);
+			printf("  best %s %.0f ns", pr->best_config, pr->best_median);
+			if (isfinite(g))
+				printf(", %.1f GB/s", g);
+			printf("\n");
+		} else {
+			printf("  best: none\n");
+		}
+	}
+}
+
+int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
+{
+	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO) };
+	char *def = NULL;
+	int ret = KT_EXIT_RUNTIME, stopped = 0;
+	uint64_t t0 = kjit__now_ns();
+	if (!(t.strategy = kt_strategy_find(o->strategy ? o->strategy : "exhaustive"))) {
+		fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", o->strategy);
+		return KT_EXIT_USAGE;
+	}
+	if (o->problem >= 0 && (size_t)o->problem >= spec->n_problems) {
+		fprintf(stderr, "kjit-tune: --problem: the spec %s has %zu problems\n", spec->path,
+		        spec->n_problems);
+		return KT_EXIT_USAGE;
+	}
+	if (!spec->n_args && spec->n_params) {
+		fprintf(stderr, "kjit-tune: %s: arguments: needed to run the kernel\n", spec->path);
+		return KT_EXIT_SPEC;
+	}
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	t.db = o->db;
+	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
+		t.db = def;
+	/* The worker first: nothing here has touched CUDA. */
+	if (!t.db || kt_spec_signature(spec, &t.signature) != KJIT_OK ||
+	    proc_ready(&t.w, o->spec_path, t.db) != KJIT_OK)
+		goto fail;
+	kjit_engine_options eo;
+	kjit_engine_options_init(&eo);
+	eo.db_path = t.db;
+	eo.arch = t.w.hello.arch;
+	eo.compile_threads = o->jobs;
+	eo.flags = KJIT_ENGINE_NO_GPU;
+	const char **names = calloc(spec->n_params + 1, sizeof *names);
+	for (size_t i = 0; names && i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	kjit_status st = names ? kjit_engine_open(&eo, &t.engine)
+	                       : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK)
+		st = kjit_kernel_create_from_file(t.engine, spec->entry, spec->source_path, names,
+		                                  spec->n_params, &t.kernel);
+	free(names);
+	if (st != KJIT_OK || kt_results_open(t.db, &t.res) != KJIT_OK)
+		goto fail;
+	size_t first = o->problem >= 0 ? (size_t)o->problem : 0;
+	size_t last = o->problem >= 0 ? first + 1 : spec->n_problems;
+	if (!(t.runs = calloc(last - first + 1, sizeof *t.runs))) {
+		kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	kjit__nvtx_push(KJIT__NVTX_TUNE, spec->entry);
+	ret = KT_EXIT_OK;
+	for (size_t p = first; p < last; p++) {
+		problem_run *pr = &t.runs[t.n_runs++];
+		pr->p = p;
+		int r = tune_problem(&t, pr);
+		if (r == -1) {
+			stopped = 1;
+			break;
+		}
+		if (r == -2)
+			ret = KT_EXIT_RUNTIME;
+	}
+	kjit__nvtx_pop();
+	if (o->json)
+		print_json(&t, (double)(kjit__now_ns() - t0) * 1e-9, stopped);
+	else
+		print_text(&t, stopped);
+	fflush(stdout);
+	if (stopped)
+		ret = KT_EXIT_INTERRUPTED;
+	goto done;
+fail:
+	fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+done:
+	proc_stop(&t.w, 0);
+	kt_hello_clear(&t.w.hello);
+	for (size_t i = 0; i < t.n_runs; i++) {
+		free(t.runs[i].problem_json);
+		free(t.runs[i].best_config);
+	}
+	free(t.runs);
+	kt_results_close(t.res);
+	kjit_engine_close(t.engine);
+	free(t.signature);
+	free(def);
+	return ret;
+}

@@ -1,0 +1,390 @@
+/*
+ * wire.c - the messages between kjit-tune and its GPU worker process:
+ * length-prefixed frames on pipes, fields in a fixed order per message
+ * type, little-endian integers and doubles, strings with a length (or
+ * none: NULL).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+/* A frame above this is a broken peer, not a message. */
+#define MAX_FRAME (64u << 20)
+#define NO_STRING 0xffffffffu
+
+void kt_buf_free(kt_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+static void put(kt_buf *b, const void *p, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		unsigned char *d = realloc(b->data, cap);
+		if (!d) {
+			b->oom = 1;
+			return;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static void put_u64(kt_buf *b, uint64_t v, int bytes)
+{
+	unsigned char le[8];
+	for (int i = 0; i < bytes; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	put(b, le, (size_t)bytes);
+}
+
+static void put_u32(kt_buf *b, uint32_t v) { put_u64(b, v, 4); }
+
+static void put_f64(kt_buf *b, double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	put_u64(b, u, 8);
+}
+
+static void put_str(kt_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	put_u32(b, s ? (uint32_t)n : NO_STRING);
+	if (s)
+		put(b, s, n);
+}
+
+static void start(kt_buf *b, int type)
+{
+	unsigned char t = (unsigned char)type;
+	b->len = b->pos = 0;
+	b->bad = b->oom = 0;
+	put(b, &t, 1);
+}
+
+static uint64_t get_u64(kt_buf *b, int bytes)
+{
+	uint64_t v = 0;
+	if (b->bad || b->len - b->pos < (size_t)bytes) {
+		b->bad = 1;
+		return 0;
+	}
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)b->data[b->pos + (size_t)i] << (8 * i);
+	b->pos += (size_t)bytes;
+	return v;
+}
+
+static uint32_t get_u32(kt_buf *b) { return (uint32_t)get_u64(b, 4); }
+
+static double get_f64(kt_buf *b)
+{
+	uint64_t u = get_u64(b, 8);
+	double d;
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+static char *get_str(kt_buf *b)
+{
+	uint32_t n = get_u32(b);
+	if (b->bad || n == NO_STRING)
+		return NULL;
+	if (b->len - b->pos < n) {
+		b->bad = 1;
+		return NULL;
+	}
+	char *s = malloc((size_t)n + 1);
+	if (!s) {
+		b->oom = 1;
+		return NULL;
+	}
+	memcpy(s, b->data + b->pos, n);
+	s[n] = '\0';
+	b->pos += n;
+	return s;
+}
+
+int kt_msg_type(const kt_buf *b)
+{
+	return b->len ? b->data[0] : 0;
+}
+
+/* Positions b after the type byte; 0 when the type is not want. */
+static int open_msg(kt_buf *b, int want)
+{
+	b->pos = 1;
+	b->bad = b->oom = 0;
+	if (kt_msg_type(b) != want)
+		b->bad = 1;
+	return !b->bad;
+}
+
+static kjit_status close_msg(kt_buf *b, const char *what)
+{
+	if (b->oom)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory reading a %s message", what);
+	if (b->bad || b->pos != b->len)
+		return kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a %s message that is %s "
+		                   "(%zu bytes)", what, b->bad ? "truncated or of another type"
+		                                               : "too long", b->len);
+	return KJIT_OK;
+}
+
+/* ---- messages --------------------------------------------------------------- */
+
+void kt_hello_encode(kt_buf *b, const kt_hello *h)
+{
+	start(b, KT_MSG_HELLO);
+	put_str(b, h->error);
+	put_str(b, h->arch);
+	put_str(b, h->device_name);
+	put_str(b, h->device_key);
+	put_u64(b, (uint64_t)h->max_threads, 8);
+	put_u64(b, (uint64_t)h->max_shared, 8);
+}
+
+kjit_status kt_hello_decode(kt_buf *b, kt_hello *h)
+{
+	memset(h, 0, sizeof *h);
+	if (open_msg(b, KT_MSG_HELLO)) {
+		h->error = get_str(b);
+		h->arch = get_str(b);
+		h->device_name = get_str(b);
+		h->device_key = get_str(b);
+		h->max_threads = (int64_t)get_u64(b, 8);
+		h->max_shared = (int64_t)get_u64(b, 8);
+	}
+	kjit_status st = close_msg(b, "hello");
+	if (st == KJIT_OK && !h->error && (!h->arch || !h->device_name || !h->device_key))
+		st = kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a hello without a device");
+	if (st != KJIT_OK)
+		kt_hello_clear(h);
+	return st;
+}
+
+void kt_hello_clear(kt_hello *h)
+{
+	free(h->error);
+	free(h->arch);
+	free(h->device_name);
+	free(h->device_key);
+	memset(h, 0, sizeof *h);
+}
+
+void kt_request_encode(kt_buf *b, const kt_request *q)
+{
+	start(b, KT_MSG_REQUEST);
+	put_u32(b, q->problem);
+	put_u32(b, q->n_config);
+	for (uint32_t i = 0; i < q->n_config; i++)
+		put_u64(b, q->config[i], 2);
+	put_u32(b, (uint32_t)q->cold_l2);
+	put_f64(b, q->best_ns);
+	put_f64(b, q->early_factor);
+	put_f64(b, q->max_ms);
+}
+
+kjit_status kt_request_decode(kt_buf *b, kt_request *q)
+{
+	memset(q, 0, sizeof *q);
+	if (open_msg(b, KT_MSG_REQUEST)) {
+		q->problem = get_u32(b);
+		q->n_config = get_u32(b);
+		if (!b->bad && q->n_config > (b->len - b->pos) / 2)
+			b->bad = 1;
+		else if (!b->bad && !(q->config = calloc(q->n_config + 1, sizeof *q->config)))
+			b->oom = 1;
+		for (uint32_t i = 0; q->config && i < q->n_config; i++)
+			q->config[i] = (uint16_t)get_u64(b, 2);
+		q->cold_l2 = (int32_t)get_u32(b);
+		q->best_ns = get_f64(b);
+		q->early_factor = get_f64(b);
+		q->max_ms = get_f64(b);
+	}
+	kjit_status st = close_msg(b, "request");
+	if (st != KJIT_OK)
+		kt_request_clear(q);
+	return st;
+}
+
+void kt_request_clear(kt_request *q)
+{
+	free(q->config);
+	memset(q, 0, sizeof *q);
+}
+
+void kt_reply_encode(kt_buf *b, const kt_reply *r)
+{
+	start(b, KT_MSG_REPLY);
+	put_str(b, r->status);
+	put_str(b, r->message);
+	put_str(b, r->timer);
+	put_str(b, r->stop);
+	put_u32(b, (uint32_t)r->regs);
+	put_u32(b, (uint32_t)r->fatal);
+	put_f64(b, r->median_ns);
+	put_f64(b, r->spread_ns);
+	put_f64(b, r->min_ns);
+	put_f64(b, r->max_ns);
+	put_u32(b, r->n_samples);
+	for (uint32_t i = 0; i < r->n_samples; i++)
+		put_f64(b, r->samples[i]);
+}
+
+kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
+{
+	memset(r, 0, sizeof *r);
+	if (open_msg(b, KT_MSG_REPLY)) {
+		r->status = get_str(b);
+		r->message = get_str(b);
+		r->timer = get_str(b);
+		r->stop = get_str(b);
+		r->regs = (int32_t)get_u32(b);
+		r->fatal = (int32_t)get_u32(b);
+		r->median_ns = get_f64(b);
+		r->spread_ns = get_f64(b);
+		r->min_ns = get_f64(b);
+		r->max_ns = get_f64(b);
+		r->n_samples = get_u32(b);
+		if (!b->bad && r->n_samples > (b->len - b->pos) / 8)
+			b->bad = 1;
+		else if (!b->bad && r->n_samples &&
+		         !(r->samples = malloc(r->n_samples * sizeof *r->samples)))
+			b->oom = 1;
+		for (uint32_t i = 0; r->samples && i < r->n_samples; i++)
+			r->samples[i] = get_f64(b);
+	}
+	kjit_status st = close_msg(b, "reply");
+	if (st == KJIT_OK && !kt_status_valid(r->status))
+		st = kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a reply with status '%s'",
+		                 r->status ? r->status : "(none)");
+	if (st != KJIT_OK)
+		kt_reply_clear(r);
+	return st;
+}
+
+void kt_reply_clear(kt_reply *r)
+{
+	free(r->status);
+	free(r->message);
+	free(r->timer);
+	free(r->stop);
+	free(r->samples);
+	memset(r, 0, sizeof *r);
+}
+
+void kt_begin_encode(kt_buf *b)
+{
+	start(b, KT_MSG_BEGIN);
+}
+
+/* ---- frames ----------------------------------------------------------------- */
+
+kjit_status kt_frame_write(int fd, const kt_buf *b)
+{
+	if (b->oom)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory building a message");
+	unsigned char head[4];
+	for (int i = 0; i < 4; i++)
+		head[i] = (unsigned char)(b->len >> (8 * i));
+	const unsigned char *parts[2] = { head, b->data };
+	size_t sizes[2] = { 4, b->len };
+	for (int k = 0; k < 2; k++)
+		for (size_t done = 0; done < sizes[k];) {
+			ssize_t w = write(fd, parts[k] + done, sizes[k] - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return kjit__error(KJIT_ERR_IO, "writing to the worker pipe: %s",
+				                   strerror(errno));
+			done += (size_t)w;
+		}
+	return KJIT_OK;
+}
+
+/* Reads n bytes into p; see kt_frame_read. */
+static kt_frame_result read_all(int fd, unsigned char *p, size_t n, uint64_t deadline_ns,
+                                volatile const int *stop)
+{
+	size_t done = 0;
+	while (done < n) {
+		if (stop && *stop)
+			return KT_FRAME_STOP;
+		int wait_ms = 100;
+		if (deadline_ns) {
+			uint64_t now = kjit__now_ns();
+			if (now >= deadline_ns)
+				return KT_FRAME_TIMEOUT;
+			if (deadline_ns - now < 100000000u)
+				wait_ms = (int)((deadline_ns - now) / 1000000u) + 1;
+		}
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int r = poll(&pfd, 1, wait_ms);
+		if (r < 0 && errno != EINTR) {
+			kjit__error(KJIT_ERR_IO, "poll on the worker pipe: %s", strerror(errno));
+			return KT_FRAME_ERROR;
+		}
+		if (r <= 0)
+			continue;
+		ssize_t got = read(fd, p + done, n - done);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			kjit__error(KJIT_ERR_IO, "reading the worker pipe: %s", strerror(errno));
+			return KT_FRAME_ERROR;
+		}
+		if (got == 0)
+			return KT_FRAME_EOF;
+		done += (size_t)got;
+	}
+	return KT_FRAME_OK;
+}
+
+kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns, volatile const int *stop)
+{
+	unsigned char head[4];
+	b->len = b->pos = 0;
+	b->bad = b->oom = 0;
+	kt_frame_result r = read_all(fd, head, 4, deadline_ns, stop);
+	if (r != KT_FRAME_OK)
+		return r;
+	size_t n = (size_t)head[0] | (size_t)head[1] << 8 | (size_t)head[2] << 16 |
+	           (size_t)head[3] << 24;
+	if (n == 0 || n > MAX_FRAME) {
+		kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a frame of %zu bytes", n);
+		return KT_FRAME_ERROR;
+	}
+	if (n > b->cap) {
+		unsigned char *d = realloc(b->data, n);
+		if (!d) {
+			kjit__error(KJIT_ERR_NOMEM, "out of memory reading a frame");
+			return KT_FRAME_ERROR;
+		}
+		b->data = d;
+		b->cap = n;
+	}
+	r = read_all(fd, b->data, n, deadline_ns, stop);
+	if (r == KT_FRAME_EOF) {
+		kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a frame cut short");
+		return KT_FRAME_EOF;
+	}
+	if (r == KT_FRAME_OK)
+		b->len = n;
+	return r;
+}

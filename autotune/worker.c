@@ -1,0 +1,371 @@
+/*
+ * worker.c - the GPU worker process of kjit-tune. It alone touches the
+ * driver: a kernel that faults, hangs or poisons the context takes only
+ * the worker down, and the tuner starts another. The worker gets its
+ * binaries from the shared database (the tuner compiled them), keeps one
+ * problem's buffers on the device, verifies each variant's output against
+ * the reference and measures it with kjit_variant_measure().
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+typedef struct worker {
+	const kjit__spec *spec;
+	kjit_engine *engine;
+	kjit_kernel *kernel, *reference;
+	int out_fd;
+	int64_t problem;      /* the problem the buffers are for, -1 none */
+	kt_args *args;
+	kjit_devptr *dev;     /* per argument, 0 for scalars */
+	void **argv;          /* cuLaunchKernel's argument array */
+	void **want;          /* reference output per out/inout buffer */
+	void *got;            /* room for the largest buffer */
+	int have_want;
+} worker;
+
+/* Errors after which the context is unusable: the process must go. */
+static int sticky(const char *msg)
+{
+	static const char *const names[] = {
+		"CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED",
+		"CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+		"CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_ASSERT",
+		"CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_LAUNCH_TIMEOUT",
+		"CUDA_ERROR_ECC_UNCORRECTABLE", "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strstr(msg, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Classifies a failed call: a refused launch is launch_error, a compile
+ * failure compile_error; anything else from the driver is crashed and
+ * ends the worker (the context may be poisoned). */
+static void fail_reply(kt_reply *r, kjit_status st, const char *prefix)
+{
+	const char *msg = kjit_last_error();
+	static char text[1024];
+	snprintf(text, sizeof text, "%s%s", prefix, msg);
+	r->message = text;
+	if (st == KJIT_ERR_COMPILE) {
+		r->status = "compile_error";
+	} else if (st == KJIT_ERR_LAUNCH && !sticky(msg)) {
+		r->status = "launch_error";
+	} else {
+		r->status = "crashed";
+		r->fatal = 1;
+	}
+}
+
+static void free_problem(worker *w)
+{
+	for (size_t i = 0; w->args && i < w->args->n; i++) {
+		if (w->dev[i])
+			kjit_mem_free(w->engine, w->dev[i]);
+		free(w->want[i]);
+	}
+	kt_args_free(w->args);
+	free(w->dev);
+	free(w->argv);
+	free(w->want);
+	free(w->got);
+	w->args = NULL;
+	w->dev = NULL;
+	w->argv = NULL;
+	w->want = NULL;
+	w->got = NULL;
+	w->have_want = 0;
+	w->problem = -1;
+}
+
+static kjit_status setup_problem(worker *w, size_t p)
+{
+	if (w->problem == (int64_t)p)
+		return KJIT_OK;
+	free_problem(w);
+	kjit_status st = kt_args_build(w->spec, p, &w->args);
+	if (st != KJIT_OK)
+		return st;
+	size_t n = w->args->n, largest = 1;
+	w->dev = calloc(n + 1, sizeof *w->dev);
+	w->argv = calloc(n + 1, sizeof *w->argv);
+	w->want = calloc(n + 1, sizeof *w->want);
+	if (!w->dev || !w->argv || !w->want)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
+		kt_arg *a = &w->args->a[i];
+		if (!a->spec->is_buffer) {
+			w->argv[i] = a->scalar;
+			continue;
+		}
+		size_t bytes = a->count * a->elem;
+		if (bytes > largest)
+			largest = bytes;
+		w->argv[i] = &w->dev[i];
+		if ((st = kjit_mem_alloc(w->engine, bytes, &w->dev[i])) == KJIT_OK)
+			st = kjit_memcpy_htod(w->engine, w->dev[i], a->host, bytes);
+	}
+	if (st == KJIT_OK && !(w->got = malloc(largest)))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK)
+		w->problem = (int64_t)p;
+	return st;
+}
+
+/* Puts the pristine contents back into the out and inout buffers. */
+static kjit_status restore(worker *w)
+{
+	for (size_t i = 0; i < w->args->n; i++) {
+		kt_arg *a = &w->args->a[i];
+		if (a->spec->is_buffer && (a->spec->access & KJIT__OUT)) {
+			kjit_status st = kjit_memcpy_htod(w->engine, w->dev[i], a->host,
+			                                  a->count * a->elem);
+			if (st != KJIT_OK)
+				return st;
+		}
+	}
+	return KJIT_OK;
+}
+
+/* Restores the outputs, launches once and waits. */
+static kjit_status run_once(worker *w, kjit_variant *v, const kt_launch *l)
+{
+	kjit_status st = restore(w);
+	if (st == KJIT_OK)
+		st = kjit_variant_launch(v, l->grid, l->block, l->shared, NULL, w->argv);
+	if (st == KJIT_OK)
+		st = kjit_synchronize(w->engine);
+	return st;
+}
+
+/* The reference outputs: the default configuration of the kernel, or
+ * the reference kernel with the default configuration's settings. */
+static kjit_status compute_want(worker *w, kt_reply *r)
+{
+	uint16_t *def = calloc(w->spec->n_params + 1, sizeof *def);
+	kt_launch l;
+	kjit_variant *v = NULL;
+	if (!def)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	kt_default_config(w->spec, def);
+	kjit_status st = kt_launch_make(w->spec, (size_t)w->problem, def, &l);
+	free(def);
+	if (st != KJIT_OK) {
+		fail_reply(r, st, "reference: ");
+		return st;
+	}
+	if ((st = kjit_variant_get(w->reference ? w->reference : w->kernel, &l.desc, &v, NULL)) ==
+	    KJIT_OK)
+		st = run_once(w, v, &l);
+	kt_launch_clear(&l);
+	for (size_t i = 0; st == KJIT_OK && i < w->args->n; i++) {
+		kt_arg *a = &w->args->a[i];
+		if (!a->spec->is_buffer || !(a->spec->access & KJIT__OUT))
+			continue;
+		if (!(w->want[i] = malloc(a->count * a->elem)))
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		else
+			st = kjit_memcpy_dtoh(w->engine, w->want[i], w->dev[i], a->count * a->elem);
+	}
+	if (st != KJIT_OK)
+		fail_reply(r, st, w->reference ? "reference kernel: " : "default configuration: ");
+	else
+		w->have_want = 1;
+	return st;
+}
+
+/* 0 when every output matches; fills r (wrong_result or a failure). */
+static int verify(worker *w, kt_reply *r)
+{
+	static char text[512];
+	for (size_t i = 0; i < w->args->n; i++) {
+		kt_arg *a = &w->args->a[i];
+		if (!a->spec->is_buffer || !(a->spec->access & KJIT__OUT))
+			continue;
+		kjit_status st = kjit_memcpy_dtoh(w->engine, w->got, w->dev[i], a->count * a->elem);
+		if (st != KJIT_OK) {
+			fail_reply(r, st, "reading the output: ");
+			return -1;
+		}
+		size_t at;
+		double g, want;
+		if (!kt_compare(a->spec->type, w->got, w->want[i], a->count, w->spec->atol,
+		                w->spec->rtol, &at, &g, &want)) {
+			snprintf(text, sizeof text, "%s[%zu] = %.9g, expected %.9g (atol %g, rtol %g)",
+			         a->spec->name, at, g, want, w->spec->atol, w->spec->rtol);
+			r->status = "wrong_result";
+			r->message = text;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Answers one request; *fatal set when the worker must exit. */
+static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
+{
+	kt_reply r = { .status = "ok", .regs = -1, .median_ns = NAN, .spread_ns = NAN,
+		       .min_ns = NAN, .max_ns = NAN };
+	kjit_measurement m = { 0 };
+	kt_launch l = { 0 };
+	kjit_variant *v = NULL;
+	kt_buf b = { 0 };
+	kjit_status st;
+	int verifying = strcmp(w->spec->verify, "none") != 0;
+	if (q->problem >= w->spec->n_problems || q->n_config != w->spec->n_params) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "worker: a request for problem %u with %u "
+		                 "parameters", q->problem, q->n_config);
+		fail_reply(&r, st, "");
+		goto reply;
+	}
+	if ((st = setup_problem(w, q->problem)) != KJIT_OK) {
+		fail_reply(&r, st, "arguments: ");
+		goto reply;
+	}
+	if (verifying && !w->have_want && compute_want(w, &r) != KJIT_OK)
+		goto reply;
+	if ((st = kt_launch_make(w->spec, q->problem, q->config, &l)) != KJIT_OK ||
+	    (st = kjit_variant_get(w->kernel, &l.desc, &v, NULL)) != KJIT_OK) {
+		fail_reply(&r, st, "");
+		goto reply;
+	}
+	kjit_variant_info info;
+	if (kjit_variant_get_info(v, &info) == KJIT_OK)
+		r.regs = info.num_regs;
+	/* From here on the variant runs: the tuner's timeout starts. */
+	kt_begin_encode(&b);
+	if ((st = kt_frame_write(w->out_fd, &b)) != KJIT_OK)
+		goto done;
+	if ((st = run_once(w, v, &l)) != KJIT_OK) {
+		fail_reply(&r, st, "");
+		goto reply;
+	}
+	if (verifying && verify(w, &r) != 0)
+		goto reply;
+	kjit_measure_options mo;
+	kjit_measure_options_init(&mo);
+	mo.cold_l2 = q->cold_l2;
+	mo.best_ns = q->best_ns;
+	mo.early_stop_factor = q->best_ns > 0 ? q->early_factor : 0;
+	if (q->max_ms > 0 && q->max_ms < mo.max_ms)
+		mo.max_ms = q->max_ms;
+	if ((st = kjit_variant_measure(v, l.grid, l.block, l.shared, NULL, w->argv, &mo, &m)) !=
+	    KJIT_OK) {
+		fail_reply(&r, st, "measuring: ");
+		goto reply;
+	}
+	r.timer = (char *)m.timer;
+	r.stop = (char *)m.stop;
+	r.median_ns = m.median_ns;
+	r.spread_ns = m.spread_ns;
+	r.min_ns = m.min_ns;
+	r.max_ns = m.max_ns;
+	r.samples = m.samples_ns;
+	r.n_samples = (uint32_t)m.n_samples;
+	if (strcmp(m.stop, "stopped_early") == 0)
+		r.status = "stopped_early";
+reply:
+	kt_reply_encode(&b, &r);
+	st = kt_frame_write(w->out_fd, &b);
+	*fatal = r.fatal;
+done:
+	kt_launch_clear(&l);
+	kjit_measurement_free(&m);
+	kt_buf_free(&b);
+	return st;
+}
+
+static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
+{
+	kjit_engine_options eo;
+	kjit_engine_options_init(&eo);
+	eo.db_path = db;
+	const char **names = calloc(w->spec->n_params + 1, sizeof *names);
+	if (!names)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < w->spec->n_params; i++)
+		names[i] = w->spec->params[i].name;
+	kjit_status st = kjit_engine_open(&eo, &w->engine);
+	if (st == KJIT_OK && !kjit_engine_has_gpu(w->engine))
+		st = kjit__error(KJIT_ERR_NO_GPU, "no GPU: %s", kjit_engine_gpu_reason(w->engine));
+	if (st == KJIT_OK)
+		st = kjit_kernel_create_from_file(w->engine, w->spec->entry, w->spec->source_path,
+		                                  names, w->spec->n_params, &w->kernel);
+	if (st == KJIT_OK && strcmp(w->spec->verify, "reference") == 0)
+		st = kjit_kernel_create_from_file(w->engine, w->spec->reference_entry,
+		                                  w->spec->source_path, names, w->spec->n_params,
+		                                  &w->reference);
+	free(names);
+	if (st != KJIT_OK)
+		return st;
+	int threads, shared;
+	const kjit__cu_api *cu = w->engine->cu;
+	CUresult rc = cu->cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+	                                       w->engine->device);
+	if (rc == CUDA_SUCCESS)
+		rc = cu->cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+		                              w->engine->device);
+	if (rc != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetAttribute");
+	h->arch = (char *)kjit_engine_arch(w->engine);
+	h->device_name = (char *)kjit_engine_device_name(w->engine);
+	h->device_key = w->engine->device_key;
+	h->max_threads = threads;
+	h->max_shared = shared;
+	return KJIT_OK;
+}
+
+int kt_worker_main(const char *spec_path, const char *db, int in_fd, int out_fd)
+{
+	worker w = { .out_fd = out_fd, .problem = -1 };
+	kjit__spec *spec = NULL;
+	kt_hello h = { 0 };
+	kt_buf b = { 0 };
+	int code = 1;
+	kjit_status st = kjit__spec_load(spec_path, &spec);
+	w.spec = spec;
+	if (st == KJIT_OK)
+		st = open_worker(&w, db, &h);
+	if (st != KJIT_OK) {
+		memset(&h, 0, sizeof h);
+		h.error = (char *)kjit_last_error();
+	}
+	kt_hello_encode(&b, &h);
+	if (kt_frame_write(out_fd, &b) != KJIT_OK || st != KJIT_OK)
+		goto done;
+	for (;;) {
+		kt_request q;
+		int fatal = 0;
+		kt_frame_result fr = kt_frame_read(in_fd, &b, 0, NULL);
+		if (fr == KT_FRAME_EOF) {
+			code = 0;
+			break;
+		}
+		if (fr != KT_FRAME_OK || kt_request_decode(&b, &q) != KJIT_OK)
+			break;
+		st = evaluate(&w, &q, &fatal);
+		kt_request_clear(&q);
+		if (fatal) {
+			/* the context is poisoned: leave it to the driver */
+			kt_buf_free(&b);
+			kjit__spec_free(spec);
+			return 3;
+		}
+		if (st != KJIT_OK)
+			break;
+	}
+done:
+	if (code != 0)
+		fprintf(stderr, "kjit-tune worker: %s\n", kjit_last_error());
+	free_problem(&w);
+	kt_buf_free(&b);
+	kjit_engine_close(w.engine);
+	kjit__spec_free(spec);
+	return code;
+}

@@ -1,0 +1,241 @@
+/*
+ * test-gpu-tune: kjit-tune tuning on the GPU, as a user runs it, into a
+ * fresh database:
+ *  1. examples/saxpy: all 40 variants ok, the best recorded; a second run
+ *     resumes with 0 evaluated; --force --budget 2 evaluates 2 again; a
+ *     run stopped by SIGINT exits 130, is marked interrupted and keeps
+ *     what it measured.
+ *  2. tests/tune-faults.json: one variant per failure (a fault, a hang
+ *     under --timeout 2, a launch with too many registers, a wrong
+ *     result, a compile error) next to the correct one: the run completes, each gets its
+ *     exact status, and the best is the correct variant.
+ *  3. tests/tune-reference.json: verification against a reference kernel,
+ *     warm and cold L2.
+ * Skips (77) without a GPU.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <signal.h>
+
+static char tool[TU_PATH], db[TU_PATH];
+static sqlite3 *mem; /* for json_extract */
+
+/* Runs kjit-tune with args, stdout into *out (static), stderr to ours. */
+static int tune(const char *args, const char **out)
+{
+	static char buf[1 << 16];
+	char cmd[4 * TU_PATH];
+	snprintf(cmd, sizeof cmd, "'%s' %s --db '%s'", tool, args, db);
+	printf("$ kjit-tune %s\n", args);
+	fflush(stdout);
+	FILE *p = popen(cmd, "r");
+	CHECK(p);
+	size_t len = fread(buf, 1, sizeof buf - 1, p);
+	buf[len] = '\0';
+	int status = pclose(p);
+	CHECK(WIFEXITED(status));
+	printf("%s", buf);
+	*out = buf;
+	return WEXITSTATUS(status);
+}
+
+/* json_extract(text, path) as text. */
+static const char *jget(const char *text, const char *path)
+{
+	static char val[4096];
+	sqlite3_stmt *s;
+	CHECK(sqlite3_prepare_v2(mem, "SELECT json_extract(?1, ?2)", -1, &s, NULL) == SQLITE_OK);
+	sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
+	CHECK_MSG(sqlite3_step(s) == SQLITE_ROW, "json_extract %s: %s", path, sqlite3_errmsg(mem));
+	const unsigned char *t = sqlite3_column_text(s, 0);
+	snprintf(val, sizeof val, "%s", t ? (const char *)t : "(null)");
+	sqlite3_finalize(s);
+	return val;
+}
+
+static long jint(const char *text, const char *path)
+{
+	return atol(jget(text, path));
+}
+
+static void spec_path(char *out, const char *rel)
+{
+	const char *src = getenv("KJIT_SRCDIR");
+	tu_path(out, src && *src ? src : KJIT_TEST_SRCDIR, rel);
+}
+
+static void test_saxpy(void)
+{
+	char spec[TU_PATH], args[2 * TU_PATH];
+	const char *out;
+	spec_path(spec, "examples/saxpy/saxpy.json");
+	snprintf(args, sizeof args, "'%s' --json --quiet --early-stop 0", spec);
+	CHECK(tune(args, &out) == 0);
+	CHECK(jint(out, "$.problems[0].space") == 40);
+	CHECK(jint(out, "$.problems[0].evaluated") == 40);
+	CHECK(jint(out, "$.problems[0].statuses.ok") == 40);
+	CHECK(strcmp(jget(out, "$.interrupted"), "0") == 0);
+	CHECK(strncmp(jget(out, "$.arch"), "sm_", 3) == 0);
+	double median = atof(jget(out, "$.problems[0].best.median_ns"));
+	double gbps = atof(jget(out, "$.problems[0].best.gbps"));
+	CHECK(median > 0 && gbps > 0);
+	CHECK(fabs(gbps - 12.0 * 67108864 / median) < 1e-6 * gbps);
+	sqlite3 *d;
+	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok'", NULL) == 40);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM best b JOIN results r ON r.id = b.result_id"
+	                   " WHERE r.status = 'ok' AND b.median_ns = r.median_ns AND"
+	                   " b.median_ns = (SELECT min(median_ns) FROM results)", NULL) == 1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM runs WHERE status = 'done'", NULL) == 1);
+	OK("saxpy: 40 variants ok, best %.0f ns (%.0f GB/s) recorded", median, gbps);
+
+	CHECK(tune(args, &out) == 0);
+	CHECK(jint(out, "$.problems[0].evaluated") == 0);
+	CHECK(jint(out, "$.problems[0].skipped") == 40);
+	CHECK(atof(jget(out, "$.problems[0].best.median_ns")) == median);
+	OK("a second run resumes: 0 evaluated, 40 skipped, the same best");
+
+	snprintf(args, sizeof args, "'%s' --json --quiet --force --budget 2 --early-stop 0", spec);
+	CHECK(tune(args, &out) == 0);
+	CHECK(jint(out, "$.problems[0].evaluated") == 2);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results", NULL) == 40);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM best b JOIN results r ON r.id = b.result_id"
+	                   " WHERE r.status = 'ok' AND b.median_ns = r.median_ns AND"
+	                   " b.median_ns = (SELECT min(median_ns) FROM results"
+	                   " WHERE status = 'ok')", NULL) == 1);
+	OK("--force --budget 2 evaluates 2 again; the best row still matches the results");
+
+	/* SIGINT in the middle of a forced run */
+	char outpath[TU_PATH + 8];
+	snprintf(outpath, sizeof outpath, "%s.out", db);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		int fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execl(tool, "kjit-tune", spec, "--json", "--quiet", "--force", "--early-stop", "0",
+		      "--db", db, (char *)NULL);
+		_exit(127);
+	}
+	usleep(3000000);
+	CHECK(kill(pid, SIGINT) == 0);
+	int status;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status 0x%x", status);
+	size_t len;
+	char *text = tu_read_file(outpath, &len);
+	printf("%s", text);
+	CHECK(strcmp(jget(text, "$.interrupted"), "1") == 0);
+	long done = jint(text, "$.problems[0].evaluated");
+	CHECK(done < 40);
+	free(text);
+	CHECK(tu_db_int(d, "SELECT status = 'interrupted' FROM runs ORDER BY id DESC LIMIT 1", NULL) ==
+	      1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok'", NULL) == 40);
+	sqlite3_close(d);
+	OK("SIGINT: exit 130, the run marked interrupted after %ld evaluations, results kept",
+	   done);
+}
+
+static void test_faults(void)
+{
+	char spec[TU_PATH], args[2 * TU_PATH];
+	const char *out;
+	spec_path(spec, "tests/tune-faults.json");
+	snprintf(args, sizeof args, "'%s' --json --timeout 2", spec);
+	CHECK(tune(args, &out) == 0);
+	CHECK(jint(out, "$.problems[0].evaluated") == 6);
+	CHECK(jint(out, "$.problems[0].statuses.ok") == 1);
+	CHECK(jint(out, "$.problems[0].statuses.compile_error") == 1);
+	CHECK(jint(out, "$.problems[0].statuses.crashed") == 1);
+	CHECK(jint(out, "$.problems[0].statuses.timeout") == 1);
+	CHECK(jint(out, "$.problems[0].statuses.launch_error") == 1);
+	CHECK(jint(out, "$.problems[0].statuses.wrong_result") == 1);
+	CHECK(jint(out, "$.problems[0].best.config.MODE") == 0);
+	sqlite3 *d;
+	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
+	static const char *const want[][2] = {
+		{ "0", "ok" }, { "1", "crashed" }, { "2", "timeout" }, { "3", "launch_error" },
+		{ "4", "wrong_result" }, { "5", "compile_error" },
+	};
+	for (int i = 0; i < 6; i++) {
+		char q[512];
+		snprintf(q, sizeof q, "SELECT count(*) FROM results WHERE"
+		         " json_extract(config, '$.MODE') = %s AND status = '%s'", want[i][0],
+		         want[i][1]);
+		CHECK_MSG(tu_db_int(d, q, NULL) == 1, "MODE %s is not %s", want[i][0], want[i][1]);
+	}
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status <> 'ok' AND"
+	                   " (median_ns IS NOT NULL OR objective IS NOT NULL)", NULL) == 0);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'crashed' AND"
+	                   " message LIKE '%CUDA_ERROR_ILLEGAL_ADDRESS%'", NULL) == 1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'launch_error' AND"
+	                   " message LIKE '%CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES%'", NULL) == 1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'compile_error' AND"
+	                   " message LIKE '%MODE 5 does not compile%'", NULL) == 1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'wrong_result' AND"
+	                   " message LIKE 'y[0] = %, expected %'", NULL) == 1);
+	CHECK(tu_db_int(d, "SELECT json_extract(config, '$.MODE') FROM best WHERE"
+	                   " signature = (SELECT signature FROM runs WHERE kernel = 'faults')",
+	                NULL) == 0);
+	sqlite3_close(d);
+	OK("faults: ok, crashed, timeout, launch_error, wrong_result, compile_error; the best is "
+	   "MODE 0");
+}
+
+/* verify.against "reference": the reference kernel's output decides, not
+ * the default configuration's (MODE 4, wrong, is the default here); with
+ * --l2 both each configuration is measured warm and cold. */
+static void test_reference(void)
+{
+	char spec[TU_PATH], args[2 * TU_PATH];
+	const char *out;
+	spec_path(spec, "tests/tune-reference.json");
+	/* the same kernel (signature) and problem as tune-faults.json: its
+	 * results would be skipped, so another database */
+	char *slash = strrchr(db, '/');
+	snprintf(slash + 1, sizeof db - (size_t)(slash + 1 - db), "reference.db");
+	snprintf(args, sizeof args, "'%s' --json --l2 both", spec);
+	CHECK(tune(args, &out) == 0);
+	CHECK(jint(out, "$.problems[0].evaluated") == 2);
+	CHECK(jint(out, "$.problems[0].statuses.ok") == 2);
+	CHECK(jint(out, "$.problems[0].statuses.wrong_result") == 2);
+	CHECK(jint(out, "$.problems[0].best.config.MODE") == 0);
+	sqlite3 *d;
+	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok' AND"
+	                   " json_extract(config, '$.MODE') = 0 AND l2 IN ('warm', 'cold') AND"
+	                   " run_id = (SELECT max(id) FROM runs)", NULL) == 2);
+	sqlite3_close(d);
+	OK("verify against a reference kernel; --l2 both gives a warm and a cold row");
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.db_path = ":memory:";
+	kjit_engine *e = NULL;
+	kjit_status st = kjit_engine_open(&o, &e);
+	tu_skip_without_gpu(st, e);
+	CHECK_OK(st);
+	kjit_engine_close(e);
+	const char *build = getenv("KJIT_BUILDDIR");
+	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
+	CHECK_MSG(tu_exists(tool), "%s not built", tool);
+	CHECK(sqlite3_open(":memory:", &mem) == SQLITE_OK);
+	const char *dir = tu_tmpdir();
+	tu_path(db, dir, "tune.db");
+	if (argc < 2 || strcmp(argv[1], "faults") != 0)
+		test_saxpy();
+	if (argc < 2 || strcmp(argv[1], "saxpy") != 0) {
+		test_faults();
+		test_reference();
+	}
+	sqlite3_close(mem);
+	return 0;
+}

@@ -1,0 +1,296 @@
+/*
+ * test-tune-worker: what kjit-tune's GPU worker stands on, without a GPU:
+ * the worker protocol (each message round-trips, a truncated or foreign
+ * message is an error, frames over a pipe with a deadline and EOF), the
+ * arguments built from a spec (scalars, lengths, every fill, a missing or
+ * short file named in the error), the output comparison, a configuration
+ * as a launch (defines, flags, grid, block, shared memory), and the
+ * command itself without a GPU (it says why and exits 1).
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tune.h"
+
+static const char *dir;
+
+static kjit__spec *spec_from(const char *name, const char *text)
+{
+	char path[TU_PATH];
+	kjit__spec *spec;
+	tu_path(path, dir, name);
+	tu_write_file(path, text, strlen(text));
+	CHECK_OK(kjit__spec_load(path, &spec));
+	return spec;
+}
+
+/* Every shorter prefix of a message must fail to decode. */
+static void check_truncations(const kt_buf *whole, int type)
+{
+	for (size_t n = 0; n < whole->len; n++) {
+		kt_buf b = { .data = whole->data, .len = n, .cap = whole->cap };
+		kt_hello h;
+		kt_request q;
+		kt_reply r;
+		kjit_status st = type == KT_MSG_HELLO ? kt_hello_decode(&b, &h)
+		                 : type == KT_MSG_REQUEST ? kt_request_decode(&b, &q)
+		                                          : kt_reply_decode(&b, &r);
+		CHECK_MSG(st == KJIT_ERR_CORRUPT, "type %d cut to %zu of %zu bytes decoded", type, n,
+		          whole->len);
+	}
+}
+
+static void test_protocol(void)
+{
+	kt_buf b = { 0 };
+	kt_hello h = { .arch = "sm_90", .device_name = "NVIDIA H200 \"x\"",
+		       .device_key = "sm_90|NVIDIA H200|132|13000", .max_threads = 1024,
+		       .max_shared = 49152 }, h2;
+	kt_hello_encode(&b, &h);
+	CHECK(kt_msg_type(&b) == KT_MSG_HELLO);
+	CHECK_OK(kt_hello_decode(&b, &h2));
+	CHECK(!h2.error && strcmp(h2.arch, "sm_90") == 0 &&
+	      strcmp(h2.device_name, h.device_name) == 0 &&
+	      strcmp(h2.device_key, h.device_key) == 0 && h2.max_threads == 1024 &&
+	      h2.max_shared == 49152);
+	kt_hello_clear(&h2);
+	check_truncations(&b, KT_MSG_HELLO);
+	kt_hello he = { .error = "no GPU: CUDA_ERROR_NO_DEVICE" };
+	kt_hello_encode(&b, &he);
+	CHECK_OK(kt_hello_decode(&b, &h2));
+	CHECK(h2.error && strcmp(h2.error, he.error) == 0 && !h2.arch);
+	kt_hello_clear(&h2);
+
+	uint16_t cfg[3] = { 4, 0, 65535 };
+	kt_request q = { .problem = 2, .n_config = 3, .config = cfg, .cold_l2 = 1,
+		         .best_ns = 1234.5, .early_factor = 1.5, .max_ms = 800 }, q2;
+	kt_request_encode(&b, &q);
+	CHECK_OK(kt_request_decode(&b, &q2));
+	CHECK(q2.problem == 2 && q2.n_config == 3 && q2.config[0] == 4 && q2.config[1] == 0 &&
+	      q2.config[2] == 65535 && q2.cold_l2 == 1 && q2.best_ns == 1234.5 &&
+	      q2.early_factor == 1.5 && q2.max_ms == 800);
+	kt_request_clear(&q2);
+	check_truncations(&b, KT_MSG_REQUEST);
+	/* a hello is not a request; bytes left over are an error too */
+	kt_hello_encode(&b, &h);
+	CHECK_ST(kt_request_decode(&b, &q2), KJIT_ERR_CORRUPT);
+	kt_request_encode(&b, &q);
+	b.len++;
+	CHECK_ST(kt_request_decode(&b, &q2), KJIT_ERR_CORRUPT);
+	CHECK_CONTAINS(kjit_last_error(), "too long");
+
+	double samples[] = { 100.5, 101.25, -0.0, 1e300 };
+	kt_reply r = { .status = "stopped_early", .message = NULL, .timer = "cupti",
+		       .stop = "stopped_early", .regs = 32, .median_ns = 100.75, .spread_ns = 0.5,
+		       .min_ns = 100.5, .max_ns = 1e300, .samples = samples, .n_samples = 4 }, r2;
+	kt_reply_encode(&b, &r);
+	CHECK_OK(kt_reply_decode(&b, &r2));
+	CHECK(strcmp(r2.status, "stopped_early") == 0 && !r2.message &&
+	      strcmp(r2.timer, "cupti") == 0 && r2.regs == 32 && !r2.fatal &&
+	      r2.median_ns == 100.75 && r2.n_samples == 4 &&
+	      memcmp(r2.samples, samples, sizeof samples) == 0);
+	kt_reply_clear(&r2);
+	check_truncations(&b, KT_MSG_REPLY);
+	kt_reply bad = { .status = "fine" };
+	kt_reply_encode(&b, &bad);
+	CHECK_ST(kt_reply_decode(&b, &r2), KJIT_ERR_CORRUPT);
+	CHECK_CONTAINS(kjit_last_error(), "fine");
+	OK("hello, request and reply round-trip; truncated, foreign and long messages fail");
+
+	/* frames over a pipe */
+	int fd[2];
+	CHECK(pipe(fd) == 0);
+	kt_reply_encode(&b, &r);
+	CHECK_OK(kt_frame_write(fd[1], &b));
+	kt_begin_encode(&b);
+	CHECK_OK(kt_frame_write(fd[1], &b));
+	kt_buf in = { 0 };
+	CHECK(kt_frame_read(fd[0], &in, kjit__now_ns() + 1000000000ull, NULL) == KT_FRAME_OK);
+	CHECK_OK(kt_reply_decode(&in, &r2));
+	CHECK(r2.n_samples == 4);
+	kt_reply_clear(&r2);
+	CHECK(kt_frame_read(fd[0], &in, 0, NULL) == KT_FRAME_OK && kt_msg_type(&in) == KT_MSG_BEGIN);
+	uint64_t t0 = kjit__now_ns();
+	CHECK(kt_frame_read(fd[0], &in, t0 + 200000000ull, NULL) == KT_FRAME_TIMEOUT);
+	CHECK(kjit__now_ns() - t0 >= 190000000ull);
+	int stop = 1;
+	CHECK(kt_frame_read(fd[0], &in, 0, &stop) == KT_FRAME_STOP);
+	/* a frame cut short by the writer's end */
+	unsigned char part[6] = { 10, 0, 0, 0, KT_MSG_REPLY, 0 };
+	CHECK(write(fd[1], part, sizeof part) == (ssize_t)sizeof part);
+	close(fd[1]);
+	CHECK(kt_frame_read(fd[0], &in, 0, NULL) == KT_FRAME_EOF);
+	CHECK(kt_frame_read(fd[0], &in, 0, NULL) == KT_FRAME_EOF);
+	close(fd[0]);
+	/* a length no message has */
+	CHECK(pipe(fd) == 0);
+	unsigned char huge[4] = { 0xff, 0xff, 0xff, 0x7f };
+	CHECK(write(fd[1], huge, 4) == 4);
+	CHECK(kt_frame_read(fd[0], &in, 0, NULL) == KT_FRAME_ERROR);
+	CHECK_CONTAINS(kjit_last_error(), "frame of");
+	close(fd[0]);
+	close(fd[1]);
+	kt_buf_free(&in);
+	kt_buf_free(&b);
+	OK("frames: back to back, deadline, stop flag, EOF mid-frame, oversized length");
+}
+
+static void test_args(void)
+{
+	char raw[TU_PATH];
+	uint64_t vals[6] = { 7, 8, 9, 10, 11, 12 };
+	tu_path(raw, dir, "six.bin");
+	tu_write_file(raw, vals, sizeof vals);
+	kjit__spec *spec = spec_from(
+		"args.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": [{\"name\": \"B\", \"values\": [32, 64], \"roles\": [\"block_x\","
+		"   \"define\"]}, {\"name\": \"F\", \"values\": [\"\", \"--use_fast_math -lineinfo\"],"
+		"   \"roles\": [\"flags\"]}],"
+		" \"grid\": [\"(n + B - 1) / B\", \"m\"], \"shared_memory\": \"B * 4\","
+		" \"problems\": [{\"n\": 6, \"m\": 3}, {\"n\": 100, \"m\": 2}],"
+		" \"arguments\": ["
+		"  {\"name\": \"n2\", \"type\": \"int64\", \"value\": \"n * 2\"},"
+		"  {\"name\": \"a\", \"type\": \"float\", \"value\": 2.5},"
+		"  {\"name\": \"seq\", \"type\": \"int32\", \"length\": \"n\", \"fill\": \"sequence\","
+		"   \"value\": -2},"
+		"  {\"name\": \"c\", \"type\": \"double\", \"length\": \"n * m\", \"fill\": \"constant\","
+		"   \"value\": 0.25, \"access\": \"out\"},"
+		"  {\"name\": \"r\", \"type\": \"float\", \"length\": \"n\", \"seed\": 3,"
+		"   \"access\": \"inout\"},"
+		"  {\"name\": \"ri\", \"type\": \"uint32\", \"length\": \"n\"},"
+		"  {\"name\": \"f\", \"type\": \"uint64\", \"length\": 6, \"fill\": \"file\","
+		"   \"file\": \"six.bin\"}],"
+		" \"verify\": {\"atol\": 0.5, \"rtol\": 0.1}}");
+	kt_args *a;
+	CHECK_OK(kt_args_build(spec, 0, &a));
+	CHECK(a->n == 7);
+	int64_t n2;
+	float af;
+	memcpy(&n2, a->a[0].scalar, 8);
+	memcpy(&af, a->a[1].scalar, 4);
+	CHECK(n2 == 12 && af == 2.5f && a->a[0].elem == 8 && a->a[1].elem == 4);
+	const int32_t *seq = a->a[2].host;
+	CHECK(a->a[2].count == 6 && seq[0] == -2 && seq[5] == 3);
+	const double *c = a->a[3].host;
+	CHECK(a->a[3].count == 18 && c[0] == 0.25 && c[17] == 0.25 && a->a[3].elem == 8);
+	const float *r = a->a[4].host;
+	for (size_t i = 0; i < 6; i++)
+		CHECK(r[i] >= 0 && r[i] < 1);
+	CHECK(r[0] != r[1]);
+	const uint32_t *ri = a->a[5].host;
+	for (size_t i = 0; i < 6; i++)
+		CHECK(ri[i] < 1000);
+	CHECK(memcmp(a->a[6].host, vals, sizeof vals) == 0);
+	/* the same seed gives the same data */
+	kt_args *again;
+	CHECK_OK(kt_args_build(spec, 0, &again));
+	CHECK(memcmp(again->a[4].host, a->a[4].host, 6 * sizeof(float)) == 0);
+	kt_args_free(again);
+	OK("arguments: scalar expressions, lengths, sequence, constant, random, file");
+
+	/* comparison: |got - want| <= atol + rtol * |want| */
+	double want[3] = { 1, 10, NAN }, got[3] = { 1.5, 11.5, NAN };
+	size_t at;
+	double g, w;
+	CHECK(kt_compare("double", got, want, 3, 0.5, 0.1, &at, &g, &w));
+	got[1] = 11.6;
+	CHECK(!kt_compare("double", got, want, 3, 0.5, 0.1, &at, &g, &w));
+	CHECK(at == 1 && g == 11.6 && w == 10);
+	got[1] = 10;
+	got[2] = 0;
+	CHECK(!kt_compare("double", got, want, 3, 0.5, 0.1, &at, &g, &w) && at == 2);
+	int32_t iw[2] = { 5, -7 }, ig[2] = { 5, -8 };
+	CHECK(!kt_compare("int32", ig, iw, 2, 0, 0, &at, &g, &w) && at == 1 && g == -8);
+	CHECK(kt_compare("int32", ig, iw, 1, 0, 0, &at, &g, &w));
+	OK("comparison: tolerance, NaN, integers, first mismatch");
+
+	/* a configuration as a launch */
+	uint16_t cfg[2] = { 1, 1 };
+	kt_launch l;
+	CHECK_OK(kt_launch_make(spec, 1, cfg, &l));
+	CHECK(l.grid[0] == 2 && l.grid[1] == 2 && l.grid[2] == 1);
+	CHECK(l.block[0] == 64 && l.block[1] == 1 && l.block[2] == 1 && l.shared == 256);
+	CHECK(l.desc.n_defines == 1 && strcmp(l.desc.defines[0].name, "B") == 0 &&
+	      strcmp(l.desc.defines[0].value, "64") == 0);
+	CHECK(l.desc.n_flags == 2 && strcmp(l.desc.flags[0], "--use_fast_math") == 0 &&
+	      strcmp(l.desc.flags[1], "-lineinfo") == 0);
+	kt_launch_clear(&l);
+	kt_default_config(spec, cfg);
+	CHECK(cfg[0] == 0 && cfg[1] == 0);
+	CHECK_OK(kt_launch_make(spec, 0, cfg, &l));
+	CHECK(l.grid[0] == 1 && l.grid[1] == 3 && l.block[0] == 32 && l.desc.n_flags == 0);
+	kt_launch_clear(&l);
+	OK("a configuration as a launch: defines, flags, grid, block, shared memory");
+	kt_args_free(a);
+	kjit__spec_free(spec);
+
+	/* a file fill that is missing or too short is named */
+	spec = spec_from("missing.json",
+	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
+	                 " \"problems\": {\"n\": 4},"
+	                 " \"arguments\": [{\"name\": \"f\", \"type\": \"float\", \"length\": \"n\","
+	                 "   \"fill\": \"file\", \"file\": \"nothere.bin\"}]}");
+	CHECK_ST(kt_args_build(spec, 0, &a), KJIT_ERR_IO);
+	CHECK_CONTAINS(kjit_last_error(), "nothere.bin");
+	CHECK_CONTAINS(kjit_last_error(), "argument f");
+	kjit__spec_free(spec);
+	spec = spec_from("short.json",
+	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
+	                 " \"problems\": {\"n\": 100},"
+	                 " \"arguments\": [{\"name\": \"f\", \"type\": \"double\", \"length\": \"n\","
+	                 "   \"fill\": \"file\", \"file\": \"six.bin\"}]}");
+	CHECK_ST(kt_args_build(spec, 0, &a), KJIT_ERR_IO);
+	CHECK_CONTAINS(kjit_last_error(), "six.bin holds 48 bytes, 800 needed");
+	kjit__spec_free(spec);
+	spec = spec_from("zero.json",
+	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
+	                 " \"problems\": {\"n\": 4},"
+	                 " \"arguments\": [{\"name\": \"z\", \"type\": \"float\","
+	                 "   \"length\": \"n - 4\"}]}");
+	CHECK_ST(kt_args_build(spec, 0, &a), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "argument z: length 0");
+	kjit__spec_free(spec);
+	OK("a missing or short file fill and an empty buffer are errors naming them");
+}
+
+/* kjit-tune SPEC on a machine without a GPU: the worker says why. */
+static void test_no_gpu(void)
+{
+	const char *build = getenv("KJIT_BUILDDIR");
+	char tool[TU_PATH], spec[TU_PATH], out[8192], db[TU_PATH];
+	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
+	if (!tu_exists(tool))
+		return;
+	tu_path(db, dir, "tune.db");
+	/* tu_saxpy_path() is the .cu: the spec is next to it */
+	snprintf(spec, sizeof spec, "%s", tu_saxpy_path());
+	*strrchr(spec, '/') = '\0';
+	char *cmd = kjit__strdup_printf("KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s'"
+	                                " '%s/saxpy.json' --db '%s' 2>&1", tool, spec, db);
+	CHECK(cmd);
+	FILE *p = popen(cmd, "r");
+	CHECK(p);
+	size_t len = fread(out, 1, sizeof out - 1, p);
+	out[len] = '\0';
+	int status = pclose(p);
+	free(cmd);
+	CHECK(WIFEXITED(status));
+	CHECK_MSG(WEXITSTATUS(status) == 1, "exit %d: %s", WEXITSTATUS(status), out);
+	CHECK_CONTAINS(out, "the GPU worker cannot run");
+	OK("kjit-tune without a GPU: exit 1, the worker's reason");
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	dir = tu_tmpdir();
+	test_protocol();
+	test_args();
+	test_no_gpu();
+	return 0;
+}
