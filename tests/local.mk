@@ -105,3 +105,4 @@ include tests/nvtx.mk
 include tests/timing.mk
 include tests/tui.mk
 include tests/tune.mk
+include tests/api.mk
