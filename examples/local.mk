@@ -5,3 +5,10 @@ examples_saxpy_kjit_saxpy_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSAXPY_SOURCE='"$(abs_top_srcdir)/examples/saxpy/saxpy.cu"'
 examples_saxpy_kjit_saxpy_LDADD = libkjit.la -lm
 EXTRA_DIST += examples/saxpy/saxpy.cu
+
+noinst_PROGRAMS += examples/api/kjit-api-demo
+examples_api_kjit_api_demo_SOURCES = examples/api/kjit-api-demo.c
+examples_api_kjit_api_demo_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DKJIT_EXAMPLES='"$(abs_top_srcdir)/examples"'
+examples_api_kjit_api_demo_LDADD = libkjit.la -lm
+EXTRA_DIST += examples/api/sgemm.cu

@@ -75,7 +75,8 @@ typedef uint64_t kjit_devptr;
  *    default configuration).
  *  - ONLINE: successive launches of that problem each run a configuration
  *    proposed by a search (the whole space when it fits the budget, else
- *    the default, the nearest tuned one and a seeded random sample), timed
+ *    the configuration selected so far and a random sample seeded by the
+ *    signature and the problem), timed
  *    on the GPU, until the budget is spent; the best is then written to the
  *    database and used from then on. Every launch computes the kernel's
  *    result. The trial variants are compiled on the pool at first sight.
