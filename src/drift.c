@@ -20,11 +20,19 @@ static int cmp_double(const void *a, const void *b)
 
 void kjit__drift_sample(kjit_engine *e, uint64_t tag, double ns)
 {
-	uint64_t id = tag & ~KJIT__TAG_MEMO;
+	int trial = (tag & KJIT__TAG_TRIAL) != 0;
+	uint64_t id = trial ? (tag & ~(KJIT__TAG_MEMO | KJIT__TAG_TRIAL)) >> 24
+	                    : tag & ~KJIT__TAG_MEMO;
 	kjit_kernel *k = NULL;
 	kjit_variant *v = NULL;
 	pthread_mutex_lock(&e->lock);
 	kjit__memo_entry *en = id < e->n_memo_ids ? e->memo_by_id[id] : NULL;
+	if (trial) {
+		if (en)
+			kjit__online_sample(en, tag & 0xffffff, ns);
+		pthread_mutex_unlock(&e->lock);
+		return;
+	}
 	const kjit__choice *c = en ? atomic_load_explicit(&en->choice, memory_order_acquire) : NULL;
 	if (c && c->variant) {
 		v = c->variant;

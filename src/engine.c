@@ -169,8 +169,7 @@ void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel
 	kjit__telemetry_record(e->telemetry, &ev);
 }
 
-/* A profiled launch's duration, from CUPTI's buffer delivery. */
-static void profile_sink(void *ctx, uint64_t tag, double ns)
+void kjit__engine_sink(void *ctx, uint64_t tag, double ns)
 {
 	kjit_engine *e = ctx;
 	if (tag & KJIT__TAG_MEMO) {
@@ -287,7 +286,6 @@ static void start_profiling(kjit_engine *e)
 		e->profile_every = 0;
 		return;
 	}
-	kjit__timer_set_sink(timer, profile_sink, e);
 }
 
 kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
@@ -389,7 +387,7 @@ void kjit_engine_close(kjit_engine *e)
 	/* Online searches compiling on their threads end first. */
 	for (kjit_kernel *k = e->kernels; k; k = k->next)
 		if (k->tun)
-			kjit__tunable_stop(k->tun);
+			kjit__tunable_stop(k);
 	/* Its last tick reads the kernels and the timer: it goes first. */
 	if (e->telemetry)
 		kjit__telemetry_close(e->telemetry);

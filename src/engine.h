@@ -125,8 +125,13 @@ struct kjit_engine {
 	atomic_uint_fast64_t launch_seq;
 };
 
-/* The engine's timer, opened on first use. */
+/* The engine's timer, opened on first use, its sink kjit__engine_sink. */
 kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
+
+/* Where the durations of tagged launches arrive (from CUPTI's buffer
+ * delivery): a variant id (KJIT_PROFILE of kjit_variant_launch()), else a
+ * memo entry's tag (KJIT__TAG_MEMO), a trial's with KJIT__TAG_TRIAL. */
+void kjit__engine_sink(void *ctx, uint64_t tag, double ns);
 
 /* Records a telemetry event about a kernel (and variant, may be NULL)
  * when telemetry is on. */
@@ -438,6 +443,8 @@ typedef struct kjit__tunable {
 } kjit__tunable;
 
 #define KJIT__TAG_MEMO (UINT64_C(1) << 63) /* a profiled kjit_launch() */
+/* An online trial: entry id << 24 | sample slot. */
+#define KJIT__TAG_TRIAL (UINT64_C(1) << 62)
 
 /* The hash of a problem. */
 static inline uint64_t kjit__problem_hash(const int64_t *v, size_t n)
@@ -452,7 +459,7 @@ static inline uint64_t kjit__problem_hash(const int64_t *v, size_t n)
 }
 
 /* At engine close: stop (join) online searches, then free. */
-void kjit__tunable_stop(kjit__tunable *t);
+void kjit__tunable_stop(kjit_kernel *k);
 void kjit__tunable_free(kjit__tunable *t);
 
 /* Finds or makes (selection included) the entry of a problem; under no
@@ -490,6 +497,11 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en);
 kjit_status kjit__online_launch(kjit_kernel *k, kjit__memo_entry *en, void **args,
                                 CUstream stream);
 void kjit__online_free(kjit__online *o);
+/* Takes en's search away from the sink (under the engine lock); the
+ * caller frees it. */
+kjit__online *kjit__online_detach(kjit_engine *engine, kjit__memo_entry *en);
+/* A trial's duration (under the engine lock, from the sink). */
+void kjit__online_sample(kjit__memo_entry *en, uint64_t slot, double ns);
 
 /* Drift: a profiled duration of a memoised launch (from the timer's sink),
  * and the writer's tick that marks drifted rows stale. */

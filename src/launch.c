@@ -268,13 +268,13 @@ kjit_status kjit__memo_get(kjit_kernel *k, const int64_t *values, kjit__memo_ent
 	return st;
 }
 
-void kjit__tunable_stop(kjit__tunable *t)
+void kjit__tunable_stop(kjit_kernel *k)
 {
+	kjit__tunable *t = k->tun;
 	pthread_mutex_lock(&t->lock);
-	for (kjit__memo_entry *en = t->entries; en; en = en->next_all) {
-		kjit__online_free(en->online);
-		en->online = NULL;
-	}
+	for (kjit__memo_entry *en = t->entries; en; en = en->next_all)
+		if (en->online)
+			kjit__online_free(kjit__online_detach(k->engine, en));
 	pthread_mutex_unlock(&t->lock);
 }
 

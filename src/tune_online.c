@@ -40,6 +40,24 @@ static void trials_free(kjit__online *o)
 	free(o->trials);
 }
 
+void kjit__online_sample(kjit__memo_entry *en, uint64_t slot, double ns)
+{
+	kjit__online *o = en->online;
+	if (!o || slot >= o->n * o->samples)
+		return;
+	o->trials[slot / o->samples].samples[slot % o->samples] = ns;
+}
+
+kjit__online *kjit__online_detach(kjit_engine *e, kjit__memo_entry *en)
+{
+	kjit__online *o = en->online;
+	/* the sink reads en->online under the engine lock */
+	pthread_mutex_lock(&e->lock);
+	en->online = NULL;
+	pthread_mutex_unlock(&e->lock);
+	return o;
+}
+
 void kjit__online_free(kjit__online *o)
 {
 	if (!o)
@@ -150,6 +168,8 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 		o->n++;
 		if (!tr->config || !tr->samples)
 			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		for (size_t r = 0; tr->samples && r < o->samples; r++)
+			tr->samples[r] = INFINITY; /* until its duration arrives */
 	}
 	free(idx);
 	if (st == KJIT_OK && o->n == 0)
@@ -168,7 +188,9 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 		free(o);
 		return st;
 	}
+	pthread_mutex_lock(&e->lock);
 	en->online = o;
+	pthread_mutex_unlock(&e->lock);
 	atomic_store_explicit(&en->slow, 1, memory_order_release);
 	return KJIT_OK;
 }
@@ -239,6 +261,36 @@ static kjit_status finish(kjit__online *o)
 	return st;
 }
 
+/* One trial launch: tagged, its duration delivered later to the sink
+ * (CUPTI); else timed at once (CUDA events). */
+static kjit_status trial_launch(kjit_kernel *k, kjit__memo_entry *en, trial *tr, size_t slot,
+                                void **args, CUstream stream)
+{
+	kjit_engine *e = k->engine;
+	kjit__timer *timer;
+	kjit__launch la = { e->cu, tr->v->function, tr->grid, tr->block, tr->shared, args };
+	kjit_status st = kjit__engine_timer(e, &timer);
+	if (st == KJIT_OK)
+		st = kjit__engine_ctx(e);
+	if (st == KJIT_OK)
+		st = kjit__timer_launch_tagged(timer, kjit__launch_once, &la, stream,
+		                               KJIT__TAG_MEMO | KJIT__TAG_TRIAL |
+		                                       (en->tag & ~KJIT__TAG_MEMO) << 24 | slot);
+	if (st == KJIT_ERR_NOT_FOUND) {
+		double ns = INFINITY;
+		pthread_mutex_lock(&e->timer_lock);
+		st = kjit__timer_run(timer, kjit__launch_once, &la, stream, 1, 0, &ns);
+		pthread_mutex_unlock(&e->timer_lock);
+		pthread_mutex_lock(&e->lock);
+		if (st == KJIT_OK)
+			kjit__online_sample(en, slot, ns);
+		pthread_mutex_unlock(&e->lock);
+	}
+	if (st == KJIT_OK)
+		atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
+	return st;
+}
+
 kjit_status kjit__online_launch(kjit_kernel *k, kjit__memo_entry *en, void **args,
                                 CUstream stream)
 {
@@ -251,35 +303,32 @@ kjit_status kjit__online_launch(kjit_kernel *k, kjit__memo_entry *en, void **arg
 	trial *tr = &o->trials[i];
 	kjit_status st = KJIT_OK;
 	o->issued++;
-	if (tr->v) {
-		kjit__timer *timer;
-		double ns = INFINITY;
-		kjit__launch la = { e->cu, tr->v->function, tr->grid, tr->block, tr->shared, args };
-		if ((st = kjit__engine_timer(e, &timer)) == KJIT_OK &&
-		    (st = kjit__engine_ctx(e)) == KJIT_OK) {
-			pthread_mutex_lock(&e->timer_lock);
-			st = kjit__timer_run(timer, kjit__launch_once, &la, stream, 1, 0, &ns);
-			pthread_mutex_unlock(&e->timer_lock);
-			atomic_fetch_add_explicit(&k->launches, 1, memory_order_relaxed);
-		}
-		tr->samples[round] = st == KJIT_OK ? ns : INFINITY;
-		if (st != KJIT_OK) {
-			/* A configuration the driver refuses is dropped; the
-			 * launch falls to the choice so that the result is computed. */
-			tr->v = NULL;
-			st = kjit__entry_serve(k, en, args, stream);
-		}
-	} else {
-		st = kjit__entry_serve(k, en, args, stream);
+	if (tr->v && (st = trial_launch(k, en, tr, i * o->samples + round, args, stream)) !=
+	                     KJIT_OK) {
+		/* A configuration the driver refuses is dropped; the launch
+		 * falls to the choice so that the result is computed. */
+		tr->v = NULL;
 	}
+	if (!tr->v)
+		st = kjit__entry_serve(k, en, args, stream);
 	if (o->issued == o->n * o->samples) {
-		kjit_status fs = finish(o);
+		/* Every trial issued: wait for them once, collect the
+		 * durations, choose. */
+		kjit__timer *timer;
+		CUresult r = e->cu->cuCtxSynchronize();
+		if (r == CUDA_SUCCESS && kjit__engine_timer(e, &timer) == KJIT_OK) {
+			pthread_mutex_lock(&e->timer_lock);
+			(void)kjit__timer_poll(timer);
+			pthread_mutex_unlock(&e->timer_lock);
+		}
+		kjit__online_detach(e, en); /* no sample arrives after this */
+		kjit_status fs = r == CUDA_SUCCESS ? finish(o)
+		                                   : kjit__cu_fail(KJIT_ERR_CUDA, r, "cuCtxSynchronize");
 		if (fs != KJIT_OK)
 			(void)kjit__engine_fail(e, fs);
-		en->online = NULL;
+		kjit__online_free(o);
 		en->searched = 1;
 		atomic_store_explicit(&en->stale, 0, memory_order_relaxed);
-		kjit__online_free(o);
 		if (atomic_load_explicit(&en->choice, memory_order_relaxed)->fn)
 			atomic_store_explicit(&en->slow, 0, memory_order_release);
 	}
