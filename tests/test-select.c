@@ -248,12 +248,33 @@ int main(int argc, char **argv)
 	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 2 &&
 	      sqlite3_column_int(q, 1) == 6);
 	sqlite3_finalize(q);
-	CHECK_OK(kjit__store_best_stale(e->store, tune_sig, DEV, "{\"n\":123456}"));
+	/* Drift: sampled times within the threshold leave the row; beyond
+	 * it over a full window, the entry and (at the writer's tick) the
+	 * row turn stale. */
+	int64_t pn = 123456;
+	kjit__memo_entry *en;
+	CHECK_OK(kjit__memo_get(ks, &pn, &en));
+	for (int i = 0; i < 16; i++)
+		kjit__drift_sample(e, en->tag, 795 * 1.25);
+	CHECK(!explain(ks, 123456).stale);
+	for (int i = 0; i < 7; i++)
+		kjit__drift_sample(e, en->tag, 795 * 2.0);
+	CHECK(!explain(ks, 123456).stale); /* the median is still within */
+	for (int i = 0; i < 16; i++)
+		kjit__drift_sample(e, en->tag, 795 * 2.0);
+	CHECK(explain(ks, 123456).stale);
+	CHECK(atomic_load(&en->retune) == 0); /* policy off: no re-tune */
+	kjit__drift_flush(e);
+	CHECK_SQL(db, sqlite3_prepare_v2(db, "SELECT stale FROM best WHERE"
+	                                 " problem = '{\"n\":123456}'", -1, &q, NULL), SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 1);
+	sqlite3_finalize(q);
+	OK("drift: 1.25x keeps the row, 2x over the window marks the entry and the row stale");
 	kjit_engine_close(e);
 	e = engine_as(DEV);
 	CHECK_OK(kjit_kernel_create_from_spec(e, spec_path, &ks));
 	CHECK(strcmp(explain(ks, 123456).rule, "exact") != 0);
-	OK("online results: results rows and the best row written, read back, then marked stale");
+	OK("online results: results rows and the best row written, read back, stale rows skipped");
 
 	/* 16 threads over 300 problems: one entry (one configuration
 	 * pointer) per problem, the table grown under them. */
