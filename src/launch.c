@@ -21,7 +21,7 @@ static kjit__memo_entry *memo_find(const kjit__memo *m, const int64_t *values, s
 		kjit__memo_entry *en = atomic_load_explicit(&m->slots[i], memory_order_acquire);
 		if (!en)
 			return NULL;
-		if (en->hash == h && memcmp(en->values, values, n * sizeof *values) == 0)
+		if (en->hash == h && (!n || memcmp(en->values, values, n * sizeof *values) == 0))
 			return en;
 	}
 }
@@ -147,7 +147,8 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 		free(en);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
-	memcpy(en->values, values, t->n * sizeof *values);
+	if (t->n)
+		memcpy(en->values, values, t->n * sizeof *values);
 	en->hash = h;
 	en->kernel = k;
 	atomic_init(&en->choice, NULL);

@@ -57,7 +57,7 @@ kjit__rule kjit__select(const kjit__best_row *rows, size_t n_rows, const int64_t
 			continue;
 		double d = log_distance(r->values, values, n);
 		int same_device = device_key[0] && strcmp(r->device_key, device_key) == 0;
-		int exact = same_device && memcmp(r->values, values, n * sizeof *values) == 0;
+		int exact = same_device && (!n || memcmp(r->values, values, n * sizeof *values) == 0);
 		int k = exact ? 0 : same_device ? 1 : 2;
 		if (pick[k] < 0 || better(r, d, &rows[pick[k]], dist[k])) {
 			pick[k] = (int64_t)i;

@@ -11,6 +11,11 @@
 
 #include "engine.h"
 
+/* The public roles are the spec's. */
+_Static_assert(KJIT_ROLE_BLOCK_X == KJIT__ROLE_BLOCK_X && KJIT_ROLE_BLOCK_Y == KJIT__ROLE_BLOCK_Y &&
+               KJIT_ROLE_BLOCK_Z == KJIT__ROLE_BLOCK_Z && KJIT_ROLE_DEFINE == KJIT__ROLE_DEFINE &&
+               KJIT_ROLE_FLAGS == KJIT__ROLE_FLAGS, "kjit.h and engine.h roles differ");
+
 static int is_ident(const char *s)
 {
 	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))

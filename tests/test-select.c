@@ -335,6 +335,16 @@ int main(int argc, char **argv)
 	CHECK_ST(kjit_kernel_create_from_spec(e, bad_spec, &k), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "bad.json: kernel.source");
 	OK("bad descriptions and specs are refused, naming the field");
+	/* A kernel keyed by no size at all: one problem. */
+	d = saxpy_desc(params);
+	d.grid[0] = "1";
+	d.n_problem = 0;
+	d.problem_names = NULL;
+	CHECK_OK(kjit_kernel_create_tunable(e, &d, &k));
+	CHECK_OK(kjit_explain(k, NULL, 0, &x));
+	CHECK(strcmp(x.rule, "default") == 0 && strcmp(x.config, "{\"BLOCK_SIZE\":256,"
+	                                                   "\"ITEMS_PER_THREAD\":1}") == 0);
+	OK("a kernel with no problem sizes: one choice");
 	kjit_engine_close(e);
 
 	/* KJIT_TUNE and KJIT_DRIFT. */
