@@ -41,3 +41,4 @@ EXTRA_DIST += bench/run-benchmarks bench/heavy.cu
 include bench/timing.mk
 include bench/tui.mk
 include bench/tune.mk
+include bench/api.mk

@@ -6,3 +6,10 @@ examples_saxpy_kjit_saxpy_CPPFLAGS = $(AM_CPPFLAGS) \
 examples_saxpy_kjit_saxpy_LDADD = libkjit.la -lm
 EXTRA_DIST += examples/saxpy/saxpy.cu
 include examples/tune.mk
+
+noinst_PROGRAMS += examples/api/kjit-api-demo
+examples_api_kjit_api_demo_SOURCES = examples/api/kjit-api-demo.c
+examples_api_kjit_api_demo_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DKJIT_EXAMPLES='"$(abs_top_srcdir)/examples"'
+examples_api_kjit_api_demo_LDADD = libkjit.la -lm
+EXTRA_DIST += examples/api/sgemm.cu

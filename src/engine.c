@@ -169,10 +169,13 @@ void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel
 	kjit__telemetry_record(e->telemetry, &ev);
 }
 
-/* A profiled launch's duration, from CUPTI's buffer delivery. */
-static void profile_sink(void *ctx, uint64_t tag, double ns)
+void kjit__engine_sink(void *ctx, uint64_t tag, double ns)
 {
 	kjit_engine *e = ctx;
+	if (tag & KJIT__TAG_MEMO) {
+		kjit__drift_sample(e, tag, ns);
+		return;
+	}
 	pthread_mutex_lock(&e->lock);
 	kjit_variant *v = tag < e->n_ids ? e->by_id[tag] : NULL;
 	pthread_mutex_unlock(&e->lock);
@@ -206,6 +209,47 @@ static void engine_sampler(void *ctx, kjit__telemetry *t)
 			kjit__engine_event(e, KJIT__EV_LAUNCH, k, NULL, NULL, NAN, (int64_t)new_launches);
 	}
 	pthread_mutex_unlock(&e->lock);
+	kjit__drift_flush(e);
+}
+
+/* The tuning policy ($KJIT_TUNE when the options leave it) and the drift
+ * threshold ($KJIT_DRIFT). */
+static kjit_status tuning_options(kjit_engine *e, const kjit_engine_options *o)
+{
+	e->tune = o->tune;
+	if (e->tune == KJIT_TUNE_ENV) {
+		const char *env = getenv("KJIT_TUNE");
+		if (!env || !*env || strcmp(env, "off") == 0)
+			e->tune = KJIT_TUNE_OFF;
+		else if (strcmp(env, "online") == 0)
+			e->tune = KJIT_TUNE_ONLINE;
+		else if (strcmp(env, "background") == 0)
+			e->tune = KJIT_TUNE_BACKGROUND;
+		else
+			return kjit__error(KJIT_ERR_INVALID_ARG, "KJIT_TUNE='%s': expected off, online "
+			                   "or background", env);
+	} else if (e->tune != KJIT_TUNE_OFF && e->tune != KJIT_TUNE_ONLINE &&
+	           e->tune != KJIT_TUNE_BACKGROUND) {
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: unknown tuning policy %d",
+		                   (int)e->tune);
+	}
+	e->tune_variants = o->tune_variants ? o->tune_variants : 32;
+	e->tune_samples = o->tune_samples ? o->tune_samples : 3;
+	e->drift_threshold = o->drift_threshold;
+	const char *drift = getenv("KJIT_DRIFT");
+	if (e->drift_threshold == 0 && drift && *drift) {
+		char *end = NULL;
+		e->drift_threshold = strtod(drift, &end);
+		if (end == drift || *end || !(e->drift_threshold > 1))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "KJIT_DRIFT='%s': expected a slowdown "
+			                   "factor above 1 (1.3: 30%% slower)", drift);
+	}
+	if (e->drift_threshold == 0)
+		e->drift_threshold = 1.3;
+	if (!(e->drift_threshold > 1))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: drift_threshold %g: "
+		                   "expected a factor above 1", e->drift_threshold);
+	return KJIT_OK;
 }
 
 /* KJIT_TELEMETRY=0|1 (default 1) and KJIT_PROFILE=<rate in [0, 1]>. */
@@ -242,7 +286,6 @@ static void start_profiling(kjit_engine *e)
 		e->profile_every = 0;
 		return;
 	}
-	kjit__timer_set_sink(timer, profile_sink, e);
 }
 
 kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
@@ -283,6 +326,8 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		goto fail;
 	if (e->cache_max <= 0)
 		e->cache_max = KJIT__DEFAULT_CACHE_MAX;
+	if ((st = tuning_options(e, opts)) != KJIT_OK)
+		goto fail;
 
 	if (opts->db_path && *opts->db_path)
 		e->db_path = strdup(opts->db_path);
@@ -339,6 +384,10 @@ void kjit_engine_close(kjit_engine *e)
 {
 	if (!e)
 		return;
+	/* Online searches compiling on their threads end first. */
+	for (kjit_kernel *k = e->kernels; k; k = k->next)
+		if (k->tun)
+			kjit__tunable_stop(k);
 	/* Its last tick reads the kernels and the timer: it goes first. */
 	if (e->telemetry)
 		kjit__telemetry_close(e->telemetry);
@@ -363,6 +412,7 @@ void kjit_engine_close(kjit_engine *e)
 	}
 	for (kjit_kernel *k = e->kernels, *next; k; k = next) {
 		next = k->next;
+		kjit__tunable_free(k->tun);
 		free(k->name);
 		free(k->source);
 		free(k->params);
@@ -370,6 +420,7 @@ void kjit_engine_close(kjit_engine *e)
 	}
 	kjit__vtable_free(&e->table);
 	free(e->by_id);
+	free(e->memo_by_id);
 	if (e->ctx)
 		e->cu->cuDevicePrimaryCtxRelease(e->device);
 	kjit__store_close(e->store);

@@ -73,6 +73,7 @@ struct kjit_kernel {
 	uint64_t memory_hits, reported_hits;      /* under the engine lock */
 	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
 	uint64_t reported_launches;               /* the telemetry sampler's */
+	struct kjit__tunable *tun;                /* NULL for a plain kernel */
 	struct kjit_kernel *next;
 };
 
@@ -111,6 +112,12 @@ struct kjit_engine {
 	kjit_variant **by_id;
 	size_t n_ids, cap_ids;
 
+	kjit_tune_policy tune;     /* never KJIT_TUNE_ENV once open */
+	unsigned tune_variants, tune_samples;
+	double drift_threshold;
+	struct kjit__memo_entry **memo_by_id; /* profiled memo launches' tags, under lock */
+	size_t n_memo_ids, cap_memo_ids;
+
 	pthread_mutex_t timer_lock;
 	kjit__timer *timer;        /* made on first measurement or for profiling */
 	kjit__telemetry *telemetry; /* NULL with KJIT_TELEMETRY=0 */
@@ -118,8 +125,13 @@ struct kjit_engine {
 	atomic_uint_fast64_t launch_seq;
 };
 
-/* The engine's timer, opened on first use. */
+/* The engine's timer, opened on first use, its sink kjit__engine_sink. */
 kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
+
+/* Where the durations of tagged launches arrive (from CUPTI's buffer
+ * delivery): a variant id (KJIT_PROFILE of kjit_variant_launch()), else a
+ * memo entry's tag (KJIT__TAG_MEMO), a trial's with KJIT__TAG_TRIAL. */
+void kjit__engine_sink(void *ctx, uint64_t tag, double ns);
 
 /* Records a telemetry event about a kernel (and variant, may be NULL)
  * when telemetry is on. */
@@ -307,5 +319,193 @@ char *kjit__space_config_json(const kjit__space *space, size_t index);
  * the runs, results and best tables hold); malloc'ed. */
 char *kjit__config_json(const kjit__space *space, size_t index);
 char *kjit__problem_json(const kjit__problem *problem);
+
+/* ---- best rows (store_best.c) ------------------------------------------ */
+
+/* A row of the best table, parsed against a kernel's spec. */
+typedef struct kjit__best_row {
+	char *device_key, *problem, *config, *nvrtc;
+	double median_ns;
+	int stale;
+	int64_t *values;   /* the problem's sizes in the kernel's order */
+	uint16_t *cfg;     /* value index per parameter */
+	int usable;        /* every size named and every value found */
+} kjit__best_row;
+
+/* Rows of signature whose device key starts with "arch|"; names[n] are the
+ * kernel's problem sizes. The caller frees them with kjit__best_rows_free(). */
+kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
+                                  const char *const *names, size_t n, const char *signature,
+                                  const char *arch, kjit__best_row **rows, size_t *n_rows);
+void kjit__best_rows_free(kjit__best_row *rows, size_t n);
+
+/* One timed configuration of an online search. */
+typedef struct kjit__trial_result {
+	const char *config;    /* JSON */
+	const char *binary_key;
+	const char *timer;
+	double median_ns, spread_ns, min_ns, max_ns;
+	const double *samples;
+	size_t n_samples;
+} kjit__trial_result;
+
+/* Records results rows for the trials and makes trials[best] the best row
+ * (stale cleared), in one transaction. */
+kjit_status kjit__store_best_commit(kjit__store *store, const char *signature,
+                                    const char *device_key, const char *problem,
+                                    const char *arch, const kjit__trial_result *trials,
+                                    size_t n, size_t best);
+
+/* Marks a best row stale. */
+kjit_status kjit__store_best_stale(kjit__store *store, const char *signature,
+                                   const char *device_key, const char *problem);
+
+/* ---- selection (select.c) ---------------------------------------------- */
+
+typedef enum kjit__rule {
+	KJIT__RULE_EXACT,
+	KJIT__RULE_NEAREST,
+	KJIT__RULE_SAME_ARCH,
+	KJIT__RULE_DEFAULT,
+	KJIT__RULE_ONLINE
+} kjit__rule;
+
+const char *kjit__rule_name(kjit__rule rule);
+
+/* Chooses among rows for problem values[] (sizes in the kernel's order):
+ * exact on device_key, else nearest on device_key (log distance), else
+ * nearest on another device, skipping stale rows, rows of another NVRTC
+ * than nvrtc and configurations outside space. Ties: smaller distance,
+ * then lower median, then problem text, then device key. *row is the
+ * chosen index, or -1 with rule DEFAULT. */
+kjit__rule kjit__select(const kjit__best_row *rows, size_t n_rows, const int64_t *values,
+                        size_t n, const char *device_key, const char *nvrtc,
+                        const kjit__space *space, int64_t *row);
+
+/* ---- tunable kernels (tunable.c, launch.c, tune_online.c) ------------- */
+
+/* The launch of one configuration for one problem: immutable once
+ * published, freed at engine close. */
+typedef struct kjit__choice {
+	kjit_variant *variant;  /* NULL until loaded */
+	CUfunction fn;
+	unsigned grid[3], block[3], shared;
+	kjit__rule rule;
+	size_t index;           /* in the problem's space */
+	char *config, *problem, *device_key; /* explanation texts */
+	double median_ns;
+	struct kjit__choice *older; /* the choices it replaced */
+} kjit__choice;
+
+typedef struct kjit__online kjit__online;
+
+/* One memoised problem. */
+typedef struct kjit__memo_entry {
+	uint64_t hash;
+	kjit_kernel *kernel;
+	int64_t *values;
+	char *problem_json;
+	_Atomic(kjit__choice *) choice;
+	atomic_int slow;        /* 1: the hot path cannot serve it (not loaded, tuning) */
+	atomic_int stale;
+	atomic_int retune;      /* drift asks online tuning for a new search */
+	kjit__space *space;     /* built at first sight */
+	kjit__spec *pspec;      /* the spec the space points at (this problem only) */
+	kjit__problem prob;
+	kjit__online *online;   /* tuning state, NULL when none */
+	uint64_t tag;           /* profiled launches' tag */
+	double window[16];      /* sampled durations for drift (under engine lock) */
+	size_t n_window;
+	int drift_pending;      /* marked stale here, the row not yet */
+	int searched;           /* an online search ran (under the kernel's lock) */
+	struct kjit__memo_entry *next_all;
+} kjit__memo_entry;
+
+/* Open-addressing table of entries, published with an atomic pointer;
+ * slots are written once (atomically) under the kernel's lock; a full
+ * table is copied into a larger one, the old kept until close. */
+typedef struct kjit__memo {
+	size_t cap; /* power of two */
+	size_t count;
+	struct kjit__memo *older;
+	_Atomic(kjit__memo_entry *) slots[];
+} kjit__memo;
+
+typedef struct kjit__tunable {
+	kjit__spec *spec;        /* params, restrictions, grid, shared, flags */
+	char **names;            /* problem sizes, launch order */
+	size_t n;
+	kjit_grid_fn grid_fn;
+	void *grid_user;
+	_Atomic(kjit__memo *) memo;
+	pthread_mutex_t lock;    /* writers of the memo, choices, online state */
+	kjit__memo_entry *entries;
+} kjit__tunable;
+
+#define KJIT__TAG_MEMO (UINT64_C(1) << 63) /* a profiled kjit_launch() */
+/* An online trial: entry id << 24 | sample slot. */
+#define KJIT__TAG_TRIAL (UINT64_C(1) << 62)
+
+/* The hash of a problem. */
+static inline uint64_t kjit__problem_hash(const int64_t *v, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint64_t)v[i];
+		h *= 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* At engine close: stop (join) online searches, then free. */
+void kjit__tunable_stop(kjit_kernel *k);
+void kjit__tunable_free(kjit__tunable *t);
+
+/* Finds or makes (selection included) the entry of a problem; under no
+ * lock, takes the kernel's. */
+kjit_status kjit__memo_get(kjit_kernel *k, const int64_t *values, kjit__memo_entry **out);
+
+/* The variant description and launch dimensions of configuration index of
+ * an entry's space. */
+typedef struct kjit__config_desc {
+	kjit_variant_desc desc;
+	kjit_define defines[64];
+	const char *flags[128];
+	char *text; /* owns the strings */
+} kjit__config_desc;
+kjit_status kjit__config_desc_make(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
+                                   kjit__config_desc *out);
+void kjit__config_desc_free(kjit__config_desc *d);
+kjit_status kjit__launch_dims(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
+                              unsigned grid[3], unsigned block[3], unsigned *shared);
+
+/* Makes a choice for index of en's space (dims, explanation texts). */
+kjit_status kjit__choice_make(kjit_kernel *k, kjit__memo_entry *en, size_t index,
+                              kjit__rule rule, const kjit__best_row *row, kjit__choice **out);
+/* Under t->lock: loads en's choice (through the cache) and launches it. */
+kjit_status kjit__entry_serve(kjit_kernel *k, kjit__memo_entry *en, void **args,
+                              CUstream stream);
+/* Publishes c as en's choice (the old one kept until close). Under t->lock. */
+void kjit__choice_publish(kjit__memo_entry *en, kjit__choice *c);
+
+/* Online tuning (tune_online.c). start: under t->lock, begins a search for
+ * en (compiling its trials now or on a thread). launch: under t->lock,
+ * runs the next trial launch (or the choice while trials compile); sets
+ * *done when the search committed. free: at close. */
+kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en);
+kjit_status kjit__online_launch(kjit_kernel *k, kjit__memo_entry *en, void **args,
+                                CUstream stream);
+void kjit__online_free(kjit__online *o);
+/* Takes en's search away from the sink (under the engine lock); the
+ * caller frees it. */
+kjit__online *kjit__online_detach(kjit_engine *engine, kjit__memo_entry *en);
+/* A trial's duration (under the engine lock, from the sink). */
+void kjit__online_sample(kjit__memo_entry *en, uint64_t slot, double ns);
+
+/* Drift: a profiled duration of a memoised launch (from the timer's sink),
+ * and the writer's tick that marks drifted rows stale. */
+void kjit__drift_sample(kjit_engine *engine, uint64_t tag, double ns);
+void kjit__drift_flush(kjit_engine *engine);
 
 #endif /* KJIT_ENGINE_H */

@@ -68,6 +68,32 @@ typedef uint64_t kjit_devptr;
 /* Engine flags. */
 #define KJIT_ENGINE_NO_GPU 0x1u /* never touch the driver: compile and cache only */
 
+/*
+ * Tuning policies of kjit_launch() for a problem that has no tuned result
+ * for this device (no exact row in the database):
+ *  - OFF: use what the database has (nearest problem, same arch, else the
+ *    default configuration).
+ *  - ONLINE: successive launches of that problem each run a configuration
+ *    proposed by a search (the whole space when it fits the budget, else
+ *    the configuration selected so far and a random sample seeded by the
+ *    signature and the problem), timed
+ *    on the GPU, until the budget is spent; the best is then written to the
+ *    database and used from then on. Every launch computes the kernel's
+ *    result. The trial variants are compiled on the pool at first sight.
+ *  - BACKGROUND: as ONLINE, but the first launch runs the selected variant
+ *    at once while a thread compiles the trial variants; the trials start
+ *    once they are all compiled, so no launch waits on NVRTC for more than
+ *    the first variant.
+ * KJIT_TUNE_ENV (the default) reads $KJIT_TUNE=off|online|background
+ * (unset: off); any other value fails kjit_engine_open() naming it.
+ */
+typedef enum kjit_tune_policy {
+	KJIT_TUNE_ENV = 0,
+	KJIT_TUNE_OFF,
+	KJIT_TUNE_ONLINE,
+	KJIT_TUNE_BACKGROUND
+} kjit_tune_policy;
+
 typedef struct kjit_engine_options {
 	/* Database path; NULL for the default: $KJIT_DB, else
 	 * $XDG_CACHE_HOME/kjit/kjit.db, else ~/.cache/kjit/kjit.db.
@@ -87,6 +113,17 @@ typedef struct kjit_engine_options {
 	int64_t cache_max_bytes;
 	/* KJIT_ENGINE_* flags. */
 	unsigned flags;
+	/* How kjit_launch() treats a problem with no tuned result on this
+	 * device (see kjit_tune_policy); KJIT_TUNE_ENV reads $KJIT_TUNE. */
+	kjit_tune_policy tune;
+	/* Online tuning budget: at most this many configurations (0: 32), each
+	 * timed over this many launches (0: 3). */
+	unsigned tune_variants;
+	unsigned tune_samples;
+	/* Drift: a memoised variant whose sampled launches (KJIT_PROFILE) run
+	 * this many times slower than its stored timing is marked stale; 0
+	 * keeps the default ($KJIT_DRIFT, else 1.3). */
+	double drift_threshold;
 } kjit_engine_options;
 
 /* Fills *opts with the defaults (device 0, default database, arch from
@@ -298,6 +335,117 @@ kjit_status kjit_variant_measure(kjit_variant *variant, const unsigned grid[3],
                                  kjit_stream stream, void **args,
                                  const kjit_measure_options *opts, kjit_measurement *out);
 void kjit_measurement_free(kjit_measurement *m);
+
+/*
+ * Tunable kernels: a kernel with its space of configurations, launched by
+ * problem size through kjit_launch(), which picks the variant from the
+ * database. The model is the one of a kjit-tune spec (doc/spec-format.md):
+ * parameters with value lists and roles, restrictions, grid and shared
+ * memory formulas over the parameters and the problem sizes.
+ */
+
+/* Roles of a parameter; one parameter may have several. 0 means DEFINE. */
+#define KJIT_ROLE_BLOCK_X 0x1u /* the block's x dimension (values: integers >= 1) */
+#define KJIT_ROLE_BLOCK_Y 0x2u
+#define KJIT_ROLE_BLOCK_Z 0x4u
+#define KJIT_ROLE_DEFINE 0x8u  /* -DNAME=value */
+#define KJIT_ROLE_FLAGS 0x10u  /* the value is NVRTC flags, split on spaces */
+
+typedef struct kjit_param {
+	const char *name;           /* an identifier */
+	const char *const *values;  /* as text: "128", "0.5", "--use_fast_math" */
+	size_t n_values;
+	size_t default_index;       /* the default configuration's value */
+	unsigned roles;             /* KJIT_ROLE_* */
+} kjit_param;
+
+/*
+ * A grid callback, called when a configuration is first chosen for a
+ * problem (never on a memoised launch): problem[] holds the sizes in the
+ * order of the description's problem_names, config[i] the value of
+ * parameter i as an integer (0 for a value that is not one). Fills
+ * grid[3]; returns 0, or nonzero to refuse the configuration.
+ */
+typedef int (*kjit_grid_fn)(const int64_t *problem, const int64_t *config, unsigned grid[3],
+                            void *user);
+
+typedef struct kjit_tunable_desc {
+	const char *entry;        /* the entry point, as for kjit_kernel_create() */
+	const char *source;       /* source text, or NULL to read source_path */
+	const char *source_path;
+	const kjit_param *params;
+	size_t n_params;
+	const char *const *restrictions; /* expressions that must hold ("BLOCK*ITEMS <= 4096") */
+	size_t n_restrictions;
+	const char *grid[3];      /* expressions; NULL is "1" */
+	kjit_grid_fn grid_fn;     /* used instead of grid[] when set */
+	void *grid_user;
+	const char *shared;       /* dynamic shared memory bytes, an expression; NULL is "0" */
+	const char *const *flags; /* fixed NVRTC flags of every variant */
+	size_t n_flags;
+	const char *const *problem_names; /* the sizes that key the selection ("n", or "m","n","k") */
+	size_t n_problem;
+} kjit_tunable_desc;
+
+/*
+ * Creates a tunable kernel from a description. Expressions use the syntax
+ * of spec files and may name the parameters and the problem sizes; a bad
+ * one is KJIT_ERR_INVALID_ARG naming the field. The signature is the one
+ * kjit-tune gives the same kernel described by a spec (entry, source text,
+ * parameter names), so results tuned by kjit-tune are found. The
+ * description is copied; the kernel belongs to the engine.
+ */
+kjit_status kjit_kernel_create_tunable(kjit_engine *engine, const kjit_tunable_desc *desc,
+                                       kjit_kernel **out);
+
+/*
+ * Creates a tunable kernel from a kjit-tune spec file (kjit or T1 format).
+ * The problem sizes are those of the spec's first problem, in the order
+ * the spec writes them ({"m": .., "n": .., "k": ..} gives m, n, k).
+ */
+kjit_status kjit_kernel_create_from_spec(kjit_engine *engine, const char *spec_path,
+                                         kjit_kernel **out);
+
+/* The problem size names of a tunable kernel, in kjit_launch() order
+ * (owned by the kernel), and their count; NULL and 0 for a plain kernel. */
+const char *const *kjit_kernel_problem_names(const kjit_kernel *kernel, size_t *n);
+
+/*
+ * Launches a tunable kernel for a problem (n sizes, in the kernel's
+ * order) with the kernel argument array of cuLaunchKernel, on stream.
+ * The first launch of a problem chooses the configuration (exact problem
+ * on this device; else the nearest tuned problem on this device, by the
+ * sum over the sizes of |log a - log b|; else the nearest on another
+ * device of the same architecture; else the default configuration),
+ * compiles or loads its variant through the cache and memoises the
+ * launch; a repeat launch is a hash lookup and cuLaunchKernel. Rows of
+ * another NVRTC version, stale rows and configurations outside the
+ * kernel's space are never chosen. Thread-safe. KJIT_ERR_INVALID_ARG: not
+ * a tunable kernel, a wrong size count, a problem with no valid
+ * configuration; KJIT_ERR_LAUNCH: the driver refused the launch.
+ */
+kjit_status kjit_launch(kjit_kernel *kernel, const int64_t *problem, size_t n, void **args,
+                        kjit_stream stream);
+
+/* What kjit_launch() runs for a problem, and why. */
+typedef struct kjit_explanation {
+	const char *rule;       /* "exact", "nearest", "same_arch", "default" or "online" */
+	const char *config;     /* the configuration, JSON with sorted keys */
+	double median_ns;       /* its stored timing; NAN for the default */
+	int stale;              /* its timing drifted (or the row was marked stale) */
+	int tuning;             /* online tuning of this problem is under way */
+	const char *problem;    /* JSON of the problem it was tuned for; "" for the default */
+	const char *device_key; /* the device it was tuned on ("sm_90|NAME|SMs|driver"); "" */
+} kjit_explanation;
+
+/*
+ * Fills *out for a problem, choosing (and memoising) as the first
+ * kjit_launch() would, without compiling or launching; works without a
+ * GPU. The strings are owned by the kernel and valid until
+ * kjit_engine_close().
+ */
+kjit_status kjit_explain(kjit_kernel *kernel, const int64_t *problem, size_t n,
+                         kjit_explanation *out);
 
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);

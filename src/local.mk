@@ -18,6 +18,12 @@ libkjit_la_SOURCES = \
 	src/variant.c \
 	src/measure.c \
 	src/spec.c \
-	src/space.c
+	src/space.c \
+	src/tunable.c \
+	src/select.c \
+	src/store_best.c \
+	src/launch.c \
+	src/tune_online.c \
+	src/drift.c
 libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined $(CUDA_LDFLAGS)
 libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)

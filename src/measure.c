@@ -38,8 +38,9 @@ kjit_status kjit__engine_timer(kjit_engine *e, kjit__timer **out)
 {
 	pthread_mutex_lock(&e->timer_lock);
 	kjit_status st = KJIT_OK;
-	if (!e->timer && (st = kjit__engine_ctx(e)) == KJIT_OK)
-		st = kjit__timer_open(e->cu, e->ctx, &e->timer);
+	if (!e->timer && (st = kjit__engine_ctx(e)) == KJIT_OK &&
+	    (st = kjit__timer_open(e->cu, e->ctx, &e->timer)) == KJIT_OK)
+		kjit__timer_set_sink(e->timer, kjit__engine_sink, e);
 	*out = e->timer;
 	pthread_mutex_unlock(&e->timer_lock);
 	return st;

@@ -107,3 +107,4 @@ include tests/tui.mk
 include tests/tune.mk
 include tests/examples.mk
 include tests/tune-run.mk
+include tests/api.mk

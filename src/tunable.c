@@ -1,0 +1,419 @@
+/* tunable.c - tunable kernels: a C description or a spec file made into
+ * one kjit__spec, and what a configuration of it means: its variant
+ * (defines and flags) and its launch dimensions for a problem. */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* The public roles are the spec's. */
+_Static_assert(KJIT_ROLE_BLOCK_X == KJIT__ROLE_BLOCK_X && KJIT_ROLE_BLOCK_Y == KJIT__ROLE_BLOCK_Y &&
+               KJIT_ROLE_BLOCK_Z == KJIT__ROLE_BLOCK_Z && KJIT_ROLE_DEFINE == KJIT__ROLE_DEFINE &&
+               KJIT_ROLE_FLAGS == KJIT__ROLE_FLAGS, "kjit.h and engine.h roles differ");
+
+static int is_ident(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+/* A value's kind, as the spec reader gives JSON values: an integer, a
+ * real, else text. */
+static kjit_status set_value(kjit__value *v, const char *text)
+{
+	char *end;
+	memset(v, 0, sizeof *v);
+	if (!(v->text = strdup(text)))
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	v->kind = SQLITE_TEXT;
+	if (!*text || isspace((unsigned char)*text))
+		return KJIT_OK;
+	long long i = strtoll(text, &end, 10);
+	if (!*end) {
+		v->kind = SQLITE_INTEGER;
+		v->i = i;
+		v->d = (double)i;
+		return KJIT_OK;
+	}
+	double d = strtod(text, &end);
+	if (!*end && isfinite(d)) {
+		v->kind = SQLITE_FLOAT;
+		v->d = d;
+	}
+	return KJIT_OK;
+}
+
+static char *dup_or(const char *s, const char *def)
+{
+	return strdup(s ? s : def);
+}
+
+static char **dup_strings(const char *const *s, size_t n, int *oom)
+{
+	char **out = calloc(n + 1, sizeof *out);
+	if (!out) {
+		*oom = 1;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!(out[i] = strdup(s[i] ? s[i] : "")))
+			*oom = 1;
+	return out;
+}
+
+/* The description as a spec, checked as the spec reader checks a file. */
+static kjit_status spec_from_desc(const kjit_tunable_desc *d, kjit__spec **out)
+{
+	const char *who = d->entry;
+	kjit__spec *s = calloc(1, sizeof *s);
+	int oom = !s;
+	*out = NULL;
+	if (oom)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	s->path = kjit__strdup_printf("kernel %s", who);
+	s->format = strdup("c");
+	s->entry = strdup(who);
+	s->source_path = d->source_path ? strdup(d->source_path) : NULL;
+	s->flags = dup_strings(d->flags, d->n_flags, &oom);
+	s->n_flags = d->n_flags;
+	s->restrictions = dup_strings(d->restrictions, d->n_restrictions, &oom);
+	s->n_restrictions = d->n_restrictions;
+	for (int i = 0; i < 3; i++)
+		oom |= !(s->grid[i] = dup_or(d->grid_fn ? NULL : d->grid[i], "1"));
+	oom |= !(s->shared = dup_or(d->shared, "0"));
+	oom |= !s->path || !s->format || !s->entry;
+	s->max_threads = 1024;
+	s->max_shared = 49152;
+	s->params = calloc(d->n_params + 1, sizeof *s->params);
+	oom |= !s->params;
+	kjit_status st = oom ? kjit__error(KJIT_ERR_NOMEM, "out of memory") : KJIT_OK;
+	for (size_t i = 0; st == KJIT_OK && i < d->n_params; i++) {
+		const kjit_param *in = &d->params[i];
+		kjit__param *p = &s->params[i];
+		s->n_params++;
+		if (!is_ident(in->name)) {
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu].name: expected an "
+			                 "identifier (got \"%s\")", s->path, i,
+			                 in->name ? in->name : "(null)");
+			break;
+		}
+		for (size_t j = 0; j < i && st == KJIT_OK; j++)
+			if (strcmp(s->params[j].name, in->name) == 0)
+				st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu].name: expected a "
+				                 "unique name (%s repeats)", s->path, i, in->name);
+		if (st != KJIT_OK)
+			break;
+		if (!(p->name = strdup(in->name)) ||
+		    !(p->values = calloc(in->n_values + 1, sizeof *p->values))) {
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			break;
+		}
+		p->roles = in->roles ? in->roles : KJIT__ROLE_DEFINE;
+		p->default_index = in->default_index;
+		if (in->roles & ~(unsigned)(KJIT_ROLE_BLOCK_X | KJIT_ROLE_BLOCK_Y | KJIT_ROLE_BLOCK_Z |
+		                            KJIT_ROLE_DEFINE | KJIT_ROLE_FLAGS))
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu] (%s): unknown roles "
+			                 "0x%x", s->path, i, in->name, in->roles);
+		else if (!in->n_values || !in->values || in->n_values > 65535)
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu] (%s): expected 1 to "
+			                 "65535 values", s->path, i, in->name);
+		else if (in->default_index >= in->n_values)
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu] (%s): default_index "
+			                 "%zu is not below n_values %zu", s->path, i, in->name,
+			                 in->default_index, in->n_values);
+		for (size_t v = 0; st == KJIT_OK && v < in->n_values; v++) {
+			if (!in->values[v]) {
+				st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu] (%s): value %zu "
+				                 "is NULL", s->path, i, in->name, v);
+				break;
+			}
+			if ((st = set_value(&p->values[v], in->values[v])) != KJIT_OK)
+				break;
+			p->n_values++;
+			const kjit__value *pv = &p->values[v];
+			for (size_t w = 0; w < v && st == KJIT_OK; w++)
+				if (strcmp(p->values[w].text, pv->text) == 0)
+					st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu] (%s): "
+					                 "expected distinct values (%s repeats)", s->path,
+					                 i, in->name, pv->text);
+			if (st == KJIT_OK && (p->roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y |
+			                                   KJIT__ROLE_BLOCK_Z)) &&
+			    (pv->kind != SQLITE_INTEGER || pv->i < 1))
+				st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: params[%zu] (%s): expected "
+				                 "positive integers for a block dimension (got %s)",
+				                 s->path, i, in->name, pv->text);
+		}
+	}
+	if (st != KJIT_OK) {
+		kjit__spec_free(s);
+		return st;
+	}
+	*out = s;
+	return KJIT_OK;
+}
+
+/* Prepares every expression once, so that a bad one fails at creation. */
+static kjit_status check_exprs(const kjit__spec *s, char *const *sizes, size_t n)
+{
+	const char **names = calloc(n + s->n_params + 1, sizeof *names);
+	kjit__expr_ctx *ctx = NULL;
+	if (!names)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		names[i] = sizes[i];
+	for (size_t i = 0; i < s->n_params; i++)
+		names[n + i] = s->params[i].name;
+	kjit_status st = kjit__expr_ctx_open(&ctx);
+	for (size_t i = 0; st == KJIT_OK && i < s->n_restrictions + 4; i++) {
+		char what[160];
+		const char *text;
+		if (i < s->n_restrictions) {
+			text = s->restrictions[i];
+			snprintf(what, sizeof what, "%s: restrictions[%zu]", s->path, i);
+		} else if (i < s->n_restrictions + 3) {
+			text = s->grid[i - s->n_restrictions];
+			snprintf(what, sizeof what, "%s: grid[%zu]", s->path, i - s->n_restrictions);
+		} else {
+			text = s->shared;
+			snprintf(what, sizeof what, "%s: shared", s->path);
+		}
+		kjit__expr *e = NULL;
+		st = kjit__expr_prepare(ctx, text, names, n + s->n_params, what, &e);
+		kjit__expr_free(e);
+	}
+	kjit__expr_ctx_close(ctx);
+	free(names);
+	return st;
+}
+
+/* Makes the kernel (its signature as kjit-tune computes it: entry, source
+ * text, parameter names) and attaches the tunable part; takes spec and
+ * sizes. */
+static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *spec,
+                                char **sizes, size_t n, kjit_grid_fn grid_fn, void *grid_user,
+                                kjit_kernel **out)
+{
+	kjit_kernel *k = NULL;
+	kjit__tunable *t = NULL;
+	const char **pn = calloc(spec->n_params + 1, sizeof *pn);
+	kjit_status st = pn ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; st == KJIT_OK && i < n; i++) {
+		if (!is_ident(sizes[i]))
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem size %zu: expected an "
+			                 "identifier (got \"%s\")", spec->path, i, sizes[i]);
+		for (size_t j = 0; st == KJIT_OK && j < spec->n_params; j++)
+			if (strcmp(sizes[i], spec->params[j].name) == 0)
+				st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem size %s is also a "
+				                 "parameter name", spec->path, sizes[i]);
+	}
+	if (st == KJIT_OK)
+		st = check_exprs(spec, sizes, n);
+	for (size_t i = 0; st == KJIT_OK && i < spec->n_params; i++)
+		pn[i] = spec->params[i].name;
+	if (st == KJIT_OK)
+		st = source ? kjit_kernel_create(e, spec->entry, source, pn, spec->n_params, &k)
+		            : kjit_kernel_create_from_file(e, spec->entry, spec->source_path, pn,
+		                                           spec->n_params, &k);
+	free(pn);
+	if (st == KJIT_OK && !(t = calloc(1, sizeof *t)))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st != KJIT_OK) {
+		kjit__spec_free(spec);
+		for (size_t i = 0; sizes && i < n; i++)
+			free(sizes[i]);
+		free(sizes);
+		return kjit__engine_fail(e, st);
+	}
+	t->spec = spec;
+	t->names = sizes;
+	t->n = n;
+	t->grid_fn = grid_fn;
+	t->grid_user = grid_user;
+	pthread_mutex_init(&t->lock, NULL);
+	atomic_init(&t->memo, NULL);
+	pthread_mutex_lock(&e->lock);
+	k->tun = t;
+	pthread_mutex_unlock(&e->lock);
+	*out = k;
+	return KJIT_OK;
+}
+
+kjit_status kjit_kernel_create_tunable(kjit_engine *e, const kjit_tunable_desc *d,
+                                       kjit_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!e || !d || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_tunable: engine, desc "
+		                   "and out must not be NULL");
+	if (!d->entry || !*d->entry || (!d->source && !d->source_path) ||
+	    (d->n_params && !d->params) || (d->n_restrictions && !d->restrictions) ||
+	    (d->n_flags && !d->flags) || (d->n_problem && !d->problem_names))
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG,
+		                         "kjit_kernel_create_tunable: the description needs an "
+		                         "entry, a source or source_path, and arrays for its counts"));
+	kjit__spec *spec;
+	kjit_status st = spec_from_desc(d, &spec);
+	if (st != KJIT_OK)
+		return kjit__engine_fail(e, st);
+	int oom = 0;
+	char **sizes = dup_strings(d->problem_names, d->n_problem, &oom);
+	if (oom) {
+		for (size_t i = 0; sizes && i < d->n_problem; i++)
+			free(sizes[i]);
+		free(sizes);
+		kjit__spec_free(spec);
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+	}
+	return make_tunable(e, d->source, spec, sizes, d->n_problem, d->grid_fn, d->grid_user, out);
+}
+
+kjit_status kjit_kernel_create_from_spec(kjit_engine *e, const char *path, kjit_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!e || !path || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_from_spec: engine, "
+		                   "path and out must not be NULL");
+	kjit__spec *spec;
+	kjit_status st = kjit__spec_load(path, &spec);
+	if (st != KJIT_OK)
+		return kjit__engine_fail(e, st);
+	size_t n = spec->n_problems ? spec->problems[0].n : 0;
+	int oom = 0;
+	char **sizes = dup_strings(n ? (const char *const *)spec->problems[0].names : NULL, n, &oom);
+	if (oom) {
+		free(sizes);
+		kjit__spec_free(spec);
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+	}
+	return make_tunable(e, NULL, spec, sizes, n, NULL, NULL, out);
+}
+
+const char *const *kjit_kernel_problem_names(const kjit_kernel *k, size_t *n)
+{
+	if (n)
+		*n = k && k->tun ? k->tun->n : 0;
+	return k && k->tun ? (const char *const *)k->tun->names : NULL;
+}
+
+/* ---- what a configuration means ------------------------------------------ */
+
+kjit_status kjit__config_desc_make(const kjit__tunable *t, const kjit__memo_entry *en,
+                                   size_t index, kjit__config_desc *d)
+{
+	const kjit__spec *s = t->spec;
+	const uint16_t *c = kjit__space_config(en->space, index);
+	kjit__buf b = { 0 };
+	memset(d, 0, sizeof *d);
+	/* The flags' text, split in place below; defines point into the spec. */
+	for (size_t i = 0; i < s->n_params; i++)
+		if (s->params[i].roles & KJIT__ROLE_FLAGS) {
+			kjit__buf_str(&b, s->params[i].values[c[i]].text);
+			kjit__buf_add(&b, " ", 1);
+		}
+	if (!(d->text = kjit__buf_done(&b)))
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	size_t nd = 0, nf = 0;
+	for (size_t i = 0; i < s->n_flags && nf < 128; i++)
+		d->flags[nf++] = s->flags[i];
+	for (size_t i = 0; i < s->n_params; i++) {
+		const kjit__param *p = &s->params[i];
+		if ((p->roles & KJIT__ROLE_DEFINE) && nd < 64) {
+			d->defines[nd].name = p->name;
+			d->defines[nd++].value = p->values[c[i]].text;
+		}
+	}
+	for (char *save = NULL, *tok = strtok_r(d->text, " ", &save); tok && nf < 128;
+	     tok = strtok_r(NULL, " ", &save))
+		d->flags[nf++] = tok;
+	d->desc.defines = d->defines;
+	d->desc.n_defines = nd;
+	d->desc.flags = d->flags;
+	d->desc.n_flags = nf;
+	return KJIT_OK;
+}
+
+void kjit__config_desc_free(kjit__config_desc *d)
+{
+	free(d->text);
+	d->text = NULL;
+}
+
+static kjit_status to_dim(double v, const char *what, const kjit__spec *s, unsigned *out,
+                          int allow_zero)
+{
+	if (isnan(v) || v < (allow_zero ? 0 : 1) || v > 2147483647.0)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s is %g for this problem (expected %s)",
+		                   s->path, what, v, allow_zero ? "0 or more" : "1 or more");
+	*out = (unsigned)v;
+	return KJIT_OK;
+}
+
+kjit_status kjit__launch_dims(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
+                              unsigned grid[3], unsigned block[3], unsigned *shared)
+{
+	const kjit__spec *s = t->spec;
+	const uint16_t *c = kjit__space_config(en->space, index);
+	size_t nn = t->n + s->n_params;
+	for (int d = 0; d < 3; d++)
+		block[d] = 1;
+	for (size_t i = 0; i < s->n_params; i++)
+		for (int d = 0; d < 3; d++)
+			if (s->params[i].roles & (KJIT__ROLE_BLOCK_X << d))
+				block[d] *= (unsigned)s->params[i].values[c[i]].i;
+	const char **names = calloc(nn + 1, sizeof *names);
+	kjit__value *slots = calloc(nn + 1, sizeof *slots);
+	int64_t *ints = calloc(s->n_params + 1, sizeof *ints);
+	kjit__expr_ctx *ctx = NULL;
+	kjit_status st = names && slots && ints ? KJIT_OK
+	                                        : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; st == KJIT_OK && i < t->n; i++) {
+		names[i] = t->names[i];
+		slots[i].kind = SQLITE_INTEGER;
+		slots[i].i = en->values[i];
+	}
+	for (size_t i = 0; st == KJIT_OK && i < s->n_params; i++) {
+		names[t->n + i] = s->params[i].name;
+		slots[t->n + i] = s->params[i].values[c[i]];
+		ints[i] = slots[t->n + i].kind == SQLITE_INTEGER ? slots[t->n + i].i : 0;
+	}
+	if (st == KJIT_OK)
+		st = kjit__expr_ctx_open(&ctx);
+	for (int d = 0; st == KJIT_OK && d < 4; d++) {
+		if (d < 3 && t->grid_fn)
+			continue;
+		char what[32];
+		snprintf(what, sizeof what, d < 3 ? "grid[%d]" : "shared", d);
+		kjit__expr *e = NULL;
+		double v = NAN;
+		st = kjit__expr_prepare(ctx, d < 3 ? s->grid[d] : s->shared, names, nn, what, &e);
+		if (st == KJIT_OK)
+			st = kjit__expr_eval(e, slots, &v);
+		kjit__expr_free(e);
+		if (st == KJIT_OK)
+			st = to_dim(v, what, s, d < 3 ? &grid[d] : shared, d == 3);
+	}
+	if (st == KJIT_OK && t->grid_fn) {
+		grid[0] = grid[1] = grid[2] = 1;
+		if (t->grid_fn(en->values, ints, grid, t->grid_user) != 0 || !grid[0] || !grid[1] ||
+		    !grid[2])
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the grid callback refused "
+			                 "configuration %zu of problem %s", s->path, index,
+			                 en->problem_json);
+	}
+	kjit__expr_ctx_close(ctx);
+	free(names);
+	free(slots);
+	free(ints);
+	return st;
+}
