@@ -30,7 +30,10 @@
  *
  * Environment: KJIT_BENCH_SRCDIR (the source tree, for the specs),
  * KJIT_BENCH_BINDIR (bench-floors, bench-tune-serial; default ./bench),
- * KJIT_BENCH_TUNE (kjit-tune; default ./autotune/kjit-tune).
+ * KJIT_BENCH_TUNE (kjit-tune; default ./autotune/kjit-tune), KJIT_BENCH_KEEP
+ * (a folder: the examples' databases are written there and kept, so that a
+ * run's results can be exported or replayed later; default: a temporary
+ * folder removed at exit).
  */
 #include "config.h"
 
@@ -180,6 +183,7 @@ int main(int argc, char **argv)
 	bindir = getenv("KJIT_BENCH_BINDIR");
 	if (!bindir || !*bindir)
 		bindir = "./bench";
+	const char *keep = getenv("KJIT_BENCH_KEEP");
 	kjit_tune = getenv("KJIT_BENCH_TUNE");
 	if (!kjit_tune || !*kjit_tune)
 		kjit_tune = "./autotune/kjit-tune";
@@ -210,7 +214,11 @@ int main(int argc, char **argv)
 		char label[64], name[96];
 		snprintf(label, sizeof label, "tune_%s", x->name);
 		snprintf(path, sizeof path, "%s/%s", srcdir, x->spec);
-		if (tune(label, path, bench_tmp_path(db, sizeof db, x->name), &s) != 0)
+		if (keep && *keep)
+			snprintf(db, sizeof db, "%s/%s.db", keep, x->name);
+		else
+			bench_tmp_path(db, sizeof db, x->name);
+		if (tune(label, path, db, &s) != 0)
 			continue;
 		snprintf(name, sizeof name, "tune_quality_%s", x->name);
 		if (x->flops)
