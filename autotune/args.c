@@ -152,19 +152,12 @@ void kt_args_free(kt_args *args)
 	free(args);
 }
 
-int kt_compare(const char *type, const void *got, const void *want, size_t count, double atol,
-               double rtol, size_t *at, double *got_v, double *want_v)
+size_t kt_elem_size(const char *type)
 {
-	elem_type t = type_of(type);
-	for (size_t i = 0; i < count; i++) {
-		double g = load(t, got, i), w = load(t, want, i);
-		int same = isnan(w) ? isnan(g) : fabs(g - w) <= atol + rtol * fabs(w);
-		if (!same) {
-			*at = i;
-			*got_v = g;
-			*want_v = w;
-			return 0;
-		}
-	}
-	return 1;
+	return type_size(type_of(type));
+}
+
+double kt_elem_load(const char *type, const void *p, size_t i)
+{
+	return load(type_of(type), p, i);
 }

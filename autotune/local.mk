@@ -8,6 +8,7 @@ KJIT_TUNE_CORE = \
 	autotune/results.c \
 	autotune/launch.c \
 	autotune/args.c \
+	autotune/verify.c \
 	autotune/wire.c \
 	autotune/strategies/common.c \
 	autotune/strategies/exhaustive.c \

@@ -38,6 +38,8 @@ static void usage(FILE *f)
 	        "      --timeout SEC       per variant, then the worker is killed (default 10)\n"
 	        "      --early-stop F      stop measuring a variant certainly F times slower\n"
 	        "                          than the best so far (default 1.5, 0 off)\n"
+	        "      --warmup MS         warm-up of each measurement (default 5: in a tuning\n"
+	        "                          run the GPU is busy and its clocks up already)\n"
 	        "      --l2 warm|cold|both L2 cache state for the measurements (default warm)\n"
 	        "      --quiet             print only the final summary\n"
 	        "      --json              the summary as JSON on stdout\n"
@@ -393,7 +395,7 @@ int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
-	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_L2, O_QUIET, O_JSON };
+	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_L2, O_QUIET, O_JSON };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -416,6 +418,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, O_FORCE },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "early-stop", required_argument, NULL, O_EARLY },
+		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "l2", required_argument, NULL, O_L2 },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "json", no_argument, NULL, O_JSON },
@@ -426,7 +429,8 @@ int main(int argc, char **argv)
 	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB (tune.c). */
 	if (argc == 6 && strcmp(argv[1], "--worker") == 0)
 		return kt_worker_main(argv[4], argv[5], atoi(argv[2]), atoi(argv[3]));
-	opts o = { .seed = 1, .tune = { .timeout_s = 10, .early_stop = 1.5, .l2 = 1 } };
+	opts o = { .seed = 1,
+		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .l2 = 1 } };
 	uint64_t u;
 	char *end;
 	int c;
@@ -488,6 +492,11 @@ int main(int argc, char **argv)
 			    !(o.tune.early_stop == 0 || (o.tune.early_stop >= 1 && o.tune.early_stop < 1e6)))
 				return usage_error("--early-stop: expected 0 (off) or a factor >= 1, got '%s'",
 				                   optarg);
+			break;
+		case O_WARMUP:
+			o.tune.warmup_ms = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.tune.warmup_ms >= 0 && o.tune.warmup_ms <= 60000))
+				return usage_error("--warmup: expected milliseconds >= 0, got '%s'", optarg);
 			break;
 		case O_L2:
 			if (strcmp(optarg, "warm") == 0)

@@ -466,7 +466,8 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 				         .config = (uint16_t *)cfg, .cold_l2 = mode,
 				         .best_ns = isfinite(best[mode]) ? best[mode] : 0,
 				         .early_factor = t->o->early_stop,
-				         .max_ms = t->o->timeout_s * 1000 * 0.4 };
+				         .max_ms = t->o->timeout_s * 1000 * 0.4,
+				         .warmup_ms = t->o->warmup_ms };
 			uint64_t t0 = kjit__now_ns();
 			kjit__nvtx_push(KJIT__NVTX_EVALUATE, config);
 			int r = measure(t, &q, &rep, why, sizeof why);

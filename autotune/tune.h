@@ -269,11 +269,29 @@ typedef struct kt_args {
 kjit_status kt_args_build(const kjit__spec *spec, size_t p, kt_args **out);
 void kt_args_free(kt_args *a);
 
-/* Compares count elements of type: 1 when every |got - want| <= atol +
- * rtol * |want| (NaN only matches NaN), else 0 with the first mismatch in
- * *at, *got_v and *want_v. */
-int kt_compare(const char *type, const void *got, const void *want, size_t count, double atol,
-               double rtol, size_t *at, double *got_v, double *want_v);
+/* The size of an element of a spec type (int32 ... double), and element
+ * i of an array of that type as a double. */
+size_t kt_elem_size(const char *type);
+double kt_elem_load(const char *type, const void *p, size_t i);
+
+/* ---- verification on the GPU (verify.c) -------------------------------- */
+
+typedef struct kt_verify kt_verify;
+
+/* The comparison kernel on engine; *out is freed with kt_verify_free()
+ * before the engine is closed. */
+kjit_status kt_verify_open(kjit_engine *engine, kt_verify **out);
+void kt_verify_free(kt_verify *v);
+/* The comparison variant for element type (compiled, or from the cache,
+ * on first use); it belongs to the engine. */
+kjit_status kt_verify_variant(kt_verify *v, const char *type, kjit_variant **out);
+/* Compares count elements of type at the device addresses got and want:
+ * every |got - want| <= atol + rtol * |want| (NaN matches NaN only). *at
+ * is -1 when all match, else the first mismatch, with the two values in
+ * *got_v and *want_v. Waits for the comparison. */
+kjit_status kt_verify_compare(kt_verify *v, const char *type, kjit_devptr got,
+                              kjit_devptr want, size_t count, double atol, double rtol,
+                              int64_t *at, double *got_v, double *want_v);
 
 /* ---- the worker protocol (wire.c) ------------------------------------- */
 
@@ -302,6 +320,7 @@ typedef struct kt_request {
 	uint16_t *config;
 	int32_t cold_l2;
 	double best_ns, early_factor, max_ms;
+	double warmup_ms; /* the protocol's warm-up; < 0: its default */
 } kt_request;
 
 /* The answer: a status of KT_STATUSES and the measurement. fatal: the
@@ -359,6 +378,7 @@ typedef struct kt_tune_opts {
 	int force, quiet, json;
 	double timeout_s;      /* per variant */
 	double early_stop;     /* factor; 0 off */
+	double warmup_ms;      /* each measurement's warm-up */
 	int l2;                /* 1 warm, 2 cold, 3 both */
 	kjit__limits limits;   /* 0: min(spec's, device's) */
 	int jobs;

@@ -198,6 +198,7 @@ void kt_request_encode(kt_buf *b, const kt_request *q)
 	put_f64(b, q->best_ns);
 	put_f64(b, q->early_factor);
 	put_f64(b, q->max_ms);
+	put_f64(b, q->warmup_ms);
 }
 
 kjit_status kt_request_decode(kt_buf *b, kt_request *q)
@@ -216,6 +217,7 @@ kjit_status kt_request_decode(kt_buf *b, kt_request *q)
 		q->best_ns = get_f64(b);
 		q->early_factor = get_f64(b);
 		q->max_ms = get_f64(b);
+		q->warmup_ms = get_f64(b);
 	}
 	kjit_status st = close_msg(b, "request");
 	if (st != KJIT_OK)

@@ -4,7 +4,9 @@
  * the worker down, and the tuner starts another. The worker gets its
  * binaries from the shared database (the tuner compiled them), keeps one
  * problem's buffers on the device, verifies each variant's output against
- * the reference and measures it with kjit_variant_measure().
+ * the reference on the device (verify.c) and measures it with
+ * kjit_variant_measure(). The pristine inputs and the reference outputs
+ * stay on the device too, so a variant costs no transfer over PCIe.
  */
 #include "config.h"
 
@@ -23,8 +25,9 @@ typedef struct worker {
 	kt_args *args;
 	kjit_devptr *dev;     /* per argument, 0 for scalars */
 	void **argv;          /* cuLaunchKernel's argument array */
-	void **want;          /* reference output per out/inout buffer */
-	void *got;            /* room for the largest buffer */
+	kjit_devptr *pristine; /* per out/inout buffer: its contents before a run */
+	kjit_devptr *want;    /* per out/inout buffer: the reference output */
+	kt_verify *verify;    /* NULL with verify "none" */
 	int have_want;
 } worker;
 
@@ -65,21 +68,21 @@ static void fail_reply(kt_reply *r, kjit_status st, const char *prefix)
 
 static void free_problem(worker *w)
 {
-	for (size_t i = 0; w->args && i < w->args->n; i++) {
-		if (w->dev[i])
-			kjit_mem_free(w->engine, w->dev[i]);
-		free(w->want[i]);
-	}
+	kjit_devptr *lists[] = { w->dev, w->pristine, w->want };
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; lists[l] && i < w->args->n; i++)
+			if (lists[l][i])
+				kjit_mem_free(w->engine, lists[l][i]);
 	kt_args_free(w->args);
 	free(w->dev);
 	free(w->argv);
+	free(w->pristine);
 	free(w->want);
-	free(w->got);
 	w->args = NULL;
 	w->dev = NULL;
 	w->argv = NULL;
+	w->pristine = NULL;
 	w->want = NULL;
-	w->got = NULL;
 	w->have_want = 0;
 	w->problem = -1;
 }
@@ -92,11 +95,12 @@ static kjit_status setup_problem(worker *w, size_t p)
 	kjit_status st = kt_args_build(w->spec, p, &w->args);
 	if (st != KJIT_OK)
 		return st;
-	size_t n = w->args->n, largest = 1;
+	size_t n = w->args->n;
 	w->dev = calloc(n + 1, sizeof *w->dev);
 	w->argv = calloc(n + 1, sizeof *w->argv);
+	w->pristine = calloc(n + 1, sizeof *w->pristine);
 	w->want = calloc(n + 1, sizeof *w->want);
-	if (!w->dev || !w->argv || !w->want)
+	if (!w->dev || !w->argv || !w->pristine || !w->want)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
 		kt_arg *a = &w->args->a[i];
@@ -105,14 +109,13 @@ static kjit_status setup_problem(worker *w, size_t p)
 			continue;
 		}
 		size_t bytes = a->count * a->elem;
-		if (bytes > largest)
-			largest = bytes;
 		w->argv[i] = &w->dev[i];
 		if ((st = kjit_mem_alloc(w->engine, bytes, &w->dev[i])) == KJIT_OK)
 			st = kjit_memcpy_htod(w->engine, w->dev[i], a->host, bytes);
+		if (st == KJIT_OK && (a->spec->access & KJIT__OUT) &&
+		    (st = kjit_mem_alloc(w->engine, bytes, &w->pristine[i])) == KJIT_OK)
+			st = kjit_memcpy_dtod(w->engine, w->pristine[i], w->dev[i], bytes);
 	}
-	if (st == KJIT_OK && !(w->got = malloc(largest)))
-		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
 		w->problem = (int64_t)p;
 	return st;
@@ -123,8 +126,8 @@ static kjit_status restore(worker *w)
 {
 	for (size_t i = 0; i < w->args->n; i++) {
 		kt_arg *a = &w->args->a[i];
-		if (a->spec->is_buffer && (a->spec->access & KJIT__OUT)) {
-			kjit_status st = kjit_memcpy_htod(w->engine, w->dev[i], a->host,
+		if (w->pristine[i]) {
+			kjit_status st = kjit_memcpy_dtod(w->engine, w->dev[i], w->pristine[i],
 			                                  a->count * a->elem);
 			if (st != KJIT_OK)
 				return st;
@@ -166,12 +169,10 @@ static kjit_status compute_want(worker *w, kt_reply *r)
 	kt_launch_clear(&l);
 	for (size_t i = 0; st == KJIT_OK && i < w->args->n; i++) {
 		kt_arg *a = &w->args->a[i];
-		if (!a->spec->is_buffer || !(a->spec->access & KJIT__OUT))
+		if (!w->pristine[i])
 			continue;
-		if (!(w->want[i] = malloc(a->count * a->elem)))
-			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		else
-			st = kjit_memcpy_dtoh(w->engine, w->want[i], w->dev[i], a->count * a->elem);
+		if ((st = kjit_mem_alloc(w->engine, a->count * a->elem, &w->want[i])) == KJIT_OK)
+			st = kjit_memcpy_dtod(w->engine, w->want[i], w->dev[i], a->count * a->elem);
 	}
 	if (st != KJIT_OK)
 		fail_reply(r, st, w->reference ? "reference kernel: " : "default configuration: ");
@@ -186,19 +187,20 @@ static int verify(worker *w, kt_reply *r)
 	static char text[512];
 	for (size_t i = 0; i < w->args->n; i++) {
 		kt_arg *a = &w->args->a[i];
-		if (!a->spec->is_buffer || !(a->spec->access & KJIT__OUT))
+		if (!w->want[i])
 			continue;
-		kjit_status st = kjit_memcpy_dtoh(w->engine, w->got, w->dev[i], a->count * a->elem);
+		int64_t at;
+		double g, want;
+		kjit_status st = kt_verify_compare(w->verify, a->spec->type, w->dev[i], w->want[i],
+		                                   a->count, w->spec->atol, w->spec->rtol, &at, &g,
+		                                   &want);
 		if (st != KJIT_OK) {
-			fail_reply(r, st, "reading the output: ");
+			fail_reply(r, st, "verifying the output: ");
 			return -1;
 		}
-		size_t at;
-		double g, want;
-		if (!kt_compare(a->spec->type, w->got, w->want[i], a->count, w->spec->atol,
-		                w->spec->rtol, &at, &g, &want)) {
-			snprintf(text, sizeof text, "%s[%zu] = %.9g, expected %.9g (atol %g, rtol %g)",
-			         a->spec->name, at, g, want, w->spec->atol, w->spec->rtol);
+		if (at >= 0) {
+			snprintf(text, sizeof text, "%s[%lld] = %.9g, expected %.9g (atol %g, rtol %g)",
+			         a->spec->name, (long long)at, g, want, w->spec->atol, w->spec->rtol);
 			r->status = "wrong_result";
 			r->message = text;
 			return -1;
@@ -255,6 +257,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	mo.early_stop_factor = q->best_ns > 0 ? q->early_factor : 0;
 	if (q->max_ms > 0 && q->max_ms < mo.max_ms)
 		mo.max_ms = q->max_ms;
+	if (q->warmup_ms >= 0)
+		mo.warmup_ms = q->warmup_ms;
 	if ((st = kjit_variant_measure(v, l.grid, l.block, l.shared, NULL, w->argv, &mo, &m)) !=
 	    KJIT_OK) {
 		fail_reply(&r, st, "measuring: ");
@@ -301,6 +305,8 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 		st = kjit_kernel_create_from_file(w->engine, w->spec->reference_entry,
 		                                  w->spec->source_path, names, w->spec->n_params,
 		                                  &w->reference);
+	if (st == KJIT_OK && strcmp(w->spec->verify, "none") != 0)
+		st = kt_verify_open(w->engine, &w->verify);
 	free(names);
 	if (st != KJIT_OK)
 		return st;
@@ -364,6 +370,7 @@ done:
 	if (code != 0)
 		fprintf(stderr, "kjit-tune worker: %s\n", kjit_last_error());
 	free_problem(&w);
+	kt_verify_free(w.verify);
 	kt_buf_free(&b);
 	kjit_engine_close(w.engine);
 	kjit__spec_free(spec);

@@ -2,8 +2,9 @@
  * bench-tune-serial - the plain way to tune a space with libkjit's public
  * API, which bench-tune compares kjit-tune with: for each configuration of
  * a spec's space, in order, kjit_variant_get() (compiled on a miss) then
- * kjit_variant_measure() (default protocol, warm L2). Results are not
- * verified (kjit-tune's run verifies each one; this loop does not).
+ * kjit_variant_measure() (default protocol with kjit-tune's 5 ms warm-up,
+ * warm L2). Results are not verified (kjit-tune's run verifies each one;
+ * this loop does not).
  *
  *   bench-tune-serial SPEC [--problem I] [--tag NAME]
  *
@@ -204,6 +205,7 @@ int main(int argc, char **argv)
 		kjit_measure_options o;
 		kjit_measurement m;
 		kjit_measure_options_init(&o);
+		o.warmup_ms = 5; /* kjit-tune's default */
 		st = kjit_variant_measure(v, grid, block, (unsigned)sh, NULL, args, &o, &m);
 		measure_ns += (double)(bench_now_ns() - t2);
 		if (st != KJIT_OK) {

@@ -33,7 +33,8 @@
  * KJIT_BENCH_TUNE (kjit-tune; default ./autotune/kjit-tune), KJIT_BENCH_KEEP
  * (a folder: the examples' databases are written there and kept, so that a
  * run's results can be exported or replayed later; default: a temporary
- * folder removed at exit).
+ * folder removed at exit), KJIT_BENCH_TUNE_PARTS (names of the parts to run,
+ * separated by spaces: the examples' names and saxpy32; default all).
  */
 #include "config.h"
 
@@ -62,8 +63,20 @@ typedef struct summary {
 	char config[512], statuses[512];
 } summary;
 
-static const char *srcdir, *bindir, *kjit_tune;
+static const char *srcdir, *bindir, *kjit_tune, *parts;
 static int failures;
+
+/* Whether KJIT_BENCH_TUNE_PARTS selects part (all when unset). */
+static int selected(const char *part)
+{
+	if (!parts || !*parts)
+		return 1;
+	size_t n = strlen(part);
+	for (const char *p = parts; (p = strstr(p, part)) != NULL; p += n)
+		if ((p == parts || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
 
 /* Runs a shell command; its stdout lines are echoed and those starting
  * with "RESULT name " give *value. Returns the exit status. */
@@ -184,6 +197,7 @@ int main(int argc, char **argv)
 	if (!bindir || !*bindir)
 		bindir = "./bench";
 	const char *keep = getenv("KJIT_BENCH_KEEP");
+	parts = getenv("KJIT_BENCH_TUNE_PARTS");
 	kjit_tune = getenv("KJIT_BENCH_TUNE");
 	if (!kjit_tune || !*kjit_tune)
 		kjit_tune = "./autotune/kjit-tune";
@@ -199,11 +213,14 @@ int main(int argc, char **argv)
 	}
 	kjit_engine_close(e); /* the GPU is the tuner's from here */
 
-	/* (1) the floors */
+	/* (1) the floors, when an example is measured against them */
 	static const char *const floor_names[] = { "floor_copy", "floor_sgemm" };
 	double floors[2] = { -1, -1 };
+	int any = 0;
+	for (size_t i = 0; i < sizeof examples / sizeof *examples; i++)
+		any |= selected(examples[i].name);
 	snprintf(cmd, sizeof cmd, "'%s/bench-floors'", bindir);
-	if (run_child(cmd, floor_names, floors, 2) != 0)
+	if (any && run_child(cmd, floor_names, floors, 2) != 0)
 		bench_die("%s failed", cmd);
 	double tflops_floor = floors[1] > 0 ? floors[1] * 1e3 : -1; /* GFLOP/s */
 
@@ -211,6 +228,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
 		const example *x = &examples[i];
 		summary s;
+		if (!selected(x->name))
+			continue;
 		char label[64], name[96];
 		snprintf(label, sizeof label, "tune_%s", x->name);
 		snprintf(path, sizeof path, "%s/%s", srcdir, x->spec);
@@ -234,6 +253,8 @@ int main(int argc, char **argv)
 
 	/* (3) the 32-configuration saxpy space: cold, warm, serial */
 	summary cold, warm;
+	if (!selected("saxpy32"))
+		return failures ? 1 : 0;
 	snprintf(path, sizeof path, "%s/bench/saxpy-32.json", srcdir);
 	bench_tmp_path(db, sizeof db, "saxpy32");
 	int have_cold = tune("tune_saxpy32_cold", path, db, &cold) == 0;

@@ -70,6 +70,7 @@ void kjit__hash_hex(kjit__hash128 h, char out[33]);
 	X(cuMemFree)                                                         \
 	X(cuMemcpyHtoD)                                                      \
 	X(cuMemcpyDtoH)                                                      \
+	X(cuMemcpyDtoD)                                                      \
 	X(cuMemsetD8)                                                        \
 	X(cuStreamCreate)                                                    \
 	X(cuStreamDestroy)                                                   \

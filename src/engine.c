@@ -501,6 +501,13 @@ kjit_status kjit_memcpy_dtoh(kjit_engine *e, void *dst, kjit_devptr src, size_t 
 	return mem_result(e, e->cu->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH");
 }
 
+kjit_status kjit_memcpy_dtod(kjit_engine *e, kjit_devptr dst, kjit_devptr src, size_t bytes)
+{
+	KJIT__MEM_ENTER(e, "kjit_memcpy_dtod");
+	return mem_result(e, e->cu->cuMemcpyDtoD((CUdeviceptr)dst, (CUdeviceptr)src, bytes),
+	                  "cuMemcpyDtoD");
+}
+
 kjit_status kjit_synchronize(kjit_engine *e)
 {
 	KJIT__MEM_ENTER(e, "kjit_synchronize");

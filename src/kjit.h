@@ -454,6 +454,10 @@ kjit_status kjit_memcpy_htod(kjit_engine *engine, kjit_devptr dst, const void *s
                              size_t bytes);
 kjit_status kjit_memcpy_dtoh(kjit_engine *engine, void *dst, kjit_devptr src,
                              size_t bytes);
+/* Device to device, with the semantics of cuMemcpyDtoD (ordered with the
+ * default stream). */
+kjit_status kjit_memcpy_dtod(kjit_engine *engine, kjit_devptr dst, kjit_devptr src,
+                             size_t bytes);
 /* Waits for all work on the engine's context. */
 kjit_status kjit_synchronize(kjit_engine *engine);
 

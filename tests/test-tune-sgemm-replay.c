@@ -2,11 +2,12 @@
  * test-tune-sgemm-replay: every strategy, replayed on the SGEMM space of
  * examples/sgemm/sgemm.json against times recorded on an H200
  * (tests/data/sgemm-h200.csv, from kjit-tune --export csv), finds the best
- * known configuration or one within 5% of it within its budget at a fixed
- * seed: the whole space for exhaustive (which must hit the best itself),
- * half of it for random (few configurations come within 5% of the best),
- * a quarter of it for the guided ones. Skips (77) while the recording is
- * missing. An argument names another results file.
+ * known configuration or one within 5% of it within its budget, at each
+ * of seeds 1 to 5 but one (a local search can be unlucky from one start):
+ * the whole space for exhaustive (which must hit the best itself), half of
+ * it for random (few configurations come within 5% of the best), a quarter
+ * of it for the guided ones. Skips (77) while the recording is missing.
+ * An argument names another results file.
  */
 #include "testutil.h"
 
@@ -17,7 +18,7 @@
 #define WITHIN 0.05
 #define FRACTION_RANDOM 0.5
 #define FRACTION_GUIDED 0.25
-#define SEED 1
+#define SEEDS 5
 
 int main(int argc, char **argv)
 {
@@ -52,19 +53,23 @@ int main(int argc, char **argv)
 		kt_budget budget = { .fraction = exhaustive ? 1.0
 		                                 : strategy == &kt_strategy_random ? FRACTION_RANDOM
 		                                                                   : FRACTION_GUIDED };
-		kt_replay_result r;
-		CHECK_OK(kt_replay_run_within(space, strategy, &budget, SEED, obj, WITHIN, &r));
-		printf("%-12s %zu evaluations, best found %g (known %g), within %.0f%% after %zu\n",
-		       strategy->name, r.evaluations, r.best_found_value, r.best_known_value,
-		       WITHIN * 100, r.evals_to_within);
-		CHECK_MSG(r.evals_to_within > 0 && r.best_found_value <= r.best_known_value * (1 + WITHIN),
-		          "%s: best found %g is not within %.0f%% of %g after %zu evaluations",
-		          strategy->name, r.best_found_value, WITHIN * 100, r.best_known_value,
-		          r.evaluations);
-		if (exhaustive)
-			CHECK_MSG(r.best_found == r.best_known && r.evaluations == space->size,
-			          "exhaustive: found %lld after %zu evaluations, best known %lld",
-			          (long long)r.best_found, r.evaluations, (long long)r.best_known);
+		size_t reached = 0;
+		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+			kt_replay_result r;
+			CHECK_OK(kt_replay_run_within(space, strategy, &budget, seed, obj, WITHIN, &r));
+			int ok = r.evals_to_within > 0 &&
+			         r.best_found_value <= r.best_known_value * (1 + WITHIN);
+			reached += ok;
+			printf("%-12s seed %llu: %zu evaluations, best found %g (known %g), %s\n",
+			       strategy->name, (unsigned long long)seed, r.evaluations, r.best_found_value,
+			       r.best_known_value, ok ? "within 5%" : "NOT within 5%");
+			if (exhaustive)
+				CHECK_MSG(r.best_found == r.best_known && r.evaluations == space->size,
+				          "exhaustive: found %lld after %zu evaluations, best known %lld",
+				          (long long)r.best_found, r.evaluations, (long long)r.best_known);
+		}
+		CHECK_MSG(reached >= SEEDS - 1, "%s: within %.0f%% of the best at %zu of %d seeds",
+		          strategy->name, WITHIN * 100, reached, SEEDS);
 	}
 
 	/* a results file that lacks the time column is refused by name */

@@ -64,12 +64,13 @@ static void test_protocol(void)
 
 	uint16_t cfg[3] = { 4, 0, 65535 };
 	kt_request q = { .problem = 2, .n_config = 3, .config = cfg, .cold_l2 = 1,
-		         .best_ns = 1234.5, .early_factor = 1.5, .max_ms = 800 }, q2;
+		         .best_ns = 1234.5, .early_factor = 1.5, .max_ms = 800,
+		         .warmup_ms = 5 }, q2;
 	kt_request_encode(&b, &q);
 	CHECK_OK(kt_request_decode(&b, &q2));
 	CHECK(q2.problem == 2 && q2.n_config == 3 && q2.config[0] == 4 && q2.config[1] == 0 &&
 	      q2.config[2] == 65535 && q2.cold_l2 == 1 && q2.best_ns == 1234.5 &&
-	      q2.early_factor == 1.5 && q2.max_ms == 800);
+	      q2.early_factor == 1.5 && q2.max_ms == 800 && q2.warmup_ms == 5);
 	kt_request_clear(&q2);
 	check_truncations(&b, KT_MSG_REQUEST);
 	/* a hello is not a request; bytes left over are an error too */
@@ -190,21 +191,35 @@ static void test_args(void)
 	kt_args_free(again);
 	OK("arguments: scalar expressions, lengths, sequence, constant, random, file");
 
-	/* comparison: |got - want| <= atol + rtol * |want| */
-	double want[3] = { 1, 10, NAN }, got[3] = { 1.5, 11.5, NAN };
-	size_t at;
-	double g, w;
-	CHECK(kt_compare("double", got, want, 3, 0.5, 0.1, &at, &g, &w));
-	got[1] = 11.6;
-	CHECK(!kt_compare("double", got, want, 3, 0.5, 0.1, &at, &g, &w));
-	CHECK(at == 1 && g == 11.6 && w == 10);
-	got[1] = 10;
-	got[2] = 0;
-	CHECK(!kt_compare("double", got, want, 3, 0.5, 0.1, &at, &g, &w) && at == 2);
-	int32_t iw[2] = { 5, -7 }, ig[2] = { 5, -8 };
-	CHECK(!kt_compare("int32", ig, iw, 2, 0, 0, &at, &g, &w) && at == 1 && g == -8);
-	CHECK(kt_compare("int32", ig, iw, 1, 0, 0, &at, &g, &w));
-	OK("comparison: tolerance, NaN, integers, first mismatch");
+	/* element types, for the mismatch message */
+	double dv[2] = { 1.5, -2.25 };
+	int32_t iv[2] = { 5, -8 };
+	uint64_t uv[2] = { 7, UINT64_C(1) << 40 };
+	float fv[2] = { 0.5f, 3.0f };
+	CHECK(kt_elem_size("double") == 8 && kt_elem_size("int32") == 4 &&
+	      kt_elem_size("uint64") == 8 && kt_elem_size("float") == 4);
+	CHECK(kt_elem_load("double", dv, 1) == -2.25 && kt_elem_load("int32", iv, 1) == -8 &&
+	      kt_elem_load("uint64", uv, 1) == 1099511627776.0 && kt_elem_load("float", fv, 1) == 3);
+	OK("element sizes and values of every kind");
+
+	/* the comparison kernel compiles for every element type (real NVRTC;
+	 * test-gpu-tune runs it), and an unknown type is refused by name */
+	char vdb[TU_PATH];
+	kjit_engine *ve = tu_engine_cpu(tu_path(vdb, tu_tmpdir(), "verify.db"), "sm_90", 1);
+	kt_verify *ver;
+	CHECK_OK(kt_verify_open(ve, &ver));
+	static const char *const types[] = { "int32", "int64", "uint32", "uint64", "float", "double" };
+	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+		kjit_variant *vv;
+		CHECK_MSG(kt_verify_variant(ver, types[i], &vv) == KJIT_OK, "%s: %s", types[i],
+		          kjit_last_error());
+	}
+	kjit_variant *none;
+	CHECK_ST(kt_verify_variant(ver, "half", &none), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "'half'");
+	kt_verify_free(ver);
+	kjit_engine_close(ve);
+	OK("the comparison kernel compiles for the six element types");
 
 	/* a configuration as a launch */
 	uint16_t cfg[2] = { 1, 1 };

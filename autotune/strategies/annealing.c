@@ -3,7 +3,9 @@
  * changed". The temperature falls geometrically over the budget; a worse
  * neighbour is taken with probability exp(-relative loss / T). Neighbours
  * already seen are skipped where possible, and a walk with nowhere new to
- * go jumps to a random configuration not yet seen.
+ * go jumps to a random configuration not yet seen. A walk that has not
+ * improved on its own best for STUCK steps restarts from a random
+ * configuration: one valley is rarely the best of a large space.
  */
 #include "config.h"
 
@@ -14,6 +16,7 @@
 
 #define T_START 0.5
 #define T_END 0.001
+#define STUCK 24
 
 typedef struct state {
 	const kjit__space *space;
@@ -22,7 +25,8 @@ typedef struct state {
 	size_t budget, step;
 	int64_t cur;
 	double cur_value;
-	int started;
+	double walk_best;   /* best of the current walk */
+	size_t since_best;  /* steps since walk_best improved */
 } state;
 
 static void *init(const kjit__space *space, size_t budget, uint64_t seed)
@@ -36,7 +40,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->budget = budget ? budget : space->size;
 	kt_rng_seed(&s->rng, seed);
 	s->cur = -1;
-	s->cur_value = INFINITY;
+	s->cur_value = s->walk_best = INFINITY;
 	return s;
 }
 
@@ -59,6 +63,15 @@ static void report(void *st, size_t index, double objective)
 	double t = T_START * pow(T_END / T_START, (double)s->step / (double)s->budget);
 	s->seen[index] = 1;
 	s->step++;
+	if (objective < s->walk_best) {
+		s->walk_best = objective;
+		s->since_best = 0;
+	} else if (++s->since_best >= STUCK) {
+		s->cur = -1; /* next() starts a new walk */
+		s->cur_value = s->walk_best = INFINITY;
+		s->since_best = 0;
+		return;
+	}
 	if (s->cur < 0 || objective <= s->cur_value || isinf(s->cur_value)) {
 		s->cur = (int64_t)index;
 		s->cur_value = objective;
