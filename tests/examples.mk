@@ -1,6 +1,6 @@
 # tests of the tuning examples (CPU only): the specs, their spaces and
 # default variants compile; strategies replayed on the recorded SGEMM
-# space (skips while tests/data/sgemm-h200.csv is missing).
+# space, recorded on an H200 (tests/data/sgemm-h200.csv; skips without it).
 check_PROGRAMS += tests/test-tune-examples tests/test-tune-sgemm-replay
 TESTS += tests/test-tune-examples tests/test-tune-sgemm-replay
 
@@ -12,3 +12,4 @@ tests_test_tune_sgemm_replay_SOURCES = tests/test-tune-sgemm-replay.c tests/test
 	$(KJIT_TUNE_CORE)
 tests_test_tune_sgemm_replay_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_sgemm_replay_LDADD = $(KJIT_TUNE_TEST_LDADD)
+EXTRA_DIST += tests/data/sgemm-h200.csv
