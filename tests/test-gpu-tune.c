@@ -107,7 +107,9 @@ static void test_saxpy(void)
 	                   " WHERE status = 'ok')", NULL) == 1);
 	OK("--force --budget 2 evaluates 2 again; the best row still matches the results");
 
-	/* SIGINT in the middle of a forced run */
+	/* SIGINT in the middle of a forced run, once it has evaluated two
+	 * configurations; a 200 ms warm-up per measurement keeps the other 38
+	 * from finishing first */
 	char outpath[TU_PATH + 8];
 	snprintf(outpath, sizeof outpath, "%s.out", db);
 	pid_t pid = fork();
@@ -117,10 +119,13 @@ static void test_saxpy(void)
 		if (fd < 0 || dup2(fd, 1) < 0)
 			_exit(127);
 		execl(tool, "kjit-tune", spec, "--json", "--quiet", "--force", "--early-stop", "0",
-		      "--db", db, (char *)NULL);
+		      "--warmup", "200", "--db", db, (char *)NULL);
 		_exit(127);
 	}
-	usleep(3000000);
+	const char *progress = "SELECT count(*) FROM runs WHERE status = 'running' AND evaluated >= 2";
+	for (int i = 0; i < 1200 && tu_db_int(d, progress, NULL) == 0; i++)
+		usleep(50000);
+	CHECK_MSG(tu_db_int(d, progress, NULL) == 1, "the forced run never got to 2 evaluations");
 	CHECK(kill(pid, SIGINT) == 0);
 	int status;
 	CHECK(waitpid(pid, &status, 0) == pid);
