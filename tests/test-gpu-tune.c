@@ -29,15 +29,10 @@ static int tune(const char *args, const char **out)
 	snprintf(cmd, sizeof cmd, "'%s' %s --db '%s'", tool, args, db);
 	printf("$ kjit-tune %s\n", args);
 	fflush(stdout);
-	FILE *p = popen(cmd, "r");
-	CHECK(p);
-	size_t len = fread(buf, 1, sizeof buf - 1, p);
-	buf[len] = '\0';
-	int status = pclose(p);
-	CHECK(WIFEXITED(status));
+	int code = tu_run(cmd, buf, sizeof buf);
 	printf("%s", buf);
 	*out = buf;
-	return WEXITSTATUS(status);
+	return code;
 }
 
 /* json_extract(text, path) as text. */

@@ -14,14 +14,8 @@ static int run(const char *args, const char **out)
 	static char buf[65536];
 	char cmd[3 * TU_PATH];
 	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", tool, args);
-	FILE *p = popen(cmd, "r");
-	CHECK(p);
-	size_t len = fread(buf, 1, sizeof buf - 1, p);
-	buf[len] = '\0';
-	int status = pclose(p);
-	CHECK(WIFEXITED(status));
 	*out = buf;
-	return WEXITSTATUS(status);
+	return tu_run(cmd, buf, sizeof buf);
 }
 
 #define RUN(want, out, ...)                                                     \

@@ -16,16 +16,6 @@
 
 static const char *dir;
 
-static kjit__spec *spec_from(const char *name, const char *text)
-{
-	char path[TU_PATH];
-	kjit__spec *spec;
-	tu_path(path, dir, name);
-	tu_write_file(path, text, strlen(text));
-	CHECK_OK(kjit__spec_load(path, &spec));
-	return spec;
-}
-
 static int64_t q_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *s;
@@ -158,7 +148,7 @@ int main(int argc, char **argv)
 		"extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= TB; }\n";
 	tu_write_file(src, kernel_src, strlen(kernel_src));
 	/* parameters in an unsorted order, one of them text */
-	kjit__spec *spec = spec_from("k.json",
+	kjit__spec *spec = tu_spec_from(dir, "k.json",
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": ["
 		"  {\"name\": \"TB\", \"values\": [1,2,3,4,5]},"

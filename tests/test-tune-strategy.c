@@ -11,16 +11,6 @@
 
 static const char *dir;
 
-static kjit__spec *spec_from(const char *name, const char *text)
-{
-	char path[TU_PATH];
-	kjit__spec *spec;
-	tu_path(path, dir, name);
-	tu_write_file(path, text, strlen(text));
-	CHECK_OK(kjit__spec_load(path, &spec));
-	return spec;
-}
-
 /* A bowl with its minimum at A=6, B=3, C=2 and some ripple. */
 static double synthetic(const kjit__space *space, size_t i)
 {
@@ -34,7 +24,7 @@ int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	dir = tu_tmpdir();
-	kjit__spec *spec = spec_from("syn.json",
+	kjit__spec *spec = tu_spec_from(dir, "syn.json",
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": ["
 		"  {\"name\": \"A\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"

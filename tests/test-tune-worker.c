@@ -15,16 +15,6 @@
 
 static const char *dir;
 
-static kjit__spec *spec_from(const char *name, const char *text)
-{
-	char path[TU_PATH];
-	kjit__spec *spec;
-	tu_path(path, dir, name);
-	tu_write_file(path, text, strlen(text));
-	CHECK_OK(kjit__spec_load(path, &spec));
-	return spec;
-}
-
 /* Every shorter prefix of a message must fail to decode. */
 static void check_truncations(const kt_buf *whole, int type)
 {
@@ -143,7 +133,7 @@ static void test_args(void)
 	uint64_t vals[6] = { 7, 8, 9, 10, 11, 12 };
 	tu_path(raw, dir, "six.bin");
 	tu_write_file(raw, vals, sizeof vals);
-	kjit__spec *spec = spec_from(
+	kjit__spec *spec = tu_spec_from(dir, 
 		"args.json",
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": [{\"name\": \"B\", \"values\": [32, 64], \"roles\": [\"block_x\","
@@ -242,7 +232,7 @@ static void test_args(void)
 	kjit__spec_free(spec);
 
 	/* a file fill that is missing or too short is named */
-	spec = spec_from("missing.json",
+	spec = tu_spec_from(dir, "missing.json",
 	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
 	                 " \"problems\": {\"n\": 4},"
@@ -252,7 +242,7 @@ static void test_args(void)
 	CHECK_CONTAINS(kjit_last_error(), "nothere.bin");
 	CHECK_CONTAINS(kjit_last_error(), "argument f");
 	kjit__spec_free(spec);
-	spec = spec_from("short.json",
+	spec = tu_spec_from(dir, "short.json",
 	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
 	                 " \"problems\": {\"n\": 100},"
@@ -261,7 +251,7 @@ static void test_args(void)
 	CHECK_ST(kt_args_build(spec, 0, &a), KJIT_ERR_IO);
 	CHECK_CONTAINS(kjit_last_error(), "six.bin holds 48 bytes, 800 needed");
 	kjit__spec_free(spec);
-	spec = spec_from("zero.json",
+	spec = tu_spec_from(dir, "zero.json",
 	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 	                 " \"parameters\": [{\"name\": \"B\", \"values\": [32]}],"
 	                 " \"problems\": {\"n\": 4},"
@@ -288,14 +278,9 @@ static void test_no_gpu(void)
 	char *cmd = kjit__strdup_printf("KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s'"
 	                                " '%s/saxpy.json' --db '%s' 2>&1", tool, spec, db);
 	CHECK(cmd);
-	FILE *p = popen(cmd, "r");
-	CHECK(p);
-	size_t len = fread(out, 1, sizeof out - 1, p);
-	out[len] = '\0';
-	int status = pclose(p);
+	int code = tu_run(cmd, out, sizeof out);
 	free(cmd);
-	CHECK(WIFEXITED(status));
-	CHECK_MSG(WEXITSTATUS(status) == 1, "exit %d: %s", WEXITSTATUS(status), out);
+	CHECK_MSG(code == 1, "exit %d: %s", code, out);
 	CHECK_CONTAINS(out, "the GPU worker cannot run");
 	OK("kjit-tune without a GPU: exit 1, the worker's reason");
 }

@@ -37,6 +37,7 @@
 
 #include <sqlite3.h>
 
+#include "engine.h"
 #include "kjit.h"
 
 #define TU_PATH 4096
@@ -520,6 +521,30 @@ static inline double tu_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs a shell command: its stdout (up to cap - 1 bytes, NUL-ended) into
+ * out; returns its exit status (a death by signal fails the test). */
+static inline int tu_run(const char *cmd, char *out, size_t cap)
+{
+	FILE *p = popen(cmd, "r");
+	CHECK_MSG(p != NULL, "popen(%s)", cmd);
+	size_t len = fread(out, 1, cap - 1, p);
+	out[len] = '\0';
+	int status = pclose(p);
+	CHECK_MSG(WIFEXITED(status), "%s: status 0x%x", cmd, status);
+	return WEXITSTATUS(status);
+}
+
+/* Writes text to dir/name and reads it as a kjit-tune spec. */
+static inline kjit__spec *tu_spec_from(const char *dir, const char *name, const char *text)
+{
+	char path[TU_PATH];
+	kjit__spec *spec;
+	tu_path(path, dir, name);
+	tu_write_file(path, text, strlen(text));
+	CHECK_OK(kjit__spec_load(path, &spec));
+	return spec;
 }
 
 #endif /* KJIT_TESTUTIL_H */
