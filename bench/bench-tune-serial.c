@@ -6,7 +6,7 @@
  * warm L2). Results are not verified (kjit-tune's run verifies each one;
  * this loop does not).
  *
- *   bench-tune-serial SPEC [--problem I] [--tag NAME]
+ *   bench-tune-serial SPEC [--problem I] [--tag NAME] [--limit N]
  *
  * The database is a fresh temporary one (a cold cache). Prints the wall
  * time of the whole loop (engine and buffers set up before the clock
@@ -24,10 +24,12 @@
 #define MAX_ARGS 32
 
 static const char *tag = "space";
+static size_t limit; /* 0: the whole space */
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench-tune-serial SPEC [--problem I] [--tag NAME]\n");
+	fprintf(f, "usage: bench-tune-serial SPEC [--problem I] [--tag NAME] [--limit N]\n"
+	           "  --limit N   only the first N configurations of the space\n");
 }
 
 /* Evaluates a spec expression over the problem's sizes (names, slots). */
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
 			problem = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--tag") == 0 && i + 1 < argc) {
 			tag = argv[++i];
+		} else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
+			limit = strtoull(argv[++i], NULL, 10);
 		} else {
 			usage(stderr);
 			return 2;
@@ -99,7 +103,7 @@ int main(int argc, char **argv)
 	char db[BENCH_PATH_MAX];
 	kjit_engine *e = bench_engine_open(bench_tmp_path(db, sizeof db, "serial.db"), NULL, 0);
 	printf("bench-tune-serial: %s, %zu configurations, get then measure each\n", argv[1],
-	       space->size);
+	       limit && limit < space->size ? limit : space->size);
 	bench_print_engine(e);
 	if (!kjit_engine_has_gpu(e)) {
 		bench_skip(name, kjit_engine_gpu_reason(e));
@@ -172,7 +176,8 @@ int main(int argc, char **argv)
 	double get_ns = 0, measure_ns = 0, best = INFINITY;
 	size_t failed = 0;
 	uint64_t t0 = bench_now_ns();
-	for (size_t c = 0; c < space->size; c++) {
+	size_t count = limit && limit < space->size ? limit : space->size;
+	for (size_t c = 0; c < count; c++) {
 		const uint16_t *cfg = kjit__space_config(space, c);
 		unsigned block[3] = { 1, 1, 1 }, grid[3];
 		size_t nd = 0;
@@ -219,7 +224,7 @@ int main(int argc, char **argv)
 	double wall = (double)(bench_now_ns() - t0) * 1e-9;
 	printf("  %zu configurations (%zu failed) in %.3f s: get %.3f s, measure %.3f s, "
 	       "best median %.1f us\n",
-	       space->size, failed, wall, get_ns * 1e-9, measure_ns * 1e-9, best / 1e3);
+	       count, failed, wall, get_ns * 1e-9, measure_ns * 1e-9, best / 1e3);
 	bench_result(name, wall, "s", -1, "info");
 
 	for (int d = 0; d < 3; d++)
