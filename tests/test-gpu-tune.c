@@ -57,8 +57,7 @@ static long jint(const char *text, const char *path)
 
 static void spec_path(char *out, const char *rel)
 {
-	const char *src = getenv("KJIT_SRCDIR");
-	tu_path(out, src && *src ? src : KJIT_TEST_SRCDIR, rel);
+	tu_path(out, tu_srcdir(), rel);
 }
 
 static void test_saxpy(void)

@@ -115,8 +115,7 @@ int main(int argc, char **argv)
 	tu_init(argc, argv);
 	const char *dir = tu_tmpdir();
 	tu_path(db_path, dir, "kjit.db");
-	snprintf(spec_path, sizeof spec_path, "%s/examples/saxpy/saxpy.json", getenv("KJIT_SRCDIR")
-	         ? getenv("KJIT_SRCDIR") : KJIT_TEST_SRCDIR);
+	snprintf(spec_path, sizeof spec_path, "%s/examples/saxpy/saxpy.json", tu_srcdir());
 
 	/* Signatures: spec file, C description and kjit-tune agree. */
 	kjit_engine *e = engine_as(DEV);

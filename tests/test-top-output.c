@@ -74,9 +74,8 @@ static void golden(const char *const *args, const char *name)
 		free(out);
 		out = o;
 	}
-	const char *src = getenv("KJIT_SRCDIR");
 	char path[TU_PATH];
-	snprintf(path, sizeof path, "%s/tests/%s", src && *src ? src : KJIT_TEST_SRCDIR, name);
+	snprintf(path, sizeof path, "%s/tests/%s", tu_srcdir(), name);
 	const char *regen = getenv("KJIT_TOP_REGEN");
 	if (regen && strcmp(regen, "1") == 0) {
 		tu_write_file(path, out, strlen(out));

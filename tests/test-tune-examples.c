@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 		kjit__space *space;
 		uint16_t cfg[32];
 		kjit_define d[32];
-		snprintf(path, sizeof path, "%s/%s", KJIT_TEST_SRCDIR, examples[i].spec);
+		snprintf(path, sizeof path, "%s/%s", tu_srcdir(), examples[i].spec);
 		CHECK_OK(kjit__spec_load(path, &spec));
 		CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 		CHECK_MSG(space->size == examples[i].size, "%s: %zu configurations, expected %zu",
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	 * do not divide) stop at the kernel's #error */
 	char path[TU_PATH];
 	kjit__spec *spec;
-	snprintf(path, sizeof path, "%s/examples/sgemm/sgemm.json", KJIT_TEST_SRCDIR);
+	snprintf(path, sizeof path, "%s/examples/sgemm/sgemm.json", tu_srcdir());
 	CHECK_OK(kjit__spec_load(path, &spec));
 	kjit_kernel *k = kernel_of(e, spec, spec->entry);
 	const kjit_define bad[] = { { "BM", "256" }, { "BN", "128" }, { "BK", "8" },

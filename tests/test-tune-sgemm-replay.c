@@ -24,9 +24,11 @@ int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	char results[TU_PATH], spec_path[TU_PATH];
-	snprintf(results, sizeof results, "%s",
-	         argc > 1 ? argv[1] : KJIT_TEST_SRCDIR "/tests/data/sgemm-h200.csv");
-	snprintf(spec_path, sizeof spec_path, "%s/examples/sgemm/sgemm.json", KJIT_TEST_SRCDIR);
+	if (argc > 1)
+		snprintf(results, sizeof results, "%s", argv[1]);
+	else
+		snprintf(results, sizeof results, "%s/tests/data/sgemm-h200.csv", tu_srcdir());
+	snprintf(spec_path, sizeof spec_path, "%s/examples/sgemm/sgemm.json", tu_srcdir());
 	if (!tu_exists(results)) {
 		printf("SKIP: %s is missing (it is recorded from a GPU tuning run of %s)\n",
 		       results, spec_path);

@@ -270,14 +270,10 @@ static inline void tu_write_file(const char *path, const void *data, size_t len)
 
 /* ---- the example kernel ------------------------------------------------------- */
 
-static char tu_saxpy[TU_PATH];
-
-/* examples/saxpy/saxpy.cu of the source tree: $KJIT_SRCDIR (set by make
- * check and by run-gpu-tests), else the tree this test was configured from. */
-static inline const char *tu_saxpy_path(void)
+/* The source tree: $KJIT_SRCDIR (set by make check and by run-gpu-tests),
+ * else the tree this test was configured from. */
+static inline const char *tu_srcdir(void)
 {
-	if (tu_saxpy[0])
-		return tu_saxpy;
 	const char *src = getenv("KJIT_SRCDIR");
 #ifdef KJIT_TEST_SRCDIR
 	if (!src || !*src)
@@ -286,9 +282,19 @@ static inline const char *tu_saxpy_path(void)
 	if (!src || !*src)
 		TU_FAIL("KJIT_SRCDIR is not set: run the test through make check or "
 		        "tests/run-gpu-tests, or set it to the source tree");
-	snprintf(tu_saxpy, sizeof tu_saxpy, "%s/examples/saxpy/saxpy.cu", src);
+	return src;
+}
+
+static char tu_saxpy[TU_PATH];
+
+/* examples/saxpy/saxpy.cu of the source tree. */
+static inline const char *tu_saxpy_path(void)
+{
+	if (tu_saxpy[0])
+		return tu_saxpy;
+	snprintf(tu_saxpy, sizeof tu_saxpy, "%s/examples/saxpy/saxpy.cu", tu_srcdir());
 	if (!tu_exists(tu_saxpy))
-		TU_FAIL("%s not found (KJIT_SRCDIR=%s)", tu_saxpy, src);
+		TU_FAIL("%s not found (the source tree: KJIT_SRCDIR)", tu_saxpy);
 	return tu_saxpy;
 }
 
