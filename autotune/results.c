@@ -331,21 +331,9 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	bind_real(s, 12, e->min_ns);
 	bind_real(s, 13, e->max_ns);
 	sqlite3_bind_int64(s, 14, (sqlite3_int64)e->n_samples);
-	if (e->n_samples) {
-		unsigned char *blob = malloc(e->n_samples * 8);
-		if (!blob) {
-			sqlite3_finalize(s);
-			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < e->n_samples; i++) {
-			uint64_t u;
-			memcpy(&u, &e->samples[i], 8);
-			for (int k = 0; k < 8; k++)
-				blob[i * 8 + (size_t)k] = (unsigned char)(u >> (8 * k));
-		}
-		sqlite3_bind_blob(s, 15, blob, (int)(e->n_samples * 8), free);
-	} else {
-		sqlite3_bind_null(s, 15);
+	if ((st = kjit__store_bind_samples(s, 15, e->samples, e->n_samples)) != KJIT_OK) {
+		sqlite3_finalize(s);
+		return st;
 	}
 	bind_real(s, 16, e->objective);
 	bind_real(s, 17, e->compile_ms);
@@ -693,14 +681,8 @@ static void put_samples(FILE *f, sqlite3_stmt *s, int col, double scale)
 	const unsigned char *p = sqlite3_column_blob(s, col);
 	size_t n = (size_t)sqlite3_column_bytes(s, col) / 8;
 	fputc('[', f);
-	for (size_t i = 0; p && i < n; i++) {
-		uint64_t u = 0;
-		double d;
-		for (int k = 0; k < 8; k++)
-			u |= (uint64_t)p[i * 8 + (size_t)k] << (8 * k);
-		memcpy(&d, &u, 8);
-		fprintf(f, "%s%.17g", i ? "," : "", d * scale);
-	}
+	for (size_t i = 0; p && i < n; i++)
+		fprintf(f, "%s%.17g", i ? "," : "", kjit__store_sample(p, i) * scale);
 	fputc(']', f);
 }
 

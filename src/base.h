@@ -154,6 +154,12 @@ kjit_status kjit__store_fail(kjit__store *store, int rc, const char *what);
 kjit_status kjit__store_transaction(kjit__store *store,
                                     kjit_status (*fn)(kjit__store *, void *), void *arg);
 
+/* The samples column of results: float64, little-endian, whatever the
+ * host. bind_samples binds v[n] to column col of s (NULL when n is 0);
+ * sample reads element i of such a blob. */
+kjit_status kjit__store_bind_samples(sqlite3_stmt *s, int col, const double *v, size_t n);
+double kjit__store_sample(const void *blob, size_t i);
+
 /* Records (or refreshes) a device row. */
 kjit_status kjit__store_device_put(kjit__store *store, const char *device_key,
                                    const char *name, const char *arch, int sm_count,

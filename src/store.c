@@ -312,6 +312,40 @@ sqlite3 *kjit__store_db(kjit__store *s) { return s->db; }
 void kjit__store_lock(kjit__store *s) { pthread_mutex_lock(&s->lock); }
 void kjit__store_unlock(kjit__store *s) { pthread_mutex_unlock(&s->lock); }
 
+kjit_status kjit__store_bind_samples(sqlite3_stmt *s, int col, const double *v, size_t n)
+{
+	if (n == 0)
+		return sqlite3_bind_null(s, col) == SQLITE_OK
+		               ? KJIT_OK
+		               : kjit__error(KJIT_ERR_DB, "binding samples: %s",
+		                             sqlite3_errmsg(sqlite3_db_handle(s)));
+	unsigned char *blob = malloc(n * 8);
+	if (!blob)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u;
+		memcpy(&u, &v[i], 8);
+		for (int b = 0; b < 8; b++)
+			blob[i * 8 + (size_t)b] = (unsigned char)(u >> (8 * b));
+	}
+	/* SQLite frees blob, also when the bind fails */
+	if (sqlite3_bind_blob(s, col, blob, (int)(n * 8), free) != SQLITE_OK)
+		return kjit__error(KJIT_ERR_DB, "binding %zu samples: %s", n,
+		                   sqlite3_errmsg(sqlite3_db_handle(s)));
+	return KJIT_OK;
+}
+
+double kjit__store_sample(const void *blob, size_t i)
+{
+	const unsigned char *p = (const unsigned char *)blob + i * 8;
+	uint64_t u = 0;
+	double d;
+	for (int b = 0; b < 8; b++)
+		u |= (uint64_t)p[b] << (8 * b);
+	memcpy(&d, &u, 8);
+	return d;
+}
+
 kjit_status kjit__store_transaction(kjit__store *s, kjit_status (*fn)(kjit__store *, void *),
                                     void *arg)
 {

@@ -210,19 +210,11 @@ static kjit_status commit_tx(kjit__store *store, void *arg)
 		bind_real(res, 9, t->min_ns);
 		bind_real(res, 10, t->max_ns);
 		sqlite3_bind_int64(res, 11, (sqlite3_int64)t->n_samples);
-		/* float64 little-endian, as kjit-tune stores them */
-		unsigned char *blob = malloc(t->n_samples * 8 + 1);
-		if (!blob) {
+		kjit_status bst = kjit__store_bind_samples(res, 12, t->samples, t->n_samples);
+		if (bst != KJIT_OK) {
 			sqlite3_finalize(res);
-			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			return bst;
 		}
-		for (size_t k = 0; k < t->n_samples; k++) {
-			uint64_t u;
-			memcpy(&u, &t->samples[k], 8);
-			for (int b = 0; b < 8; b++)
-				blob[k * 8 + (size_t)b] = (unsigned char)(u >> (8 * b));
-		}
-		sqlite3_bind_blob(res, 12, blob, (int)(t->n_samples * 8), free);
 		sqlite3_bind_double(res, 13, now);
 		rc = sqlite3_step(res);
 		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
