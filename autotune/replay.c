@@ -103,23 +103,6 @@ kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *st
 
 /* ---- loading known results ---------------------------------------------- */
 
-/* The index of text among a parameter's values; numbers compare by value
- * ("1.0" is 1). -1 when absent. */
-static long value_index(const kjit__param *p, const char *text)
-{
-	char *end;
-	double d = strtod(text, &end);
-	int numeric = end != text && *end == '\0';
-	for (size_t k = 0; k < p->n_values; k++) {
-		const kjit__value *v = &p->values[k];
-		if (strcmp(v->text, text) == 0 ||
-		    (numeric && v->kind != SQLITE_TEXT &&
-		     d == (v->kind == SQLITE_INTEGER ? (double)v->i : v->d)))
-			return (long)k;
-	}
-	return -1;
-}
-
 /* Records one row; rows outside the space are counted, a repeat keeps
  * the lower time. */
 static void put_row(const kjit__space *space, const uint16_t *cfg, int valid, double t,
@@ -200,7 +183,9 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 			                   path, lineno, time_col + 1);
 		int valid = 1;
 		for (size_t i = 0; i < spec->n_params; i++) {
-			long k = col[i] < nf ? value_index(&spec->params[i], fields[col[i]]) : -1;
+			long k = col[i] < nf
+			                 ? kjit__param_value_index(&spec->params[i], fields[col[i]])
+			                 : -1;
 			valid &= k >= 0;
 			cfg[i] = (uint16_t)(k < 0 ? 0 : k);
 		}
@@ -265,7 +250,7 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 					st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%zu].%s: expected a value",
 					                 path, n_rows - 1, key);
 				} else {
-					long k = value_index(&spec->params[i], v);
+					long k = kjit__param_value_index(&spec->params[i], v);
 					valid &= k >= 0;
 					cfg[i] = (uint16_t)(k < 0 ? 0 : k);
 				}

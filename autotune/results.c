@@ -518,19 +518,10 @@ kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char 
 				sqlite3_bind_text(q, 2, p->name, -1, SQLITE_STATIC);
 				if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
 					v = strdup((const char *)sqlite3_column_text(q, 0));
-				for (size_t k = 0; v && k < p->n_values; k++) {
-					const kjit__value *pv = &p->values[k];
-					int eq = strcmp(v, pv->text) == 0;
-					if (!eq && pv->kind != SQLITE_TEXT) {
-						char *end;
-						double d = strtod(v, &end);
-						eq = !*end && d == (pv->kind == SQLITE_INTEGER ? (double)pv->i : pv->d);
-					}
-					if (eq) {
-						cfg[i] = (uint16_t)k;
-						valid = 1;
-						break;
-					}
+				long k = v ? kjit__param_value_index(p, v) : -1;
+				if (k >= 0) {
+					cfg[i] = (uint16_t)k;
+					valid = 1;
 				}
 				free(v);
 			}

@@ -312,6 +312,9 @@ void kjit__space_free(kjit__space *space);
 const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
 /* The index of a configuration, or -1 when it is not in the space. */
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
+/* The index of text among p's values; numbers compare by value ("1.0"
+ * is 1). -1 when absent. */
+long kjit__param_value_index(const kjit__param *p, const char *text);
 /* A configuration as JSON {"NAME":value,...}; malloc'ed. */
 char *kjit__space_config_json(const kjit__space *space, size_t index);
 

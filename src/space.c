@@ -662,6 +662,21 @@ char *kjit__space_config_json(const kjit__space *space, size_t index)
 	return b.p;
 }
 
+long kjit__param_value_index(const kjit__param *p, const char *text)
+{
+	char *end;
+	double d = strtod(text, &end);
+	int numeric = end != text && *end == '\0';
+	for (size_t k = 0; k < p->n_values; k++) {
+		const kjit__value *v = &p->values[k];
+		if (strcmp(v->text, text) == 0 ||
+		    (numeric && v->kind != SQLITE_TEXT &&
+		     d == (v->kind == SQLITE_INTEGER ? (double)v->i : v->d)))
+			return (long)k;
+	}
+	return -1;
+}
+
 /* Indices of names[n] in name order (insertion sort: n is a handful). */
 static size_t *sorted_order(const char *const *names, size_t n)
 {

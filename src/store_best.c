@@ -27,19 +27,6 @@ static char *col_dup(sqlite3_stmt *s, int i)
 	return strdup(t ? (const char *)t : "");
 }
 
-/* A value of a JSON object (its atom as text) equals a parameter value:
- * as text, else as a number. */
-static int value_matches(const kjit__value *v, const char *atom)
-{
-	if (strcmp(atom, v->text) == 0)
-		return 1;
-	if (v->kind == SQLITE_TEXT)
-		return 0;
-	char *end;
-	double d = strtod(atom, &end);
-	return end != atom && !*end && d == (v->kind == SQLITE_INTEGER ? (double)v->i : v->d);
-}
-
 /* Parses a row's problem and configuration with json_each (each is
  * "SELECT key, atom FROM json_each(?1)"); sets r->usable. */
 static kjit_status parse_row(sqlite3_stmt *each, const kjit__spec *spec,
@@ -74,12 +61,12 @@ static kjit_status parse_row(sqlite3_stmt *each, const kjit__spec *spec,
 					const kjit__param *p = &spec->params[i];
 					if (strcmp(key, p->name) != 0)
 						continue;
-					for (size_t v = 0; v < p->n_values && !found; v++)
-						if (value_matches(&p->values[v], atom)) {
-							r->cfg[i] = (uint16_t)v;
-							found = 1;
-							seen_params++;
-						}
+					long v = kjit__param_value_index(p, atom);
+					if (v >= 0) {
+						r->cfg[i] = (uint16_t)v;
+						found = 1;
+						seen_params++;
+					}
 				}
 			}
 			extra += !found;
