@@ -85,13 +85,13 @@ static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *
 	a->elem = type_size(t);
 	if (!sa->is_buffer) {
 		snprintf(what, sizeof what, "arguments %s: value", sa->name);
-		if ((st = kt_expr_value(spec, p, NULL, sa->value, what, &v)) != KJIT_OK)
+		if ((st = kjit__spec_eval(spec, p, NULL, sa->value, what, &v)) != KJIT_OK)
 			return st;
 		store(t, a->scalar, 0, v);
 		return KJIT_OK;
 	}
 	snprintf(what, sizeof what, "arguments %s: length", sa->name);
-	if ((st = kt_expr_value(spec, p, NULL, sa->length, what, &v)) != KJIT_OK)
+	if ((st = kjit__spec_eval(spec, p, NULL, sa->length, what, &v)) != KJIT_OK)
 		return st;
 	if (!(v >= 1 && v <= 1e12 && v == floor(v)))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: argument %s: length %g is not a "

@@ -135,19 +135,32 @@ static int do_count(const kjit__spec *spec, const opts *o)
 
 /* ---- compile-only ---------------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b)
+/* A configuration to compile, and its compile options as text (the key
+ * that makes configurations of several problems compile once). */
+typedef struct variant {
+	char *text;
+	uint16_t *config;
+} variant;
+
+static int cmp_variant(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const variant *)a)->text, ((const variant *)b)->text);
+}
+
+static void variant_free(variant *v)
+{
+	free(v->text);
+	free(v->config);
 }
 
 static int do_compile(const kjit__spec *spec, const opts *o)
 {
-	char **texts = NULL;
+	variant *vs = NULL;
 	size_t n = 0, cap = 0;
 	int ret = KT_EXIT_RUNTIME;
 	kjit_engine *engine = NULL;
 	kjit_kernel *kernel = NULL;
-	kt_launch *store = NULL;
+	kjit__config_desc *store = NULL;
 	kjit_variant_desc *descs = NULL;
 	kjit_variant **vars = NULL;
 	kjit_status *status = NULL;
@@ -168,28 +181,32 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 			goto done;
 		}
 		for (size_t i = 0; i < space->size; i++) {
-			char *t = kt_variant_text(spec, kjit__space_config(space, i));
-			char **nt = n == cap ? realloc(texts, (cap = cap ? 2 * cap : 256) * sizeof *nt)
-			                     : texts;
-			if (!t || !nt) {
-				free(t);
+			const uint16_t *c = kjit__space_config(space, i);
+			variant v = { kt_variant_text(spec, c),
+				      malloc((spec->n_params + 1) * sizeof *v.config) };
+			variant *nv = n == cap ? realloc(vs, (cap = cap ? 2 * cap : 256) * sizeof *nv)
+			                       : vs;
+			if (nv)
+				vs = nv;
+			if (!v.text || !v.config || !nv) {
+				variant_free(&v);
 				kjit__space_free(space);
 				fprintf(stderr, "%s: out of memory\n", prog);
 				goto done;
 			}
-			texts = nt;
-			texts[n++] = t;
+			memcpy(v.config, c, spec->n_params * sizeof *v.config);
+			vs[n++] = v;
 		}
 		kjit__space_free(space);
 	}
 	if (n)
-		qsort(texts, n, sizeof *texts, cmp_str);
+		qsort(vs, n, sizeof *vs, cmp_variant);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (u && strcmp(texts[u - 1], texts[i]) == 0)
-			free(texts[i]);
+		if (u && strcmp(vs[u - 1].text, vs[i].text) == 0)
+			variant_free(&vs[i]);
 		else
-			texts[u++] = texts[i];
+			vs[u++] = vs[i];
 	}
 	n = u;
 
@@ -225,11 +242,22 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	char *kept[SHOW_ERRORS] = { NULL };
 	for (size_t start = 0; start < n; start += BATCH) {
 		size_t m = n - start < BATCH ? n - start : BATCH;
-		for (size_t i = 0; i < m; i++) {
-			kt_launch_desc(spec, texts[start + i], &store[i]);
-			descs[i] = store[i].desc;
+		size_t made = 0;
+		while (made < m &&
+		       kjit__config_desc_make(spec, vs[start + made].config, &store[made]) == KJIT_OK) {
+			descs[made] = store[made].desc;
+			made++;
 		}
-		kjit_variants_get(kernel, descs, m, o->jobs, vars, status, errors);
+		if (made == m)
+			kjit_variants_get(kernel, descs, m, o->jobs, vars, status, errors);
+		for (size_t i = 0; i < made; i++)
+			kjit__config_desc_free(&store[i]);
+		if (made < m) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++)
+				free(kept[i]);
+			goto done;
+		}
 		for (size_t i = 0; i < m; i++) {
 			if (status[i] != KJIT_OK) {
 				if (n_failed < SHOW_ERRORS) {
@@ -262,8 +290,8 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 done:
 	kjit_engine_close(engine);
 	for (size_t i = 0; i < n; i++)
-		free(texts[i]);
-	free(texts);
+		variant_free(&vs[i]);
+	free(vs);
 	free(store);
 	free(descs);
 	free(vars);

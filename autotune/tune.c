@@ -178,18 +178,17 @@ typedef struct compiler {
 
 static void compile_batch(compiler *c, job **batch, size_t m)
 {
-	kt_launch *ls = calloc(m, sizeof *ls);
+	kjit__config_desc *ds = calloc(m, sizeof *ds);
 	kjit_variant_desc descs[COMPILE_BATCH];
 	kjit_variant *vars[COMPILE_BATCH];
 	kjit_status status[COMPILE_BATCH];
 	char *errors[COMPILE_BATCH];
 	size_t ok = 0;
-	for (size_t i = 0; ls && i < m; i++) {
-		char *t = kt_variant_text(c->spec, kjit__space_config(c->space, batch[i]->index));
-		if (!t)
+	for (size_t i = 0; ds && i < m; i++) {
+		if (kjit__config_desc_make(c->spec, kjit__space_config(c->space, batch[i]->index),
+		                           &ds[i]) != KJIT_OK)
 			break;
-		kt_launch_desc(c->spec, t, &ls[i]);
-		descs[i] = ls[i].desc;
+		descs[i] = ds[i].desc;
 		ok++;
 	}
 	if (ok == m) {
@@ -213,10 +212,10 @@ static void compile_batch(compiler *c, job **batch, size_t m)
 				j->compile_ms = info.compile_ms;
 			}
 		}
-		if (ls)
-			kt_launch_clear(&ls[i]);
+		if (ds)
+			kjit__config_desc_free(&ds[i]);
 	}
-	free(ls);
+	free(ds);
 }
 
 static void *compile_main(void *arg)
@@ -708,7 +707,7 @@ static double rate(const kjit__spec *spec, size_t p, const char *formula, const 
 			free(c);
 			if (same) {
 				memcpy(cfg, kjit__space_config(space, i), spec->n_params * sizeof *cfg);
-				if (kt_expr_value(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
+				if (kjit__spec_eval(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
 					v = NAN;
 				break;
 			}

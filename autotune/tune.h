@@ -214,37 +214,23 @@ kjit_status kt_results_best(kt_results *r, const char *signature, const char *de
 
 /* ---- configurations as launches (launch.c) ---------------------------- */
 
-/* The value of an expression over the sizes of problem p and, when config
- * is not NULL, the parameters of that configuration. what names the field
- * in messages. */
-kjit_status kt_expr_value(const kjit__spec *spec, size_t p, const uint16_t *config,
-                          const char *expr, const char *what, double *out);
-
 /* The compile options of a configuration as one string ("DNAME=value" and
  * "Fflags" lines), so that configurations that differ only in launch
  * settings compile once; malloc'ed, NULL when out of memory. */
 char *kt_variant_text(const kjit__spec *spec, const uint16_t *config);
 
-/* What launching one configuration takes: the variant description (its
- * strings point into text, which it owns) and the geometry. */
+/* What launching one configuration takes: the variant description and
+ * the geometry. */
 typedef struct kt_launch {
-	char *text;
-	kjit_define defines[KJIT__MAX_OPTIONS];
-	const char *flags[KJIT__MAX_OPTIONS];
-	kjit_variant_desc desc;
+	kjit__config_desc d;
 	unsigned grid[3], block[3], shared;
 } kt_launch;
 
-/* Fills l->desc from text, which it cuts in place and keeps in l->text
- * (kt_launch_clear() frees it; a caller that owns text elsewhere does not
- * call it). */
-void kt_launch_desc(const kjit__spec *spec, char *text, kt_launch *l);
-/* The description and geometry of config for problem p. */
+/* The description and geometry of config for problem p; kt_launch_clear()
+ * frees them. */
 kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *config,
                            kt_launch *l);
 void kt_launch_clear(kt_launch *l);
-/* The default configuration: each parameter's default value. */
-void kt_default_config(const kjit__spec *spec, uint16_t *config);
 
 /* ---- kernel arguments (args.c) ---------------------------------------- */
 

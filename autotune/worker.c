@@ -156,15 +156,15 @@ static kjit_status compute_want(worker *w, kt_reply *r)
 	kjit_variant *v = NULL;
 	if (!def)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	kt_default_config(w->spec, def);
+	kjit__spec_default_config(w->spec, def);
 	kjit_status st = kt_launch_make(w->spec, (size_t)w->problem, def, &l);
 	free(def);
 	if (st != KJIT_OK) {
 		fail_reply(r, st, "reference: ");
 		return st;
 	}
-	if ((st = kjit_variant_get(w->reference ? w->reference : w->kernel, &l.desc, &v, NULL)) ==
-	    KJIT_OK)
+	kjit_kernel *k = w->reference ? w->reference : w->kernel;
+	if ((st = kjit_variant_get(k, &l.d.desc, &v, NULL)) == KJIT_OK)
 		st = run_once(w, v, &l);
 	kt_launch_clear(&l);
 	for (size_t i = 0; st == KJIT_OK && i < w->args->n; i++) {
@@ -233,7 +233,7 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	if (verifying && !w->have_want && compute_want(w, &r) != KJIT_OK)
 		goto reply;
 	if ((st = kt_launch_make(w->spec, q->problem, q->config, &l)) != KJIT_OK ||
-	    (st = kjit_variant_get(w->kernel, &l.desc, &v, NULL)) != KJIT_OK) {
+	    (st = kjit_variant_get(w->kernel, &l.d.desc, &v, NULL)) != KJIT_OK) {
 		fail_reply(&r, st, "");
 		goto reply;
 	}

@@ -312,6 +312,34 @@ void kjit__space_free(kjit__space *space);
 const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
 /* The index of a configuration, or -1 when it is not in the space. */
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
+/* ---- a configuration as something to compile and launch (launch_config.c) */
+
+/* The variant description of a configuration: defines point into the
+ * spec, flags into text (kjit__config_desc_free() frees it). */
+typedef struct kjit__config_desc {
+	kjit_variant_desc desc;
+	kjit_define defines[KJIT__MAX_OPTIONS];
+	const char *flags[KJIT__MAX_OPTIONS];
+	char *text;
+} kjit__config_desc;
+kjit_status kjit__config_desc_make(const kjit__spec *spec, const uint16_t *config,
+                                   kjit__config_desc *out);
+void kjit__config_desc_free(kjit__config_desc *d);
+
+/* Block from the roles, grid and dynamic shared memory from the spec's
+ * formulas, for config and problem p. */
+kjit_status kjit__config_dims(const kjit__spec *spec, size_t p, const uint16_t *config,
+                              unsigned grid[3], unsigned block[3], unsigned *shared);
+
+/* The value of a spec expression (an argument, an objective formula) for
+ * problem p and, when config is not NULL, that configuration; what names
+ * it in messages. NaN is an error. */
+kjit_status kjit__spec_eval(const kjit__spec *spec, size_t p, const uint16_t *config,
+                            const char *expr, const char *what, double *out);
+
+/* Each parameter's default value index. */
+void kjit__spec_default_config(const kjit__spec *spec, uint16_t *config);
+
 /* The index of text among p's values; numbers compare by value ("1.0"
  * is 1). -1 when absent. */
 long kjit__param_value_index(const kjit__param *p, const char *text);
@@ -469,17 +497,8 @@ void kjit__tunable_free(kjit__tunable *t);
  * lock, takes the kernel's. */
 kjit_status kjit__memo_get(kjit_kernel *k, const int64_t *values, kjit__memo_entry **out);
 
-/* The variant description and launch dimensions of configuration index of
- * an entry's space. */
-typedef struct kjit__config_desc {
-	kjit_variant_desc desc;
-	kjit_define defines[64];
-	const char *flags[128];
-	char *text; /* owns the strings */
-} kjit__config_desc;
-kjit_status kjit__config_desc_make(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
-                                   kjit__config_desc *out);
-void kjit__config_desc_free(kjit__config_desc *d);
+/* The launch dimensions of configuration index of an entry's space (the
+ * kernel's grid callback, when it has one, gives the grid). */
 kjit_status kjit__launch_dims(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
                               unsigned grid[3], unsigned block[3], unsigned *shared);
 

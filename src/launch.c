@@ -187,8 +187,8 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 			/* The default configuration, or the first valid one when
 			 * the default is not valid for this problem. */
 			uint16_t *def = calloc(t->spec->n_params + 1, sizeof *def);
-			for (size_t i = 0; def && i < t->spec->n_params; i++)
-				def[i] = (uint16_t)t->spec->params[i].default_index;
+			if (def)
+				kjit__spec_default_config(t->spec, def);
 			int64_t found = def ? kjit__space_find(en->space, def) : -1;
 			index = found >= 0 ? (size_t)found : 0;
 			free(def);
@@ -339,7 +339,8 @@ static kjit_status choice_load(kjit_kernel *k, kjit__memo_entry *en, kjit__choic
 	if (c->fn)
 		return KJIT_OK;
 	kjit__config_desc d;
-	kjit_status st = kjit__config_desc_make(k->tun, en, c->index, &d);
+	kjit_status st = kjit__config_desc_make(k->tun->spec, kjit__space_config(en->space, c->index),
+	                                        &d);
 	if (st == KJIT_OK)
 		st = kjit_variant_get(k, &d.desc, &c->variant, NULL);
 	kjit__config_desc_free(&d);

@@ -17,6 +17,7 @@ libkjit_la_SOURCES = \
 	src/kernel.c \
 	src/variant.c \
 	src/measure.c \
+	src/launch_config.c \
 	src/spec.c \
 	src/space.c \
 	src/tunable.c \

@@ -78,40 +78,7 @@ void kjit__expr_ctx_close(kjit__expr_ctx *ctx)
 	free(ctx);
 }
 
-/* A growing string. */
-typedef struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static kjit_status translate_fail(sbuf *b, const char *expr, const char *what, size_t at)
+static kjit_status translate_fail(kjit__buf *b, const char *expr, const char *what, size_t at)
 {
 	free(b->p);
 	return kjit__error(KJIT_ERR_INVALID_ARG, "%s at offset %zu of \"%s\"", what, at, expr);
@@ -120,20 +87,20 @@ static kjit_status translate_fail(sbuf *b, const char *expr, const char *what, s
 kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
                               char **out)
 {
-	sbuf b = { 0 };
+	kjit__buf b = { 0 };
 	const char *s = expr;
 	*out = NULL;
 	while (*s) {
 		size_t at = (size_t)(s - expr);
 		if (isspace((unsigned char)*s)) {
-			sb_add(&b, " ", 1);
+			kjit__buf_add(&b, " ", 1);
 			s++;
 		} else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
 			const char *e = s;
 			while (isalnum((unsigned char)*e) || *e == '.' ||
 			       ((*e == '+' || *e == '-') && (e[-1] == 'e' || e[-1] == 'E')))
 				e++;
-			sb_add(&b, s, (size_t)(e - s));
+			kjit__buf_add(&b, s, (size_t)(e - s));
 			s = e;
 		} else if (isalpha((unsigned char)*s) || *s == '_') {
 			const char *e = s;
@@ -148,20 +115,20 @@ kjit_status kjit__expr_translate(const char *expr, const char *const *names, siz
 				if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
 					break;
 			if (i < n) {
-				sb_add(&b, ":", 1);
-				sb_add(&b, s, len);
+				kjit__buf_add(&b, ":", 1);
+				kjit__buf_add(&b, s, len);
 			} else if (len == 3 && memcmp(s, "and", 3) == 0) {
-				sb_str(&b, " AND ");
+				kjit__buf_str(&b, " AND ");
 			} else if (len == 2 && memcmp(s, "or", 2) == 0) {
-				sb_str(&b, " OR ");
+				kjit__buf_str(&b, " OR ");
 			} else if (len == 3 && memcmp(s, "not", 3) == 0) {
-				sb_str(&b, " NOT ");
+				kjit__buf_str(&b, " NOT ");
 			} else if (len == 4 && memcmp(s, "True", 4) == 0) {
-				sb_str(&b, "1");
+				kjit__buf_str(&b, "1");
 			} else if (len == 5 && memcmp(s, "False", 5) == 0) {
-				sb_str(&b, "0");
+				kjit__buf_str(&b, "0");
 			} else if (*after == '(') {
-				sb_add(&b, s, len); /* a call: the authorizer judges it */
+				kjit__buf_add(&b, s, len); /* a call: the authorizer judges it */
 			} else {
 				char msg[160];
 				snprintf(msg, sizeof msg, "unknown name '%.*s' (not a parameter or problem size)",
@@ -173,36 +140,36 @@ kjit_status kjit__expr_translate(const char *expr, const char *const *names, siz
 			/* A string literal: SQL quotes it with ' and doubles an
 			 * inner '. */
 			char q = *s++;
-			sb_add(&b, "'", 1);
+			kjit__buf_add(&b, "'", 1);
 			while (*s && *s != q) {
 				if (*s == '\'')
-					sb_add(&b, "'", 1);
-				sb_add(&b, s, 1);
+					kjit__buf_add(&b, "'", 1);
+				kjit__buf_add(&b, s, 1);
 				s++;
 			}
 			if (!*s)
 				return translate_fail(&b, expr, "unterminated string", at);
-			sb_add(&b, "'", 1);
+			kjit__buf_add(&b, "'", 1);
 			s++;
 		} else if (s[0] == '/' && s[1] == '/') {
-			sb_add(&b, "/", 1); /* integer division of integers */
+			kjit__buf_add(&b, "/", 1); /* integer division of integers */
 			s += 2;
 		} else if (s[0] == '=' && s[1] == '=') {
-			sb_add(&b, "=", 1);
+			kjit__buf_add(&b, "=", 1);
 			s += 2;
 		} else if (s[0] == '*' && s[1] == '*') {
 			return translate_fail(&b, expr, "'**' is not supported (use pow(a, b))", at);
 		} else if (s[0] == '&' && s[1] == '&') {
-			sb_str(&b, " AND ");
+			kjit__buf_str(&b, " AND ");
 			s += 2;
 		} else if (s[0] == '|' && s[1] == '|') {
-			sb_str(&b, " OR ");
+			kjit__buf_str(&b, " OR ");
 			s += 2;
 		} else if (s[0] == '!' && s[1] != '=') {
-			sb_str(&b, " NOT ");
+			kjit__buf_str(&b, " NOT ");
 			s++;
 		} else if (strchr("+-*/%()<>=!,", *s)) {
-			sb_add(&b, s, 1);
+			kjit__buf_add(&b, s, 1);
 			s++;
 		} else {
 			char msg[64];
@@ -629,39 +596,6 @@ int64_t kjit__space_find(const kjit__space *space, const uint16_t *config)
 	return -1;
 }
 
-char *kjit__space_config_json(const kjit__space *space, size_t index)
-{
-	sbuf b = { 0 };
-	const uint16_t *c = kjit__space_config(space, index);
-	sb_add(&b, "{", 1);
-	for (size_t i = 0; i < space->n_params; i++) {
-		const kjit__param *p = &space->spec->params[i];
-		const kjit__value *v = &p->values[c[i]];
-		if (i)
-			sb_add(&b, ",", 1);
-		sb_add(&b, "\"", 1);
-		sb_str(&b, p->name);
-		sb_add(&b, "\":", 2);
-		if (v->kind == SQLITE_TEXT) {
-			sb_add(&b, "\"", 1);
-			for (const char *t = v->text; *t; t++) {
-				if (*t == '"' || *t == '\\')
-					sb_add(&b, "\\", 1);
-				sb_add(&b, t, 1);
-			}
-			sb_add(&b, "\"", 1);
-		} else {
-			sb_str(&b, v->text);
-		}
-	}
-	sb_add(&b, "}", 1);
-	if (b.oom) {
-		free(b.p);
-		return NULL;
-	}
-	return b.p;
-}
-
 long kjit__param_value_index(const kjit__param *p, const char *text)
 {
 	char *end;
@@ -692,24 +626,18 @@ static size_t *sorted_order(const char *const *names, size_t n)
 	return idx;
 }
 
-char *kjit__config_json(const kjit__space *space, size_t index)
+/* Configuration index as a JSON object, its keys in the order of
+ * order[] (NULL: the spec's). */
+static char *config_json(const kjit__space *space, size_t index, const size_t *order)
 {
 	const kjit__spec *spec = space->spec;
 	const uint16_t *c = kjit__space_config(space, index);
-	const char **names = malloc((spec->n_params ? spec->n_params : 1) * sizeof *names);
-	if (!names)
-		return NULL;
-	for (size_t i = 0; i < spec->n_params; i++)
-		names[i] = spec->params[i].name;
-	size_t *idx = sorted_order(names, spec->n_params);
-	free(names);
-	if (!idx)
-		return NULL;
 	kjit__buf b = { 0 };
 	kjit__buf_add(&b, "{", 1);
 	for (size_t k = 0; k < spec->n_params; k++) {
-		const kjit__param *p = &spec->params[idx[k]];
-		const kjit__value *v = &p->values[c[idx[k]]];
+		size_t i = order ? order[k] : k;
+		const kjit__param *p = &spec->params[i];
+		const kjit__value *v = &p->values[c[i]];
 		if (k)
 			kjit__buf_add(&b, ",", 1);
 		kjit__buf_json_str(&b, p->name);
@@ -720,8 +648,29 @@ char *kjit__config_json(const kjit__space *space, size_t index)
 			kjit__buf_str(&b, v->text);
 	}
 	kjit__buf_add(&b, "}", 1);
-	free(idx);
 	return kjit__buf_done(&b);
+}
+
+char *kjit__space_config_json(const kjit__space *space, size_t index)
+{
+	return config_json(space, index, NULL);
+}
+
+char *kjit__config_json(const kjit__space *space, size_t index)
+{
+	const kjit__spec *spec = space->spec;
+	const char **names = malloc((spec->n_params ? spec->n_params : 1) * sizeof *names);
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	size_t *idx = sorted_order(names, spec->n_params);
+	free(names);
+	if (!idx)
+		return NULL;
+	char *json = config_json(space, index, idx);
+	free(idx);
+	return json;
 }
 
 char *kjit__problem_json(const kjit__problem *problem)

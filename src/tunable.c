@@ -308,112 +308,27 @@ const char *const *kjit_kernel_problem_names(const kjit_kernel *k, size_t *n)
 
 /* ---- what a configuration means ------------------------------------------ */
 
-kjit_status kjit__config_desc_make(const kjit__tunable *t, const kjit__memo_entry *en,
-                                   size_t index, kjit__config_desc *d)
-{
-	const kjit__spec *s = t->spec;
-	const uint16_t *c = kjit__space_config(en->space, index);
-	kjit__buf b = { 0 };
-	memset(d, 0, sizeof *d);
-	/* The flags' text, split in place below; defines point into the spec. */
-	for (size_t i = 0; i < s->n_params; i++)
-		if (s->params[i].roles & KJIT__ROLE_FLAGS) {
-			kjit__buf_str(&b, s->params[i].values[c[i]].text);
-			kjit__buf_add(&b, " ", 1);
-		}
-	if (!(d->text = kjit__buf_done(&b)))
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	size_t nd = 0, nf = 0;
-	for (size_t i = 0; i < s->n_flags && nf < 128; i++)
-		d->flags[nf++] = s->flags[i];
-	for (size_t i = 0; i < s->n_params; i++) {
-		const kjit__param *p = &s->params[i];
-		if ((p->roles & KJIT__ROLE_DEFINE) && nd < 64) {
-			d->defines[nd].name = p->name;
-			d->defines[nd++].value = p->values[c[i]].text;
-		}
-	}
-	for (char *save = NULL, *tok = strtok_r(d->text, " ", &save); tok && nf < 128;
-	     tok = strtok_r(NULL, " ", &save))
-		d->flags[nf++] = tok;
-	d->desc.defines = d->defines;
-	d->desc.n_defines = nd;
-	d->desc.flags = d->flags;
-	d->desc.n_flags = nf;
-	return KJIT_OK;
-}
-
-void kjit__config_desc_free(kjit__config_desc *d)
-{
-	free(d->text);
-	d->text = NULL;
-}
-
-static kjit_status to_dim(double v, const char *what, const kjit__spec *s, unsigned *out,
-                          int allow_zero)
-{
-	if (isnan(v) || v < (allow_zero ? 0 : 1) || v > 2147483647.0)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s is %g for this problem (expected %s)",
-		                   s->path, what, v, allow_zero ? "0 or more" : "1 or more");
-	*out = (unsigned)v;
-	return KJIT_OK;
-}
-
 kjit_status kjit__launch_dims(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
                               unsigned grid[3], unsigned block[3], unsigned *shared)
 {
 	const kjit__spec *s = t->spec;
 	const uint16_t *c = kjit__space_config(en->space, index);
-	size_t nn = t->n + s->n_params;
-	for (int d = 0; d < 3; d++)
-		block[d] = 1;
-	for (size_t i = 0; i < s->n_params; i++)
-		for (int d = 0; d < 3; d++)
-			if (s->params[i].roles & (KJIT__ROLE_BLOCK_X << d))
-				block[d] *= (unsigned)s->params[i].values[c[i]].i;
-	const char **names = calloc(nn + 1, sizeof *names);
-	kjit__value *slots = calloc(nn + 1, sizeof *slots);
+	/* en->pspec is the kernel's spec with this problem alone */
+	kjit_status st = kjit__config_dims(en->pspec, 0, c, grid, block, shared);
+	if (st != KJIT_OK || !t->grid_fn)
+		return st;
 	int64_t *ints = calloc(s->n_params + 1, sizeof *ints);
-	kjit__expr_ctx *ctx = NULL;
-	kjit_status st = names && slots && ints ? KJIT_OK
-	                                        : kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; st == KJIT_OK && i < t->n; i++) {
-		names[i] = t->names[i];
-		slots[i].kind = SQLITE_INTEGER;
-		slots[i].i = en->values[i];
+	if (!ints)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < s->n_params; i++) {
+		const kjit__value *v = &s->params[i].values[c[i]];
+		ints[i] = v->kind == SQLITE_INTEGER ? v->i : 0;
 	}
-	for (size_t i = 0; st == KJIT_OK && i < s->n_params; i++) {
-		names[t->n + i] = s->params[i].name;
-		slots[t->n + i] = s->params[i].values[c[i]];
-		ints[i] = slots[t->n + i].kind == SQLITE_INTEGER ? slots[t->n + i].i : 0;
-	}
-	if (st == KJIT_OK)
-		st = kjit__expr_ctx_open(&ctx);
-	for (int d = 0; st == KJIT_OK && d < 4; d++) {
-		if (d < 3 && t->grid_fn)
-			continue;
-		char what[32];
-		snprintf(what, sizeof what, d < 3 ? "grid[%d]" : "shared", d);
-		kjit__expr *e = NULL;
-		double v = NAN;
-		st = kjit__expr_prepare(ctx, d < 3 ? s->grid[d] : s->shared, names, nn, what, &e);
-		if (st == KJIT_OK)
-			st = kjit__expr_eval(e, slots, &v);
-		kjit__expr_free(e);
-		if (st == KJIT_OK)
-			st = to_dim(v, what, s, d < 3 ? &grid[d] : shared, d == 3);
-	}
-	if (st == KJIT_OK && t->grid_fn) {
-		grid[0] = grid[1] = grid[2] = 1;
-		if (t->grid_fn(en->values, ints, grid, t->grid_user) != 0 || !grid[0] || !grid[1] ||
-		    !grid[2])
-			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the grid callback refused "
-			                 "configuration %zu of problem %s", s->path, index,
-			                 en->problem_json);
-	}
-	kjit__expr_ctx_close(ctx);
-	free(names);
-	free(slots);
+	grid[0] = grid[1] = grid[2] = 1;
+	if (t->grid_fn(en->values, ints, grid, t->grid_user) != 0 || !grid[0] || !grid[1] ||
+	    !grid[2])
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the grid callback refused "
+		                 "configuration %zu of problem %s", s->path, index, en->problem_json);
 	free(ints);
 	return st;
 }

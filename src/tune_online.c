@@ -161,7 +161,9 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 		/* a configuration that the grid callback refuses is left out */
 		if (kjit__launch_dims(k->tun, en, tr->index, tr->grid, tr->block, &tr->shared) != KJIT_OK)
 			continue;
-		if ((st = kjit__config_desc_make(k->tun, en, tr->index, &tr->d)) != KJIT_OK)
+		if ((st = kjit__config_desc_make(k->tun->spec,
+		                                 kjit__space_config(en->space, tr->index),
+		                                 &tr->d)) != KJIT_OK)
 			break;
 		tr->config = kjit__config_json(en->space, tr->index);
 		tr->samples = malloc(o->samples * sizeof *tr->samples);

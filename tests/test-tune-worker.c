@@ -217,15 +217,15 @@ static void test_args(void)
 	CHECK_OK(kt_launch_make(spec, 1, cfg, &l));
 	CHECK(l.grid[0] == 2 && l.grid[1] == 2 && l.grid[2] == 1);
 	CHECK(l.block[0] == 64 && l.block[1] == 1 && l.block[2] == 1 && l.shared == 256);
-	CHECK(l.desc.n_defines == 1 && strcmp(l.desc.defines[0].name, "B") == 0 &&
-	      strcmp(l.desc.defines[0].value, "64") == 0);
-	CHECK(l.desc.n_flags == 2 && strcmp(l.desc.flags[0], "--use_fast_math") == 0 &&
-	      strcmp(l.desc.flags[1], "-lineinfo") == 0);
+	CHECK(l.d.desc.n_defines == 1 && strcmp(l.d.desc.defines[0].name, "B") == 0 &&
+	      strcmp(l.d.desc.defines[0].value, "64") == 0);
+	CHECK(l.d.desc.n_flags == 2 && strcmp(l.d.desc.flags[0], "--use_fast_math") == 0 &&
+	      strcmp(l.d.desc.flags[1], "-lineinfo") == 0);
 	kt_launch_clear(&l);
-	kt_default_config(spec, cfg);
+	kjit__spec_default_config(spec, cfg);
 	CHECK(cfg[0] == 0 && cfg[1] == 0);
 	CHECK_OK(kt_launch_make(spec, 0, cfg, &l));
-	CHECK(l.grid[0] == 1 && l.grid[1] == 3 && l.block[0] == 32 && l.desc.n_flags == 0);
+	CHECK(l.grid[0] == 1 && l.grid[1] == 3 && l.block[0] == 32 && l.d.desc.n_flags == 0);
 	kt_launch_clear(&l);
 	OK("a configuration as a launch: defines, flags, grid, block, shared memory");
 	kt_args_free(a);
