@@ -18,8 +18,8 @@ bench_bench_tune_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_tune_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_tune_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS)
 
-bench_bench_tune_serial_SOURCES = bench/bench-tune-serial.c bench/benchutil.h
-bench_bench_tune_serial_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_tune_serial_SOURCES = bench/bench-tune-serial.c bench/benchutil.h $(KJIT_TUNE_CORE)
+bench_bench_tune_serial_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/autotune
 bench_bench_tune_serial_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_tune_serial_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS) -lm
 
