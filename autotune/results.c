@@ -22,28 +22,27 @@ struct kt_results {
 
 kjit_status kt_spec_signature(const kjit__spec *spec, char **out)
 {
-	kjit_engine_options eo;
-	kjit_engine *engine = NULL;
-	kjit_kernel *kernel = NULL;
-	kjit_status st;
+	char *source = NULL, sig[33];
+	size_t len;
+	kjit__buf params = { 0 };
 	*out = NULL;
-	kjit_engine_options_init(&eo);
-	eo.db_path = ":memory:";
-	eo.arch = "sm_90";
-	eo.flags = KJIT_ENGINE_NO_GPU;
-	const char **names = calloc(spec->n_params + 1, sizeof *names);
-	if (!names)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < spec->n_params; i++)
-		names[i] = spec->params[i].name;
-	st = kjit_engine_open(&eo, &engine);
-	if (st == KJIT_OK)
-		st = kjit_kernel_create_from_file(engine, spec->entry, spec->source_path, names,
-		                                  spec->n_params, &kernel);
-	if (st == KJIT_OK && !(*out = strdup(kjit_kernel_signature(kernel))))
+	kjit_status st = kjit__read_text(spec->source_path, &source, &len);
+	if (st == KJIT_OK && strlen(source) != len)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s contains a NUL byte: "
+		                 "not CUDA source text", spec->source_path);
+	for (size_t i = 0; i < spec->n_params; i++) {
+		if (i)
+			kjit__buf_add(&params, ",", 1);
+		kjit__buf_str(&params, spec->params[i].name);
+	}
+	char *joined = kjit__buf_done(&params);
+	if (st == KJIT_OK && !joined)
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	free(names);
-	kjit_engine_close(engine);
+	if (st == KJIT_OK && (st = kjit__signature(spec->entry, source, joined, sig)) == KJIT_OK &&
+	    !(*out = strdup(sig)))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	free(joined);
+	free(source);
 	return st;
 }
 

@@ -269,7 +269,6 @@ typedef struct tuner {
 	const kt_tune_opts *o;
 	const kt_strategy *strategy;
 	const char *db;
-	char *signature;
 	proc w;
 	kjit_engine *engine;
 	kjit_kernel *kernel;
@@ -543,11 +542,12 @@ static int tune_problem(tuner *t, problem_run *pr)
 	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
 		goto done;
 	size_t n = kt_budget_evaluations(&o->budget, space->size);
-	kt_run_desc d = { t->signature, t->w.hello.device_key, spec->entry, o->spec_path,
+	const char *sig = kjit_kernel_signature(t->kernel);
+	kt_run_desc d = { sig, t->w.hello.device_key, spec->entry, o->spec_path,
 		          t->strategy->name, pr->problem_json, (int64_t)n };
 	if (kt_run_start(t->res, &d, &run) != KJIT_OK ||
-	    kt_results_load(t->res, space, t->signature, t->w.hello.device_key, &known, &have,
-	                    NULL) != KJIT_OK)
+	    kt_results_load(t->res, space, sig, t->w.hello.device_key, &known, &have, NULL) !=
+	            KJIT_OK)
 		goto done;
 	pr->run_id = run->id;
 	double best[2] = { INFINITY, INFINITY };
@@ -667,9 +667,9 @@ done:
 		if (kt_run_finish(t->res, run, ret == 0 ? "done" : ret == -1 ? "interrupted" : "failed")
 		    != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
-		kjit_status bst = kt_results_best(t->res, t->signature, t->w.hello.device_key,
-		                                  pr->problem_json, &pr->best_config,
-		                                  &pr->best_median);
+		kjit_status bst = kt_results_best(t->res, kjit_kernel_signature(t->kernel),
+		                                  t->w.hello.device_key, pr->problem_json,
+		                                  &pr->best_config, &pr->best_median);
 		if (bst != KJIT_OK && bst != KJIT_ERR_NOT_FOUND)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	}
@@ -737,7 +737,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	kjit__buf_str(&b, ", \"kernel\": ");
 	kjit__buf_json_str(&b, spec->entry);
 	kjit__buf_str(&b, ", \"signature\": ");
-	kjit__buf_json_str(&b, t->signature);
+	kjit__buf_json_str(&b, kjit_kernel_signature(t->kernel));
 	kjit__buf_str(&b, ", \"device\": ");
 	kjit__buf_json_str(&b, t->w.hello.device_name);
 	kjit__buf_str(&b, ", \"device_key\": ");
@@ -848,8 +848,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
 		t.db = def;
 	/* The worker first: nothing here has touched CUDA. */
-	if (!t.db || kt_spec_signature(spec, &t.signature) != KJIT_OK ||
-	    proc_ready(&t.w, o->spec_path, t.db) != KJIT_OK)
+	if (!t.db || proc_ready(&t.w, o->spec_path, t.db) != KJIT_OK)
 		goto fail;
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);
@@ -908,7 +907,6 @@ done:
 	free(t.runs);
 	kt_results_close(t.res);
 	kjit_engine_close(t.engine);
-	free(t.signature);
 	free(def);
 	return ret;
 }

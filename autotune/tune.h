@@ -117,10 +117,8 @@ kjit_status kt_replay_load(const kjit__space *space, const char *path, double **
 
 /* ---- tuning results in the kjit database (results.c) ------------------ */
 
-/* The kernel signature of a spec, as libkjit computes it: a compile-only
- * engine on ":memory:" (arch sm_90, KJIT_ENGINE_NO_GPU) creates the
- * kernel from the entry, the source text and the parameter names.
- * *out is malloc'ed. */
+/* The kernel signature of a spec (kjit__signature of its entry, source
+ * text and parameter names), with no engine. *out is malloc'ed. */
 kjit_status kt_spec_signature(const kjit__spec *spec, char **out);
 
 /* A connection of its own to the kjit database (kjit__store). */

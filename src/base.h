@@ -203,6 +203,12 @@ void kjit__store_binary_touch(kjit__store *store, const char *key);
 /* Writes the pending touches (kjit__store_close() calls it). */
 kjit_status kjit__store_flush_touches(kjit__store *store);
 
+/* ---- files (file.c) ---------------------------------------------------- */
+
+/* Reads a whole file into *out (malloc'ed, NUL-terminated; *len, may be
+ * NULL, its length, NUL bytes included). KJIT_ERR_IO names the file. */
+kjit_status kjit__read_text(const char *path, char **out, size_t *len);
+
 /* ---- strings (strbuf.c) ------------------------------------------------ */
 
 /* A growing string; zero-initialise. After a failed allocation every

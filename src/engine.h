@@ -34,6 +34,13 @@ void kjit__compiled_free(kjit__compiled *c);
  * static storage. */
 const char *kjit__nvrtc_id(void);
 
+/* ---- kernels (kernel.c) ------------------------------------------------ */
+
+/* The kernel signature (32 hex digits into out) of an entry point, its
+ * source text and its parameter names joined by ','. */
+kjit_status kjit__signature(const char *name, const char *source, const char *params,
+                            char out[33]);
+
 /* ---- compile pool (compile_pool.c) ----------------------------------- */
 
 /* Runs fn(ctx, i) for i in [0, n) on up to threads threads (the caller's

@@ -20,6 +20,22 @@ static int valid_param_name(const char *s)
 	return 1;
 }
 
+kjit_status kjit__signature(const char *name, const char *source, const char *params,
+                            char out[33])
+{
+	/* name NUL source NUL p1,p2,... */
+	size_t nl = strlen(name), sl = strlen(source), pl = strlen(params);
+	char *buf = malloc(nl + sl + pl + 2);
+	if (!buf)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	memcpy(buf, name, nl + 1);
+	memcpy(buf + nl + 1, source, sl + 1);
+	memcpy(buf + nl + sl + 2, params, pl);
+	kjit__hash_hex(kjit__hash(buf, nl + sl + pl + 2, 0), out);
+	free(buf);
+	return KJIT_OK;
+}
+
 kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *source,
                                const char *const *param_names, size_t n_params,
                                kjit_kernel **out)
@@ -39,7 +55,6 @@ kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *sou
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: "
 		                         "%zu parameter names announced, none given", n_params));
 
-	/* Signature input: name NUL source NUL p1,p2,... */
 	size_t plen = 0;
 	for (size_t i = 0; i < n_params; i++) {
 		if (!valid_param_name(param_names[i]))
@@ -59,15 +74,8 @@ kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *sou
 		strcat(params, param_names[i]);
 	}
 	k->params = params;
-	size_t nl = strlen(name), sl = strlen(source), pl = strlen(params);
-	char *buf = malloc(nl + sl + pl + 2);
-	if (!buf)
+	if (kjit__signature(name, source, params, k->signature) != KJIT_OK)
 		goto nomem;
-	memcpy(buf, name, nl + 1);
-	memcpy(buf + nl + 1, source, sl + 1);
-	memcpy(buf + nl + sl + 2, params, pl);
-	kjit__hash_hex(kjit__hash(buf, nl + sl + pl + 2, 0), k->signature);
-	free(buf);
 	char seed_text[160];
 	int seed_len = snprintf(seed_text, sizeof seed_text, "%s\n%s", k->signature,
 	                        kjit__nvrtc_id());
@@ -99,27 +107,12 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *e, const char *name, const
 	if (!e || !path)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_from_file: engine and "
 		                   "path must not be NULL");
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return kjit__engine_fail(e, kjit__error(KJIT_ERR_IO, "cannot read kernel source %s: "
-		                         "%s", path, strerror(errno)));
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	char chunk[65536];
-	size_t n;
-	int bad = !m;
-	while (!bad && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		bad = fwrite(chunk, 1, n, m) != n;
-	bad = bad || ferror(f);
-	fclose(f);
-	if (m)
-		fclose(m);
-	if (bad || !text) {
-		free(text);
-		return kjit__engine_fail(e, kjit__error(KJIT_ERR_IO, "cannot read kernel source %s",
-		                         path));
-	}
+	char *text;
+	size_t len;
+	kjit_status rst = kjit__read_text(path, &text, &len);
+	if (rst != KJIT_OK)
+		return kjit__engine_fail(e, kjit__error(rst, "cannot read kernel source: %s",
+		                         kjit_last_error()));
 	if (strlen(text) != len) {
 		free(text);
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s "

@@ -6,6 +6,7 @@ libkjit_la_SOURCES = \
 	src/error.c \
 	src/hash.c \
 	src/strbuf.c \
+	src/file.c \
 	src/driver.c \
 	src/store.c \
 	src/store_binaries.c \

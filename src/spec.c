@@ -941,41 +941,6 @@ static kjit_status check_exprs(parser *P)
 	return st;
 }
 
-static kjit_status read_file(const char *path, char **out)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	*out = NULL;
-	if (!f)
-		return kjit__error(KJIT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			char *b = realloc(buf, cap);
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-			}
-			buf = b;
-		}
-		size_t got = fread(buf + len, 1, 4096, f);
-		len += got;
-		if (got < 4096)
-			break;
-	}
-	int err = ferror(f);
-	fclose(f);
-	if (err) {
-		free(buf);
-		return kjit__error(KJIT_ERR_IO, "%s: read error", path);
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return KJIT_OK;
-}
-
 /* A path relative to the spec's folder. */
 static kjit_status resolve(const char *spec_path, char **path)
 {
@@ -1002,7 +967,7 @@ kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 		kjit__spec_free(P.spec);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
-	if ((st = read_file(path, &P.doc)) != KJIT_OK)
+	if ((st = kjit__read_text(path, &P.doc, NULL)) != KJIT_OK)
 		goto done;
 	int rc = sqlite3_open_v2(":memory:", &P.db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc == SQLITE_OK)
