@@ -58,20 +58,20 @@ static double load(elem_type t, const void *p, size_t i)
 static kjit_status fill_file(const kjit__spec *spec, kt_arg *a)
 {
 	size_t bytes = a->count * a->elem;
-	FILE *f = fopen(a->spec->file, "rb");
+	FILE *f = fopen(a->spec->data.file, "rb");
 	if (!f)
 		return kjit__error(KJIT_ERR_IO, "%s: argument %s: cannot open %s: %s", spec->path,
-		                   a->spec->name, a->spec->file, strerror(errno));
+		                   a->spec->name, a->spec->data.file, strerror(errno));
 	size_t got = fread(a->host, 1, bytes, f);
 	int err = ferror(f);
 	fclose(f);
 	if (err)
 		return kjit__error(KJIT_ERR_IO, "%s: argument %s: reading %s failed", spec->path,
-		                   a->spec->name, a->spec->file);
+		                   a->spec->name, a->spec->data.file);
 	if (got < bytes)
 		return kjit__error(KJIT_ERR_IO, "%s: argument %s: %s holds %zu bytes, %zu needed "
 		                   "(%zu elements of %zu bytes)", spec->path, a->spec->name,
-		                   a->spec->file, got, bytes, a->count, a->elem);
+		                   a->spec->data.file, got, bytes, a->count, a->elem);
 	return KJIT_OK;
 }
 
@@ -101,23 +101,26 @@ static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *
 		return kjit__error(KJIT_ERR_NOMEM, "argument %s: out of memory for %zu bytes",
 		                   sa->name, a->count * a->elem);
 	kt_rng rng;
-	switch (sa->fill) {
+	switch (sa->data.fill) {
 	case KJIT__FILL_RANDOM:
-		kt_rng_seed(&rng, sa->seed);
+		kt_rng_seed(&rng, sa->data.seed);
 		for (size_t i = 0; i < a->count; i++)
 			store(t, a->host, i, t == T_F32 || t == T_F64
 			                     ? kt_rng_unit(&rng) : (double)kt_rng_below(&rng, 1000));
 		break;
 	case KJIT__FILL_CONSTANT:
 		for (size_t i = 0; i < a->count; i++)
-			store(t, a->host, i, sa->constant);
+			store(t, a->host, i, sa->data.constant);
 		break;
 	case KJIT__FILL_SEQUENCE:
 		for (size_t i = 0; i < a->count; i++)
-			store(t, a->host, i, sa->constant + (double)i);
+			store(t, a->host, i, sa->data.constant + (double)i);
 		break;
 	case KJIT__FILL_FILE:
 		return fill_file(spec, a);
+	case KJIT__FILL_GENERATOR:
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: argument %s: generator fills are not "
+		                   "read yet", spec->path, sa->name);
 	}
 	return KJIT_OK;
 }

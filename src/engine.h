@@ -181,11 +181,17 @@ kjit_status kjit__variant_load(kjit_variant *v);
 #define KJIT__ROLE_DEFINE 0x8u /* -DNAME=value */
 #define KJIT__ROLE_FLAGS 0x10u /* the value is NVRTC flags, split on spaces */
 
+/* Value kinds: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, and a list (an
+ * expression's binding of a whole value list, T1's "max(filter_width)"). */
+#define KJIT__KIND_LIST 100
+
 typedef struct kjit__value {
-	char *text;   /* canonical text: "64", "0.5", "--use_fast_math" */
-	int kind;     /* SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
+	char *text;   /* canonical text (Python's str() for T1): "64", "0.5", "--use_fast_math" */
+	int kind;     /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or KJIT__KIND_LIST */
 	int64_t i;
 	double d;
+	const struct kjit__value *items; /* KJIT__KIND_LIST: n_items values (not owned) */
+	size_t n_items;
 } kjit__value;
 
 typedef struct kjit__param {
@@ -196,97 +202,162 @@ typedef struct kjit__param {
 	unsigned roles;
 } kjit__param;
 
-/* A problem: named integer sizes (n, or m,n,k). */
+/* A problem: named integer sizes (n, or m,n,k). A T1 ProblemSize that is
+ * an integer is the one size "ProblemSize"; a list gives "ProblemSize[0]",
+ * "ProblemSize[1]", ... (an expression's ProblemSize[1] reads that name). */
 typedef struct kjit__problem {
 	char **names;
 	int64_t *values;
 	size_t n;
 } kjit__problem;
 
-typedef enum { KJIT__FILL_RANDOM, KJIT__FILL_CONSTANT, KJIT__FILL_SEQUENCE, KJIT__FILL_FILE } kjit__fill;
+typedef enum { KJIT__FILL_RANDOM, KJIT__FILL_CONSTANT, KJIT__FILL_SEQUENCE, KJIT__FILL_FILE,
+               KJIT__FILL_GENERATOR } kjit__fill;
 typedef enum { KJIT__IN = 1, KJIT__OUT = 2, KJIT__INOUT = 3 } kjit__access;
 
-/* A kernel argument: a scalar (value is an expression) or a buffer. */
-typedef struct kjit__arg {
-	char *name;
-	char *type;      /* element type: int32 int64 uint32 uint64 float double */
-	int is_buffer;
-	char *value;     /* scalar: expression over the problem sizes */
-	char *length;    /* buffer: element count, an expression */
+/* How an output is checked against given reference data (T1
+ * ReferenceArguments' ValidationMethod). */
+typedef enum {
+	KJIT__CHECK_TOLERANCE = 0, /* |got - want| <= atol + rtol * |want|, per element */
+	KJIT__CHECK_ABS_SUM,       /* AbsoluteDifference: sum |got - want| <= threshold */
+	KJIT__CHECK_SIDE_BY_SIDE,  /* SideBySideComparison: each |got - want| <= threshold */
+	KJIT__CHECK_RELATIVE       /* SideBySideRelativeComparison: each |got - want| <=
+	                            * threshold * |want| */
+} kjit__check;
+
+/* Where the values of an argument come from (its own fill, or a
+ * reference's). */
+typedef struct kjit__data {
 	kjit__fill fill;
 	uint64_t seed;   /* KJIT__FILL_RANDOM */
 	double constant; /* KJIT__FILL_CONSTANT; start of KJIT__FILL_SEQUENCE */
 	char *file;      /* KJIT__FILL_FILE, resolved against the spec's folder */
+	char *generator; /* KJIT__FILL_GENERATOR: an expression of the element index i
+	                  * (and the problem's sizes) */
+} kjit__data;
+
+/* A kernel argument: a scalar (value is an expression), a buffer, or a
+ * module variable (symbol) written before each launch. */
+typedef struct kjit__arg {
+	char *name;
+	char *type;      /* element type: bool int8 uint8 int16 uint16 int32 uint32 int64
+	                  * uint64 half float double, or "custom" (raw bytes) */
+	unsigned components; /* 1, or 2, 3, 4, 8, 16 for the vector types (float4: type
+	                      * "float", components 4); a buffer's length counts vectors */
+	size_t custom_size;  /* "custom": bytes per element (T1 TypeSize) */
+	int is_buffer;
+	int symbol;      /* 1: written to the module variable `name` (T1 MemoryType
+	                  * Symbol, MemType Constant), not a kernel parameter */
+	char *value;     /* scalar: expression over the problem sizes */
+	char *length;    /* buffer or symbol: element count, an expression */
+	kjit__data data; /* the argument's own values (a buffer's, a symbol's) */
 	kjit__access access;
+	int output;      /* compared after a run: -1 from access (out, inout), else 0/1 */
+	/* T1 ReferenceArguments: the expected output, when has_reference */
+	int has_reference;
+	kjit__data reference;
+	kjit__check check;
+	double threshold;
 } kjit__arg;
 
 typedef struct kjit__spec {
 	char *path;          /* the spec file, for messages */
 	char *format;        /* "kjit" or "t1" */
+	int python;          /* 1: expressions have Python's semantics (T1) */
 	char *source_path;   /* resolved against the spec's folder */
 	char *entry;
 	char **flags;        /* fixed NVRTC flags */
 	size_t n_flags;
 	kjit__param *params;
 	size_t n_params;
-	char **restrictions; /* kjit expression syntax (translated from T1) */
+	char **restrictions; /* expressions, in the spec's dialect */
 	size_t n_restrictions;
 	char *grid[3];       /* expressions; "1" when absent */
+	char *block[3];      /* expressions (T1 LocalSize); NULL: from the roles */
 	char *shared;        /* dynamic shared memory bytes, an expression */
 	kjit__problem *problems;
 	size_t n_problems;
 	kjit__arg *args;
 	size_t n_args;
-	char *verify;        /* "default", "reference" or "none" */
+	char *verify;        /* "default", "reference", "data" (T1 ReferenceArguments) or "none" */
 	char *reference_entry; /* verify against a reference kernel */
 	double atol, rtol;
 	char *bytes, *flops; /* objective formulas, NULL when absent */
 	int64_t max_threads; /* threads per block limit (1024) */
 	int64_t max_shared;  /* dynamic shared memory limit in bytes */
+	/* what the spec asks of a run (T1 Search, Budget, General); 0/NULL unset */
+	char *strategy;      /* a kjit strategy name (T1 Search.Name mapped) */
+	int64_t budget_evaluations;
+	double budget_fraction, budget_seconds;
+	char *output_file;   /* T1 General.OutputFile: T4 results at the end of a run */
+	char *time_unit;     /* T1 General.TimeUnit: "ns", "us", "ms" or "s" */
+	char **warnings;     /* "FILE: FIELD: ..." lines (unknown T1 keys, fields
+	                      * read but unused); kjit-tune prints them */
+	size_t n_warnings;
 } kjit__spec;
 
 /* Reads a kjit or T1 spec. A spec error is KJIT_ERR_INVALID_ARG (or
- * KJIT_ERR_IO) with "FILE: FIELD: expected ..." in kjit_last_error().
- * Every name used by an expression is checked here. The caller owns *out
- * and frees it with kjit__spec_free(). */
+ * KJIT_ERR_IO) with "FILE: FIELD: expected ..." in kjit_last_error();
+ * invalid JSON names the line and column. Every name used by an
+ * expression is checked here. The caller owns *out and frees it with
+ * kjit__spec_free(). */
 kjit_status kjit__spec_load(const char *path, kjit__spec **out);
 void kjit__spec_free(kjit__spec *spec);
 
 /* A problem as "n=67108864,m=4" (the problem key); malloc'ed. */
 char *kjit__problem_key(const kjit__problem *problem);
 
-/* ---- expressions (space.c) ------------------------------------------ */
+/* ---- expressions (expr.c) ------------------------------------------- */
 
-/* An expression context: an in-memory SQLite connection under an
- * authorizer that lets a statement read its bound parameters and call
- * pure functions, and nothing else. */
-typedef struct kjit__expr_ctx kjit__expr_ctx;
+/* Expressions are parsed once into a tree and evaluated by kjit itself
+ * (no SQLite), with a budget of steps and memory: Python's syntax and
+ * semantics for T1 (true division, floor // and %, **, chained
+ * comparisons, conditional expressions, list literals, range, list
+ * comprehensions, min/max/abs/...), and kjit's own dialect for kjit specs
+ * (the same syntax; / and % of integers truncate as in C, &&, ||, !, the
+ * SQL-style functions of doc/spec-format.md). An evaluated expression is
+ * immutable: evaluation is reentrant. */
 typedef struct kjit__expr kjit__expr;
+typedef enum { KJIT__DIALECT_KJIT = 0, KJIT__DIALECT_PYTHON = 1 } kjit__dialect;
 
-kjit_status kjit__expr_ctx_open(kjit__expr_ctx **out);
-void kjit__expr_ctx_close(kjit__expr_ctx *ctx);
-
-/* Translates Python-style syntax (//, ==, and/or/not, True/False, "str")
- * to SQL, turning every name in names[n] into the bound parameter :name.
- * Another bare name (not a call) is an error naming it. *out is
- * malloc'ed. */
-kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
-                              char **out);
-
-/* Prepares SELECT (sql) under the authorizer; names as above map bound
- * parameters to slots. what names the field for messages. */
-kjit_status kjit__expr_prepare(kjit__expr_ctx *ctx, const char *expr, const char *const *names,
-                            size_t n, const char *what, kjit__expr **out);
-/* The same, for SQL that is already translated (the tests use it). */
-kjit_status kjit__expr_prepare_sql(kjit__expr_ctx *ctx, const char *sql,
-                                const char *const *names, size_t n, const char *what,
-                                kjit__expr **out);
+/* Parses text; a name must be one of names[n] (slot i), a function or a
+ * keyword, else the error names it. what names the field in messages
+ * ("restrictions[2]"). The caller frees *out with kjit__expr_free(). */
+kjit_status kjit__expr_parse(const char *text, kjit__dialect dialect, const char *const *names,
+                             size_t n, const char *what, kjit__expr **out);
 void kjit__expr_free(kjit__expr *e);
 /* The highest slot that e reads, -1 when none. */
 int kjit__expr_max_slot(const kjit__expr *e);
+/* e's top-level conjuncts ("a and b", "a <= b <= c") as expressions of
+ * their own, so that each runs as soon as its names are set; one term
+ * when e is no conjunction. *terms (malloc'ed) and each term are the
+ * caller's. */
+kjit_status kjit__expr_split(const kjit__expr *e, kjit__expr ***terms, size_t *n);
 /* Evaluates with slots[i] bound to every slot i that e reads. *out is
- * the result as a number (NULL is an error). */
-kjit_status kjit__expr_eval(kjit__expr *e, const kjit__value *slots, double *out);
+ * the result as a number (True 1, False 0); NaN for a division by zero.
+ * A string or list result, an overflow or a spent budget is an error. */
+kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, double *out);
+/* Evaluates an expression whose result is a list (T1 Values): each item
+ * a number, a string or a bool, its text Python's str() of it. At most
+ * max items. *out (malloc'ed values with malloc'ed text) is the caller's:
+ * kjit__values_free(). */
+kjit_status kjit__expr_eval_list(const kjit__expr *e, const kjit__value *slots, size_t max,
+                                 kjit__value **out, size_t *n);
+void kjit__values_free(kjit__value *v, size_t n);
+
+/* The SQLite-backed evaluator that expr.c replaces; kept until every
+ * caller has moved to kjit__expr_parse(). */
+typedef struct kjit__expr_ctx kjit__expr_ctx;
+kjit_status kjit__expr_ctx_open(kjit__expr_ctx **out);
+void kjit__expr_ctx_close(kjit__expr_ctx *ctx);
+kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
+                              char **out);
+kjit_status kjit__expr_prepare(kjit__expr_ctx *ctx, const char *expr, const char *const *names,
+                            size_t n, const char *what, kjit__expr **out);
+kjit_status kjit__expr_prepare_sql(kjit__expr_ctx *ctx, const char *sql,
+                                const char *const *names, size_t n, const char *what,
+                                kjit__expr **out);
+kjit_status kjit__expr_eval_sql(kjit__expr *e, const kjit__value *slots, double *out);
 
 /* ---- the space (space.c) -------------------------------------------- */
 

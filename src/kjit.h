@@ -209,6 +209,21 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *engine, const char *name,
                                          const char *const *param_names,
                                          size_t n_params, kjit_kernel **out);
 
+/*
+ * Module variables. Sets the __constant__ or __device__ variable named
+ * symbol (an extern "C" name or a C++ name expression) of every module of
+ * kernel to size bytes from data (copied: the caller keeps data). Applied
+ * now to each variant already loaded and later to each one as it is
+ * loaded (kjit_variant_get(), kjit_launch()), in order, before its first
+ * launch; setting the same symbol again replaces the data everywhere.
+ * A loaded variant that has no such symbol gives KJIT_ERR_NOT_FOUND, one
+ * whose variable has another size KJIT_ERR_INVALID_ARG, both naming the
+ * variable and the variant's key. Without a GPU the data is kept for
+ * later loads and KJIT_OK returned.
+ */
+kjit_status kjit_kernel_set_symbol(kjit_kernel *kernel, const char *symbol, const void *data,
+                                   size_t size);
+
 /* The kernel signature as 32 hex digits; owned by the kernel. */
 const char *kjit_kernel_signature(const kjit_kernel *kernel);
 

@@ -98,7 +98,7 @@ static kjit_status eval_in(kjit__expr_ctx *ctx, const kjit__spec *spec, const sc
 	kjit__expr *e = NULL;
 	kjit_status st = kjit__expr_prepare(ctx, expr, sc->names, sc->n, what, &e);
 	if (st == KJIT_OK)
-		st = kjit__expr_eval(e, sc->slots, out);
+		st = kjit__expr_eval_sql(e, sc->slots, out);
 	kjit__expr_free(e);
 	if (st == KJIT_OK && isnan(*out))
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: \"%s\" is not a number here",

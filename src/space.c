@@ -277,7 +277,7 @@ int kjit__expr_max_slot(const kjit__expr *e)
 	return e->max_slot;
 }
 
-kjit_status kjit__expr_eval(kjit__expr *e, const kjit__value *slots, double *out)
+kjit_status kjit__expr_eval_sql(kjit__expr *e, const kjit__value *slots, double *out)
 {
 	int rc = SQLITE_OK;
 	for (int i = 0; i < e->n_slots && rc == SQLITE_OK; i++) {
@@ -336,7 +336,7 @@ static kjit_status run_checks(walker *w, long depth, int *ok)
 		if (c->depth != depth)
 			continue;
 		double v;
-		kjit_status st = kjit__expr_eval(c->expr, w->slots, &v);
+		kjit_status st = kjit__expr_eval_sql(c->expr, w->slots, &v);
 		if (st != KJIT_OK)
 			return st;
 		if (c->kind == 0)

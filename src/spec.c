@@ -508,13 +508,13 @@ static kjit_status read_args(parser *P)
 		if ((st = get_string(P, sub, 0, &text)) != KJIT_OK)
 			break;
 		if (!text || strcmp(text, "random") == 0)
-			a->fill = KJIT__FILL_RANDOM;
+			a->data.fill = KJIT__FILL_RANDOM;
 		else if (strcmp(text, "constant") == 0)
-			a->fill = KJIT__FILL_CONSTANT;
+			a->data.fill = KJIT__FILL_CONSTANT;
 		else if (strcmp(text, "sequence") == 0)
-			a->fill = KJIT__FILL_SEQUENCE;
+			a->data.fill = KJIT__FILL_SEQUENCE;
 		else if (strcmp(text, "file") == 0)
-			a->fill = KJIT__FILL_FILE;
+			a->data.fill = KJIT__FILL_FILE;
 		else
 			st = fail(P, sub, "one of random, constant, sequence, file (got \"%s\")", text);
 		free(text);
@@ -523,12 +523,12 @@ static kjit_status read_args(parser *P)
 		snprintf(sub, sizeof sub, "%s.seed", base);
 		if (st != KJIT_OK || (st = get_int(P, sub, 1, &seed)) != KJIT_OK)
 			break;
-		a->seed = (uint64_t)seed;
+		a->data.seed = (uint64_t)seed;
 		snprintf(sub, sizeof sub, "%s.value", base);
-		if ((st = get_number(P, sub, 0, &a->constant)) != KJIT_OK)
+		if ((st = get_number(P, sub, 0, &a->data.constant)) != KJIT_OK)
 			break;
 		snprintf(sub, sizeof sub, "%s.file", base);
-		if ((st = get_string(P, sub, a->fill == KJIT__FILL_FILE, &a->file)) != KJIT_OK)
+		if ((st = get_string(P, sub, a->data.fill == KJIT__FILL_FILE, &a->data.file)) != KJIT_OK)
 			break;
 		snprintf(sub, sizeof sub, "%s.access", base);
 		if ((st = get_string(P, sub, 0, &text)) != KJIT_OK)
@@ -835,7 +835,7 @@ static kjit_status read_t1(parser *P)
 			st = get_expr(P, sub, NULL, &a->value);
 			continue;
 		}
-		if (st != KJIT_OK || (st = get_number(P, sub, 0, &a->constant)) != KJIT_OK)
+		if (st != KJIT_OK || (st = get_number(P, sub, 0, &a->data.constant)) != KJIT_OK)
 			break;
 		snprintf(sub, sizeof sub, "%s.Size", base);
 		if ((st = get_expr(P, sub, NULL, &a->length)) != KJIT_OK)
@@ -844,18 +844,18 @@ static kjit_status read_t1(parser *P)
 		if ((st = get_string(P, sub, 0, &fill)) != KJIT_OK)
 			break;
 		if (!fill || strcmp(fill, "Random") == 0)
-			a->fill = KJIT__FILL_RANDOM;
+			a->data.fill = KJIT__FILL_RANDOM;
 		else if (strcmp(fill, "Constant") == 0)
-			a->fill = KJIT__FILL_CONSTANT;
+			a->data.fill = KJIT__FILL_CONSTANT;
 		else if (strcmp(fill, "BinaryRaw") == 0)
-			a->fill = KJIT__FILL_FILE;
+			a->data.fill = KJIT__FILL_FILE;
 		else
 			st = fail(P, sub, "Random, Constant or BinaryRaw (got \"%s\")", fill);
 		free(fill);
-		a->seed = 1;
+		a->data.seed = 1;
 		snprintf(sub, sizeof sub, "%s.DataSource", base);
-		if (st == KJIT_OK && a->fill == KJIT__FILL_FILE)
-			st = get_string(P, sub, 1, &a->file);
+		if (st == KJIT_OK && a->data.fill == KJIT__FILL_FILE)
+			st = get_string(P, sub, 1, &a->data.file);
 		snprintf(sub, sizeof sub, "%s.AccessType", base);
 		if (st != KJIT_OK || (st = get_string(P, sub, 0, &acc)) != KJIT_OK)
 			break;
@@ -1036,7 +1036,7 @@ kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 	if (st == KJIT_OK)
 		st = resolve(path, &P.spec->source_path);
 	for (size_t i = 0; st == KJIT_OK && i < P.spec->n_args; i++)
-		st = resolve(path, &P.spec->args[i].file);
+		st = resolve(path, &P.spec->args[i].data.file);
 done:
 	sqlite3_finalize(P.value);
 	sqlite3_finalize(P.each);
@@ -1081,7 +1081,7 @@ void kjit__spec_free(kjit__spec *spec)
 		free(a->type);
 		free(a->value);
 		free(a->length);
-		free(a->file);
+		free(a->data.file);
 	}
 	free(spec->args);
 	free(spec->verify);

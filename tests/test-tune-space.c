@@ -29,7 +29,7 @@ static double eval(kjit__expr_ctx *ctx, const char *expr)
 	kjit__expr *e;
 	double v;
 	CHECK_OK(kjit__expr_prepare(ctx, expr, names, 2, "test", &e));
-	CHECK_OK(kjit__expr_eval(e, slots, &v));
+	CHECK_OK(kjit__expr_eval_sql(e, slots, &v));
 	kjit__expr_free(e);
 	return v;
 }
