@@ -28,4 +28,4 @@ bench_bench_search_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/autotune
 bench_bench_search_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_search_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS) -lm
 
-EXTRA_DIST += bench/saxpy-32.json
+EXTRA_DIST += bench/saxpy-32.json bench/bench-t1-peer bench/t1/gemm.json

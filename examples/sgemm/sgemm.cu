@@ -38,6 +38,10 @@
 #ifndef TN
 #define TN 8
 #endif
+/* Kernel Tuner's and T1's name for the block size (bench/t1/gemm.json) */
+#if !defined(THREADS) && defined(block_size_x)
+#define THREADS block_size_x
+#endif
 #ifndef THREADS
 #define THREADS ((BM / TM) * (BN / TN))
 #endif
