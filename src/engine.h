@@ -66,6 +66,9 @@ struct kjit_variant {
 	CUmodule module;
 	CUfunction function;
 	int num_regs, max_threads, static_shared;
+	/* dynamic shared memory bytes a launch may ask for, as far as known:
+	 * 0 until a launch asks for some (kjit__variant_shared()) */
+	atomic_uint shared_allowed;
 	uint64_t id; /* index in the engine's by_id, the tag of profiled launches */
 	struct kjit_variant *next_in_engine;
 };
@@ -109,6 +112,10 @@ struct kjit_engine {
 	char arch[16];
 	char device_name[256];
 	char device_key[384];
+	/* shared memory bytes per block, static and dynamic together: the
+	 * default limit, and the most a function opted in may use (0 and 0
+	 * without a GPU) */
+	int shared_default, shared_optin;
 
 	pthread_mutex_t lock; /* the table, the lists, the stats, last_error */
 	kjit__vtable table;
@@ -171,6 +178,19 @@ CUresult kjit__launch_once(void *ctx, CUstream stream);
 /* Loads a cubin into the engine's context and resolves the function and
  * its attributes; a no-op without a GPU. */
 kjit_status kjit__variant_load(kjit_variant *v);
+
+/* Lets v's function launch with shared bytes of dynamic shared memory:
+ * beyond the default per-block limit (with its static shared memory) it
+ * opts the function in, once, to all the device allows. KJIT_ERR_LAUNCH
+ * with the numbers when static + dynamic exceed the device's maximum. */
+kjit_status kjit__variant_shared_grow(kjit_variant *v, unsigned shared);
+/* The check of every launch: one atomic read. */
+static inline kjit_status kjit__variant_shared(kjit_variant *v, unsigned shared)
+{
+	return shared <= atomic_load_explicit(&v->shared_allowed, memory_order_acquire)
+	               ? KJIT_OK
+	               : kjit__variant_shared_grow(v, shared);
+}
 
 /* ---- the spec (spec.c) ---------------------------------------------- */
 

@@ -302,7 +302,12 @@ kjit_status kjit_variant_function(kjit_variant *variant, void **cufunction);
  * memory in bytes, a stream (NULL: default stream) and the kernel argument
  * array as for cuLaunchKernel (an array of pointers to each argument).
  * Asynchronous; a launch refused by the driver returns KJIT_ERR_LAUNCH with
- * the CUDA error name.
+ * the CUDA error name. Dynamic shared memory may pass the default limit
+ * per block (48 KiB with the function's static shared memory): the first
+ * launch that needs it opts the function in to the device's maximum
+ * (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 227 KiB on an
+ * H100 or H200); static plus dynamic beyond that is KJIT_ERR_LAUNCH with
+ * the numbers.
  */
 kjit_status kjit_variant_launch(kjit_variant *variant, const unsigned grid[3],
                                 const unsigned block[3], unsigned shared_bytes,
