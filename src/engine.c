@@ -419,10 +419,7 @@ void kjit_engine_close(kjit_engine *e)
 	for (kjit_kernel *k = e->kernels, *next; k; k = next) {
 		next = k->next;
 		kjit__tunable_free(k->tun);
-		free(k->name);
-		free(k->source);
-		free(k->params);
-		free(k);
+		kjit__kernel_free(k);
 	}
 	kjit__vtable_free(&e->table);
 	free(e->by_id);

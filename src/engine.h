@@ -84,8 +84,17 @@ struct kjit_kernel {
 	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
 	uint64_t reported_launches;               /* the telemetry sampler's */
 	struct kjit__tunable *tun;                /* NULL for a plain kernel */
+	/* module variables (kjit_kernel_set_symbol()); the lock also covers
+	 * writing them into a variant's module and publishing that variant,
+	 * so that no variant misses a change */
+	pthread_mutex_t symbols_lock;
+	struct kjit__symbol *symbols;
+	size_t n_symbols;
 	struct kjit_kernel *next;
 };
+
+/* Frees a kernel and what it owns (its tunable part excepted). */
+void kjit__kernel_free(kjit_kernel *k);
 
 /* Open-addressing table of variants keyed by binary key. */
 typedef struct kjit__vtable {
@@ -191,6 +200,18 @@ static inline kjit_status kjit__variant_shared(kjit_variant *v, unsigned shared)
 	               ? KJIT_OK
 	               : kjit__variant_shared_grow(v, shared);
 }
+
+/* ---- module variables (symbol.c) ------------------------------------ */
+
+typedef struct kjit__symbol {
+	char *name;
+	void *data;
+	size_t size;
+} kjit__symbol;
+
+/* Under v->kernel->symbols_lock: writes every module variable set on the
+ * kernel into v's freshly loaded module (a no-op without one). */
+kjit_status kjit__variant_symbols(kjit_variant *v);
 
 /* ---- the spec (spec.c) ---------------------------------------------- */
 

@@ -306,6 +306,15 @@ static kjit_status publish(kjit_kernel *k, job *j)
 		kjit__variant_free(v);
 		return st;
 	}
+	/* The module variables go in and the variant becomes visible under
+	 * one hold of the lock: a kjit_kernel_set_symbol() either comes
+	 * first (its data is written here) or finds the variant. */
+	pthread_mutex_lock(&k->symbols_lock);
+	if ((st = kjit__variant_symbols(v)) != KJIT_OK) {
+		pthread_mutex_unlock(&k->symbols_lock);
+		kjit__variant_free(v);
+		return st;
+	}
 	pthread_mutex_lock(&e->lock);
 	kjit_variant *have = NULL;
 	if (e->n_ids == e->cap_ids) {
@@ -325,6 +334,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 		e->variants = v;
 	}
 	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&k->symbols_lock);
 	if (have != v) /* out of memory, or another thread published it first */
 		kjit__variant_free(v);
 	if (!have)
