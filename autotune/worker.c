@@ -310,20 +310,17 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 	free(names);
 	if (st != KJIT_OK)
 		return st;
-	int threads, shared;
+	int threads;
 	const kjit__cu_api *cu = w->engine->cu;
 	CUresult rc = cu->cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
 	                                       w->engine->device);
-	if (rc == CUDA_SUCCESS)
-		rc = cu->cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-		                              w->engine->device);
 	if (rc != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetAttribute");
 	h->arch = (char *)kjit_engine_arch(w->engine);
 	h->device_name = (char *)kjit_engine_device_name(w->engine);
 	h->device_key = w->engine->device_key;
 	h->max_threads = threads;
-	h->max_shared = shared;
+	h->max_shared = w->engine->shared_optin; /* launches opt in beyond 48 KiB */
 	return KJIT_OK;
 }
 

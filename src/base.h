@@ -65,6 +65,8 @@ void kjit__hash_hex(kjit__hash128 h, char out[33]);
 	X(cuModuleUnload)                                                    \
 	X(cuModuleGetFunction)                                               \
 	X(cuFuncGetAttribute)                                                \
+	X(cuFuncSetAttribute)                                                \
+	X(cuModuleGetGlobal)                                                 \
 	X(cuLaunchKernel)                                                    \
 	X(cuMemAlloc)                                                        \
 	X(cuMemFree)                                                         \

@@ -120,6 +120,12 @@ static kjit_status open_gpu(kjit_engine *e, int ordinal)
 	    (r = cu->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
 	                                  e->device)) != CUDA_SUCCESS ||
 	    (r = cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+	                                  e->device)) != CUDA_SUCCESS ||
+	    (r = cu->cuDeviceGetAttribute(&e->shared_default,
+	                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+	                                  e->device)) != CUDA_SUCCESS ||
+	    (r = cu->cuDeviceGetAttribute(&e->shared_optin,
+	                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
 	                                  e->device)) != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuDeviceGetAttribute");
 	if ((r = cu->cuDeviceGetName(e->device_name, sizeof e->device_name, e->device)) != CUDA_SUCCESS)
@@ -413,10 +419,7 @@ void kjit_engine_close(kjit_engine *e)
 	for (kjit_kernel *k = e->kernels, *next; k; k = next) {
 		next = k->next;
 		kjit__tunable_free(k->tun);
-		free(k->name);
-		free(k->source);
-		free(k->params);
-		free(k);
+		kjit__kernel_free(k);
 	}
 	kjit__vtable_free(&e->table);
 	free(e->by_id);

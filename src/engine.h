@@ -66,6 +66,9 @@ struct kjit_variant {
 	CUmodule module;
 	CUfunction function;
 	int num_regs, max_threads, static_shared;
+	/* dynamic shared memory bytes a launch may ask for, as far as known:
+	 * 0 until a launch asks for some (kjit__variant_shared()) */
+	atomic_uint shared_allowed;
 	uint64_t id; /* index in the engine's by_id, the tag of profiled launches */
 	struct kjit_variant *next_in_engine;
 };
@@ -81,8 +84,17 @@ struct kjit_kernel {
 	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
 	uint64_t reported_launches;               /* the telemetry sampler's */
 	struct kjit__tunable *tun;                /* NULL for a plain kernel */
+	/* module variables (kjit_kernel_set_symbol()); the lock also covers
+	 * writing them into a variant's module and publishing that variant,
+	 * so that no variant misses a change */
+	pthread_mutex_t symbols_lock;
+	struct kjit__symbol *symbols;
+	size_t n_symbols;
 	struct kjit_kernel *next;
 };
+
+/* Frees a kernel and what it owns (its tunable part excepted). */
+void kjit__kernel_free(kjit_kernel *k);
 
 /* Open-addressing table of variants keyed by binary key. */
 typedef struct kjit__vtable {
@@ -109,6 +121,10 @@ struct kjit_engine {
 	char arch[16];
 	char device_name[256];
 	char device_key[384];
+	/* shared memory bytes per block, static and dynamic together: the
+	 * default limit, and the most a function opted in may use (0 and 0
+	 * without a GPU) */
+	int shared_default, shared_optin;
 
 	pthread_mutex_t lock; /* the table, the lists, the stats, last_error */
 	kjit__vtable table;
@@ -171,6 +187,31 @@ CUresult kjit__launch_once(void *ctx, CUstream stream);
 /* Loads a cubin into the engine's context and resolves the function and
  * its attributes; a no-op without a GPU. */
 kjit_status kjit__variant_load(kjit_variant *v);
+
+/* Lets v's function launch with shared bytes of dynamic shared memory:
+ * beyond the default per-block limit (with its static shared memory) it
+ * opts the function in, once, to all the device allows. KJIT_ERR_LAUNCH
+ * with the numbers when static + dynamic exceed the device's maximum. */
+kjit_status kjit__variant_shared_grow(kjit_variant *v, unsigned shared);
+/* The check of every launch: one atomic read. */
+static inline kjit_status kjit__variant_shared(kjit_variant *v, unsigned shared)
+{
+	return shared <= atomic_load_explicit(&v->shared_allowed, memory_order_acquire)
+	               ? KJIT_OK
+	               : kjit__variant_shared_grow(v, shared);
+}
+
+/* ---- module variables (symbol.c) ------------------------------------ */
+
+typedef struct kjit__symbol {
+	char *name;
+	void *data;
+	size_t size;
+} kjit__symbol;
+
+/* Under v->kernel->symbols_lock: writes every module variable set on the
+ * kernel into v's freshly loaded module (a no-op without one). */
+kjit_status kjit__variant_symbols(kjit_variant *v);
 
 /* ---- the spec (spec.c) ---------------------------------------------- */
 

@@ -82,6 +82,7 @@ kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *sou
 	kjit__hash128 seed = kjit__hash(seed_text, (size_t)seed_len, 0x6b6a6974u);
 	k->key_seed = seed.lo ^ seed.hi;
 	k->engine = e;
+	pthread_mutex_init(&k->symbols_lock, NULL);
 	pthread_mutex_lock(&e->lock);
 	k->next = e->kernels;
 	e->kernels = k;
@@ -121,6 +122,20 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *e, const char *name, const
 	kjit_status st = kjit_kernel_create(e, name, text, param_names, n_params, out);
 	free(text);
 	return st;
+}
+
+void kjit__kernel_free(kjit_kernel *k)
+{
+	for (size_t i = 0; i < k->n_symbols; i++) {
+		free(k->symbols[i].name);
+		free(k->symbols[i].data);
+	}
+	free(k->symbols);
+	pthread_mutex_destroy(&k->symbols_lock);
+	free(k->name);
+	free(k->source);
+	free(k->params);
+	free(k);
 }
 
 const char *kjit_kernel_signature(const kjit_kernel *k)

@@ -211,15 +211,22 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *engine, const char *name,
 
 /*
  * Module variables. Sets the __constant__ or __device__ variable named
- * symbol (an extern "C" name or a C++ name expression) of every module of
- * kernel to size bytes from data (copied: the caller keeps data). Applied
+ * symbol of every module of kernel to size bytes from data (copied: the
+ * caller keeps data). symbol is the name in the module: a variable at
+ * global namespace scope is found by its own name (C++ does not mangle
+ * those); one inside a namespace needs its mangled name. Applied
  * now to each variant already loaded and later to each one as it is
  * loaded (kjit_variant_get(), kjit_launch()), in order, before its first
  * launch; setting the same symbol again replaces the data everywhere.
+ * The call waits for the work in flight in the engine's context before it
+ * writes and for its writes before it returns: launches made before it
+ * read the old data, launches after it the new, on any stream.
  * A loaded variant that has no such symbol gives KJIT_ERR_NOT_FOUND, one
  * whose variable has another size KJIT_ERR_INVALID_ARG, both naming the
- * variable and the variant's key. Without a GPU the data is kept for
- * later loads and KJIT_OK returned.
+ * variable and the variant's key, and nothing changes; a variant loaded
+ * later fails to load (kjit_variant_get()) in the same way. Without a GPU
+ * the data is kept for later loads and KJIT_OK returned. NULL or empty
+ * arguments, or a size of 0, are KJIT_ERR_INVALID_ARG.
  */
 kjit_status kjit_kernel_set_symbol(kjit_kernel *kernel, const char *symbol, const void *data,
                                    size_t size);
@@ -302,7 +309,12 @@ kjit_status kjit_variant_function(kjit_variant *variant, void **cufunction);
  * memory in bytes, a stream (NULL: default stream) and the kernel argument
  * array as for cuLaunchKernel (an array of pointers to each argument).
  * Asynchronous; a launch refused by the driver returns KJIT_ERR_LAUNCH with
- * the CUDA error name.
+ * the CUDA error name. Dynamic shared memory may pass the default limit
+ * per block (48 KiB with the function's static shared memory): the first
+ * launch that needs it opts the function in to the device's maximum
+ * (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 227 KiB on an
+ * H100 or H200); static plus dynamic beyond that is KJIT_ERR_LAUNCH with
+ * the numbers.
  */
 kjit_status kjit_variant_launch(kjit_variant *variant, const unsigned grid[3],
                                 const unsigned block[3], unsigned shared_bytes,
@@ -435,7 +447,12 @@ const char *const *kjit_kernel_problem_names(const kjit_kernel *kernel, size_t *
  * compiles or loads its variant through the cache and memoises the
  * launch; a repeat launch is a hash lookup and cuLaunchKernel. Rows of
  * another NVRTC version, stale rows and configurations outside the
- * kernel's space are never chosen. Thread-safe. KJIT_ERR_INVALID_ARG: not
+ * kernel's space are never chosen. The shared memory formula may ask for
+ * more than 48 KiB as with kjit_variant_launch(); the space keeps the
+ * configurations whose dynamic shared memory the device allows (and the
+ * spec's limits.max_shared_bytes, for a kernel from a spec). Thread-safe.
+ * Module variables set with kjit_kernel_set_symbol() reach every variant
+ * it loads. KJIT_ERR_INVALID_ARG: not
  * a tunable kernel, a wrong size count, a problem with no valid
  * configuration; KJIT_ERR_LAUNCH: the driver refused the launch.
  */

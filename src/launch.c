@@ -165,8 +165,13 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 	kjit_status st = KJIT_OK;
 	if (!(en->problem_json = kjit__problem_json(&en->prob)))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	/* the device's shared memory limit (with opting in) where it is the
+	 * lower, as kjit-tune prunes */
+	kjit__limits lim = { 0, 0 };
+	if (e->cu && e->shared_optin < t->spec->max_shared)
+		lim.max_shared = e->shared_optin;
 	if (st == KJIT_OK)
-		st = kjit__space_build(en->pspec, 0, NULL, &en->space);
+		st = kjit__space_build(en->pspec, 0, &lim, &en->space);
 	if (st == KJIT_OK && en->space->size == 0)
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: no valid configuration for "
 		                 "problem %s (every one fails a restriction, the grid or a limit)",
@@ -349,6 +354,10 @@ static kjit_status choice_load(kjit_kernel *k, kjit__memo_entry *en, kjit__choic
 	if (!c->variant->function)
 		return kjit__error(KJIT_ERR_NO_GPU, "cannot launch %s: %s", k->name,
 		                   k->engine->gpu_reason);
+	/* once per choice: its shared memory never changes, and what the
+	 * function may use only grows, so the hot path need not ask */
+	if ((st = kjit__variant_shared(c->variant, c->shared)) != KJIT_OK)
+		return st;
 	c->fn = c->variant->function;
 	return KJIT_OK;
 }

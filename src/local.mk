@@ -16,6 +16,7 @@ libkjit_la_SOURCES = \
 	src/vtable.c \
 	src/engine.c \
 	src/kernel.c \
+	src/symbol.c \
 	src/variant.c \
 	src/measure.c \
 	src/launch_config.c \

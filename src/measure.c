@@ -70,6 +70,8 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 		                         "1 <= min_samples <= max_samples, no negatives)"));
 	kjit__timer *timer;
 	kjit_status st = kjit__engine_timer(e, &timer);
+	if (st == KJIT_OK) /* once: every launch of the protocol asks the same */
+		st = kjit__variant_shared(v, shared_bytes);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
 	kjit__protocol_opts p = {

@@ -92,7 +92,7 @@ static kjit_status spec_from_desc(const kjit_tunable_desc *d, kjit__spec **out)
 	oom |= !(s->shared = dup_or(d->shared, "0"));
 	oom |= !s->path || !s->format || !s->entry;
 	s->max_threads = 1024;
-	s->max_shared = 49152;
+	s->max_shared = INT64_MAX; /* no limit of its own: the device's */
 	s->params = calloc(d->n_params + 1, sizeof *s->params);
 	oom |= !s->params;
 	kjit_status st = oom ? kjit__error(KJIT_ERR_NOMEM, "out of memory") : KJIT_OK;

@@ -275,6 +275,8 @@ static kjit_status trial_launch(kjit_kernel *k, kjit__memo_entry *en, trial *tr,
 	if (st == KJIT_OK)
 		st = kjit__engine_ctx(e);
 	if (st == KJIT_OK)
+		st = kjit__variant_shared(tr->v, tr->shared);
+	if (st == KJIT_OK)
 		st = kjit__timer_launch_tagged(timer, kjit__launch_once, &la, stream,
 		                               KJIT__TAG_MEMO | KJIT__TAG_TRIAL |
 		                                       (en->tag & ~KJIT__TAG_MEMO) << 24 | slot);

@@ -306,6 +306,15 @@ static kjit_status publish(kjit_kernel *k, job *j)
 		kjit__variant_free(v);
 		return st;
 	}
+	/* The module variables go in and the variant becomes visible under
+	 * one hold of the lock: a kjit_kernel_set_symbol() either comes
+	 * first (its data is written here) or finds the variant. */
+	pthread_mutex_lock(&k->symbols_lock);
+	if ((st = kjit__variant_symbols(v)) != KJIT_OK) {
+		pthread_mutex_unlock(&k->symbols_lock);
+		kjit__variant_free(v);
+		return st;
+	}
 	pthread_mutex_lock(&e->lock);
 	kjit_variant *have = NULL;
 	if (e->n_ids == e->cap_ids) {
@@ -325,6 +334,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 		e->variants = v;
 	}
 	pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&k->symbols_lock);
 	if (have != v) /* out of memory, or another thread published it first */
 		kjit__variant_free(v);
 	if (!have)
@@ -580,6 +590,44 @@ kjit_status kjit_variant_function(kjit_variant *v, void **cufunction)
 	return KJIT_OK;
 }
 
+kjit_status kjit__variant_shared_grow(kjit_variant *v, unsigned shared)
+{
+	kjit_engine *e = v->kernel->engine;
+	kjit_status st = kjit__engine_ctx(e);
+	if (st != KJIT_OK)
+		return st;
+	int fixed = 0;
+	CUresult r = e->cu->cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+	                                       v->function);
+	if (r != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+	uint64_t need = (uint64_t)shared + (uint64_t)fixed;
+	if (need <= (uint64_t)e->shared_default) {
+		atomic_store_explicit(&v->shared_allowed, (unsigned)(e->shared_default - fixed),
+		                      memory_order_release);
+		return KJIT_OK;
+	}
+	if (need > (uint64_t)e->shared_optin)
+		return kjit__error(KJIT_ERR_LAUNCH, "%s (variant %s) needs %u B dynamic + %d B static "
+		                   "shared memory = %llu B; the device allows %d B per block",
+		                   v->kernel->name, v->key, shared, fixed, (unsigned long long)need,
+		                   e->shared_optin);
+	/* All the device allows, so that every setter sets the same value and
+	 * a race between two is harmless; the attribute is a ceiling, each
+	 * launch still reserves what it asks for. */
+	int most = e->shared_optin - fixed;
+	r = e->cu->cuFuncSetAttribute(v->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+	                              most);
+	if (r != CUDA_SUCCESS) {
+		char what[256];
+		snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d) "
+		         "of %s (variant %s)", most, v->kernel->name, v->key);
+		return kjit__cu_fail(KJIT_ERR_LAUNCH, r, what);
+	}
+	atomic_store_explicit(&v->shared_allowed, (unsigned)most, memory_order_release);
+	return KJIT_OK;
+}
+
 CUresult kjit__launch_once(void *ctx, CUstream stream)
 {
 	const kjit__launch *l = ctx;
@@ -598,6 +646,8 @@ kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const u
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NO_GPU, "cannot launch %s: %s",
 		                                        v->kernel->name, e->gpu_reason));
 	kjit_status st = kjit__engine_ctx(e);
+	if (st == KJIT_OK)
+		st = kjit__variant_shared(v, shared_bytes);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
 	atomic_fetch_add_explicit(&v->kernel->launches, 1, memory_order_relaxed);

@@ -21,7 +21,9 @@ KJIT_CPU_TESTS = \
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
 	tests/test-gpu-errors \
-	tests/test-gpu-measure
+	tests/test-gpu-measure \
+	tests/test-gpu-smem \
+	tests/test-gpu-symbol
 
 check_PROGRAMS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
 TESTS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
@@ -86,6 +88,14 @@ tests_test_engine_telemetry_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_measure_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_smem_SOURCES = tests/test-gpu-smem.c tests/testutil.h
+tests_test_gpu_smem_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_smem_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_symbol_SOURCES = tests/test-gpu-symbol.c tests/testutil.h
+tests_test_gpu_symbol_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_symbol_LDADD = $(KJIT_TEST_LDADD)
 
 # What every test sees: the source and build trees (examples/saxpy/saxpy.cu
 # is found through KJIT_SRCDIR), the toolkit (for its stub libcuda), and

@@ -12,7 +12,8 @@
  *    open gets them from the disk with nothing corrupt;
  *  - device memory: an impossible allocation is KJIT_ERR_CUDA naming
  *    CUDA_ERROR_OUT_OF_MEMORY; a launch asking for 1 MiB of dynamic shared
- *    memory is KJIT_ERR_LAUNCH;
+ *    memory is KJIT_ERR_LAUNCH, saying what it needs and what the device
+ *    allows;
  *  - a device ordinal that does not exist: KJIT_ERR_INVALID_ARG naming
  *    CUDA_ERROR_INVALID_DEVICE, with or without an arch;
  *  - an arch the device cannot run (sm_80 on sm_90) is refused at open
@@ -237,7 +238,8 @@ static void test_unloadable(const char *dir)
 	void *args[] = { &n, &a, &null_ptr, &null_ptr };
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
 	CHECK_ST(kjit_variant_launch(v, grid, block, 1u << 20, NULL, args), KJIT_ERR_LAUNCH);
-	CHECK_CONTAINS(kjit_last_error(), "CUDA_ERROR_");
+	CHECK_CONTAINS(kjit_last_error(), "needs 1048576 B dynamic + 0 B static shared memory");
+	CHECK_CONTAINS(kjit_last_error(), "the device allows");
 	OK("1 MiB of dynamic shared memory: KJIT_ERR_LAUNCH, \"%s\"", kjit_last_error());
 	check_launch(e, v, &sv[0]);
 	OK("the context still works afterwards");

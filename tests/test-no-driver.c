@@ -9,6 +9,8 @@
  *    has_gpu 0, the reason names the library, compiling works, and
  *    launching, the memory helpers, synchronize and make_current fail with
  *    KJIT_ERR_NO_GPU and a message that says why;
+ *  - kjit_kernel_set_symbol keeps a copy of the data (KJIT_OK), replaces
+ *    it when set again, and refuses NULL or empty arguments;
  *  - KJIT_ENGINE_NO_GPU without an arch is refused.
  * Then, in a second process, KJIT_LIBCUDA points at the toolkit's stub
  * libcuda ($KJIT_CUDA_HOME/lib64/stubs/libcuda.so): the engine fails with
@@ -65,6 +67,51 @@ static void check_no_gpu_calls(kjit_engine *e, kjit_variant *v, const char *why)
 	CHECK_ST(kjit_engine_make_current(e), KJIT_ERR_NO_GPU);
 	CHECK_CONTAINS(kjit_engine_last_error(e), why);
 	OK("memcpy, mem_free, synchronize, make_current: KJIT_ERR_NO_GPU");
+}
+
+/* kjit_kernel_set_symbol without a GPU: the data is kept (a copy) for
+ * later loads; bad arguments are refused. */
+static void check_symbols(kjit_engine *e, kjit_kernel *k)
+{
+	float table[4] = { 1, 2, 3, 4 };
+	CHECK_OK(kjit_kernel_set_symbol(k, "coeff", table, sizeof table));
+	table[0] = 99; /* the kernel holds its own copy */
+	int bias = 7;
+	CHECK_OK(kjit_kernel_set_symbol(k, "bias", &bias, sizeof bias));
+	CHECK_MSG(k->n_symbols == 2, "%zu symbols kept, expected 2", k->n_symbols);
+	CHECK_STREQ(k->symbols[0].name, "coeff");
+	CHECK_MSG(k->symbols[0].size == sizeof table && ((float *)k->symbols[0].data)[0] == 1 &&
+	          ((float *)k->symbols[0].data)[3] == 4, "coeff kept as %zu bytes, [0] = %g",
+	          k->symbols[0].size, ((float *)k->symbols[0].data)[0]);
+	OK("set_symbol without a GPU: KJIT_OK, coeff (%zu bytes, a copy) and bias kept",
+	   k->symbols[0].size);
+	double wider[2] = { 5, 6 };
+	CHECK_OK(kjit_kernel_set_symbol(k, "coeff", wider, sizeof wider));
+	CHECK_MSG(k->n_symbols == 2 && k->symbols[0].size == sizeof wider &&
+	          ((double *)k->symbols[0].data)[1] == 6,
+	          "%zu symbols, coeff %zu bytes after setting it again", k->n_symbols,
+	          k->symbols[0].size);
+	OK("setting coeff again replaces its data (now %zu bytes)", k->symbols[0].size);
+
+	CHECK_ST(kjit_kernel_set_symbol(NULL, "coeff", table, sizeof table), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kernel is NULL");
+	struct { const char *symbol; const void *data; size_t size; const char *says; } bad[] = {
+		{ NULL, table, sizeof table, "got NULL, data, 16" },
+		{ "", table, sizeof table, "got '', data, 16" },
+		{ "coeff", NULL, sizeof table, "got 'coeff', NULL, 16" },
+		{ "coeff", table, 0, "got 'coeff', data, 0" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK_ST(kjit_kernel_set_symbol(k, bad[i].symbol, bad[i].data, bad[i].size),
+		         KJIT_ERR_INVALID_ARG);
+		CHECK_CONTAINS(kjit_last_error(), "kjit_kernel_set_symbol");
+		CHECK_CONTAINS(kjit_last_error(), bad[i].says);
+		CHECK_CONTAINS(kjit_engine_last_error(e), bad[i].says);
+		printf("  refused: \"%s\"\n", kjit_last_error());
+	}
+	CHECK_MSG(k->n_symbols == 2, "%zu symbols after the refused calls", k->n_symbols);
+	OK("NULL kernel, NULL or empty name, NULL data, size 0: KJIT_ERR_INVALID_ARG, nothing "
+	   "kept");
 }
 
 static int stub_process(const char *dir)
@@ -142,6 +189,7 @@ int main(int argc, char **argv)
 	CHECK(info.num_regs == -1 && info.cubin_size > 0);
 	OK("compiling works without a driver (%zu byte cubin)", info.cubin_size);
 	check_no_gpu_calls(e, v, MISSING);
+	check_symbols(e, k);
 	kjit_engine_close(e);
 
 	/* KJIT_ARCH stands in for opts->arch. */
