@@ -596,11 +596,11 @@ kjit_status kjit__variant_shared_grow(kjit_variant *v, unsigned shared)
 	kjit_status st = kjit__engine_ctx(e);
 	if (st != KJIT_OK)
 		return st;
-	int fixed = 0;
-	CUresult r = e->cu->cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-	                                       v->function);
-	if (r != CUDA_SUCCESS)
-		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+	int regs, threads, fixed;
+	variant_attributes(v, &regs, &threads, &fixed);
+	if (fixed < 0)
+		return kjit__error(KJIT_ERR_CUDA, "%s (variant %s): its static shared memory could "
+		                   "not be read (cuFuncGetAttribute)", v->kernel->name, v->key);
 	uint64_t need = (uint64_t)shared + (uint64_t)fixed;
 	if (need <= (uint64_t)e->shared_default) {
 		atomic_store_explicit(&v->shared_allowed, (unsigned)(e->shared_default - fixed),
@@ -616,8 +616,8 @@ kjit_status kjit__variant_shared_grow(kjit_variant *v, unsigned shared)
 	 * a race between two is harmless; the attribute is a ceiling, each
 	 * launch still reserves what it asks for. */
 	int most = e->shared_optin - fixed;
-	r = e->cu->cuFuncSetAttribute(v->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-	                              most);
+	CUresult r = e->cu->cuFuncSetAttribute(v->function,
+	                                       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, most);
 	if (r != CUDA_SUCCESS) {
 		char what[256];
 		snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d) "
