@@ -386,20 +386,6 @@ kjit_status kjit__expr_eval_list(const kjit__expr *e, const kjit__value *slots, 
                                  kjit__value **out, size_t *n);
 void kjit__values_free(kjit__value *v, size_t n);
 
-/* The SQLite-backed evaluator that expr.c replaces; kept until every
- * caller has moved to kjit__expr_parse(). */
-typedef struct kjit__expr_ctx kjit__expr_ctx;
-kjit_status kjit__expr_ctx_open(kjit__expr_ctx **out);
-void kjit__expr_ctx_close(kjit__expr_ctx *ctx);
-kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
-                              char **out);
-kjit_status kjit__expr_prepare(kjit__expr_ctx *ctx, const char *expr, const char *const *names,
-                            size_t n, const char *what, kjit__expr **out);
-kjit_status kjit__expr_prepare_sql(kjit__expr_ctx *ctx, const char *sql,
-                                const char *const *names, size_t n, const char *what,
-                                kjit__expr **out);
-kjit_status kjit__expr_eval_sql(kjit__expr *e, const kjit__value *slots, double *out);
-
 /* ---- the space (space.c) -------------------------------------------- */
 
 /* Device limits that prune the space. */
@@ -410,8 +396,9 @@ typedef struct kjit__limits {
 
 /* The constrained space of one problem: every valid configuration as a
  * row of value indices (one per parameter), in lexicographic order.
- * Enumerated depth first: a restriction runs as soon as the parameters
- * it reads are set, so the unconstrained product is never built. */
+ * Enumerated depth first: each restriction term, grid dimension, shared
+ * memory size and block expression runs as soon as the parameters it
+ * reads are set, so the unconstrained product is never built. */
 typedef struct kjit__space {
 	const kjit__spec *spec;
 	size_t problem;
@@ -428,6 +415,12 @@ typedef struct kjit__space {
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
                            kjit__space **out);
 void kjit__space_free(kjit__space *space);
+/* The same walk, storing nothing: *size valid configurations of the
+ * *product. The parameters after the last one that any check reads
+ * multiply in at once: a product with no restriction counts without a
+ * walk. */
+kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                              double *product, double *size);
 const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
 /* The index of a configuration, or -1 when it is not in the space. */
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
@@ -445,8 +438,9 @@ kjit_status kjit__config_desc_make(const kjit__spec *spec, const uint16_t *confi
                                    kjit__config_desc *out);
 void kjit__config_desc_free(kjit__config_desc *d);
 
-/* Block from the roles, grid and dynamic shared memory from the spec's
- * formulas, for config and problem p. */
+/* Block from the spec's block expressions or, where a dimension has
+ * none, from the roles; grid and dynamic shared memory from the spec's
+ * formulas; for config and problem p. */
 kjit_status kjit__config_dims(const kjit__spec *spec, size_t p, const uint16_t *config,
                               unsigned grid[3], unsigned block[3], unsigned *shared);
 

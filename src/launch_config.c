@@ -91,14 +91,16 @@ static void scope_free(scope *sc)
 	free(sc->slots);
 }
 
-/* expr in scope on ctx; NaN (a NULL result, x/0) is an error naming it. */
-static kjit_status eval_in(kjit__expr_ctx *ctx, const kjit__spec *spec, const scope *sc,
-                           const char *expr, const char *what, double *out)
+/* expr parsed in scope and evaluated; NaN (x/0) is an error naming it. */
+static kjit_status eval_in(const kjit__spec *spec, const scope *sc, const char *expr,
+                           const char *what, double *out)
 {
 	kjit__expr *e = NULL;
-	kjit_status st = kjit__expr_prepare(ctx, expr, sc->names, sc->n, what, &e);
+	kjit_status st = kjit__expr_parse(expr, spec->python ? KJIT__DIALECT_PYTHON
+	                                                     : KJIT__DIALECT_KJIT,
+	                                  sc->names, sc->n, what, &e);
 	if (st == KJIT_OK)
-		st = kjit__expr_eval_sql(e, sc->slots, out);
+		st = kjit__expr_eval(e, sc->slots, out);
 	kjit__expr_free(e);
 	if (st == KJIT_OK && isnan(*out))
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: \"%s\" is not a number here",
@@ -110,48 +112,61 @@ kjit_status kjit__spec_eval(const kjit__spec *spec, size_t p, const uint16_t *co
                             const char *expr, const char *what, double *out)
 {
 	scope sc;
-	kjit__expr_ctx *ctx = NULL;
 	kjit_status st = scope_make(spec, p, config, &sc);
-	if (st == KJIT_OK && (st = kjit__expr_ctx_open(&ctx)) == KJIT_OK)
-		st = eval_in(ctx, spec, &sc, expr, what, out);
-	kjit__expr_ctx_close(ctx);
+	if (st == KJIT_OK)
+		st = eval_in(spec, &sc, expr, what, out);
 	scope_free(&sc);
 	return st;
 }
 
+/* What a launch dimension may be. */
+typedef enum { DIM_SHARED, DIM_GRID, DIM_BLOCK } dim_kind;
+
 static kjit_status to_dim(double v, const char *what, const kjit__spec *s, unsigned *out,
-                          int allow_zero)
+                          dim_kind kind)
 {
-	if (v < (allow_zero ? 0 : 1) || v > 2147483647.0)
+	static const char *const expected[] = { "0 to 2147483647", "1 to 2147483647",
+		                                "an integer, 1 to 2147483647" };
+	if (!(v >= (kind == DIM_SHARED ? 0 : 1) && v <= 2147483647.0) ||
+	    (kind == DIM_BLOCK && v != floor(v)))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s is %g for this problem (expected %s)",
-		                   s->path, what, v, allow_zero ? "0 or more" : "1 or more");
+		                   s->path, what, v, expected[kind]);
 	*out = (unsigned)v;
 	return KJIT_OK;
 }
 
+/* Called once per configuration (a tuning evaluation, an online trial, a
+ * memoised choice), never per launch: parsing here costs nothing that
+ * matters next to what the configuration is for. */
 kjit_status kjit__config_dims(const kjit__spec *s, size_t p, const uint16_t *c,
                               unsigned grid[3], unsigned block[3], unsigned *shared)
 {
-	for (int d = 0; d < 3; d++)
-		block[d] = 1;
-	for (size_t i = 0; i < s->n_params; i++)
-		for (int d = 0; d < 3; d++)
-			if (s->params[i].roles & (KJIT__ROLE_BLOCK_X << d))
-				block[d] *= (unsigned)s->params[i].values[c[i]].i;
 	scope sc;
-	kjit__expr_ctx *ctx = NULL;
 	kjit_status st = scope_make(s, p, c, &sc);
-	if (st == KJIT_OK)
-		st = kjit__expr_ctx_open(&ctx);
-	for (int d = 0; st == KJIT_OK && d < 4; d++) {
+	for (int d = 0; st == KJIT_OK && d < 7; d++) {
 		char what[32];
-		double v;
-		snprintf(what, sizeof what, d < 3 ? "grid[%d]" : "shared_memory", d);
-		st = eval_in(ctx, s, &sc, d < 3 ? s->grid[d] : s->shared, what, &v);
-		if (st == KJIT_OK)
-			st = to_dim(v, what, s, d < 3 ? &grid[d] : shared, d == 3);
+		double v = 1;
+		if (d < 3) {
+			snprintf(what, sizeof what, "grid[%d]", d);
+			if ((st = eval_in(s, &sc, s->grid[d], what, &v)) == KJIT_OK)
+				st = to_dim(v, what, s, &grid[d], DIM_GRID);
+		} else if (d == 3) {
+			snprintf(what, sizeof what, "shared_memory");
+			if ((st = eval_in(s, &sc, s->shared, what, &v)) == KJIT_OK)
+				st = to_dim(v, what, s, shared, DIM_SHARED);
+		} else {
+			int b = d - 4;
+			snprintf(what, sizeof what, "block[%d]", b);
+			if (s->block[b])
+				st = eval_in(s, &sc, s->block[b], what, &v);
+			else
+				for (size_t i = 0; i < s->n_params; i++)
+					if (s->params[i].roles & (KJIT__ROLE_BLOCK_X << b))
+						v *= (double)s->params[i].values[c[i]].i;
+			if (st == KJIT_OK)
+				st = to_dim(v, what, s, &block[b], DIM_BLOCK);
+		}
 	}
-	kjit__expr_ctx_close(ctx);
 	scope_free(&sc);
 	return st;
 }

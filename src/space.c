@@ -1,451 +1,271 @@
 /*
- * space.c - expressions evaluated by SQLite, and the constrained space.
+ * space.c - the constrained space of a problem: its configurations
+ * enumerated depth first, stored or only counted; a configuration's
+ * index; configurations and problems as JSON.
  *
- * An expression (a restriction, a grid formula, shared memory) becomes a
- * prepared "SELECT (expr)" whose names are bound parameters. The
- * connection runs under an authorizer that allows SELECT itself and a
- * list of pure functions only, so an expression can read no table, call
- * nothing with a side effect and change nothing.
+ * Every restriction term, grid dimension, shared memory size and block
+ * expression is parsed once and runs as soon as the last name it reads
+ * is set, so a prefix that fails prunes every configuration below it.
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "engine.h"
 
-struct kjit__expr_ctx {
-	sqlite3 *db;
-};
+/* What a check's value must be for the configuration to stay. */
+typedef enum {
+	CHECK_TRUE,   /* a restriction term: true (non-zero) */
+	CHECK_GRID,   /* a grid dimension: 1 to 2^31 - 1 */
+	CHECK_SHARED, /* dynamic shared memory: 0 to the limit */
+	CHECK_BLOCK   /* a block dimension (T1 LocalSize): an integer, 1 to 2^31 - 1 */
+} check_kind;
 
-struct kjit__expr {
-	sqlite3_stmt *stmt;
-	int *slots; /* bound parameter i + 1 reads slots[i] */
-	int n_slots;
-	int max_slot;
-	char *what;
-};
-
-/* Functions an expression may call: deterministic, no side effect. */
-static const char *const pure_functions[] = {
-	"abs", "min", "max", "pow", "power", "floor", "ceil", "ceiling", "sqrt",
-	"log", "log2", "log10", "exp", "round", "iif", "coalesce", "ifnull", "nullif",
-	NULL
-};
-
-static int authorize(void *user, int action, const char *a1, const char *a2,
-                     const char *db, const char *trigger)
-{
-	if (action == SQLITE_SELECT)
-		return SQLITE_OK;
-	if (action == SQLITE_FUNCTION && a2) {
-		for (size_t i = 0; pure_functions[i]; i++)
-			if (strcasecmp(a2, pure_functions[i]) == 0)
-				return SQLITE_OK;
-	}
-	return SQLITE_DENY;
-}
-
-kjit_status kjit__expr_ctx_open(kjit__expr_ctx **out)
-{
-	kjit__expr_ctx *ctx = calloc(1, sizeof *ctx);
-	*out = NULL;
-	if (!ctx)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	int rc = sqlite3_open_v2(":memory:", &ctx->db, SQLITE_OPEN_READWRITE, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_set_authorizer(ctx->db, authorize, NULL);
-	if (rc != SQLITE_OK) {
-		kjit_status st = kjit__error(KJIT_ERR_DB, "expression engine: %s",
-		                             ctx->db ? sqlite3_errmsg(ctx->db) : sqlite3_errstr(rc));
-		sqlite3_close(ctx->db);
-		free(ctx);
-		return st;
-	}
-	*out = ctx;
-	return KJIT_OK;
-}
-
-void kjit__expr_ctx_close(kjit__expr_ctx *ctx)
-{
-	if (!ctx)
-		return;
-	sqlite3_close(ctx->db);
-	free(ctx);
-}
-
-static kjit_status translate_fail(kjit__buf *b, const char *expr, const char *what, size_t at)
-{
-	free(b->p);
-	return kjit__error(KJIT_ERR_INVALID_ARG, "%s at offset %zu of \"%s\"", what, at, expr);
-}
-
-kjit_status kjit__expr_translate(const char *expr, const char *const *names, size_t n,
-                              char **out)
-{
-	kjit__buf b = { 0 };
-	const char *s = expr;
-	*out = NULL;
-	while (*s) {
-		size_t at = (size_t)(s - expr);
-		if (isspace((unsigned char)*s)) {
-			kjit__buf_add(&b, " ", 1);
-			s++;
-		} else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
-			const char *e = s;
-			while (isalnum((unsigned char)*e) || *e == '.' ||
-			       ((*e == '+' || *e == '-') && (e[-1] == 'e' || e[-1] == 'E')))
-				e++;
-			kjit__buf_add(&b, s, (size_t)(e - s));
-			s = e;
-		} else if (isalpha((unsigned char)*s) || *s == '_') {
-			const char *e = s;
-			while (isalnum((unsigned char)*e) || *e == '_')
-				e++;
-			size_t len = (size_t)(e - s);
-			const char *after = e;
-			while (isspace((unsigned char)*after))
-				after++;
-			size_t i;
-			for (i = 0; i < n; i++)
-				if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
-					break;
-			if (i < n) {
-				kjit__buf_add(&b, ":", 1);
-				kjit__buf_add(&b, s, len);
-			} else if (len == 3 && memcmp(s, "and", 3) == 0) {
-				kjit__buf_str(&b, " AND ");
-			} else if (len == 2 && memcmp(s, "or", 2) == 0) {
-				kjit__buf_str(&b, " OR ");
-			} else if (len == 3 && memcmp(s, "not", 3) == 0) {
-				kjit__buf_str(&b, " NOT ");
-			} else if (len == 4 && memcmp(s, "True", 4) == 0) {
-				kjit__buf_str(&b, "1");
-			} else if (len == 5 && memcmp(s, "False", 5) == 0) {
-				kjit__buf_str(&b, "0");
-			} else if (*after == '(') {
-				kjit__buf_add(&b, s, len); /* a call: the authorizer judges it */
-			} else {
-				char msg[160];
-				snprintf(msg, sizeof msg, "unknown name '%.*s' (not a parameter or problem size)",
-				         (int)(len > 64 ? 64 : len), s);
-				return translate_fail(&b, expr, msg, at);
-			}
-			s = e;
-		} else if (*s == '"' || *s == '\'') {
-			/* A string literal: SQL quotes it with ' and doubles an
-			 * inner '. */
-			char q = *s++;
-			kjit__buf_add(&b, "'", 1);
-			while (*s && *s != q) {
-				if (*s == '\'')
-					kjit__buf_add(&b, "'", 1);
-				kjit__buf_add(&b, s, 1);
-				s++;
-			}
-			if (!*s)
-				return translate_fail(&b, expr, "unterminated string", at);
-			kjit__buf_add(&b, "'", 1);
-			s++;
-		} else if (s[0] == '/' && s[1] == '/') {
-			kjit__buf_add(&b, "/", 1); /* integer division of integers */
-			s += 2;
-		} else if (s[0] == '=' && s[1] == '=') {
-			kjit__buf_add(&b, "=", 1);
-			s += 2;
-		} else if (s[0] == '*' && s[1] == '*') {
-			return translate_fail(&b, expr, "'**' is not supported (use pow(a, b))", at);
-		} else if (s[0] == '&' && s[1] == '&') {
-			kjit__buf_str(&b, " AND ");
-			s += 2;
-		} else if (s[0] == '|' && s[1] == '|') {
-			kjit__buf_str(&b, " OR ");
-			s += 2;
-		} else if (s[0] == '!' && s[1] != '=') {
-			kjit__buf_str(&b, " NOT ");
-			s++;
-		} else if (strchr("+-*/%()<>=!,", *s)) {
-			kjit__buf_add(&b, s, 1);
-			s++;
-		} else {
-			char msg[64];
-			snprintf(msg, sizeof msg, "unexpected character '%c'", *s);
-			return translate_fail(&b, expr, msg, at);
-		}
-	}
-	if (b.oom || !b.p) {
-		free(b.p);
-		return b.oom ? kjit__error(KJIT_ERR_NOMEM, "out of memory")
-		             : kjit__error(KJIT_ERR_INVALID_ARG, "empty expression");
-	}
-	*out = b.p;
-	return KJIT_OK;
-}
-
-kjit_status kjit__expr_prepare_sql(kjit__expr_ctx *ctx, const char *sql,
-                                const char *const *names, size_t n, const char *what,
-                                kjit__expr **out)
-{
-	*out = NULL;
-	kjit__expr *e = calloc(1, sizeof *e);
-	char *full = kjit__strdup_printf("SELECT (%s)", sql);
-	if (!e || !full || !(e->what = strdup(what))) {
-		free(full);
-		kjit__expr_free(e);
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	}
-	const char *tail = NULL;
-	int rc = sqlite3_prepare_v2(ctx->db, full, -1, &e->stmt, &tail);
-	if (rc == SQLITE_OK && tail && *tail) {
-		rc = SQLITE_ERROR; /* "1); DELETE ..." would hide a second statement */
-		kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG,
-		                             "%s: expected one expression, got more: \"%s\"", what, sql);
-		free(full);
-		kjit__expr_free(e);
-		return st;
-	}
-	free(full);
-	if (rc != SQLITE_OK || !e->stmt) {
-		kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: bad expression \"%s\": %s",
-		                             what, sql, sqlite3_errmsg(ctx->db));
-		kjit__expr_free(e);
-		return st;
-	}
-	e->n_slots = sqlite3_bind_parameter_count(e->stmt);
-	e->max_slot = -1;
-	e->slots = calloc((size_t)e->n_slots + 1, sizeof *e->slots);
-	if (!e->slots) {
-		kjit__expr_free(e);
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	}
-	for (int i = 0; i < e->n_slots; i++) {
-		const char *pn = sqlite3_bind_parameter_name(e->stmt, i + 1);
-		size_t k = n;
-		if (pn && pn[0] == ':')
-			for (k = 0; k < n; k++)
-				if (strcmp(pn + 1, names[k]) == 0)
-					break;
-		if (k == n) {
-			kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG,
-			                             "%s: unknown name %s in \"%s\"", what,
-			                             pn ? pn : "?", sql);
-			kjit__expr_free(e);
-			return st;
-		}
-		e->slots[i] = (int)k;
-		if ((int)k > e->max_slot)
-			e->max_slot = (int)k;
-	}
-	*out = e;
-	return KJIT_OK;
-}
-
-kjit_status kjit__expr_prepare(kjit__expr_ctx *ctx, const char *expr, const char *const *names,
-                            size_t n, const char *what, kjit__expr **out)
-{
-	char *sql;
-	*out = NULL;
-	kjit_status st = kjit__expr_translate(expr, names, n, &sql);
-	if (st != KJIT_OK) {
-		char *msg = kjit__strdup_printf("%s: bad expression: %s", what, kjit__error_msg());
-		return msg ? kjit__error_take(st, msg) : st;
-	}
-	st = kjit__expr_prepare_sql(ctx, sql, names, n, what, out);
-	free(sql);
-	if (st == KJIT_ERR_INVALID_ARG) /* show the text as written, not its SQL */
-		return kjit__error(st, "%s: bad expression \"%s\": %s", what, expr,
-		                   sqlite3_errmsg(ctx->db));
-	return st;
-}
-
-void kjit__expr_free(kjit__expr *e)
-{
-	if (!e)
-		return;
-	sqlite3_finalize(e->stmt);
-	free(e->slots);
-	free(e->what);
-	free(e);
-}
-
-int kjit__expr_max_slot(const kjit__expr *e)
-{
-	return e->max_slot;
-}
-
-kjit_status kjit__expr_eval_sql(kjit__expr *e, const kjit__value *slots, double *out)
-{
-	int rc = SQLITE_OK;
-	for (int i = 0; i < e->n_slots && rc == SQLITE_OK; i++) {
-		const kjit__value *v = &slots[e->slots[i]];
-		if (v->kind == SQLITE_INTEGER)
-			rc = sqlite3_bind_int64(e->stmt, i + 1, v->i);
-		else if (v->kind == SQLITE_FLOAT)
-			rc = sqlite3_bind_double(e->stmt, i + 1, v->d);
-		else
-			rc = sqlite3_bind_text(e->stmt, i + 1, v->text, -1, SQLITE_STATIC);
-	}
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(e->stmt);
-		if (rc == SQLITE_ROW) {
-			/* NULL (as from a division by zero) reads as NaN. */
-			*out = sqlite3_column_type(e->stmt, 0) == SQLITE_NULL
-			               ? NAN
-			               : sqlite3_column_double(e->stmt, 0);
-			rc = SQLITE_OK;
-		}
-	}
-	sqlite3_reset(e->stmt);
-	if (rc != SQLITE_OK)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: evaluation failed: %s", e->what,
-		                   sqlite3_errstr(rc));
-	return KJIT_OK;
-}
-
-/* ---- the space ---------------------------------------------------------- */
-
-/* A check that runs once parameter depth is set. */
+/* An expression that runs once the parameter at its depth is set. */
 typedef struct check {
 	kjit__expr *expr;
-	long depth;   /* -1: reads problem sizes only */
-	int kind;     /* 0 restriction (true), 1 grid (>= 1), 2 shared (<= limit) */
+	long depth; /* -1: reads problem sizes only */
+	check_kind kind;
+	int dim;    /* CHECK_BLOCK: its dimension */
 } check;
 
 typedef struct walker {
 	const kjit__spec *spec;
+	const kjit__problem *prob;
 	kjit__limits limits;
-	size_t np;            /* problem slots come first */
+	size_t np;            /* problem slots come first, then the parameters' */
 	kjit__value *slots;
-	check *checks;
+	check *checks;        /* ordered by depth */
 	size_t n_checks;
-	long last_block;      /* the depth where block x*y*z is known */
+	size_t *first;        /* checks of depth d: [first[d + 1], first[d + 2]) */
+	long threads_depth;   /* where block x*y*z is known; -2: nothing sets a block */
+	long deepest;         /* no check runs deeper */
+	int64_t block[3];     /* block expressions' values on the current path */
+	double *tail;         /* tail[d]: the product of the value counts from d on */
+	int store;            /* 1: keep each configuration; 0: count them */
 	uint16_t *cur;
 	uint16_t *configs;
 	size_t size, cap;
+	double count;
 } walker;
+
+/* *acc *= f, when f >= 1 and the product stays within max (*acc >= 1). */
+static int mul_within(int64_t *acc, int64_t f, int64_t max)
+{
+	if (f < 1 || *acc > max / f)
+		return 0;
+	*acc *= f;
+	return 1;
+}
+
+/* Block x*y*z of the current path within the threads-per-block limit:
+ * a dimension from its block expression when it has one, else from the
+ * parameters with its role. A product past the limit is invalid, never
+ * computed. */
+static int threads_within(const walker *w)
+{
+	const kjit__spec *s = w->spec;
+	int64_t threads = 1;
+	for (int d = 0; d < 3; d++) {
+		if (s->block[d]) {
+			if (!mul_within(&threads, w->block[d], w->limits.max_threads))
+				return 0;
+			continue;
+		}
+		for (size_t j = 0; j < s->n_params; j++)
+			if ((s->params[j].roles & (KJIT__ROLE_BLOCK_X << d)) &&
+			    !mul_within(&threads, s->params[j].values[w->cur[j]].i,
+			                w->limits.max_threads))
+				return 0;
+	}
+	return 1;
+}
+
+/* An evaluation's error, with the problem and the values set so far. */
+static kjit_status eval_fail(const walker *w, long depth, kjit_status st)
+{
+	kjit__buf b = { 0 };
+	const char *sep = " (at ";
+	kjit__buf_str(&b, kjit__error_msg());
+	for (size_t i = 0; i < w->prob->n; i++, sep = ", ") {
+		char num[32];
+		snprintf(num, sizeof num, "=%lld", (long long)w->prob->values[i]);
+		kjit__buf_str(&b, sep);
+		kjit__buf_str(&b, w->prob->names[i]);
+		kjit__buf_str(&b, num);
+	}
+	for (long d = 0; d <= depth; d++, sep = ", ") {
+		const kjit__param *p = &w->spec->params[d];
+		kjit__buf_str(&b, sep);
+		kjit__buf_str(&b, p->name);
+		kjit__buf_str(&b, "=");
+		kjit__buf_str(&b, p->values[w->cur[d]].text);
+	}
+	if (w->prob->n || depth >= 0)
+		kjit__buf_str(&b, ")");
+	char *msg = kjit__buf_done(&b);
+	return msg ? kjit__error_take(st, msg) : st;
+}
 
 static kjit_status run_checks(walker *w, long depth, int *ok)
 {
 	*ok = 1;
-	for (size_t i = 0; i < w->n_checks && *ok; i++) {
-		check *c = &w->checks[i];
-		if (c->depth != depth)
-			continue;
+	for (size_t i = w->first[depth + 1]; i < w->first[depth + 2] && *ok; i++) {
+		const check *c = &w->checks[i];
 		double v;
-		kjit_status st = kjit__expr_eval_sql(c->expr, w->slots, &v);
+		kjit_status st = kjit__expr_eval(c->expr, w->slots, &v);
 		if (st != KJIT_OK)
-			return st;
-		if (c->kind == 0)
+			return eval_fail(w, depth, st);
+		/* NaN (a division by zero) fails every comparison below */
+		switch (c->kind) {
+		case CHECK_TRUE:
 			*ok = !isnan(v) && v != 0;
-		else if (c->kind == 1)
-			*ok = !isnan(v) && v >= 1 && v <= 2147483647.0;
-		else
-			*ok = !isnan(v) && v >= 0 && v <= (double)w->limits.max_shared;
-	}
-	if (*ok && depth == w->last_block) {
-		int64_t threads = 1;
-		for (size_t j = 0; j < w->spec->n_params; j++) {
-			const kjit__param *p = &w->spec->params[j];
-			for (unsigned r = KJIT__ROLE_BLOCK_X; r <= KJIT__ROLE_BLOCK_Z; r <<= 1)
-				if (p->roles & r)
-					threads *= p->values[w->cur[j]].i;
+			break;
+		case CHECK_GRID:
+			*ok = v >= 1 && v <= 2147483647.0;
+			break;
+		case CHECK_SHARED:
+			*ok = v >= 0 && v <= (double)w->limits.max_shared;
+			break;
+		case CHECK_BLOCK:
+			*ok = v >= 1 && v <= 2147483647.0 && v == floor(v);
+			if (*ok)
+				w->block[c->dim] = (int64_t)v;
+			break;
 		}
-		*ok = threads >= 1 && threads <= w->limits.max_threads;
 	}
+	if (*ok && depth == w->threads_depth)
+		*ok = threads_within(w);
 	return KJIT_OK;
 }
 
-/* The top-level conjuncts of translated SQL: "a AND b AND c" gives a, b
- * and c, so that each runs as soon as its own parameters are set (what
- * SQLite does with the terms of a WHERE). With a top-level OR the whole
- * is one term (AND binds tighter than OR). Cuts sql in place; *n_out
- * parts start at parts[]. */
-static size_t split_and(char *sql, char **parts, size_t max)
+/* Parses text into checks of kind: a restriction gives one per term (each
+ * runs as soon as its own names are set), anything else one. */
+static kjit_status add_checks(walker *w, const char *const *names, const char *text,
+                              const char *what, check_kind kind, int dim)
 {
-	size_t n = 0;
-	int depth = 0, quoted = 0;
-	for (char *p = sql; *p; p++) {
-		if (*p == '\'')
-			quoted = !quoted;
-		else if (!quoted && *p == '(')
-			depth++;
-		else if (!quoted && *p == ')')
-			depth--;
-		else if (!quoted && depth == 0 && strncmp(p, " OR ", 4) == 0)
-			return (parts[0] = sql, 1);
-	}
-	parts[n++] = sql;
-	depth = 0;
-	quoted = 0;
-	for (char *p = sql; *p && n < max; p++) {
-		if (*p == '\'')
-			quoted = !quoted;
-		else if (!quoted && *p == '(')
-			depth++;
-		else if (!quoted && *p == ')')
-			depth--;
-		else if (!quoted && depth == 0 && strncmp(p, " AND ", 5) == 0) {
-			*p = '\0';
-			parts[n++] = p + 5;
-			p += 4;
-		}
-	}
-	return n;
-}
-
-static kjit_status add_checks(walker *w, kjit__expr_ctx *ctx, const char *text,
-                              const char *const *names, size_t n_names, const char *what,
-                              int kind)
-{
-	char *sql, *parts[64];
-	kjit_status st = kjit__expr_translate(text, names, n_names, &sql);
-	if (st != KJIT_OK) {
-		char *msg = kjit__strdup_printf("%s: bad expression: %s", what, kjit__error_msg());
-		return msg ? kjit__error_take(st, msg) : st;
-	}
-	size_t n = kind == 0 ? split_and(sql, parts, 64) : (parts[0] = sql, 1);
-	check *c = realloc(w->checks, (w->n_checks + n) * sizeof *c);
-	if (!c) {
-		free(sql);
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	}
-	w->checks = c;
-	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
-		c = &w->checks[w->n_checks];
-		st = kjit__expr_prepare_sql(ctx, parts[i], names, n_names, what, &c->expr);
+	const kjit__spec *s = w->spec;
+	kjit__expr *e = NULL, **terms = &e;
+	size_t n = 1;
+	kjit_status st = kjit__expr_parse(text, s->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
+	                                  names, w->np + s->n_params, what, &e);
+	if (st != KJIT_OK)
+		return st;
+	if (kind == CHECK_TRUE) {
+		st = kjit__expr_split(e, &terms, &n);
+		kjit__expr_free(e);
 		if (st != KJIT_OK)
-			break;
+			return st;
+	}
+	check *c = n <= SIZE_MAX / sizeof *c - w->n_checks
+	                   ? realloc(w->checks, (w->n_checks + n) * sizeof *c)
+	                   : NULL;
+	if (c)
+		w->checks = c;
+	else
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (st != KJIT_OK) {
+			kjit__expr_free(terms[i]);
+			continue;
+		}
+		c = &w->checks[w->n_checks++];
+		c->expr = terms[i];
 		c->kind = kind;
-		c->depth = kjit__expr_max_slot(c->expr) - (long)w->np;
+		c->dim = dim;
+		c->depth = kjit__expr_max_slot(terms[i]) - (long)w->np;
 		if (c->depth < -1)
 			c->depth = -1;
-		w->n_checks++;
 	}
-	free(sql);
+	if (terms != &e)
+		free(terms);
 	return st;
+}
+
+/* Every check of the spec for the walk, ordered by depth (stably: the
+ * spec's order within a depth), with where the thread count is known. */
+static kjit_status plan(walker *w, const char *const *names)
+{
+	const kjit__spec *s = w->spec;
+	kjit_status st = KJIT_OK;
+	w->threads_depth = -2;
+	for (size_t i = 0; st == KJIT_OK && i < s->n_restrictions + 7; i++) {
+		char what[64];
+		size_t r = i - s->n_restrictions;
+		if (i < s->n_restrictions) {
+			snprintf(what, sizeof what, "restrictions[%zu]", i);
+			st = add_checks(w, names, s->restrictions[i], what, CHECK_TRUE, 0);
+		} else if (r < 3) {
+			snprintf(what, sizeof what, "grid[%zu]", r);
+			st = add_checks(w, names, s->grid[r], what, CHECK_GRID, 0);
+		} else if (r == 3) {
+			st = add_checks(w, names, s->shared, "shared_memory", CHECK_SHARED, 0);
+		} else if (s->block[r - 4]) {
+			snprintf(what, sizeof what, "block[%zu]", r - 4);
+			st = add_checks(w, names, s->block[r - 4], what, CHECK_BLOCK, (int)(r - 4));
+			if (st == KJIT_OK && w->checks[w->n_checks - 1].depth > w->threads_depth)
+				w->threads_depth = w->checks[w->n_checks - 1].depth;
+		}
+	}
+	if (st != KJIT_OK)
+		return st;
+	for (size_t j = 0; j < s->n_params; j++)
+		for (int d = 0; d < 3; d++)
+			if (!s->block[d] && (s->params[j].roles & (KJIT__ROLE_BLOCK_X << d)))
+				w->threads_depth = (long)j;
+	for (size_t i = 1; i < w->n_checks; i++) {
+		check c = w->checks[i];
+		size_t j = i;
+		for (; j > 0 && w->checks[j - 1].depth > c.depth; j--)
+			w->checks[j] = w->checks[j - 1];
+		w->checks[j] = c;
+	}
+	w->deepest = w->threads_depth > -1 ? w->threads_depth : -1;
+	for (size_t i = 0, d = 0; d < s->n_params + 2; d++) {
+		while (i < w->n_checks && w->checks[i].depth + 1 < (long)d)
+			i++;
+		w->first[d] = i;
+	}
+	if (w->n_checks && w->checks[w->n_checks - 1].depth > w->deepest)
+		w->deepest = w->checks[w->n_checks - 1].depth;
+	return KJIT_OK;
+}
+
+/* Appends the current configuration. */
+static kjit_status keep(walker *w)
+{
+	size_t n = w->spec->n_params;
+	if (w->size == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 256;
+		if (cap < w->cap || cap > SIZE_MAX / (n * sizeof *w->configs))
+			return kjit__error(KJIT_ERR_NOMEM, "the space has more configurations "
+			                   "than this machine can hold (%zu so far)", w->size);
+		uint16_t *c = realloc(w->configs, cap * n * sizeof *c);
+		if (!c)
+			return kjit__error(KJIT_ERR_NOMEM, "out of memory (a space of %zu configurations "
+			                   "so far)", w->size);
+		w->configs = c;
+		w->cap = cap;
+	}
+	memcpy(w->configs + w->size * n, w->cur, n * sizeof *w->cur);
+	w->size++;
+	return KJIT_OK;
 }
 
 static kjit_status walk(walker *w, size_t depth)
 {
 	const kjit__spec *spec = w->spec;
-	if (depth == spec->n_params) {
-		if (w->size == w->cap) {
-			size_t cap = w->cap ? w->cap * 2 : 256;
-			uint16_t *c = realloc(w->configs, cap * spec->n_params * sizeof *c);
-			if (!c)
-				return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-			w->configs = c;
-			w->cap = cap;
-		}
-		memcpy(w->configs + w->size * spec->n_params, w->cur,
-		       spec->n_params * sizeof *w->cur);
-		w->size++;
+	if (!w->store && (long)depth > w->deepest) {
+		/* nothing reads this parameter or a later one: all their values stay */
+		w->count += w->tail[depth];
 		return KJIT_OK;
 	}
+	if (depth == spec->n_params)
+		return keep(w);
 	const kjit__param *p = &spec->params[depth];
 	for (size_t v = 0; v < p->n_values; v++) {
 		int ok;
@@ -458,6 +278,74 @@ static kjit_status walk(walker *w, size_t depth)
 			return st;
 	}
 	return KJIT_OK;
+}
+
+static void walker_free(walker *w)
+{
+	for (size_t i = 0; i < w->n_checks; i++)
+		kjit__expr_free(w->checks[i].expr);
+	free(w->checks);
+	free(w->first);
+	free(w->tail);
+	free(w->configs);
+	free(w->cur);
+	free(w->slots);
+}
+
+/* The walk of problem p, into w (zeroed by the caller, freed with
+ * walker_free()): the configurations when store, else their count. */
+static kjit_status space_walk(walker *w, const kjit__spec *spec, size_t p,
+                              const kjit__limits *limits, int store)
+{
+	const kjit__problem *prob = &spec->problems[p];
+	size_t n_names = prob->n + spec->n_params;
+	w->spec = spec;
+	w->prob = prob;
+	w->np = prob->n;
+	w->store = store;
+	w->limits.max_threads = limits && limits->max_threads ? limits->max_threads : spec->max_threads;
+	w->limits.max_shared = limits && limits->max_shared ? limits->max_shared : spec->max_shared;
+	const char **names = calloc(n_names + 1, sizeof *names);
+	w->slots = calloc(n_names + 1, sizeof *w->slots);
+	w->cur = calloc(spec->n_params + 1, sizeof *w->cur);
+	w->tail = calloc(spec->n_params + 1, sizeof *w->tail);
+	w->first = calloc(spec->n_params + 2, sizeof *w->first);
+	if (!names || !w->slots || !w->cur || !w->tail || !w->first) {
+		free(names);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < prob->n; i++) {
+		names[i] = prob->names[i];
+		w->slots[i].kind = SQLITE_INTEGER;
+		w->slots[i].i = prob->values[i];
+		w->slots[i].d = (double)prob->values[i];
+	}
+	w->tail[spec->n_params] = 1;
+	for (size_t i = spec->n_params; i-- > 0;) {
+		names[prob->n + i] = spec->params[i].name;
+		w->tail[i] = w->tail[i + 1] * (double)spec->params[i].n_values;
+	}
+	kjit_status st = plan(w, names);
+	free(names);
+	int ok;
+	if (st == KJIT_OK)
+		st = run_checks(w, -1, &ok);
+	if (st == KJIT_OK && ok && spec->n_params)
+		st = walk(w, 0);
+	return st;
+}
+
+kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                              double *product, double *size)
+{
+	walker w = { 0 };
+	kjit_status st = space_walk(&w, spec, p, limits, 0);
+	if (st == KJIT_OK) {
+		*product = w.tail[0];
+		*size = w.count;
+	}
+	walker_free(&w);
+	return st;
 }
 
 static uint64_t config_hash(const uint16_t *c, size_t n)
@@ -485,83 +373,26 @@ static kjit_status build_hash(kjit__space *s)
 	return KJIT_OK;
 }
 
+
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
-                           kjit__space **out)
+                              kjit__space **out)
 {
-	const kjit__problem *prob = &spec->problems[p];
-	size_t n_names = prob->n + spec->n_params;
-	walker w = { .spec = spec, .np = prob->n, .last_block = -2 };
-	const char **names = calloc(n_names, sizeof *names);
-	kjit__expr_ctx *ctx = NULL;
+	walker w = { 0 };
 	kjit__space *s = calloc(1, sizeof *s);
-	kjit_status st = KJIT_OK;
 	*out = NULL;
-	w.limits.max_threads = limits && limits->max_threads ? limits->max_threads : spec->max_threads;
-	w.limits.max_shared = limits && limits->max_shared ? limits->max_shared : spec->max_shared;
-	w.slots = calloc(n_names, sizeof *w.slots);
-	w.cur = calloc(spec->n_params + 1, sizeof *w.cur);
-	if (!names || !s || !w.slots || !w.cur) {
-		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < prob->n; i++) {
-		names[i] = prob->names[i];
-		w.slots[i].kind = SQLITE_INTEGER;
-		w.slots[i].i = prob->values[i];
-	}
-	s->product = 1;
-	for (size_t i = 0; i < spec->n_params; i++) {
-		names[prob->n + i] = spec->params[i].name;
-		s->product *= (double)spec->params[i].n_values;
-		if (spec->params[i].roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z))
-			w.last_block = (long)i;
-	}
-	st = kjit__expr_ctx_open(&ctx);
-	/* Restrictions, then the grid and shared memory: each runs at the
-	 * depth of the last parameter it reads. */
-	for (size_t i = 0; st == KJIT_OK && i < spec->n_restrictions + 4; i++) {
-		const char *text;
-		char what[64];
-		int kind;
-		if (i < spec->n_restrictions) {
-			text = spec->restrictions[i];
-			kind = 0;
-			snprintf(what, sizeof what, "restrictions[%zu]", i);
-		} else if (i < spec->n_restrictions + 3) {
-			text = spec->grid[i - spec->n_restrictions];
-			kind = 1;
-			snprintf(what, sizeof what, "grid[%zu]", i - spec->n_restrictions);
-		} else {
-			text = spec->shared;
-			kind = 2;
-			snprintf(what, sizeof what, "shared_memory");
-		}
-		st = add_checks(&w, ctx, text, names, n_names, what, kind);
-	}
-	if (st == KJIT_OK) {
-		int ok;
-		st = run_checks(&w, -1, &ok);
-		if (st == KJIT_OK && ok && spec->n_params)
-			st = walk(&w, 0);
-	}
+	kjit_status st = s ? space_walk(&w, spec, p, limits, 1)
+	                   : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK) {
 		s->spec = spec;
 		s->problem = p;
 		s->n_params = spec->n_params;
+		s->product = w.tail[0];
 		s->configs = w.configs;
 		s->size = w.size;
 		w.configs = NULL;
 		st = build_hash(s);
 	}
-done:
-	for (size_t i = 0; i < w.n_checks; i++)
-		kjit__expr_free(w.checks[i].expr);
-	kjit__expr_ctx_close(ctx);
-	free(w.checks);
-	free(w.configs);
-	free(w.cur);
-	free(w.slots);
-	free(names);
+	walker_free(&w);
 	if (st != KJIT_OK) {
 		kjit__space_free(s);
 		return st;

@@ -880,13 +880,12 @@ static kjit_status read_t1(parser *P)
 	return KJIT_OK;
 }
 
-/* Prepares every expression once per problem, so that a bad one is a spec
+/* Parses every expression once per problem, so that a bad one is a spec
  * error at load time rather than in the middle of a run. */
 static kjit_status check_exprs(parser *P)
 {
 	kjit__spec *s = P->spec;
-	kjit__expr_ctx *ctx;
-	kjit_status st = kjit__expr_ctx_open(&ctx);
+	kjit_status st = KJIT_OK;
 	for (size_t p = 0; st == KJIT_OK && p < s->n_problems; p++) {
 		const kjit__problem *pr = &s->problems[p];
 		size_t nn = pr->n + s->n_params;
@@ -926,7 +925,9 @@ static kjit_status check_exprs(parser *P)
 				break;
 			}
 			kjit__expr *e = NULL;
-			if (text && (st = kjit__expr_prepare(ctx, text, names, nn, what, &e)) != KJIT_OK) {
+			if (text && (st = kjit__expr_parse(text, s->python ? KJIT__DIALECT_PYTHON
+			                                                   : KJIT__DIALECT_KJIT,
+			                                   names, nn, what, &e)) != KJIT_OK) {
 				char *msg = kjit__strdup_printf("%s: %s (expected an expression over the"
 				                                " parameters and problem sizes)",
 				                                P->file, kjit__error_msg());
@@ -937,7 +938,6 @@ static kjit_status check_exprs(parser *P)
 		}
 		free(names);
 	}
-	kjit__expr_ctx_close(ctx);
 	return st;
 }
 

@@ -161,36 +161,40 @@ static kjit_status spec_from_desc(const kjit_tunable_desc *d, kjit__spec **out)
 	return KJIT_OK;
 }
 
-/* Prepares every expression once, so that a bad one fails at creation. */
+/* Parses every expression once, so that a bad one fails at creation. */
 static kjit_status check_exprs(const kjit__spec *s, char *const *sizes, size_t n)
 {
 	const char **names = calloc(n + s->n_params + 1, sizeof *names);
-	kjit__expr_ctx *ctx = NULL;
 	if (!names)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		names[i] = sizes[i];
 	for (size_t i = 0; i < s->n_params; i++)
 		names[n + i] = s->params[i].name;
-	kjit_status st = kjit__expr_ctx_open(&ctx);
-	for (size_t i = 0; st == KJIT_OK && i < s->n_restrictions + 4; i++) {
+	kjit_status st = KJIT_OK;
+	for (size_t i = 0; st == KJIT_OK && i < s->n_restrictions + 7; i++) {
 		char what[160];
 		const char *text;
+		size_t r = i - s->n_restrictions;
 		if (i < s->n_restrictions) {
 			text = s->restrictions[i];
 			snprintf(what, sizeof what, "%s: restrictions[%zu]", s->path, i);
-		} else if (i < s->n_restrictions + 3) {
-			text = s->grid[i - s->n_restrictions];
-			snprintf(what, sizeof what, "%s: grid[%zu]", s->path, i - s->n_restrictions);
-		} else {
+		} else if (r < 3) {
+			text = s->grid[r];
+			snprintf(what, sizeof what, "%s: grid[%zu]", s->path, r);
+		} else if (r == 3) {
 			text = s->shared;
 			snprintf(what, sizeof what, "%s: shared", s->path);
+		} else {
+			text = s->block[r - 4];
+			snprintf(what, sizeof what, "%s: block[%zu]", s->path, r - 4);
 		}
 		kjit__expr *e = NULL;
-		st = kjit__expr_prepare(ctx, text, names, n + s->n_params, what, &e);
+		if (text)
+			st = kjit__expr_parse(text, s->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
+			                      names, n + s->n_params, what, &e);
 		kjit__expr_free(e);
 	}
-	kjit__expr_ctx_close(ctx);
 	free(names);
 	return st;
 }
