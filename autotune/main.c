@@ -118,17 +118,16 @@ typedef struct opts {
 static int do_count(const kjit__spec *spec, const opts *o)
 {
 	for (size_t p = 0; p < spec->n_problems; p++) {
-		kjit__space *space;
+		double product, size;
 		char *key = kjit__problem_key(&spec->problems[p]);
-		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
+		if (kjit__space_count(spec, p, &o->limits, &product, &size) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			free(key);
 			return KT_EXIT_SPEC;
 		}
-		printf("problem %s: valid %zu, product %.0f\n", key && *key ? key : "(none)",
-		       space->size, space->product);
+		printf("problem %s: valid %.0f, product %.0f\n", key && *key ? key : "(none)", size,
+		       product);
 		free(key);
-		kjit__space_free(space);
 	}
 	return KT_EXIT_OK;
 }
