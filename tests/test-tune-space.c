@@ -1,7 +1,9 @@
 /*
- * test-tune-space: the constrained space against brute force, Python-style
- * operators, the authorizer, device limits, and a 1e10 product enumerated
- * lazily.
+ * test-tune-space: the constrained space against brute force, the
+ * expression engine's two dialects and what it refuses, device limits,
+ * block expressions (with products past int64), counting against
+ * building, a 1e10 product enumerated lazily and an 8e11 one counted at
+ * once.
  */
 #include "testutil.h"
 
@@ -21,26 +23,88 @@ static kjit__spec *spec_from(const char *text)
 	return spec;
 }
 
-static double eval(kjit__expr_ctx *ctx, const char *expr)
+static const char *const names[] = { "A", "S" };
+static const kjit__value slots[] = { { .text = "7", .kind = SQLITE_INTEGER, .i = 7, .d = 7 },
+	                             { .text = "--use_fast_math", .kind = SQLITE_TEXT } };
+
+static double eval(kjit__dialect dialect, const char *text)
 {
-	static const char *const names[] = { "A", "S" };
-	kjit__value slots[2] = { { .text = "7", .kind = SQLITE_INTEGER, .i = 7, .d = 7 },
-		              { .text = "--use_fast_math", .kind = SQLITE_TEXT } };
 	kjit__expr *e;
 	double v;
-	CHECK_OK(kjit__expr_prepare(ctx, expr, names, 2, "test", &e));
-	CHECK_OK(kjit__expr_eval_sql(e, slots, &v));
+	CHECK_OK(kjit__expr_parse(text, dialect, names, 2, "test", &e));
+	CHECK_OK(kjit__expr_eval(e, slots, &v));
 	kjit__expr_free(e);
 	return v;
 }
 
-static void refused_sql(kjit__expr_ctx *ctx, const char *sql, const char *why)
+#define KJ(text, want) CHECK_MSG(eval(KJIT__DIALECT_KJIT, text) == (want), "kjit: %s is %g", \
+                                 text, eval(KJIT__DIALECT_KJIT, text))
+#define PY(text, want) CHECK_MSG(eval(KJIT__DIALECT_PYTHON, text) == (want), "python: %s is %g", \
+                                 text, eval(KJIT__DIALECT_PYTHON, text))
+
+/* text does not parse in either dialect; the error names the field and
+ * holds why. */
+static void refused(const char *text, const char *why)
 {
-	kjit__expr *e = NULL;
-	CHECK_MSG(kjit__expr_prepare_sql(ctx, sql, NULL, 0, "test", &e) != KJIT_OK, "ran: %s", sql);
-	CHECK(e == NULL);
-	CHECK_CONTAINS(kjit_last_error(), why);
-	OK("refused %s: %s", sql, kjit_last_error());
+	for (int d = 0; d < 2; d++) {
+		kjit__expr *e = NULL;
+		CHECK_MSG(kjit__expr_parse(text, (kjit__dialect)d, names, 2, "restrictions[4]", &e) ==
+		                  KJIT_ERR_INVALID_ARG,
+		          "parsed: %s", text);
+		CHECK(e == NULL);
+		CHECK_CONTAINS(kjit_last_error(), "restrictions[4]");
+		CHECK_CONTAINS(kjit_last_error(), why);
+	}
+	OK("refused %s: %s", text, kjit_last_error());
+}
+
+/* Both ways through the space of problem p agree; the size. */
+static size_t count_is_build(const kjit__spec *spec, size_t p, const kjit__limits *lim)
+{
+	kjit__space *space;
+	double product, size;
+	CHECK_OK(kjit__space_build(spec, p, lim, &space));
+	CHECK_OK(kjit__space_count(spec, p, lim, &product, &size));
+	CHECK_MSG(size == (double)space->size && product == space->product,
+	          "count %.0f of %.0f, build %zu of %.0f", size, product, space->size,
+	          space->product);
+	size_t n = space->size;
+	kjit__space_free(space);
+	return n;
+}
+
+/* A spec of parameters P0.. with counts[i] values 0.., after a first
+ * parameter X of the given block_x values (none when n_x is 0). */
+static kjit__spec *spec_of_counts(const int *counts, int n, const int *xs, int n_x,
+                                  const char *tail)
+{
+	static char text[16384];
+	size_t len = (size_t)snprintf(text, sizeof text,
+	                              "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+	                              " \"parameters\": [");
+	if (n_x) {
+		len += (size_t)snprintf(text + len, sizeof text - len,
+		                        "{\"name\": \"X\", \"roles\": [\"block_x\", \"define\"],"
+		                        " \"values\": [");
+		for (int v = 0; v < n_x; v++)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%d", v ? "," : "", xs[v]);
+		len += (size_t)snprintf(text + len, sizeof text - len, "]}%s", n ? "," : "");
+	}
+	for (int i = 0; i < n; i++) {
+		len += (size_t)snprintf(text + len, sizeof text - len,
+		                        "%s{\"name\": \"P%d\", \"values\": [", i ? "," : "", i);
+		for (int v = 0; v < counts[i]; v++)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%d", v ? "," : "", v);
+		len += (size_t)snprintf(text + len, sizeof text - len, "]}");
+	}
+	snprintf(text + len, sizeof text - len, "]%s}", tail);
+	CHECK(strlen(text) < sizeof text - 1);
+	return spec_from(text);
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(kjit__now_ns() - t0) / 1e6;
 }
 
 int main(int argc, char **argv)
@@ -56,7 +120,7 @@ int main(int argc, char **argv)
 		"  {\"name\": \"B\", \"values\": [1, 2, 4, 8]},"
 		"  {\"name\": \"C\", \"values\": [0, 1, 2]}],"
 		" \"restrictions\": [\"A * B <= m\", \"(A + C) % 2 == 0 or B == 8\","
-		"  \"not (B == 8 and C == 2)\", \"A // 2 >= C && B != 2\"],"
+		"  \"not (B == 8 and C == 2)\", \"A // 2 >= C && B != 2\", \"0 < C + 1 < A + 1\"],"
 		" \"problems\": [{\"m\": 16}, {\"m\": 4}]}");
 	for (size_t p = 0; p < 2; p++) {
 		kjit__space *space;
@@ -68,7 +132,8 @@ int main(int argc, char **argv)
 				for (int c = 0; c < 3; c++) {
 					int A = As[a], B = Bs[b], C = Cs[c];
 					want += A * B <= m && ((A + C) % 2 == 0 || B == 8) &&
-					        !(B == 8 && C == 2) && (A / 2 >= C && B != 2);
+					        !(B == 8 && C == 2) && (A / 2 >= C && B != 2) &&
+					        0 < C + 1 && C + 1 < A + 1;
 				}
 		CHECK_OK(kjit__space_build(spec, p, NULL, &space));
 		CHECK_MSG(space->size == want, "m=%d: %zu, brute force %zu", m, space->size, want);
@@ -78,45 +143,88 @@ int main(int argc, char **argv)
 			CHECK(kjit__space_find(space, kjit__space_config(space, i)) == (int64_t)i);
 		uint16_t out[3] = { 5, 3, 2 }; /* A=6, B=8, C=2 */
 		CHECK(kjit__space_find(space, out) == -1);
-		OK("m=%d: %zu of 72 valid, as brute force; lookups agree", m, space->size);
 		kjit__space_free(space);
+		CHECK(count_is_build(spec, p, NULL) == want);
+		OK("m=%d: %zu of 72 valid, as brute force, built and counted; lookups agree", m, want);
 	}
 	kjit__spec_free(spec);
 
-	/* Python-style operators */
-	kjit__expr_ctx *ctx;
-	CHECK_OK(kjit__expr_ctx_open(&ctx));
-	CHECK(eval(ctx, "A // 2") == 3);
-	CHECK(eval(ctx, "A % 4 == 3") == 1);
-	CHECK(eval(ctx, "A == 7 and not A != 7") == 1);
-	CHECK(eval(ctx, "A < 0 or False") == 0);
-	CHECK(eval(ctx, "True && !(A > 8)") == 1);
-	CHECK(eval(ctx, "S == \"--use_fast_math\"") == 1);
-	CHECK(eval(ctx, "min(A, 3) + max(A, 9) + abs(-1)") == 13);
-	CHECK(isnan(eval(ctx, "A / 0")));
-	OK("//, %%, ==, and/or/not, &&/!, True/False, strings, min/max/abs; x/0 is NaN");
-	char *sql;
-	static const char *const names[] = { "A" };
-	CHECK(kjit__expr_translate("A ** 2", names, 1, &sql) != KJIT_OK);
-	CHECK_CONTAINS(kjit_last_error(), "pow(");
-	CHECK(kjit__expr_translate("A; DROP TABLE t", names, 1, &sql) != KJIT_OK);
-	CHECK(kjit__expr_translate("A + Z", names, 1, &sql) != KJIT_OK);
-	CHECK_CONTAINS(kjit_last_error(), "unknown name 'Z'");
-	OK("'**', ';' and unknown names refused by the translator");
+	/* the two dialects */
+	KJ("7 / 2", 3);
+	KJ("-7 / 2", -3);
+	KJ("-7 % 2", -1);
+	KJ("-7 // 2", -3);
+	KJ("A // 2", 3);
+	KJ("2 ** 10", 1024);
+	PY("7 / 2", 3.5);
+	PY("-7 // 2", -4);
+	PY("-7 % 2", 1);
+	PY("2 ** 10", 1024);
+	OK("kjit: 7 / 2 == 3, -7 / 2 == -3, -7 %% 2 == -1, // as /; Python: 7 / 2 == 3.5, "
+	   "-7 // 2 == -4, -7 %% 2 == 1; 2 ** 10 == 1024 in both");
+	for (int d = 0; d < 2; d++) {
+		kjit__dialect dl = (kjit__dialect)d;
+		CHECK(eval(dl, "1 < A < 10") == 1);
+		CHECK(eval(dl, "1 < A < 5") == 0);
+		CHECK(eval(dl, "A if A > 5 else 0") == 7);
+		CHECK(eval(dl, "1 if A < 5 else 2") == 2);
+		CHECK(eval(dl, "A % 4 == 3") == 1);
+		CHECK(eval(dl, "A == 7 and not A != 7") == 1);
+		CHECK(eval(dl, "A < 0 or False") == 0);
+		CHECK(eval(dl, "S == \"--use_fast_math\"") == 1);
+		CHECK(eval(dl, "S != '-O3'") == 1);
+		CHECK(eval(dl, "min(A, 3) + max(A, 9) + abs(-1)") == 13);
+		CHECK(isnan(eval(dl, "A / 0")));
+	}
+	KJ("True && !(A > 8)", 1);
+	KJ("A = 7", 1);
+	KJ("iif(A > 5, 10, 20) + ifnull(1, 2) + coalesce(3, 4)", 14);
+	double math = eval(KJIT__DIALECT_KJIT, "log(100) + log2(8) + log10(1000) + pow(2, 3) +"
+	                   " power(2, 2) + floor(2.5) + ceil(2.5) + ceiling(0.5) + sqrt(16) +"
+	                   " round(2.4) + exp(0) + ln(1)");
+	CHECK_MSG(fabs(math - (2 + 3 + 3 + 8 + 4 + 2 + 3 + 1 + 4 + 2 + 1 + 0)) < 1e-9, "%.17g", math);
+	OK("in both: chained comparisons, x if c else y, and/or/not, strings, min/max/abs, x/0 NaN;"
+	   " kjit: &&, !, =, iif, ifnull, coalesce, log (base 10) and the math functions");
 
-	/* the authorizer: no table, no impure function, no second statement */
-	refused_sql(ctx, "(SELECT 1 FROM sqlite_master)", "not authorized");
-	refused_sql(ctx, "(SELECT count(*) FROM sqlite_temp_master)", "not authorized");
-	refused_sql(ctx, "random()", "not authorized");
-	refused_sql(ctx, "randomblob(4)", "not authorized");
-	refused_sql(ctx, "load_extension('/tmp/x.so')", "not authorized");
-	refused_sql(ctx, "1); CREATE TABLE t(x); SELECT (1", "expected one expression");
-	kjit__expr *e = NULL;
-	CHECK_ST(kjit__expr_prepare(ctx, "random() % 2", names, 1, "restrictions[0]", &e),
-	         KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "restrictions[0]");
-	OK("random() through the translator is refused too, naming the field");
-	kjit__expr_ctx_close(ctx);
+	/* the top-level terms of a restriction, each with the last name it reads */
+	static const char *const abc[] = { "A", "B", "C" };
+	static const struct {
+		const char *text;
+		size_t n;
+		int max[3];
+	} splits[] = {
+		{ "A > 1 and C < 3", 2, { 0, 2 } },
+		{ "A < B <= C", 2, { 1, 2 } },
+		{ "(A > 1 and B < 2) and 1 < 2", 3, { 0, 1, -1 } },
+		{ "A > 1 or C < 3", 1, { 2 } },
+	};
+	for (size_t i = 0; i < sizeof splits / sizeof *splits; i++) {
+		kjit__expr *e, **terms;
+		size_t n;
+		CHECK_OK(kjit__expr_parse(splits[i].text, KJIT__DIALECT_KJIT, abc, 3, "test", &e));
+		CHECK_OK(kjit__expr_split(e, &terms, &n));
+		CHECK_MSG(n == splits[i].n, "%s: %zu terms", splits[i].text, n);
+		for (size_t t = 0; t < n; t++) {
+			CHECK_MSG(kjit__expr_max_slot(terms[t]) == splits[i].max[t], "%s: term %zu reads %d",
+			          splits[i].text, t, kjit__expr_max_slot(terms[t]));
+			kjit__expr_free(terms[t]);
+		}
+		free(terms);
+		kjit__expr_free(e);
+	}
+	OK("terms: 'and' and chained comparisons split, 'or' does not; each reads its own names");
+
+	/* what the engine refuses */
+	refused("A + Z", "unknown name 'Z'");
+	refused("A; DROP TABLE t", "bad expression");
+	refused("1); CREATE TABLE t(x); SELECT (1", "bad expression");
+	refused("(SELECT 1 FROM sqlite_master)", "bad expression");
+	refused("random() % 2", "bad expression");
+	refused("load_extension('/tmp/x.so')", "bad expression");
+	refused("A IS NULL", "bad expression");
+	refused("CAST(A AS TEXT)", "bad expression");
+	refused("A BETWEEN 1 AND 9", "bad expression");
+	refused("A <= ", "bad expression");
 
 	/* device limits: threads per block and dynamic shared memory */
 	spec = spec_from(
@@ -128,47 +236,152 @@ int main(int argc, char **argv)
 		" \"shared_memory\": \"X * Y * 32\", \"grid\": \"n / (X * Y)\","
 		" \"problems\": [{\"n\": 1048576}, {\"n\": 1024}]}");
 	kjit__space *space;
-	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
-	CHECK(space->size == 5 * 2); /* x*y <= 1024: 256x1 256x2 512x1 512x2 1024x1 */
-	kjit__space_free(space);
+	/* x*y <= 1024: 256x1 256x2 512x1 512x2 1024x1 */
+	CHECK(count_is_build(spec, 0, NULL) == 5 * 2);
 	kjit__limits lim = { .max_threads = 512 };
-	CHECK_OK(kjit__space_build(spec, 0, &lim, &space));
-	CHECK(space->size == 3 * 2);
-	kjit__space_free(space);
+	CHECK(count_is_build(spec, 0, &lim) == 3 * 2);
 	lim = (kjit__limits){ .max_shared = 16384 }; /* x*y*32 <= 16 KiB: x*y <= 512 */
+	CHECK(count_is_build(spec, 0, &lim) == 3 * 2);
 	CHECK_OK(kjit__space_build(spec, 0, &lim, &space));
-	CHECK(space->size == 3 * 2);
 	char *json = kjit__space_config_json(space, 1);
 	CHECK_STREQ(json, "{\"X\":256,\"Y\":1,\"F\":\"--use_fast_math\"}");
 	free(json);
 	kjit__space_free(space);
-	CHECK_OK(kjit__space_build(spec, 1, NULL, &space)); /* grid n/(x*y) >= 1: x*y <= 1024 */
-	CHECK(space->size == 5 * 2);
-	kjit__space_free(space);
+	CHECK(count_is_build(spec, 1, NULL) == 5 * 2); /* grid n/(x*y) >= 1: x*y <= 1024 */
 	kjit__spec_free(spec);
 	OK("block x*y <= 1024 (or --max-threads), shared memory limit, grid >= 1 prune");
 
+	/* block expressions (T1 LocalSize) instead of the roles */
+	spec = spec_from(
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": ["
+		"  {\"name\": \"X\", \"values\": [16, 32, 64, 128, 256, 512, 1024], \"roles\": \"block_x\"},"
+		"  {\"name\": \"Y\", \"values\": [1, 2, 4, 8]}],"
+		" \"grid\": [\"n / X\", \"n / (Y * 64)\"], \"problems\": [{\"n\": 4096}]}");
+	spec->block[0] = "X";
+	spec->block[1] = "Y * 2";
+	size_t want = 0;
+	for (int x = 16; x <= 1024; x *= 2)
+		for (int y = 1; y <= 8; y *= 2)
+			want += x * y * 2 <= 1024 && y * 64 <= 4096;
+	CHECK(count_is_build(spec, 0, NULL) == want);
+	uint16_t cfg[2] = { 2, 3 }; /* X=64, Y=8 */
+	unsigned grid[3], block[3], shared;
+	CHECK_OK(kjit__config_dims(spec, 0, cfg, grid, block, &shared));
+	CHECK(block[0] == 64 && block[1] == 16 && block[2] == 1);
+	CHECK(grid[0] == 64 && grid[1] == 8 && grid[2] == 1 && shared == 0);
+	OK("block [X, Y * 2]: x*y*z <= 1024 prunes to %zu of 28; dims of X=64, Y=8: block "
+	   "64x16x1, grid 64x8x1", want);
+	/* a block that is no integer >= 1 prunes, and is an error in dims */
+	spec->block[1] = "Y / 2";
+	want = 0;
+	for (int x = 16; x <= 1024; x *= 2)
+		for (int y = 2; y <= 8; y *= 2)
+			want += x * (y / 2) <= 1024;
+	CHECK(count_is_build(spec, 0, NULL) == want); /* Y=1: 1 / 2 is 0 */
+	spec->python = 1;
+	CHECK(count_is_build(spec, 0, NULL) == want); /* Y=1: 0.5 */
+	cfg[1] = 0;
+	CHECK_ST(kjit__config_dims(spec, 0, cfg, grid, block, &shared), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "block[1] is 0.5");
+	CHECK_CONTAINS(kjit_last_error(), "expected an integer");
+	spec->python = 0;
+	/* a product past int64: invalid, not an overflow */
+	spec->block[0] = "X * 1000000";
+	spec->block[1] = "2000000000";
+	spec->block[2] = "5";
+	lim = (kjit__limits){ .max_threads = INT64_MAX };
+	/* X * 1e16 <= 2^63 - 1 for X up to 512 */
+	CHECK(count_is_build(spec, 0, &lim) == 6 * 4);
+	OK("block Y / 2 prunes Y=1 (0 in kjit, 0.5 in Python, an error in dims); block "
+	   "X*1e6 x 2e9 x 5 keeps X <= 512 under an int64 limit");
+	spec->block[0] = "Q";
+	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }),
+	         KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "block[0]");
+	CHECK_CONTAINS(kjit_last_error(), "unknown name 'Q'");
+	OK("an unknown name in a block expression: %s", kjit_last_error());
+	spec->block[0] = spec->block[1] = spec->block[2] = NULL;
+	kjit__spec_free(spec);
+
+	/* an evaluation that fails says where */
+	spec = spec_from(
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": [{\"name\": \"A\", \"values\": [1, 2]}, {\"name\": \"B\", \"values\": [3]}],"
+		" \"restrictions\": [\"B > 0\", \"A * 4611686018427387904 > B\"], \"problems\": [{\"n\": 5}]}");
+	CHECK_ST(kjit__space_build(spec, 0, NULL, &space), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "restrictions[1]");
+	CHECK_CONTAINS(kjit_last_error(), "(at n=5, A=2, B=3)");
+	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }),
+	         KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "(at n=5, A=2, B=3)");
+	OK("an overflow stops the walk: %s", kjit_last_error());
+	kjit__spec_free(spec);
+
 	/* 10 parameters x 10 values: a product of 1e10, never built */
-	char text[4096];
-	size_t len = (size_t)snprintf(text, sizeof text,
-	                              "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
-	                              " \"parameters\": [");
-	for (int i = 0; i < 10; i++)
-		len += (size_t)snprintf(text + len, sizeof text - len,
-		                        "%s{\"name\": \"P%d\", \"values\": [0,1,2,3,4,5,6,7,8,9]}",
-		                        i ? "," : "", i);
-	snprintf(text + len, sizeof text - len,
-	         "], \"restrictions\": [\"P0 == 3 and P1 == P0 + 1 and P2 < 2 and P3 == P2"
-	         " and P4 + P5 == 1 and P6 == 9 and P7 == 0 and P8 == P7 and P9 < 3\"]}");
-	spec = spec_from(text);
+	int counts[12];
+	for (int i = 0; i < 12; i++)
+		counts[i] = 10;
+	spec = spec_of_counts(counts, 10, NULL, 0,
+	                      ", \"restrictions\": [\"P0 == 3 and P1 == P0 + 1 and P2 < 2 and"
+	                      " P3 == P2 and P4 + P5 == 1 and P6 == 9 and P7 == 0 and P8 == P7"
+	                      " and P9 < 3\"]");
 	uint64_t t0 = kjit__now_ns();
 	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
-	double ms = (double)(kjit__now_ns() - t0) / 1e6;
+	double ms = ms_since(t0);
 	CHECK(space->product == 1e10);
 	CHECK_MSG(space->size == 2 * 2 * 3, "size %zu", space->size);
 	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
-	OK("1e10 product, restriction keeps %zu, enumerated in %.1f ms", space->size, ms);
 	kjit__space_free(space);
+	CHECK(count_is_build(spec, 0, NULL) == 12);
+	OK("1e10 product, restriction keeps 12, enumerated in %.1f ms", ms);
+	kjit__spec_free(spec);
+
+	/* 8e11 with no restriction but the block limit on the first parameter */
+	static const int xs[] = { 64, 128, 256, 512, 1024, 2048, 4096, 8192 };
+	spec = spec_of_counts(counts, 11, xs, 8, "");
+	double product, size;
+	t0 = kjit__now_ns();
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size));
+	ms = ms_since(t0);
+	CHECK_MSG(product == 8e11 && size == 5e11, "%.0f of %.0f", size, product);
+	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
+	OK("8e11 product, block x <= 1024 keeps 5e11, counted in %.3f ms", ms);
+	kjit__spec_free(spec);
+
+	/* about 2e7 with five restrictions, one reading the last parameter:
+	 * the count walks it, against a loop in C */
+	static const int c7[] = { 10, 10, 10, 10, 10, 10, 20 };
+	spec = spec_of_counts(c7, 7, NULL, 0,
+	                      ", \"restrictions\": [\"P0 * P1 <= n\", \"(P0 + P2) % 3 != 0\","
+	                      " \"P3 <= P4 + 2\", \"P5 % 2 == P0 % 2 or P5 == 0\","
+	                      " \"P6 * (P5 + 1) <= 3 * n\"],"
+	                      " \"problems\": [{\"n\": 40}, {\"n\": 6}]");
+	for (size_t p = 0; p < 2; p++) {
+		int64_t n = spec->problems[p].values[0];
+		double brute = 0;
+		for (int a = 0; a < 10; a++)
+			for (int b = 0; b < 10; b++)
+				for (int c = 0; c < 10; c++)
+					for (int d = 0; d < 10; d++)
+						for (int e = 0; e < 10; e++)
+							for (int f = 0; f < 10; f++)
+								for (int g = 0; g < 20; g++)
+									brute += a * b <= n && (a + c) % 3 != 0 &&
+									         d <= e + 2 &&
+									         (f % 2 == a % 2 || f == 0) &&
+									         g * (f + 1) <= 3 * n;
+		t0 = kjit__now_ns();
+		CHECK_OK(kjit__space_count(spec, p, NULL, &product, &size));
+		ms = ms_since(t0);
+		CHECK_MSG(product == 2e7 && size == brute, "n=%lld: %.0f of %.0f, brute force %.0f",
+		          (long long)n, size, product, brute);
+		OK("n=%lld: 2e7 product, 5 restrictions keep %.0f (as brute force), counted in "
+		   "%.0f ms", (long long)n, size, ms);
+	}
+	t0 = kjit__now_ns();
+	size_t built = count_is_build(spec, 1, NULL);
+	OK("n=6: built and counted alike (%zu) in %.0f ms", built, ms_since(t0));
 	kjit__spec_free(spec);
 	return 0;
 }
