@@ -376,7 +376,8 @@ int kjit__expr_max_slot(const kjit__expr *e);
 kjit_status kjit__expr_split(const kjit__expr *e, kjit__expr ***terms, size_t *n);
 /* Evaluates with slots[i] bound to every slot i that e reads. *out is
  * the result as a number (True 1, False 0); NaN for a division by zero.
- * A string or list result, an overflow or a spent budget is an error. */
+ * An integer result that does not fit int64 continues as a double. A
+ * string or list result, a type error or a spent budget is an error. */
 kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, double *out);
 /* Evaluates an expression whose result is a list (T1 Values): each item
  * a number, a string or a bool, its text Python's str() of it. At most
@@ -385,6 +386,9 @@ kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, doubl
 kjit_status kjit__expr_eval_list(const kjit__expr *e, const kjit__value *slots, size_t max,
                                  kjit__value **out, size_t *n);
 void kjit__values_free(kjit__value *v, size_t n);
+/* A finite or infinite double as Python's repr() writes it (the shortest
+ * digits that read back, "1.0", "1e-05", "inf") into out[40]. */
+void kjit__float_repr(double d, char out[40]);
 
 /* ---- the space (space.c) -------------------------------------------- */
 

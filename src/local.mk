@@ -21,6 +21,7 @@ libkjit_la_SOURCES = \
 	src/measure.c \
 	src/launch_config.c \
 	src/spec.c \
+	src/expr.c \
 	src/space.c \
 	src/tunable.c \
 	src/select.c \

@@ -16,7 +16,8 @@ KJIT_CPU_TESTS = \
 	tests/test-cache-evict \
 	tests/test-no-driver \
 	tests/test-threads \
-	tests/test-engine-telemetry
+	tests/test-engine-telemetry \
+	tests/test-expr
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -84,6 +85,11 @@ tests_test_gpu_errors_LDADD = $(KJIT_TEST_LDADD)
 tests_test_engine_telemetry_SOURCES = tests/test-engine-telemetry.c tests/testutil.h
 tests_test_engine_telemetry_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_engine_telemetry_LDADD = $(KJIT_TEST_LDADD)
+
+# random expressions are also evaluated by python3 when it is on the PATH
+tests_test_expr_SOURCES = tests/test-expr.c tests/testutil.h
+tests_test_expr_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_expr_LDADD = $(KJIT_TEST_LDADD) -lm
 
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
