@@ -89,7 +89,7 @@ static int threads_within(const walker *w)
 static kjit_status eval_fail(const walker *w, long depth, kjit_status st)
 {
 	kjit__buf b = { 0 };
-	const char *sep = " (at ";
+	const char *sep = " (with ";
 	kjit__buf_str(&b, kjit__error_msg());
 	for (size_t i = 0; i < w->prob->n; i++, sep = ", ") {
 		char num[32];
