@@ -280,58 +280,6 @@ static kjit_status check_expr(parser *P, const char *text, const char *const *na
 
 /* ---- values ------------------------------------------------------------- */
 
-/* A finite double as Python's repr() writes it: the shortest digits that
- * read back to it, fixed notation for exponents -4 to 15. */
-static void float_text(double d, char out[40])
-{
-	char e[40];
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(e, sizeof e, "%.*e", prec - 1, d);
-		if (strtod(e, NULL) == d)
-			break;
-	}
-	const char *p = e;
-	char *o = out;
-	if (*p == '-')
-		*o++ = *p++;
-	char digits[24];
-	size_t nd = 0;
-	for (; *p && *p != 'e'; p++)
-		if (isdigit((unsigned char)*p))
-			digits[nd++] = *p;
-	int exp = atoi(p + 1);
-	while (nd > 1 && digits[nd - 1] == '0')
-		nd--;
-	if (exp >= -4 && exp < 16) {
-		if (exp < 0) {
-			o += sprintf(o, "0.");
-			for (int z = -1; z > exp; z--)
-				*o++ = '0';
-			memcpy(o, digits, nd);
-			o += nd;
-		} else {
-			for (int k = 0; k <= exp; k++)
-				*o++ = (size_t)k < nd ? digits[k] : '0';
-			*o++ = '.';
-			if ((size_t)exp + 1 < nd) {
-				memcpy(o, digits + exp + 1, nd - (size_t)exp - 1);
-				o += nd - (size_t)exp - 1;
-			} else {
-				*o++ = '0';
-			}
-		}
-		*o = '\0';
-	} else {
-		*o++ = digits[0];
-		if (nd > 1) {
-			*o++ = '.';
-			memcpy(o, digits + 1, nd - 1);
-			o += nd - 1;
-		}
-		sprintf(o, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-	}
-}
-
 /* A parameter value from a JSON number, string or (T1) bool; its text
  * Python's str() of it. */
 static kjit_status json_value(parser *P, json *v, const char *path, kjit__value *out)
@@ -352,7 +300,7 @@ static kjit_status json_value(parser *P, json *v, const char *path, kjit__value 
 			out->d = strtod(v->text, NULL);
 			if (!isfinite(out->d))
 				return fail_got(P, path, v, "a finite number");
-			float_text(out->d, buf);
+			kjit__float_repr(out->d, buf);
 		}
 	} else if (v->type == KJIT__JSON_STRING) {
 		out->kind = SQLITE_TEXT;
@@ -1942,64 +1890,55 @@ static kjit_status read_t1(parser *P)
 	return read_t1_general(P, kjit__json_get(root, "General"));
 }
 
-/* Prepares every expression once per problem, so that a bad one is a spec
+/* Parses every expression once per problem, so that a bad one is a spec
  * error at load time rather than in the middle of a run. */
 static kjit_status check_exprs(parser *P)
 {
 	kjit__spec *s = P->spec;
-	kjit__expr_ctx *ctx;
-	kjit_status st = kjit__expr_ctx_open(&ctx);
+	kjit_status st = KJIT_OK;
 	for (size_t p = 0; st == KJIT_OK && p < s->n_problems; p++) {
 		const kjit__problem *pr = &s->problems[p];
 		size_t nn = pr->n + s->n_params;
 		const char **names = calloc(nn + 1, sizeof *names);
-		if (!names) {
-			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-			break;
-		}
+		if (!names)
+			return nomem();
 		for (size_t i = 0; i < pr->n; i++)
 			names[i] = pr->names[i];
 		for (size_t i = 0; i < s->n_params; i++)
 			names[pr->n + i] = s->params[i].name;
-		for (size_t i = 0; st == KJIT_OK; i++) {
+		size_t r = s->n_restrictions;
+		for (size_t i = 0; st == KJIT_OK && i < r + 9 + s->n_args; i++) {
 			char what[96];
 			const char *text;
-			if (i < s->n_restrictions) {
+			if (i < r) {
 				text = s->restrictions[i];
 				snprintf(what, sizeof what, "restrictions[%zu]", i);
-			} else if (i < s->n_restrictions + 3) {
-				text = s->grid[i - s->n_restrictions];
-				snprintf(what, sizeof what, "grid[%zu]", i - s->n_restrictions);
-			} else if (i == s->n_restrictions + 3) {
+			} else if (i < r + 3) {
+				text = s->grid[i - r];
+				snprintf(what, sizeof what, "grid[%zu]", i - r);
+			} else if (i < r + 6) {
+				text = s->block[i - r - 3];
+				snprintf(what, sizeof what, "block[%zu]", i - r - 3);
+			} else if (i == r + 6) {
 				text = s->shared;
 				snprintf(what, sizeof what, "shared_memory");
-			} else if (i == s->n_restrictions + 4) {
+			} else if (i == r + 7) {
 				text = s->bytes;
 				snprintf(what, sizeof what, "objective.bytes");
-			} else if (i == s->n_restrictions + 5) {
+			} else if (i == r + 8) {
 				text = s->flops;
 				snprintf(what, sizeof what, "objective.flops");
-			} else if (i < s->n_restrictions + 6 + s->n_args) {
-				const kjit__arg *a = &s->args[i - s->n_restrictions - 6];
-				text = a->is_buffer ? a->length : a->value;
-				snprintf(what, sizeof what, "arguments[%zu].%s",
-				         i - s->n_restrictions - 6, a->is_buffer ? "length" : "value");
 			} else {
-				break;
+				const kjit__arg *a = &s->args[i - r - 9];
+				text = a->is_buffer || a->symbol ? a->length : a->value;
+				snprintf(what, sizeof what, "arguments[%zu].%s", i - r - 9,
+				         a->is_buffer || a->symbol ? "length" : "value");
 			}
-			kjit__expr *e = NULL;
-			if (text && (st = kjit__expr_prepare(ctx, text, names, nn, what, &e)) != KJIT_OK) {
-				char *msg = kjit__strdup_printf("%s: %s (expected an expression over the"
-				                                " parameters and problem sizes)",
-				                                P->file, kjit__error_msg());
-				if (msg)
-					kjit__error_take(st, msg);
-			}
-			kjit__expr_free(e);
+			if (text)
+				st = check_expr(P, text, names, nn, what, NULL);
 		}
 		free(names);
 	}
-	kjit__expr_ctx_close(ctx);
 	return st;
 }
 
