@@ -301,35 +301,66 @@ static kjit_status size_of(const kjit__spec *spec, kt_arg *a)
 	return KJIT_OK;
 }
 
-static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *sa, kt_arg *a)
+/* A value of its own (an expression), not a length and a fill: a scalar
+ * argument, or a symbol given so. */
+static int is_scalar(const kjit__arg *a)
+{
+	return !a->is_buffer && !(a->symbol && a->length);
+}
+
+/* What can be said of an argument before its problem: type, width,
+ * whether it can be compared. */
+static kjit_status check_arg(const kjit__spec *spec, const kjit__arg *sa, const char *what)
 {
 	elem_type t = type_of(sa->type);
-	char what[160], field[160];
-	double v = 0;
-	kjit_status st;
-	a->spec = sa;
-	snprintf(what, sizeof what, "argument %s", sa->name);
 	if (t == T_NONE)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: no element type '%s'", spec->path,
 		                   what, sa->type ? sa->type : "(none)");
-	a->components = t == T_CUSTOM ? 1 : sa->components;
-	a->elem = t == T_CUSTOM ? sa->custom_size : types[t].size;
-	if (a->components < 1 || a->components > 16)
+	if (t != T_CUSTOM && (sa->components < 1 || sa->components > 16))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: %u components (expected 1 to 16)",
 		                   spec->path, what, sa->components);
-	if (a->elem < 1)
+	if (t == T_CUSTOM && sa->custom_size < 1)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: type custom needs its size in bytes "
 		                   "(TypeSize)", spec->path, what);
+	if (t == T_CUSTOM && is_scalar(sa))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a scalar of type custom has no "
+		                   "value to give it: make it a buffer filled from a file",
+		                   spec->path, what);
 	if (sa->symbol && kt_arg_compared(spec, sa))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a symbol (module variable) that the "
 		                   "kernel writes would be compared after each run, and kjit-tune "
 		                   "cannot read a module variable back: make it ReadOnly, or run "
 		                   "with --verify none", spec->path, what);
-	if (!sa->is_buffer) {
-		if (t == T_CUSTOM)
-			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a scalar of type custom has no "
-			                   "value to give it: make it a buffer filled from a file",
-			                   spec->path, what);
+	return KJIT_OK;
+}
+
+kjit_status kt_args_check(const kjit__spec *spec)
+{
+	for (size_t i = 0; i < spec->n_args; i++) {
+		char what[160];
+		snprintf(what, sizeof what, "argument %s", spec->args[i].name);
+		kjit_status st = check_arg(spec, &spec->args[i], what);
+		if (st != KJIT_OK)
+			return st;
+	}
+	return KJIT_OK;
+}
+
+static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *sa, kt_arg *a)
+{
+	elem_type t = type_of(sa->type);
+	char what[160], field[160];
+	double v = 0;
+	a->spec = sa;
+	snprintf(what, sizeof what, "argument %s", sa->name);
+	kjit_status st = check_arg(spec, sa, what);
+	if (st != KJIT_OK)
+		return st;
+	a->components = t == T_CUSTOM ? 1 : sa->components;
+	a->elem = t == T_CUSTOM ? sa->custom_size : types[t].size;
+	if (is_scalar(sa)) {
+		if (!sa->value)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: no value", spec->path, what);
 		snprintf(field, sizeof field, "arguments %s: value", sa->name);
 		if ((st = kjit__spec_eval(spec, p, NULL, sa->value, field, &v)) != KJIT_OK)
 			return st;
@@ -347,7 +378,7 @@ static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *
 		return st;
 	if (!(a->host = malloc(a->bytes)))
 		return kjit__error(KJIT_ERR_NOMEM, "%s: out of memory for %zu bytes", what, a->bytes);
-	if (!sa->is_buffer) {
+	if (is_scalar(sa)) {
 		for (size_t j = 0; j < a->values; j++)
 			if (store(t, a->host, j, v) != 0)
 				return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: value %.17g is not a value "

@@ -630,12 +630,14 @@ kjit_status kt_results_only_device(kt_results *r, const char *signature, char **
 
 /* ---- export ------------------------------------------------------------------ */
 
-static void put_num(FILE *f, sqlite3_stmt *s, int col, double scale)
+/* A column's number divided by per (a time in ns to another unit, with one
+ * correctly rounded division); null for NULL. */
+static void put_num(FILE *f, sqlite3_stmt *s, int col, double per)
 {
 	if (sqlite3_column_type(s, col) == SQLITE_NULL)
 		fputs("null", f);
 	else
-		fprintf(f, "%.17g", sqlite3_column_double(s, col) * scale);
+		fprintf(f, "%.17g", sqlite3_column_double(s, col) / per);
 }
 
 static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
@@ -667,14 +669,14 @@ static const char *col_text(sqlite3_stmt *s, int col)
 	return (const char *)sqlite3_column_text(s, col);
 }
 
-/* The samples BLOB as a JSON array, scaled. */
-static void put_samples(FILE *f, sqlite3_stmt *s, int col, double scale)
+/* The samples BLOB as a JSON array, each divided by per. */
+static void put_samples(FILE *f, sqlite3_stmt *s, int col, double per)
 {
 	const unsigned char *p = sqlite3_column_blob(s, col);
 	size_t n = (size_t)sqlite3_column_bytes(s, col) / 8;
 	fputc('[', f);
 	for (size_t i = 0; p && i < n; i++)
-		fprintf(f, "%s%.17g", i ? "," : "", kjit__store_sample(p, i) * scale);
+		fprintf(f, "%s%.17g", i ? "," : "", kjit__store_sample(p, i) / per);
 	fputc(']', f);
 }
 
@@ -797,7 +799,6 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
 {
 	const char *status = col_text(s, C_STATUS), *inv = t4_invalidity(status);
-	double scale = 1 / u->ns;
 	const char *cfg = col_text(s, C_CONFIG), *prob = col_text(s, C_PROB);
 	fputs("{\"timestamp\":", f);
 	put_timestamp(f, sqlite3_column_double(s, C_CREATED));
@@ -805,16 +806,17 @@ static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
 	        cfg ? cfg : "{}", prob ? prob : "{}");
 	if (sqlite3_column_type(s, C_COMPILE) != SQLITE_NULL) {
 		fputs("\"compilation_time\":", f);
-		put_num(f, s, C_COMPILE, 1e6 * scale);
+		/* ms to ns exactly, then to the unit */
+		fprintf(f, "%.17g", sqlite3_column_double(s, C_COMPILE) * 1e6 / u->ns);
 		fputc(',', f);
 	}
 	fputs("\"runtimes\":", f);
-	put_samples(f, s, C_SAMPLES, scale);
+	put_samples(f, s, C_SAMPLES, u->ns);
 	fprintf(f, "},\"invalidity\":\"%s\",\"correctness\":%d,\"measurements\":[", inv,
 	        strcmp(inv, "correctness") != 0);
 	if (sqlite3_column_type(s, C_MEDIAN) != SQLITE_NULL) {
 		fputs("{\"name\":\"time\",\"value\":", f);
-		put_num(f, s, C_MEDIAN, scale);
+		put_num(f, s, C_MEDIAN, u->ns);
 		fprintf(f, ",\"unit\":\"%s\"},", u->abbrev);
 	}
 	fputs("{\"name\":\"status\",\"value\":", f);
@@ -990,17 +992,12 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 
 char *kt_output_path(const kjit__spec *spec)
 {
-	const char *f = spec->output_file;
+	const char *f = spec->output_file, *slash = strrchr(spec->path, '/');
 	if (!f || !*f)
 		return NULL;
-	size_t len = strlen(f);
-	const char *ext = len >= 5 && strcmp(f + len - 5, ".json") == 0 ? "" : ".json";
-	if (f[0] == '/')
-		return kjit__strdup_printf("%s%s", f, ext);
-	const char *slash = strrchr(spec->path, '/');
-	if (!slash)
-		return kjit__strdup_printf("%s%s", f, ext);
-	return kjit__strdup_printf("%.*s/%s%s", (int)(slash - spec->path), spec->path, f, ext);
+	if (f[0] == '/' || !slash)
+		return strdup(f);
+	return kjit__strdup_printf("%.*s/%s", (int)(slash - spec->path), spec->path, f);
 }
 
 kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,

@@ -922,6 +922,10 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		fprintf(stderr, "kjit-tune: %s: arguments: needed to run the kernel\n", spec->path);
 		return KT_EXIT_SPEC;
 	}
+	if (kt_args_check(spec) != KJIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
 	struct sigaction sa = { 0 };
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -209,9 +209,8 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
                                 const char *device_key, const char *const *problems,
                                 size_t n_problems, const char *path);
-/* Where a spec's output_file goes: a relative path from the spec's
- * folder, ".json" added when it has no such ending (as Kernel Tuner
- * does); malloc'ed, NULL when out of memory or the spec has none. */
+/* Where a spec's output_file goes: a relative path is the spec's
+ * folder's; malloc'ed, NULL when out of memory or the spec has none. */
 char *kt_output_path(const kjit__spec *spec);
 
 /* As kt_results_open(), but a missing file is KJIT_ERR_NOT_FOUND naming
@@ -274,6 +273,10 @@ typedef struct kt_args {
  * *out with kt_args_free(). */
 kjit_status kt_args_build(const kjit__spec *spec, size_t p, kt_args **out);
 void kt_args_free(kt_args *a);
+/* What kt_args_build() can refuse before any problem, with the same
+ * errors: unknown types, vector widths, custom types without a size or as
+ * scalars, symbols that would be compared. */
+kjit_status kt_args_check(const kjit__spec *spec);
 
 /* The size of one value of a spec element type (0 for an unknown name),
  * value i of an array of that type as a double, and whether the type is

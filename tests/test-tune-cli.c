@@ -82,6 +82,28 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "--problem");
 	OK("tuning options: bad --timeout, --l2, --early-stop, --strategy, --problem exit 2");
 
+	RUN(2, &out, "%s/saxpy.json --verify bogus --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--verify: expected default, reference, data or none, got 'bogus'");
+	RUN(2, &out, "%s/saxpy.json --verify reference --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--verify reference: ");
+	CHECK_CONTAINS(out, "saxpy.json names no reference kernel");
+	RUN(2, &out, "%s/saxpy-t1.json --verify data --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "gives no expected output (T1 ReferenceArguments)");
+	RUN(2, &out, "%s/saxpy.json --atol -1", examples);
+	CHECK_CONTAINS(out, "--atol: expected a tolerance >= 0, got '-1'");
+	RUN(2, &out, "%s/saxpy.json --rtol 1e-3x", examples);
+	CHECK_CONTAINS(out, "--rtol: expected a tolerance >= 0, got '1e-3x'");
+	RUN(2, &out, "%s/saxpy.json --rtol inf", examples);
+	/* accepted, and handed to the worker, which then finds no GPU */
+	char cmd[4 * TU_PATH], buf[8192];
+	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s/saxpy.json'"
+	         " --verify none --atol 0.5 --rtol 0 --db '%s/v.db' 2>&1", tool, examples, dir);
+	int rc = tu_run(cmd, buf, sizeof buf);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, buf);
+	CHECK_CONTAINS(buf, "the GPU worker cannot run");
+	OK("--verify, --atol, --rtol: bad values and modes the spec cannot serve exit 2; good "
+	   "ones reach the worker");
+
 	RUN(2, &out, "%s/saxpy.json --compile-only", examples);
 	CHECK_CONTAINS(out, "--arch");
 	RUN(0, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s/c.db -j 2", examples, dir);

@@ -7,6 +7,8 @@
  */
 #include "testutil.h"
 
+#include <math.h>
+
 #include "tune.h"
 
 static kjit__space *space;
