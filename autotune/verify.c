@@ -13,7 +13,9 @@
 #include "tune.h"
 
 /* mode 0: |g - w| <= atol + rtol |w|; 1: |g - w| <= atol or <= rtol |w|;
- * 2: the sum of |g - w| into *sum. The first mismatching index by
+ * 2: the sum of |g - w| into *sum. Equal values match (infinities too),
+ * NaN matches NaN; any other difference with an infinity or NaN does not
+ * (rtol * inf would pass anything). The first mismatching index by
  * atomicMin: each thread stops at its own first mismatch, and the
  * smallest of those is the first of all. half arrives as its bits. */
 static const char source[] =
@@ -57,7 +59,8 @@ static const char source[] =
 	"\t\t\tpart += d;\n"
 	"\t\t\tcontinue;\n"
 	"\t\t}\n"
-	"\t\tbool same = mode == 0 ? d <= atol + rtol * fabs(w) : d <= atol || d <= rtol * fabs(w);\n"
+	"\t\tbool same = d == 0 || (isfinite(d) && (mode == 0 ? d <= atol + rtol * fabs(w)\n"
+	"\t\t                                              : d <= atol || d <= rtol * fabs(w)));\n"
 	"\t\tif (!same) {\n"
 	"\t\t\tatomicMin(first, i);\n"
 	"\t\t\treturn;\n"
