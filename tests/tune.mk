@@ -4,6 +4,7 @@
 
 KJIT_TUNE_TESTS = \
 	tests/test-tune-spec \
+	tests/test-tune-t1 \
 	tests/test-tune-space \
 	tests/test-tune-strategy \
 	tests/test-tune-results \
@@ -21,6 +22,14 @@ KJIT_TUNE_TEST_LDADD = libkjit.la $(SQLITE_LIBS) -lm
 tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_spec_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_spec_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# T1 specs as the community writes them, and their kernels
+tests_test_tune_t1_SOURCES = tests/test-tune-t1.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_t1_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_t1_LDADD = $(KJIT_TUNE_TEST_LDADD)
+EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_add.json \
+	tests/t1/vector_add.cu tests/t1/scale_add.json tests/t1/scale_add.cu tests/t1/data.bin \
+	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py
 
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
