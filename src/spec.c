@@ -1560,7 +1560,7 @@ static const struct {
 	{ "dual_annealing", "annealing" }, { "MCMC", "annealing" },
 	{ "annealing", "annealing" },      { "genetic_algorithm", "genetic" },
 	{ "genetic", "genetic" },          { "bayes_opt", "surrogate" },
-	{ "surrogate", "surrogate" },
+	{ "skopt", "surrogate" },          { "surrogate", "surrogate" },
 };
 
 /* A budget value given as a number or as a numeric string (KTT writes
