@@ -990,16 +990,6 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	return st;
 }
 
-char *kt_output_path(const kjit__spec *spec)
-{
-	const char *f = spec->output_file, *slash = strrchr(spec->path, '/');
-	if (!f || !*f)
-		return NULL;
-	if (f[0] == '/' || !slash)
-		return strdup(f);
-	return kjit__strdup_printf("%.*s/%s", (int)(slash - spec->path), spec->path, f);
-}
-
 kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
                                 const char *device_key, const char *const *problems,
                                 size_t n_problems, const char *path)

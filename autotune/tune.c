@@ -878,13 +878,12 @@ static kjit_status write_output(tuner *t)
 	for (size_t i = 0; i < t->n_runs; i++)
 		if (t->runs[i].problem_json)
 			problems[n++] = t->runs[i].problem_json;
-	char *path = kt_output_path(t->spec);
-	kjit_status st = path ? kt_results_write_t4(t->res, t->spec, kjit_kernel_signature(t->kernel),
-	                                            t->w.hello.device_key, problems, n, path)
-	                      : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	/* a relative path is the current directory's, as KTT writes it */
+	const char *path = t->spec->output_file;
+	kjit_status st = kt_results_write_t4(t->res, t->spec, kjit_kernel_signature(t->kernel),
+	                                     t->w.hello.device_key, problems, n, path);
 	if (st == KJIT_OK && !t->o->quiet)
 		fprintf(stderr, "kjit-tune: T4 results in %s\n", path);
-	free(path);
 	free(problems);
 	return st;
 }
@@ -976,7 +975,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 			ret = KT_EXIT_RUNTIME;
 	}
 	kjit__nvtx_pop();
-	if (spec->output_file && t.n_runs && write_output(&t) != KJIT_OK) {
+	if (spec->output_file && *spec->output_file && t.n_runs && write_output(&t) != KJIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		ret = KT_EXIT_RUNTIME;
 	}

@@ -209,9 +209,6 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
                                 const char *device_key, const char *const *problems,
                                 size_t n_problems, const char *path);
-/* Where a spec's output_file goes: a relative path is the spec's
- * folder's; malloc'ed, NULL when out of memory or the spec has none. */
-char *kt_output_path(const kjit__spec *spec);
 
 /* As kt_results_open(), but a missing file is KJIT_ERR_NOT_FOUND naming
  * it instead of a new, empty database (--export, --replay-db). */
