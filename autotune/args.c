@@ -1,7 +1,9 @@
 /*
  * args.c - a spec's kernel arguments for one problem, on the host:
- * scalars evaluated from their expressions, buffers filled (random,
- * constant, sequence, file), and the comparison of output buffers.
+ * scalars evaluated from their expressions, buffers and symbols filled
+ * (random, constant, sequence, file, generator) in every element type,
+ * the expected outputs of T1 ReferenceArguments, and which outputs are
+ * compared after a run, and how.
  */
 #include "config.h"
 
@@ -12,117 +14,384 @@
 
 #include "tune.h"
 
-typedef enum { T_I32, T_I64, T_U32, T_U64, T_F32, T_F64 } elem_type;
+/* Host memory and device memory are both finite: one argument larger
+ * than this is a spec error rather than a failed allocation later. */
+#define MAX_BYTES ((uint64_t)64 << 30)
+
+typedef enum { T_BOOL, T_I8, T_U8, T_I16, T_U16, T_I32, T_U32, T_I64, T_U64, T_F16, T_F32,
+               T_F64, T_CUSTOM, T_NONE } elem_type;
+
+/* Integers hold the whole numbers w with lo <= w < hi; floats' random
+ * values are k * 2^-bits, exact in the type and below 1. */
+static const struct {
+	const char *name;
+	size_t size;
+	int bits;
+	double lo, hi;
+} types[] = {
+	{ "bool", 1, 0, 0, 2 },
+	{ "int8", 1, 0, -128, 128 },
+	{ "uint8", 1, 0, 0, 256 },
+	{ "int16", 2, 0, -32768, 32768 },
+	{ "uint16", 2, 0, 0, 65536 },
+	{ "int32", 4, 0, -2147483648.0, 2147483648.0 },
+	{ "uint32", 4, 0, 0, 4294967296.0 },
+	{ "int64", 8, 0, -0x1p63, 0x1p63 },
+	{ "uint64", 8, 0, 0, 0x1p64 },
+	{ "half", 2, 11, 0, 0 },
+	{ "float", 4, 24, 0, 0 },
+	{ "double", 8, 53, 0, 0 },
+	{ "custom", 1, 0, 0, 0 },
+};
 
 static elem_type type_of(const char *t)
 {
-	static const char *const names[] = { "int32", "int64", "uint32", "uint64", "float",
-		                             "double" };
-	for (int i = 0; i < 6; i++)
-		if (strcmp(t, names[i]) == 0)
+	for (int i = 0; t && i < T_NONE; i++)
+		if (strcmp(t, types[i].name) == 0)
 			return (elem_type)i;
-	return T_F64; /* the spec reader admits only the names above */
+	return T_NONE;
 }
 
-static size_t type_size(elem_type t)
+static int is_float(elem_type t)
 {
-	return t == T_I32 || t == T_U32 || t == T_F32 ? 4 : 8;
+	return t == T_F16 || t == T_F32 || t == T_F64;
 }
 
-/* Stores v as element i of type t at p. */
-static void store(elem_type t, void *p, size_t i, double v)
+uint16_t kt_half_from_double(double v)
 {
-	switch (t) {
-	case T_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-	case T_I64: ((int64_t *)p)[i] = (int64_t)v; break;
-	case T_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-	case T_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-	case T_F32: ((float *)p)[i] = (float)v; break;
-	case T_F64: ((double *)p)[i] = v; break;
+	uint16_t sign = signbit(v) ? 0x8000 : 0;
+	double a = fabs(v);
+	if (isnan(v))
+		return sign | 0x7e00;
+	/* 65520 is halfway between 65504, the largest half, and 65536: to even */
+	if (a >= 65520)
+		return sign | 0x7c00;
+	if (a < 0x1p-14) /* subnormal: units of 2^-24, rounded to even */
+		return sign | (uint16_t)nearbyint(ldexp(a, 24));
+	int e;
+	frexp(a, &e); /* a = m * 2^e, 0.5 <= m < 1: the half exponent is e - 1 */
+	/* the significand with its leading 1 in [1024, 2048], rounded to even;
+	 * 2048 carries into the exponent by the addition */
+	double q = nearbyint(ldexp(a, 11 - e));
+	return sign | (uint16_t)(((unsigned)(e - 1 + 15) << 10) + (unsigned)q - 1024);
+}
+
+double kt_half_to_double(uint16_t h)
+{
+	int e = (h >> 10) & 31, m = h & 1023;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+	return h & 0x8000 ? -v : v;
+}
+
+/* Stores v as value j of type t at p; -1 when t cannot hold it (an
+ * integer type out of range, NaN). Integers truncate toward zero. */
+static int store(elem_type t, void *p, size_t j, double v)
+{
+	if (t == T_BOOL || t == T_CUSTOM) {
+		if (isnan(v) || (t == T_CUSTOM && !(v >= 0 && v < 256)))
+			return -1;
+		((uint8_t *)p)[j] = t == T_BOOL ? v != 0 : (uint8_t)v;
+		return 0;
 	}
-}
-
-static double load(elem_type t, const void *p, size_t i)
-{
+	if (!is_float(t)) {
+		double w = trunc(v);
+		if (!(w >= types[t].lo && w < types[t].hi))
+			return -1;
+		v = w;
+	}
 	switch (t) {
-	case T_I32: return ((const int32_t *)p)[i];
-	case T_I64: return (double)((const int64_t *)p)[i];
-	case T_U32: return ((const uint32_t *)p)[i];
-	case T_U64: return (double)((const uint64_t *)p)[i];
-	case T_F32: return ((const float *)p)[i];
-	case T_F64: return ((const double *)p)[i];
+	case T_I8: ((int8_t *)p)[j] = (int8_t)v; break;
+	case T_U8: ((uint8_t *)p)[j] = (uint8_t)v; break;
+	case T_I16: ((int16_t *)p)[j] = (int16_t)v; break;
+	case T_U16: ((uint16_t *)p)[j] = (uint16_t)v; break;
+	case T_I32: ((int32_t *)p)[j] = (int32_t)v; break;
+	case T_U32: ((uint32_t *)p)[j] = (uint32_t)v; break;
+	case T_I64: ((int64_t *)p)[j] = (int64_t)v; break;
+	case T_U64: ((uint64_t *)p)[j] = (uint64_t)v; break;
+	case T_F16: ((uint16_t *)p)[j] = kt_half_from_double(v); break;
+	case T_F32: ((float *)p)[j] = (float)v; break;
+	case T_F64: ((double *)p)[j] = v; break;
+	default: break;
 	}
 	return 0;
 }
 
-static kjit_status fill_file(const kjit__spec *spec, kt_arg *a)
+static double load(elem_type t, const void *p, size_t j)
 {
-	size_t bytes = a->count * a->elem;
-	FILE *f = fopen(a->spec->data.file, "rb");
+	switch (t) {
+	case T_BOOL: case T_U8: case T_CUSTOM: return ((const uint8_t *)p)[j];
+	case T_I8: return ((const int8_t *)p)[j];
+	case T_I16: return ((const int16_t *)p)[j];
+	case T_U16: return ((const uint16_t *)p)[j];
+	case T_I32: return ((const int32_t *)p)[j];
+	case T_U32: return ((const uint32_t *)p)[j];
+	case T_I64: return (double)((const int64_t *)p)[j];
+	case T_U64: return (double)((const uint64_t *)p)[j];
+	case T_F16: return kt_half_to_double(((const uint16_t *)p)[j]);
+	case T_F32: return ((const float *)p)[j];
+	case T_F64: return ((const double *)p)[j];
+	case T_NONE: break;
+	}
+	return NAN;
+}
+
+size_t kt_elem_size(const char *type)
+{
+	elem_type t = type_of(type);
+	return t == T_NONE ? 0 : types[t].size;
+}
+
+double kt_elem_load(const char *type, const void *p, size_t i)
+{
+	return load(type_of(type), p, i);
+}
+
+int kt_elem_is_float(const char *type)
+{
+	return is_float(type_of(type));
+}
+
+/* "element 5", or "element 5 component 2" for a vector type: the value
+ * index j in words, for messages. */
+static void value_name(const kt_arg *a, size_t j, char *buf, size_t size)
+{
+	if (a->components > 1)
+		snprintf(buf, size, "element %zu component %zu", j / a->components,
+		         j % a->components);
+	else
+		snprintf(buf, size, "element %zu", j);
+}
+
+static kjit_status fill_file(const kjit__spec *spec, const kt_arg *a, const char *what,
+                             const char *file, void *dst)
+{
+	if (!file)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a file fill names no file",
+		                   spec->path, what);
+	FILE *f = fopen(file, "rb");
 	if (!f)
-		return kjit__error(KJIT_ERR_IO, "%s: argument %s: cannot open %s: %s", spec->path,
-		                   a->spec->name, a->spec->data.file, strerror(errno));
-	size_t got = fread(a->host, 1, bytes, f);
+		return kjit__error(KJIT_ERR_IO, "%s: %s: cannot open %s: %s", spec->path, what, file,
+		                   strerror(errno));
+	size_t got = fread(dst, 1, a->bytes, f);
 	int err = ferror(f);
 	fclose(f);
 	if (err)
-		return kjit__error(KJIT_ERR_IO, "%s: argument %s: reading %s failed", spec->path,
-		                   a->spec->name, a->spec->data.file);
-	if (got < bytes)
-		return kjit__error(KJIT_ERR_IO, "%s: argument %s: %s holds %zu bytes, %zu needed "
-		                   "(%zu elements of %zu bytes)", spec->path, a->spec->name,
-		                   a->spec->data.file, got, bytes, a->count, a->elem);
+		return kjit__error(KJIT_ERR_IO, "%s: %s: reading %s failed", spec->path, what, file);
+	if (got < a->bytes)
+		return kjit__error(KJIT_ERR_IO, "%s: %s: %s holds %zu bytes, %zu needed "
+		                   "(%zu elements of %zu bytes)", spec->path, what, file, got,
+		                   a->bytes, a->count, a->bytes / a->count);
+	return KJIT_OK;
+}
+
+/* The generator's values: the expression parsed once (i is the value
+ * index, then the problem's sizes), evaluated per value. */
+static kjit_status fill_generator(const kjit__spec *spec, size_t p, const kt_arg *a,
+                                  const char *what, const char *text, void *dst)
+{
+	const kjit__problem *prob = &spec->problems[p];
+	const char **names = calloc(prob->n + 1, sizeof *names);
+	kjit__value *slots = calloc(prob->n + 1, sizeof *slots);
+	kjit__expr *e = NULL;
+	kjit_status st = KJIT_OK;
+	if (!text)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a generator fill has no expression",
+		                 spec->path, what);
+	else if (!names || !slots)
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK) {
+		names[0] = "i";
+		slots[0].kind = SQLITE_INTEGER;
+		for (size_t k = 0; k < prob->n; k++) {
+			names[k + 1] = prob->names[k];
+			slots[k + 1].kind = SQLITE_INTEGER;
+			slots[k + 1].i = prob->values[k];
+			slots[k + 1].d = (double)prob->values[k];
+		}
+		char field[256];
+		snprintf(field, sizeof field, "%s: generator", what);
+		st = kjit__expr_parse(text, spec->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
+		                      names, prob->n + 1, field, &e);
+	}
+	elem_type t = type_of(a->spec->type);
+	for (size_t j = 0; st == KJIT_OK && j < a->values; j++) {
+		double v;
+		slots[0].i = (int64_t)j;
+		slots[0].d = (double)j;
+		char where[96];
+		if ((st = kjit__expr_eval(e, slots, &v)) != KJIT_OK) {
+			value_name(a, j, where, sizeof where);
+			st = kjit__error(st, "%s: %s: generator \"%s\" at %s (i = %zu): %s", spec->path,
+			                 what, text, where, j, kjit_last_error());
+		} else if (store(t, dst, j, v) != 0) {
+			value_name(a, j, where, sizeof where);
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: generator \"%s\" gives %.17g at %s "
+			                 "(i = %zu): not a value of type %s", spec->path, what, text, v,
+			                 where, j, a->spec->type);
+		}
+	}
+	kjit__expr_free(e);
+	free(names);
+	free(slots);
+	return st;
+}
+
+/* Fills dst (a->bytes) from d; what names it ("argument x"). */
+static kjit_status fill(const kjit__spec *spec, size_t p, const kt_arg *a,
+                        const kjit__data *d, const char *what, void *dst)
+{
+	elem_type t = type_of(a->spec->type);
+	kt_rng rng;
+	char where[96];
+	if (t == T_CUSTOM && (d->fill == KJIT__FILL_SEQUENCE || d->fill == KJIT__FILL_GENERATOR))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: type custom is raw bytes: its fill "
+		                   "is Random, Constant (every byte) or a file, not %s", spec->path,
+		                   what, d->fill == KJIT__FILL_SEQUENCE ? "a sequence" : "a generator");
+	switch (d->fill) {
+	case KJIT__FILL_RANDOM:
+		kt_rng_seed(&rng, d->seed);
+		if (t == T_CUSTOM) {
+			for (size_t j = 0; j < a->bytes; j++)
+				((uint8_t *)dst)[j] = (uint8_t)(kt_rng_next(&rng) >> 56);
+			return KJIT_OK;
+		}
+		for (size_t j = 0; j < a->values; j++) {
+			double v = is_float(t) ? ldexp((double)(kt_rng_next(&rng) >> (64 - types[t].bits)),
+			                               -types[t].bits)
+			                       : (double)kt_rng_below(&rng, types[t].hi < 1000
+			                                                        ? (uint64_t)types[t].hi
+			                                                        : 1000);
+			store(t, dst, j, v);
+		}
+		return KJIT_OK;
+	case KJIT__FILL_CONSTANT:
+	case KJIT__FILL_SEQUENCE:
+		for (size_t j = 0; j < (t == T_CUSTOM ? a->bytes : a->values); j++) {
+			double v = d->constant + (d->fill == KJIT__FILL_SEQUENCE ? (double)j : 0);
+			if (store(t, dst, j, v) != 0) {
+				value_name(a, j, where, sizeof where);
+				return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: %.17g at %s is not a value "
+				                   "of type %s%s", spec->path, what, v, where, a->spec->type,
+				                   t == T_CUSTOM ? " (a custom constant is a byte, 0 to 255)"
+				                                 : "");
+			}
+		}
+		return KJIT_OK;
+	case KJIT__FILL_FILE:
+		return fill_file(spec, a, what, d->file, dst);
+	case KJIT__FILL_GENERATOR:
+		return fill_generator(spec, p, a, what, d->generator, dst);
+	}
+	return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: unknown fill %d", spec->path, what,
+	                   (int)d->fill);
+}
+
+/* count x components x element size, checked. */
+static kjit_status size_of(const kjit__spec *spec, kt_arg *a)
+{
+	size_t values, bytes;
+	if (__builtin_mul_overflow(a->count, a->components, &values) ||
+	    __builtin_mul_overflow(values, a->elem, &bytes) || (uint64_t)bytes > MAX_BYTES)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: argument %s: %zu elements of %zu x %zu "
+		                   "bytes are above kjit-tune's limit of %llu GiB per argument",
+		                   spec->path, a->spec->name, a->count, (size_t)a->components,
+		                   a->elem, (unsigned long long)(MAX_BYTES >> 30));
+	a->values = values;
+	a->bytes = bytes;
+	return KJIT_OK;
+}
+
+/* A value of its own (an expression), not a length and a fill: a scalar
+ * argument, or a symbol given so. */
+static int is_scalar(const kjit__arg *a)
+{
+	return !a->is_buffer && !(a->symbol && a->length);
+}
+
+/* What can be said of an argument before its problem: type, width,
+ * whether it can be compared. */
+static kjit_status check_arg(const kjit__spec *spec, const kjit__arg *sa, const char *what)
+{
+	elem_type t = type_of(sa->type);
+	if (t == T_NONE)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: no element type '%s'", spec->path,
+		                   what, sa->type ? sa->type : "(none)");
+	if (t != T_CUSTOM && (sa->components < 1 || sa->components > 16))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: %u components (expected 1 to 16)",
+		                   spec->path, what, sa->components);
+	if (t == T_CUSTOM && sa->custom_size < 1)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: type custom needs its size in bytes "
+		                   "(TypeSize)", spec->path, what);
+	if (t == T_CUSTOM && is_scalar(sa))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a scalar of type custom has no "
+		                   "value to give it: make it a buffer filled from a file",
+		                   spec->path, what);
+	if (sa->symbol && kt_arg_compared(spec, sa))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a symbol (module variable) that the "
+		                   "kernel writes would be compared after each run, and kjit-tune "
+		                   "cannot read a module variable back: make it ReadOnly, or run "
+		                   "with --verify none", spec->path, what);
+	return KJIT_OK;
+}
+
+kjit_status kt_args_check(const kjit__spec *spec)
+{
+	for (size_t i = 0; i < spec->n_args; i++) {
+		char what[160];
+		snprintf(what, sizeof what, "argument %s", spec->args[i].name);
+		kjit_status st = check_arg(spec, &spec->args[i], what);
+		if (st != KJIT_OK)
+			return st;
+	}
 	return KJIT_OK;
 }
 
 static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *sa, kt_arg *a)
 {
 	elem_type t = type_of(sa->type);
-	char what[128];
-	double v;
-	kjit_status st;
+	char what[160], field[160];
+	double v = 0;
 	a->spec = sa;
-	a->elem = type_size(t);
-	if (!sa->is_buffer) {
-		snprintf(what, sizeof what, "arguments %s: value", sa->name);
-		if ((st = kjit__spec_eval(spec, p, NULL, sa->value, what, &v)) != KJIT_OK)
-			return st;
-		store(t, a->scalar, 0, v);
-		return KJIT_OK;
-	}
-	snprintf(what, sizeof what, "arguments %s: length", sa->name);
-	if ((st = kjit__spec_eval(spec, p, NULL, sa->length, what, &v)) != KJIT_OK)
+	snprintf(what, sizeof what, "argument %s", sa->name);
+	kjit_status st = check_arg(spec, sa, what);
+	if (st != KJIT_OK)
 		return st;
-	if (!(v >= 1 && v <= 1e12 && v == floor(v)))
-		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: argument %s: length %g is not a "
-		                   "positive whole number", spec->path, sa->name, v);
-	a->count = (size_t)v;
-	if (!(a->host = malloc(a->count * a->elem)))
-		return kjit__error(KJIT_ERR_NOMEM, "argument %s: out of memory for %zu bytes",
-		                   sa->name, a->count * a->elem);
-	kt_rng rng;
-	switch (sa->data.fill) {
-	case KJIT__FILL_RANDOM:
-		kt_rng_seed(&rng, sa->data.seed);
-		for (size_t i = 0; i < a->count; i++)
-			store(t, a->host, i, t == T_F32 || t == T_F64
-			                     ? kt_rng_unit(&rng) : (double)kt_rng_below(&rng, 1000));
-		break;
-	case KJIT__FILL_CONSTANT:
-		for (size_t i = 0; i < a->count; i++)
-			store(t, a->host, i, sa->data.constant);
-		break;
-	case KJIT__FILL_SEQUENCE:
-		for (size_t i = 0; i < a->count; i++)
-			store(t, a->host, i, sa->data.constant + (double)i);
-		break;
-	case KJIT__FILL_FILE:
-		return fill_file(spec, a);
-	case KJIT__FILL_GENERATOR:
-		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: argument %s: generator fills are not "
-		                   "read yet", spec->path, sa->name);
+	a->components = t == T_CUSTOM ? 1 : sa->components;
+	a->elem = t == T_CUSTOM ? sa->custom_size : types[t].size;
+	if (is_scalar(sa)) {
+		if (!sa->value)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: no value", spec->path, what);
+		snprintf(field, sizeof field, "arguments %s: value", sa->name);
+		if ((st = kjit__spec_eval(spec, p, NULL, sa->value, field, &v)) != KJIT_OK)
+			return st;
+		a->count = 1;
+	} else {
+		snprintf(field, sizeof field, "arguments %s: length", sa->name);
+		if ((st = kjit__spec_eval(spec, p, NULL, sa->length, field, &v)) != KJIT_OK)
+			return st;
+		if (!(v >= 1 && v <= 0x1p53 && v == floor(v)))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: length %g is not a positive "
+			                   "whole number", spec->path, what, v);
+		a->count = (size_t)v;
 	}
-	return KJIT_OK;
+	if ((st = size_of(spec, a)) != KJIT_OK)
+		return st;
+	if (!(a->host = malloc(a->bytes)))
+		return kjit__error(KJIT_ERR_NOMEM, "%s: out of memory for %zu bytes", what, a->bytes);
+	if (is_scalar(sa)) {
+		for (size_t j = 0; j < a->values; j++)
+			if (store(t, a->host, j, v) != 0)
+				return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: value %.17g is not a value "
+				                   "of type %s", spec->path, what, v, sa->type);
+	} else if ((st = fill(spec, p, a, &sa->data, what, a->host)) != KJIT_OK) {
+		return st;
+	}
+	if (!sa->has_reference || strcmp(spec->verify, "data") != 0)
+		return KJIT_OK;
+	snprintf(what, sizeof what, "argument %s: reference", sa->name);
+	if (!(a->reference = malloc(a->bytes)))
+		return kjit__error(KJIT_ERR_NOMEM, "%s: out of memory for %zu bytes", what, a->bytes);
+	return fill(spec, p, a, &sa->reference, what, a->reference);
 }
 
 kjit_status kt_args_build(const kjit__spec *spec, size_t p, kt_args **out)
@@ -149,18 +418,71 @@ void kt_args_free(kt_args *args)
 {
 	if (!args)
 		return;
-	for (size_t i = 0; i < args->n; i++)
+	for (size_t i = 0; i < args->n; i++) {
 		free(args->a[i].host);
+		free(args->a[i].reference);
+	}
 	free(args->a);
 	free(args);
 }
 
-size_t kt_elem_size(const char *type)
+/* ---- what is compared ------------------------------------------------------ */
+
+int kt_arg_compared(const kjit__spec *spec, const kjit__arg *a)
 {
-	return type_size(type_of(type));
+	if ((!a->is_buffer && !a->symbol) || strcmp(spec->verify, "none") == 0)
+		return 0;
+	if (strcmp(spec->verify, "data") == 0)
+		return a->has_reference;
+	return a->output >= 0 ? a->output : (a->access & KJIT__OUT) != 0;
 }
 
-double kt_elem_load(const char *type, const void *p, size_t i)
+void kt_arg_check(const kjit__spec *spec, const kjit__arg *a, kt_check *out)
 {
-	return load(type_of(type), p, i);
+	elem_type t = type_of(a->type);
+	out->method = KJIT__CHECK_TOLERANCE;
+	out->atol = spec->atol;
+	out->rtol = spec->rtol;
+	out->threshold = 0;
+	if (t == T_CUSTOM) {
+		out->atol = out->rtol = 0; /* raw bytes: equal or not */
+	} else if (strcmp(spec->verify, "data") == 0 && a->check != KJIT__CHECK_TOLERANCE) {
+		/* KTT's validation methods are for floating-point outputs; it
+		 * compares integers exactly */
+		if (is_float(t)) {
+			out->method = a->check;
+			out->threshold = a->threshold;
+		} else {
+			out->atol = out->rtol = 0;
+		}
+	}
+}
+
+kjit_status kt_verify_override(kjit__spec *spec, const char *verify, double atol, double rtol)
+{
+	if (verify) {
+		int any_reference = 0;
+		for (size_t i = 0; i < spec->n_args; i++)
+			any_reference |= spec->args[i].has_reference;
+		if (strcmp(verify, "default") != 0 && strcmp(verify, "reference") != 0 &&
+		    strcmp(verify, "data") != 0 && strcmp(verify, "none") != 0)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "--verify: expected default, reference, "
+			                   "data or none, got '%s'", verify);
+		if (strcmp(verify, "reference") == 0 && !spec->reference_entry)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "--verify reference: %s names no "
+			                   "reference kernel (verify.reference)", spec->path);
+		if (strcmp(verify, "data") == 0 && !any_reference)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "--verify data: %s gives no expected "
+			                   "output (T1 ReferenceArguments)", spec->path);
+		char *copy = strdup(verify);
+		if (!copy)
+			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		free(spec->verify);
+		spec->verify = copy;
+	}
+	if (!isnan(atol))
+		spec->atol = atol;
+	if (!isnan(rtol))
+		spec->rtol = rtol;
+	return KJIT_OK;
 }

@@ -9,6 +9,7 @@ KJIT_TUNE_CORE = \
 	autotune/launch.c \
 	autotune/args.c \
 	autotune/verify.c \
+	autotune/rejected.c \
 	autotune/wire.c \
 	autotune/strategies/common.c \
 	autotune/strategies/exhaustive.c \

@@ -31,8 +31,9 @@ static void usage(FILE *f)
 	        "Without a mode: tune SPEC on the GPU, recording every evaluation in the\n"
 	        "database; configurations already evaluated there are skipped.\n"
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
-	        "      --strategy NAME     search strategy (default exhaustive)\n"
-	        "      --budget N, --fraction F, --time-budget SEC, --seed S (as for --replay)\n"
+	        "      --strategy NAME     search strategy (default: the spec's, else exhaustive)\n"
+	        "      --budget N, --fraction F, --time-budget SEC, --seed S (as for --replay;\n"
+	        "                          default: the spec's budget, else none)\n"
 	        "      --problem I         only problem I of the spec (default: every one)\n"
 	        "      --force             evaluate again what the database already has\n"
 	        "      --timeout SEC       per variant, then the worker is killed (default 10)\n"
@@ -43,6 +44,12 @@ static void usage(FILE *f)
 	        "      --l2 warm|cold|both L2 cache state for the measurements (default warm)\n"
 	        "      --quiet             print only the final summary\n"
 	        "      --json              the summary as JSON on stdout\n"
+	        "      --verify MODE       compare each variant's outputs with: default (the\n"
+	        "                          default configuration's), reference (the spec's\n"
+	        "                          reference kernel's), data (T1 ReferenceArguments)\n"
+	        "                          or none (default: the spec's)\n"
+	        "      --atol A, --rtol R  tolerance |got - want| <= A + R |want| (default: the\n"
+	        "                          spec's, else 1e-6 and 1e-5)\n"
 	        "  Statuses: ok, compile_error, launch_error, crashed, timeout, wrong_result,\n"
 	        "  stopped_early (see kjit-tune(1)).\n"
 	        "\n"
@@ -111,6 +118,8 @@ typedef struct opts {
 	kt_budget budget;
 	uint64_t seed, problem;
 	int problem_set;
+	const char *verify; /* NULL, atol and rtol NaN: the spec's */
+	double atol, rtol;
 	kjit__limits limits;
 	kt_tune_opts tune;
 } opts;
@@ -404,8 +413,9 @@ static int do_export(const kjit__spec *spec, const opts *o)
 	if (st == KJIT_OK && !o->device_key && !o->run_id)
 		st = kt_results_only_device(res, sig, &dev);
 	if (st == KJIT_OK) {
+		const char *problems[1] = { problem };
 		st = kt_results_export(res, spec, (int64_t)o->run_id, sig,
-		                       o->device_key ? o->device_key : dev, problem, fmt, stdout);
+		                       o->device_key ? o->device_key : dev, problems, 1, fmt, stdout);
 		if (fflush(stdout) != 0 && st == KJIT_OK)
 			st = kjit__error(KJIT_ERR_IO, "writing to stdout: %s", strerror(errno));
 	}
@@ -422,7 +432,8 @@ int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
-	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_L2, O_QUIET, O_JSON };
+	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_L2, O_QUIET, O_JSON,
+	       O_VERIFY, O_ATOL, O_RTOL };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -449,14 +460,20 @@ int main(int argc, char **argv)
 		{ "l2", required_argument, NULL, O_L2 },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "verify", required_argument, NULL, O_VERIFY },
+		{ "atol", required_argument, NULL, O_ATOL },
+		{ "rtol", required_argument, NULL, O_RTOL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB (tune.c). */
-	if (argc == 6 && strcmp(argv[1], "--worker") == 0)
-		return kt_worker_main(argv[4], argv[5], atoi(argv[2]), atoi(argv[3]));
-	opts o = { .seed = 1,
+	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB VERIFY ATOL RTOL
+	 * (tune.c). */
+	if (argc == 9 && strcmp(argv[1], "--worker") == 0) {
+		kt_worker_verify wv = { argv[6], strtod(argv[7], NULL), strtod(argv[8], NULL) };
+		return kt_worker_main(argv[4], argv[5], &wv, atoi(argv[2]), atoi(argv[3]));
+	}
+	opts o = { .seed = 1, .atol = NAN, .rtol = NAN,
 		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .l2 = 1 } };
 	uint64_t u;
 	char *end;
@@ -508,6 +525,17 @@ int main(int argc, char **argv)
 		case O_FORCE: o.tune.force = 1; break;
 		case O_QUIET: o.tune.quiet = 1; break;
 		case O_JSON: o.tune.json = 1; break;
+		case O_VERIFY: o.verify = optarg; break; /* checked against the spec */
+		case O_ATOL:
+		case O_RTOL: {
+			double tol = strtod(optarg, &end);
+			if (*end || end == optarg || !(tol >= 0 && isfinite(tol)))
+				return usage_error(c == O_ATOL ? "--atol: expected a tolerance >= 0, got '%s'"
+				                               : "--rtol: expected a tolerance >= 0, got '%s'",
+				                   optarg);
+			*(c == O_ATOL ? &o.atol : &o.rtol) = tol;
+			break;
+		}
 		case O_TIMEOUT:
 			o.tune.timeout_s = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.tune.timeout_s > 0 && o.tune.timeout_s <= 86400))
@@ -577,6 +605,15 @@ int main(int argc, char **argv)
 	if (kjit__spec_load(o.spec, &spec) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;
+	}
+	/* what the reader could not use, whatever the mode and --quiet: a
+	 * field ignored changes what is tuned */
+	for (size_t i = 0; i < spec->n_warnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, spec->warnings[i]);
+	if (kt_verify_override(spec, o.verify, o.atol, o.rtol) != KJIT_OK) {
+		fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, kjit_last_error(), prog);
+		kjit__spec_free(spec);
+		return KT_EXIT_USAGE;
 	}
 	int ret;
 	if (o.count) {

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tune.h"
@@ -628,12 +630,14 @@ kjit_status kt_results_only_device(kt_results *r, const char *signature, char **
 
 /* ---- export ------------------------------------------------------------------ */
 
-static void put_num(FILE *f, sqlite3_stmt *s, int col, double scale)
+/* A column's number divided by per (a time in ns to another unit, with one
+ * correctly rounded division); null for NULL. */
+static void put_num(FILE *f, sqlite3_stmt *s, int col, double per)
 {
 	if (sqlite3_column_type(s, col) == SQLITE_NULL)
 		fputs("null", f);
 	else
-		fprintf(f, "%.17g", sqlite3_column_double(s, col) * scale);
+		fprintf(f, "%.17g", sqlite3_column_double(s, col) / per);
 }
 
 static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
@@ -665,21 +669,26 @@ static const char *col_text(sqlite3_stmt *s, int col)
 	return (const char *)sqlite3_column_text(s, col);
 }
 
-/* The samples BLOB as a JSON array, scaled. */
-static void put_samples(FILE *f, sqlite3_stmt *s, int col, double scale)
+/* The samples BLOB as a JSON array, each divided by per. */
+static void put_samples(FILE *f, sqlite3_stmt *s, int col, double per)
 {
 	const unsigned char *p = sqlite3_column_blob(s, col);
 	size_t n = (size_t)sqlite3_column_bytes(s, col) / 8;
 	fputc('[', f);
 	for (size_t i = 0; p && i < n; i++)
-		fprintf(f, "%s%.17g", i ? "," : "", kjit__store_sample(p, i) * scale);
+		fprintf(f, "%s%.17g", i ? "," : "", kjit__store_sample(p, i) / per);
 	fputc(']', f);
 }
 
-/* T4's invalidity for a status. */
+enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_MEDIAN,
+       C_SPREAD, C_MIN, C_MAX, C_N, C_SAMPLES, C_OBJ, C_COMPILE, C_MSG, C_CREATED,
+       C_PARAMS };
+
+/* T4's invalidity for a status (the schema's enum): stopped_early was
+ * verified and measured, only cut short as certainly slow. */
 static const char *t4_invalidity(const char *status)
 {
-	if (!status || strcmp(status, "ok") == 0)
+	if (!status || strcmp(status, "ok") == 0 || strcmp(status, "stopped_early") == 0)
 		return "correct";
 	if (strcmp(status, "compile_error") == 0)
 		return "compile";
@@ -690,18 +699,143 @@ static const char *t4_invalidity(const char *status)
 	return "runtime";
 }
 
-enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_MEDIAN,
-       C_SPREAD, C_MIN, C_MAX, C_N, C_SAMPLES, C_OBJ, C_COMPILE, C_MSG, C_CREATED,
-       C_PARAMS };
+/* A time unit of T1's General.TimeUnit: its names and its size in ns. */
+typedef struct t4_unit {
+	const char *abbrev, *name;
+	double ns;
+} t4_unit;
+
+static t4_unit t4_unit_of(const kjit__spec *spec)
+{
+	static const t4_unit units[] = { { "ns", "nanoseconds", 1 }, { "us", "microseconds", 1e3 },
+		                         { "ms", "milliseconds", 1e6 }, { "s", "seconds", 1e9 } };
+	const char *u = spec && spec->time_unit ? spec->time_unit : "ms";
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (strcmp(u, units[i].abbrev) == 0)
+			return units[i];
+	return units[2];
+}
+
+/* ISO 8601 in UTC, as Python's isoformat() writes it. */
+static void put_timestamp(FILE *f, double t)
+{
+	time_t sec = (time_t)floor(t);
+	struct tm tm;
+	char text[64];
+	int ms = (int)((t - floor(t)) * 1000);
+	if (!gmtime_r(&sec, &tm) || !strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(text, sizeof text, "1970-01-01T00:00:00");
+	fprintf(f, "\"%s.%03d+00:00\"", text, ms > 999 ? 999 : ms);
+}
+
+static void put_json_text(FILE *f, const char *t)
+{
+	kjit__buf b = { 0 };
+	kjit__buf_json_str(&b, t ? t : "");
+	fputs(b.oom ? "\"\"" : b.p, f);
+	free(b.p);
+}
+
+/* The device key and signature of the export (a run's from its row), for
+ * the metadata. */
+static kjit_status t4_subject(kt_results *r, int64_t run_id, const char *signature,
+                              const char *device_key, char **sig, char **dev)
+{
+	*sig = signature ? strdup(signature) : NULL;
+	*dev = device_key ? strdup(device_key) : NULL;
+	if (run_id <= 0)
+		return KJIT_OK;
+	sqlite3_stmt *s;
+	kjit_status st = prep(r, "SELECT signature, device_key FROM runs WHERE id = ?1", &s,
+	                      "reading the run");
+	if (st != KJIT_OK)
+		return st;
+	sqlite3_bind_int64(s, 1, run_id);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		free(*sig);
+		free(*dev);
+		*sig = strdup(col_text(s, 0) ? col_text(s, 0) : "");
+		*dev = strdup(col_text(s, 1) ? col_text(s, 1) : "");
+	} else if (rc != SQLITE_DONE) {
+		st = kjit__store_fail(r->store, rc, "reading the run");
+	}
+	sqlite3_finalize(s);
+	return st;
+}
+
+/* T4's metadata: Kernel Tuner's timeunit, and the metadata schema's
+ * hardware and environment (device_query from the device key
+ * "arch|name|SMs|driver"). */
+static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *sig,
+                        const char *dev)
+{
+	struct utsname un;
+	fprintf(f, "\"metadata\":{\"timeunit\":\"%s\",\"tool\":\"kjit-tune\",\"tool_version\":\""
+	        PACKAGE_VERSION "\",\"signature\":", u->name);
+	put_json_text(f, sig);
+	fputs(",\"device_key\":", f);
+	put_json_text(f, dev);
+	if (run_id > 0)
+		fprintf(f, ",\"run_id\":%lld", (long long)run_id);
+	fputs(",\"hardware\":{\"operating_system\":", f);
+	put_json_text(f, uname(&un) == 0 ? un.sysname : "unidentified OS");
+	fputs("},\"environment\":{\"device_query\":{", f);
+	static const char *const fields[] = { "arch", "name", "multiprocessors", "driver" };
+	const char *p = dev ? dev : "";
+	for (size_t i = 0; i < 4 && *p; i++) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		char *part = strndup(p, len);
+		fprintf(f, "%s\"%s\":", i ? "," : "", fields[i]);
+		put_json_text(f, part);
+		free(part);
+		p += len + (bar != NULL);
+	}
+	fprintf(f, "},\"requirements\":[\"libkjit==%s\"]}}", kjit_version());
+}
+
+/* One result in T4 (results-schema.json 1.0.0), times in the unit. */
+static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
+{
+	const char *status = col_text(s, C_STATUS), *inv = t4_invalidity(status);
+	const char *cfg = col_text(s, C_CONFIG), *prob = col_text(s, C_PROB);
+	fputs("{\"timestamp\":", f);
+	put_timestamp(f, sqlite3_column_double(s, C_CREATED));
+	fprintf(f, ",\"configuration\":%s,\"problem\":%s,\"objectives\":[\"time\"],\"times\":{",
+	        cfg ? cfg : "{}", prob ? prob : "{}");
+	if (sqlite3_column_type(s, C_COMPILE) != SQLITE_NULL) {
+		fputs("\"compilation_time\":", f);
+		/* ms to ns exactly, then to the unit */
+		fprintf(f, "%.17g", sqlite3_column_double(s, C_COMPILE) * 1e6 / u->ns);
+		fputc(',', f);
+	}
+	fputs("\"runtimes\":", f);
+	put_samples(f, s, C_SAMPLES, u->ns);
+	fprintf(f, "},\"invalidity\":\"%s\",\"correctness\":%d,\"measurements\":[", inv,
+	        strcmp(inv, "correctness") != 0);
+	if (sqlite3_column_type(s, C_MEDIAN) != SQLITE_NULL) {
+		fputs("{\"name\":\"time\",\"value\":", f);
+		put_num(f, s, C_MEDIAN, u->ns);
+		fprintf(f, ",\"unit\":\"%s\"},", u->abbrev);
+	}
+	fputs("{\"name\":\"status\",\"value\":", f);
+	put_json_text(f, status);
+	fputs(",\"unit\":\"\"},{\"name\":\"l2\",\"value\":", f);
+	put_json_text(f, col_text(s, C_L2) ? col_text(s, C_L2) : "warm");
+	fputs(",\"unit\":\"\"}]}", f);
+}
+
 
 kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
-                              const char *problem, kt_export_format format, FILE *f)
+                              const char *const *problems, size_t n_problems,
+                              kt_export_format format, FILE *f)
 {
 	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer, l2,"
-	          " median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
-	          " compile_ms, message, created");
+	kjit__buf_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer,"
+	              " l2, median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
+	              " compile_ms, message, created");
 	size_t np = spec ? spec->n_params : 0;
 	for (size_t i = 0; i < np; i++) {
 		/* parameter names are identifiers (spec.c checks them) */
@@ -709,17 +843,38 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 		kjit__buf_str(&q, spec->params[i].name);
 		kjit__buf_str(&q, "\"')");
 	}
-	kjit__buf_str(&q, run_id > 0 ? " FROM results WHERE run_id = ?1 ORDER BY id"
-	                     : " FROM results WHERE signature = ?2 AND device_key = ?3 AND"
-	                       " problem = ?4 ORDER BY id");
+	if (run_id > 0) {
+		kjit__buf_str(&q, " FROM results WHERE run_id = ?1 ORDER BY id");
+	} else {
+		kjit__buf_str(&q, " FROM results WHERE signature = ?2 AND device_key = ?3 AND"
+		              " problem IN (");
+		for (size_t i = 0; i < n_problems; i++) {
+			char ph[32];
+			snprintf(ph, sizeof ph, "%s?%zu", i ? ", " : "", i + 4);
+			kjit__buf_str(&q, ph);
+		}
+		kjit__buf_str(&q, n_problems ? ") ORDER BY id" : "NULL) ORDER BY id");
+	}
 	if (q.oom)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (run_id <= 0 && n_problems > 30000) {
+		free(q.p);
+		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most 30000)",
+		                   n_problems);
+	}
 	sqlite3_stmt *s;
+	char *sig = NULL, *dev = NULL;
+	t4_unit unit = t4_unit_of(spec);
 	kjit__store_lock(r->store);
 	kjit_status st = prep(r, q.p, &s, "exporting results");
 	free(q.p);
+	if (st == KJIT_OK && format == KT_EXPORT_T4 &&
+	    (st = t4_subject(r, run_id, signature, device_key, &sig, &dev)) != KJIT_OK)
+		sqlite3_finalize(s);
 	if (st != KJIT_OK) {
 		kjit__store_unlock(r->store);
+		free(sig);
+		free(dev);
 		return st;
 	}
 	if (run_id > 0) {
@@ -727,7 +882,8 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	} else {
 		bind_text(s, 2, signature);
 		bind_text(s, 3, device_key);
-		bind_text(s, 4, problem);
+		for (size_t i = 0; i < n_problems; i++)
+			bind_text(s, (int)i + 4, problems[i]);
 	}
 	if (format == KT_EXPORT_CSV) {
 		for (size_t i = 0; i < np; i++)
@@ -739,21 +895,12 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	} else if (format == KT_EXPORT_JSON) {
 		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", f);
 	} else {
-		fputs("{\"schema_version\":\"1.0.0\",\"metadata\":{\"tool\":\"kjit-tune\","
-		      "\"tool_version\":\"" PACKAGE_VERSION "\",\"timeunit\":\"milliseconds\",", f);
-		fputs("\"signature\":", f);
-		kjit__buf t = { 0 };
-		kjit__buf_json_str(&t, signature ? signature : "");
-		kjit__buf_str(&t, ",\"device_key\":");
-		kjit__buf_json_str(&t, device_key ? device_key : "");
-		kjit__buf_str(&t, ",\"run_id\":");
-		char num[32];
-		snprintf(num, sizeof num, "%lld", (long long)run_id);
-		kjit__buf_str(&t, num);
-		fputs(t.oom ? "\"\"" : t.p, f);
-		free(t.p);
-		fputs("},\"results\":[", f);
+		fputs("{\"schema_version\":\"1.0.0\",", f);
+		t4_metadata(f, &unit, run_id, sig, dev);
+		fputs(",\"results\":[", f);
 	}
+	free(sig);
+	free(dev);
 	int rc, first = 1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *status = col_text(s, C_STATUS);
@@ -786,79 +933,51 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 			fputc('\n', f);
 			continue;
 		}
-		kjit__buf t = { 0 };
-		const char *cfg = col_text(s, C_CONFIG);
 		fputs(first ? "\n" : ",\n", f);
 		first = 0;
-		if (format == KT_EXPORT_JSON) {
-			fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
-			put_num(f, s, C_RUN, 1);
-			kjit__buf_str(&t, ",\"signature\":");
-			kjit__buf_json_str(&t, col_text(s, C_SIG) ? col_text(s, C_SIG) : "");
-			kjit__buf_str(&t, ",\"device_key\":");
-			kjit__buf_json_str(&t, col_text(s, C_DEV) ? col_text(s, C_DEV) : "");
-			kjit__buf_str(&t, ",\"problem\":");
-			kjit__buf_str(&t, col_text(s, C_PROB) ? col_text(s, C_PROB) : "null");
-			kjit__buf_str(&t, ",\"config\":");
-			kjit__buf_str(&t, cfg ? cfg : "null");
-			kjit__buf_str(&t, ",\"status\":");
-			kjit__buf_json_str(&t, status ? status : "");
-			kjit__buf_str(&t, ",\"timer\":");
-			if (col_text(s, C_TIMER))
-				kjit__buf_json_str(&t, col_text(s, C_TIMER));
-			else
-				kjit__buf_str(&t, "null");
-			kjit__buf_str(&t, ",\"l2\":");
-			if (col_text(s, C_L2))
-				kjit__buf_json_str(&t, col_text(s, C_L2));
-			else
-				kjit__buf_str(&t, "null");
-			fputs(t.oom ? "" : t.p, f);
-			static const char *const names[] = { "median_ns", "spread_ns", "min_ns",
-				                             "max_ns", "n_samples" };
-			for (int c = C_MEDIAN; c <= C_N; c++) {
-				fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
-				put_num(f, s, c, 1);
-			}
-			fputs(",\"samples_ns\":", f);
-			put_samples(f, s, C_SAMPLES, 1);
-			fputs(",\"objective\":", f);
-			put_num(f, s, C_OBJ, 1);
-			fputs(",\"compile_ms\":", f);
-			put_num(f, s, C_COMPILE, 1);
-			fputs(",\"message\":", f);
-			free(t.p);
-			t = (kjit__buf){ 0 };
-			if (col_text(s, C_MSG))
-				kjit__buf_json_str(&t, col_text(s, C_MSG));
-			else
-				kjit__buf_str(&t, "null");
-			kjit__buf_str(&t, ",\"created\":");
-			fputs(t.oom ? "null" : t.p, f);
-			put_num(f, s, C_CREATED, 1);
-			fputc('}', f);
-		} else { /* T4: times in milliseconds */
-			fputs("{\"configuration\":", f);
-			fputs(cfg ? cfg : "{}", f);
-			fputs(",\"invalidity\":", f);
-			fprintf(f, "\"%s\"", t4_invalidity(status));
-			fprintf(f, ",\"correctness\":%d", strcmp(t4_invalidity(status), "correctness") != 0);
-			fputs(",\"times\":{\"compilation_time\":", f);
-			put_num(f, s, C_COMPILE, 1);
-			fputs(",\"runtimes\":", f);
-			put_samples(f, s, C_SAMPLES, 1e-6);
-			fputs("},\"runtime\":", f);
-			put_num(f, s, C_MEDIAN, 1e-6);
-			fputs(",\"objective\":", f);
-			if (ok)
-				put_num(f, s, C_OBJ, 1);
+		if (format == KT_EXPORT_T4) {
+			t4_result(f, s, &unit);
+			continue;
+		}
+		const char *cfg = col_text(s, C_CONFIG);
+		fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
+		put_num(f, s, C_RUN, 1);
+		fputs(",\"signature\":", f);
+		put_json_text(f, col_text(s, C_SIG));
+		fputs(",\"device_key\":", f);
+		put_json_text(f, col_text(s, C_DEV));
+		fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
+		        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
+		put_json_text(f, status);
+		static const int texts[] = { C_TIMER, C_L2 };
+		static const char *const text_names[] = { "timer", "l2" };
+		for (int k = 0; k < 2; k++) {
+			fprintf(f, ",\"%s\":", text_names[k]);
+			if (col_text(s, texts[k]))
+				put_json_text(f, col_text(s, texts[k]));
 			else
 				fputs("null", f);
-			fputs(",\"measurements\":[{\"name\":\"time\",\"value\":", f);
-			put_num(f, s, C_MEDIAN, 1e-6);
-			fputs(",\"unit\":\"milliseconds\"}]}", f);
 		}
-		free(t.p);
+		static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
+			                             "n_samples" };
+		for (int c = C_MEDIAN; c <= C_N; c++) {
+			fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
+			put_num(f, s, c, 1);
+		}
+		fputs(",\"samples_ns\":", f);
+		put_samples(f, s, C_SAMPLES, 1);
+		fputs(",\"objective\":", f);
+		put_num(f, s, C_OBJ, 1);
+		fputs(",\"compile_ms\":", f);
+		put_num(f, s, C_COMPILE, 1);
+		fputs(",\"message\":", f);
+		if (col_text(s, C_MSG))
+			put_json_text(f, col_text(s, C_MSG));
+		else
+			fputs("null", f);
+		fputs(",\"created\":", f);
+		put_num(f, s, C_CREATED, 1);
+		fputc('}', f);
 	}
 	if (rc != SQLITE_DONE)
 		st = kjit__store_fail(r->store, rc, "exporting results");
@@ -868,5 +987,31 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 		fputs(first ? "]}\n" : "\n]}\n", f);
 	if (st == KJIT_OK && ferror(f))
 		st = kjit__error(KJIT_ERR_IO, "writing the export: %s", "output error");
+	return st;
+}
+
+kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
+                                const char *device_key, const char *const *problems,
+                                size_t n_problems, const char *path)
+{
+	char *tmp = kjit__strdup_printf("%s.tmp.%ld", path, (long)getpid());
+	if (!tmp)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	FILE *f = fopen(tmp, "w");
+	kjit_status st = KJIT_OK;
+	if (!f) {
+		st = kjit__error(KJIT_ERR_IO, "OutputFile: cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return st;
+	}
+	st = kt_results_export(r, spec, 0, signature, device_key, problems, n_problems,
+	                       KT_EXPORT_T4, f);
+	if (fclose(f) != 0 && st == KJIT_OK)
+		st = kjit__error(KJIT_ERR_IO, "OutputFile: writing %s: %s", tmp, strerror(errno));
+	if (st == KJIT_OK && rename(tmp, path) != 0)
+		st = kjit__error(KJIT_ERR_IO, "OutputFile: cannot write %s: %s", path, strerror(errno));
+	if (st != KJIT_OK)
+		unlink(tmp);
+	free(tmp);
 	return st;
 }

@@ -63,7 +63,8 @@ static void proc_stop(proc *w, int kill_it)
 
 /* fork + exec of this program in worker mode: the child starts with no
  * thread, lock or connection of the parent's. */
-static kjit_status proc_start(proc *w, const char *spec_path, const char *db)
+static kjit_status proc_start(proc *w, const kjit__spec *spec, const char *spec_path,
+                              const char *db)
 {
 	int req[2], rep[2];
 	if (pipe2(req, O_CLOEXEC) != 0)
@@ -73,6 +74,10 @@ static kjit_status proc_start(proc *w, const char *spec_path, const char *db)
 		close(req[1]);
 		return kjit__error(KJIT_ERR_IO, "pipe: %s", strerror(errno));
 	}
+	/* the verification the tuner runs with, command line included */
+	char atol[32], rtol[32];
+	snprintf(atol, sizeof atol, "%.17g", spec->atol);
+	snprintf(rtol, sizeof rtol, "%.17g", spec->rtol);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -92,7 +97,7 @@ static kjit_status proc_start(proc *w, const char *spec_path, const char *db)
 		signal(SIGTERM, SIG_DFL);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		char *argv[] = { "kjit-tune", "--worker", in, out, (char *)spec_path, (char *)db,
-			         NULL };
+			         spec->verify, atol, rtol, NULL };
 		if (i >= 0 && o >= 0)
 			execv("/proc/self/exe", argv);
 		_exit(127);
@@ -126,10 +131,11 @@ static void proc_reason(proc *w, char *buf, size_t size)
 }
 
 /* Starts the worker and reads its hello. */
-static kjit_status proc_ready(proc *w, const char *spec_path, const char *db)
+static kjit_status proc_ready(proc *w, const kjit__spec *spec, const char *spec_path,
+                              const char *db)
 {
 	kt_buf b = { 0 };
-	kjit_status st = proc_start(w, spec_path, db);
+	kjit_status st = proc_start(w, spec, spec_path, db);
 	if (st != KJIT_OK)
 		return st;
 	kt_frame_result fr = kt_frame_read(w->from, &b, kjit__now_ns() + SETUP_S * 1000000000ull,
@@ -261,6 +267,7 @@ typedef struct problem_run {
 	char *problem_json;
 	char *best_config;     /* from the best row */
 	double best_median;
+	char *rejected_text, *rejected_json; /* wrong results: the summary's words */
 	double wall_s, compile_s, measure_s;
 } problem_run;
 
@@ -268,6 +275,7 @@ typedef struct tuner {
 	const kjit__spec *spec;
 	const kt_tune_opts *o;
 	const kt_strategy *strategy;
+	kt_budget budget;      /* the command line's, else the spec's */
 	const char *db;
 	proc w;
 	kjit_engine *engine;
@@ -309,7 +317,7 @@ static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size
 	kt_buf b = { 0 };
 	int ret = 0;
 	memset(rep, 0, sizeof *rep);
-	if (t->w.pid <= 0 && proc_ready(&t->w, t->o->spec_path, t->db) != KJIT_OK) {
+	if (t->w.pid <= 0 && proc_ready(&t->w, t->spec, t->o->spec_path, t->db) != KJIT_OK) {
 		if (interrupted) {
 			ret = -1;
 			goto done;
@@ -433,16 +441,20 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
 }
 
 /* Evaluates the job's configuration in each L2 mode and records it.
- * Returns -1 when interrupted, -2 on a database error, else 0; *objective
- * is what the strategy hears. */
+ * Returns -1 when interrupted, -2 on a database error or when the
+ * problem cannot be set up, else 0; *objective is what the strategy
+ * hears, *verdict 1 when the output was accepted, -1 when rejected
+ * (wrong_result), 0 when it never got that far. */
 static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
-                    job *j, size_t done, size_t total, double best[2], double *objective)
+                    job *j, size_t done, size_t total, double best[2], double *objective,
+                    int *verdict)
 {
 	const uint16_t *cfg = kjit__space_config(space, j->index);
 	char *config = kjit__config_json(space, j->index);
 	char *message = NULL;
 	int ret = 0;
 	*objective = INFINITY;
+	*verdict = 0;
 	if (!config)
 		return -2;
 	for (int mode = 0; mode < 2 && ret == 0; mode++) {
@@ -476,6 +488,15 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 				ret = -1;
 				break;
 			}
+			if (rep.setup) {
+				/* not this configuration's doing: no configuration of the
+				 * problem can be evaluated */
+				kjit__error(KJIT_ERR_INVALID_ARG, "problem %s: %s", pr->problem_json,
+				            rep.message ? rep.message : "cannot be set up");
+				kt_reply_clear(&rep);
+				ret = -2;
+				break;
+			}
 			e.status = rep.status ? rep.status : "crashed";
 			e.message = rep.message ? rep.message : why[0] ? why : NULL;
 			e.timer = rep.timer;
@@ -494,6 +515,11 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 		if (kt_results_record(t->res, run, &e, NULL, NULL) != KJIT_OK)
 			ret = -2;
 		pr->counts[status_slot(e.status)]++;
+		if (strcmp(e.status, "wrong_result") == 0)
+			*verdict = -1;
+		else if (*verdict == 0 && (strcmp(e.status, "ok") == 0 ||
+		                           strcmp(e.status, "stopped_early") == 0))
+			*verdict = 1;
 		if (mode == 0 || !(t->o->l2 & 1)) {
 			if (!isnan(e.objective))
 				*objective = e.objective;
@@ -520,6 +546,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 	kt_run *run = NULL;
 	double *known = NULL;
 	uint8_t *have = NULL, *seen = NULL;
+	size_t *rejected = NULL, *accepted = NULL, n_rejected = 0, n_accepted = 0;
 	void *sst = NULL;
 	int ret = -2;
 	uint64_t t0 = kjit__now_ns();
@@ -541,7 +568,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 	pr->space = space->size;
 	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
 		goto done;
-	size_t n = kt_budget_evaluations(&o->budget, space->size);
+	size_t n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
 	kt_run_desc d = { sig, t->w.hello.device_key, spec->entry, o->spec_path,
 		          t->strategy->name, pr->problem_json, (int64_t)n };
@@ -555,6 +582,8 @@ static int tune_problem(tuner *t, problem_run *pr)
 		if (known[i] < best[0])
 			best[0] = best[1] = known[i];
 	if (!(seen = calloc(space->size + 1, 1)) ||
+	    !(rejected = malloc((n + 1) * sizeof *rejected)) ||
+	    !(accepted = malloc((n + 1) * sizeof *accepted)) ||
 	    !(sst = t->strategy->init(space, n, o->seed))) {
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto done;
@@ -576,7 +605,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 	int strategy_done = 0;
 	ret = 0;
 	while (!interrupted) {
-		if (o->budget.seconds > 0 && (double)(kjit__now_ns() - t0) * 1e-9 >= o->budget.seconds)
+		if (t->budget.seconds > 0 && (double)(kjit__now_ns() - t0) * 1e-9 >= t->budget.seconds)
 			break;
 		/* Take proposals: a window ahead, or one at a time. */
 		while (!strategy_done && covered + queued < n && c.n < WINDOW &&
@@ -628,7 +657,12 @@ static int tune_problem(tuner *t, problem_run *pr)
 		pthread_mutex_unlock(&c.lock);
 		queued--;
 		double obj;
-		int r = evaluate(t, run, pr, space, jb, covered + 1, n, best, &obj);
+		int verdict;
+		int r = evaluate(t, run, pr, space, jb, covered + 1, n, best, &obj, &verdict);
+		if (verdict < 0)
+			rejected[n_rejected++] = jb->index;
+		else if (verdict > 0)
+			accepted[n_accepted++] = jb->index;
 		free(jb->error);
 		size_t index = jb->index;
 		free(jb);
@@ -673,6 +707,15 @@ done:
 		if (bst != KJIT_OK && bst != KJIT_ERR_NOT_FOUND)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	}
+	if (n_rejected) {
+		kt_rejected rj;
+		if (kt_rejected_find(space, rejected, n_rejected, accepted, n_accepted, &rj) ==
+		    KJIT_OK) {
+			pr->rejected_text = kt_rejected_text(spec, &rj);
+			pr->rejected_json = kt_rejected_json(spec, &rj);
+			kt_rejected_free(&rj);
+		}
+	}
 	pr->compile_s = c.busy_s;
 	pr->wall_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	if (sst)
@@ -683,6 +726,8 @@ done:
 	free(known);
 	free(have);
 	free(seen);
+	free(rejected);
+	free(accepted);
 	kjit__space_free(space);
 	return ret;
 }
@@ -778,6 +823,8 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 		} else {
 			kjit__buf_str(&b, "null");
 		}
+		kjit__buf_str(&b, ", \"rejected\": ");
+		kjit__buf_str(&b, pr->rejected_json ? pr->rejected_json : "null");
 		kjit__buf_str(&b, ", \"wall_s\": ");
 		put_num(&b, pr->wall_s);
 		kjit__buf_str(&b, ", \"compile_s\": ");
@@ -815,7 +862,30 @@ static void print_text(tuner *t, int was_interrupted)
 		} else {
 			printf("  best: none\n");
 		}
+		if (pr->rejected_text)
+			printf("  %s\n", pr->rejected_text);
 	}
+}
+
+/* T1 General.OutputFile: the T4 results of every problem of the run, the
+ * configurations skipped as already known included. */
+static kjit_status write_output(tuner *t)
+{
+	const char **problems = calloc(t->n_runs + 1, sizeof *problems);
+	size_t n = 0;
+	if (!problems)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < t->n_runs; i++)
+		if (t->runs[i].problem_json)
+			problems[n++] = t->runs[i].problem_json;
+	/* a relative path is the current directory's, as KTT writes it */
+	const char *path = t->spec->output_file;
+	kjit_status st = kt_results_write_t4(t->res, t->spec, kjit_kernel_signature(t->kernel),
+	                                     t->w.hello.device_key, problems, n, path);
+	if (st == KJIT_OK && !t->o->quiet)
+		fprintf(stderr, "kjit-tune: T4 results in %s\n", path);
+	free(problems);
+	return st;
 }
 
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
@@ -824,9 +894,23 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	char *def = NULL;
 	int ret = KT_EXIT_RUNTIME, stopped = 0;
 	uint64_t t0 = kjit__now_ns();
-	if (!(t.strategy = kt_strategy_find(o->strategy ? o->strategy : "exhaustive"))) {
-		fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", o->strategy);
-		return KT_EXIT_USAGE;
+	/* the command line's settings, else the spec's (T1 Search, Budget) */
+	const char *name = o->strategy ? o->strategy : spec->strategy ? spec->strategy : "exhaustive";
+	if (!(t.strategy = kt_strategy_find(name))) {
+		if (o->strategy) {
+			fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", name);
+			return KT_EXIT_USAGE;
+		}
+		fprintf(stderr, "kjit-tune: %s: the spec's search strategy '%s' is not one of "
+		        "kjit-tune's (see --help)\n", spec->path, name);
+		return KT_EXIT_SPEC;
+	}
+	t.budget = o->budget;
+	if (!t.budget.evaluations && !t.budget.fraction && !t.budget.seconds) {
+		t.budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
+		                                                    : 0;
+		t.budget.fraction = spec->budget_fraction;
+		t.budget.seconds = spec->budget_seconds;
 	}
 	if (o->problem >= 0 && (size_t)o->problem >= spec->n_problems) {
 		fprintf(stderr, "kjit-tune: --problem: the spec %s has %zu problems\n", spec->path,
@@ -835,6 +919,10 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	}
 	if (!spec->n_args && spec->n_params) {
 		fprintf(stderr, "kjit-tune: %s: arguments: needed to run the kernel\n", spec->path);
+		return KT_EXIT_SPEC;
+	}
+	if (kt_args_check(spec) != KJIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
 	struct sigaction sa = { 0 };
@@ -848,7 +936,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
 		t.db = def;
 	/* The worker first: nothing here has touched CUDA. */
-	if (!t.db || proc_ready(&t.w, o->spec_path, t.db) != KJIT_OK)
+	if (!t.db || proc_ready(&t.w, spec, o->spec_path, t.db) != KJIT_OK)
 		goto fail;
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);
@@ -887,6 +975,10 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 			ret = KT_EXIT_RUNTIME;
 	}
 	kjit__nvtx_pop();
+	if (spec->output_file && *spec->output_file && t.n_runs && write_output(&t) != KJIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		ret = KT_EXIT_RUNTIME;
+	}
 	if (o->json)
 		print_json(&t, (double)(kjit__now_ns() - t0) * 1e-9, stopped);
 	else
@@ -903,6 +995,8 @@ done:
 	for (size_t i = 0; i < t.n_runs; i++) {
 		free(t.runs[i].problem_json);
 		free(t.runs[i].best_config);
+		free(t.runs[i].rejected_text);
+		free(t.runs[i].rejected_json);
 	}
 	free(t.runs);
 	kt_results_close(t.res);

@@ -193,13 +193,22 @@ kjit_status kt_results_only_device(kt_results *r, const char *signature, char **
 
 typedef enum { KT_EXPORT_CSV, KT_EXPORT_JSON, KT_EXPORT_T4 } kt_export_format;
 
-/* Writes the results of run_id (when > 0) or else of (signature,
- * device_key, problem) to f. spec (may be NULL) gives the parameter
- * names: CSV then has one column per parameter and "time" (the
- * objective), so that --replay reads it back. */
+/* Writes the results of run_id (when > 0), or else of (signature,
+ * device_key) for the problems (JSON, as the results table has them), to
+ * f. spec (may be NULL) gives the parameter names: CSV then has one
+ * column per parameter and "time" (the objective), so that --replay
+ * reads it back; and T4's time unit (spec->time_unit, default ms). T4
+ * follows the T4 1.0.0 results and metadata schemas (doc/spec-format.md). */
 kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
-                              const char *problem, kt_export_format format, FILE *f);
+                              const char *const *problems, size_t n_problems,
+                              kt_export_format format, FILE *f);
+
+/* Writes the T4 export of (signature, device_key, problems) to path,
+ * through a temporary file renamed into place. */
+kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
+                                const char *device_key, const char *const *problems,
+                                size_t n_problems, const char *path);
 
 /* As kt_results_open(), but a missing file is KJIT_ERR_NOT_FOUND naming
  * it instead of a new, empty database (--export, --replay-db). */
@@ -234,10 +243,13 @@ void kt_launch_clear(kt_launch *l);
 
 typedef struct kt_arg {
 	const kjit__arg *spec;
-	size_t elem;            /* element (or scalar) size in bytes */
-	size_t count;           /* buffer elements */
-	void *host;             /* buffer: the pristine contents, malloc'ed */
-	unsigned char scalar[8];
+	unsigned components;    /* 1, or a vector type's (float4: 4) */
+	size_t elem;            /* bytes of one value: a component, a custom element */
+	size_t count;           /* elements (a float4 counts once); 1 for a scalar */
+	size_t values;          /* count x components */
+	size_t bytes;           /* values x elem */
+	void *host;             /* the contents (a scalar's value too), malloc'ed */
+	void *reference;        /* verify "data": the expected output, else NULL */
 } kt_arg;
 
 typedef struct kt_args {
@@ -245,18 +257,55 @@ typedef struct kt_args {
 	size_t n;
 } kt_args;
 
-/* The arguments of problem p: scalars evaluated, buffers allocated and
- * filled on the host. Random fills: floats uniform in [0, 1), integers
- * uniform in [0, 1000), from the argument's seed. A file fill reads
- * count elements of raw data; a missing or short file is an error naming
- * it. The caller frees *out with kt_args_free(). */
+/* The arguments of problem p: scalars evaluated (every component of a
+ * vector type gets the value), buffers and symbols allocated and filled
+ * on the host, in any element type (doc/spec-format.md). Random fills:
+ * floats uniform in [0, 1), integers uniform in [0, 1000) (to the type's
+ * maximum for 8-bit types), bools 0 or 1, custom types random bytes, from
+ * the argument's seed. A sequence or generator counts values: a vector
+ * type's components one by one. A file fill reads the raw bytes; a
+ * missing or short file is an error naming it. With verify "data" the
+ * ReferenceArguments data are built too (reference). Errors name the
+ * spec, the argument and, for a value, the element. The caller frees
+ * *out with kt_args_free(). */
 kjit_status kt_args_build(const kjit__spec *spec, size_t p, kt_args **out);
 void kt_args_free(kt_args *a);
+/* What kt_args_build() can refuse before any problem, with the same
+ * errors: unknown types, vector widths, custom types without a size or as
+ * scalars, symbols that would be compared. */
+kjit_status kt_args_check(const kjit__spec *spec);
 
-/* The size of an element of a spec type (int32 ... double), and element
- * i of an array of that type as a double. */
+/* The size of one value of a spec element type (0 for an unknown name),
+ * value i of an array of that type as a double, and whether the type is
+ * half, float or double. custom counts bytes. */
 size_t kt_elem_size(const char *type);
 double kt_elem_load(const char *type, const void *p, size_t i);
+int kt_elem_is_float(const char *type);
+
+/* IEEE binary16, rounded to nearest even (overflow to infinity, NaN kept). */
+uint16_t kt_half_from_double(double v);
+double kt_half_to_double(uint16_t h);
+
+/* How an output is compared: the method and its numbers. */
+typedef struct kt_check {
+	kjit__check method;
+	double atol, rtol;  /* KJIT__CHECK_TOLERANCE */
+	double threshold;   /* the other methods */
+} kt_check;
+
+/* 1 when argument a is compared after a run: with verify "data" the
+ * arguments that have ReferenceArguments data, with "none" none, else
+ * a->output, or the out and inout buffers and symbols when it is -1. */
+int kt_arg_compared(const kjit__spec *spec, const kjit__arg *a);
+/* a's comparison: its ValidationMethod with verify "data" (floating-point
+ * types; integers and bools exactly, as KTT), else atol and rtol; custom
+ * types bytewise and exactly. */
+void kt_arg_check(const kjit__spec *spec, const kjit__arg *a, kt_check *out);
+
+/* The command line's --verify (NULL: the spec's), --atol and --rtol (NaN:
+ * the spec's) over the spec's. KJIT_ERR_INVALID_ARG for an unknown mode,
+ * "reference" without a reference kernel, "data" without reference data. */
+kjit_status kt_verify_override(kjit__spec *spec, const char *verify, double atol, double rtol);
 
 /* ---- verification on the GPU (verify.c) -------------------------------- */
 
@@ -269,13 +318,27 @@ void kt_verify_free(kt_verify *v);
 /* The comparison variant for element type (compiled, or from the cache,
  * on first use); it belongs to the engine. */
 kjit_status kt_verify_variant(kt_verify *v, const char *type, kjit_variant **out);
-/* Compares count elements of type at the device addresses got and want:
- * every |got - want| <= atol + rtol * |want| (NaN matches NaN only). *at
- * is -1 when all match, else the first mismatch, with the two values in
- * *got_v and *want_v. Waits for the comparison. */
-kjit_status kt_verify_compare(kt_verify *v, const char *type, kjit_devptr got,
-                              kjit_devptr want, size_t count, double atol, double rtol,
-                              int64_t *at, double *got_v, double *want_v);
+
+/* The outcome of a comparison. */
+typedef struct kt_mismatch {
+	int failed;         /* 1: the output is not the expected one */
+	int64_t at;         /* the first value (byte for custom) that differs, -1 none */
+	double got, want;   /* the two values there */
+	double sum;         /* KJIT__CHECK_ABS_SUM: the sum of |got - want| */
+} kt_mismatch;
+
+/* Compares argument a at the device addresses got and want, value by
+ * value (componentwise for vector types, bytewise for custom) with check:
+ * TOLERANCE each |got - want| <= atol + rtol * |want|; SIDE_BY_SIDE each
+ * |got - want| <= threshold; RELATIVE each |got - want| <= 1e-4 or <=
+ * threshold * |want| (KTT's rule); ABS_SUM the sum of |got - want| <=
+ * threshold. NaN matches NaN only; equal values (infinities) match. Waits
+ * for the comparison. */
+kjit_status kt_verify_compare(kt_verify *v, const kt_arg *a, kjit_devptr got, kjit_devptr want,
+                              const kt_check *check, kt_mismatch *out);
+/* A failed comparison in words: "y[3].z = 1.5, expected 2 (atol ...)". */
+void kt_mismatch_text(const kt_arg *a, const kt_check *check, const kt_mismatch *m, char *buf,
+                      size_t size);
 
 /* ---- the worker protocol (wire.c) ------------------------------------- */
 
@@ -308,10 +371,12 @@ typedef struct kt_request {
 } kt_request;
 
 /* The answer: a status of KT_STATUSES and the measurement. fatal: the
- * worker exits after sending it (a sticky CUDA error). */
+ * worker exits after sending it (a sticky CUDA error). setup: the
+ * problem's arguments or expected outputs could not be made, so no
+ * configuration of it can be evaluated (message says why). */
 typedef struct kt_reply {
 	char *status, *message, *timer, *stop;
-	int32_t regs, fatal;
+	int32_t regs, fatal, setup;
 	double median_ns, spread_ns, min_ns, max_ns;
 	double *samples;
 	uint32_t n_samples;
@@ -347,10 +412,50 @@ kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns,
 
 /* ---- the GPU worker process (worker.c) ---------------------------------- */
 
-/* The worker's main: loads the spec, opens an engine with the GPU on the
- * database db, says hello on out_fd, then answers requests from in_fd
- * until EOF. Returns the process exit code. */
-int kt_worker_main(const char *spec_path, const char *db, int in_fd, int out_fd);
+/* The verification settings the tuner runs with (kt_verify_override()). */
+typedef struct kt_worker_verify {
+	const char *verify;
+	double atol, rtol;
+} kt_worker_verify;
+
+/* The worker's main: loads the spec, applies wv, opens an engine with the
+ * GPU on the database db, says hello on out_fd, then answers requests
+ * from in_fd until EOF. Returns the process exit code. */
+int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify *wv,
+                   int in_fd, int out_fd);
+
+/* ---- rejected configurations (rejected.c) ----------------------------- */
+
+#define KT_SHARED_MAX 3
+
+/* A parameter and the values (indices) that every rejected configuration
+ * has one of and no accepted one has. */
+typedef struct kt_shared {
+	size_t param;
+	size_t n_values;
+	uint16_t values[KT_SHARED_MAX];
+} kt_shared;
+
+typedef struct kt_rejected {
+	size_t n_rejected, n_accepted;
+	kt_shared *shared;  /* malloc'ed, n_shared of them */
+	size_t n_shared;
+} kt_rejected;
+
+/* The parameters that separate the rejected configurations (indices into
+ * space) from the accepted ones: those whose values among the rejected
+ * are at most KT_SHARED_MAX and none of the accepted ones' values. None
+ * when either list is empty. kt_rejected_free() frees *out. */
+kjit_status kt_rejected_find(const kjit__space *space, const size_t *rejected, size_t n_rejected,
+                             const size_t *accepted, size_t n_accepted, kt_rejected *out);
+void kt_rejected_free(kt_rejected *r);
+/* The summary's sentence ("105 of 200 configurations gave other output
+ * than the default configuration; all of them have USE_SOA=1 (no correct
+ * one does). If ...") and the same as a JSON object {"count", "checked",
+ * "against", "shared": {NAME: [values]}, "message"}; malloc'ed, NULL when
+ * out of memory. */
+char *kt_rejected_text(const kjit__spec *spec, const kt_rejected *r);
+char *kt_rejected_json(const kjit__spec *spec, const kt_rejected *r);
 
 /* ---- a tuning run (tune.c) ---------------------------------------------- */
 

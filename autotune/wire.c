@@ -240,6 +240,7 @@ void kt_reply_encode(kt_buf *b, const kt_reply *r)
 	put_str(b, r->stop);
 	put_u32(b, (uint32_t)r->regs);
 	put_u32(b, (uint32_t)r->fatal);
+	put_u32(b, (uint32_t)r->setup);
 	put_f64(b, r->median_ns);
 	put_f64(b, r->spread_ns);
 	put_f64(b, r->min_ns);
@@ -259,6 +260,7 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 		r->stop = get_str(b);
 		r->regs = (int32_t)get_u32(b);
 		r->fatal = (int32_t)get_u32(b);
+		r->setup = (int32_t)get_u32(b);
 		r->median_ns = get_f64(b);
 		r->spread_ns = get_f64(b);
 		r->min_ns = get_f64(b);

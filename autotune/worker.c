@@ -21,14 +21,15 @@ typedef struct worker {
 	kjit_engine *engine;
 	kjit_kernel *kernel, *reference;
 	int out_fd;
-	int64_t problem;      /* the problem the buffers are for, -1 none */
+	int64_t problem;       /* the problem the buffers are for, -1 none */
+	kjit_status setup_status; /* of that problem's set-up; failures are kept */
+	char *setup_error;
 	kt_args *args;
-	kjit_devptr *dev;     /* per argument, 0 for scalars */
-	void **argv;          /* cuLaunchKernel's argument array */
-	kjit_devptr *pristine; /* per out/inout buffer: its contents before a run */
-	kjit_devptr *want;    /* per out/inout buffer: the reference output */
-	kt_verify *verify;    /* NULL with verify "none" */
-	int have_want;
+	kjit_devptr *dev;      /* per argument: its buffer, 0 for scalars and symbols */
+	void **argv;           /* cuLaunchKernel's: every argument but the symbols */
+	kjit_devptr *pristine; /* per buffer the kernel may write: its contents before a run */
+	kjit_devptr *want;     /* per compared buffer: the expected output */
+	kt_verify *verify;     /* NULL with verify "none" */
 } worker;
 
 /* Errors after which the context is unusable: the process must go. */
@@ -50,9 +51,8 @@ static int sticky(const char *msg)
 /* Classifies a failed call: a refused launch is launch_error, a compile
  * failure compile_error; anything else from the driver is crashed and
  * ends the worker (the context may be poisoned). */
-static void fail_reply(kt_reply *r, kjit_status st, const char *prefix)
+static void fail_reply(kt_reply *r, kjit_status st, const char *prefix, const char *msg)
 {
-	const char *msg = kjit_last_error();
 	static char text[1024];
 	snprintf(text, sizeof text, "%s%s", prefix, msg);
 	r->message = text;
@@ -78,57 +78,24 @@ static void free_problem(worker *w)
 	free(w->argv);
 	free(w->pristine);
 	free(w->want);
+	free(w->setup_error);
 	w->args = NULL;
 	w->dev = NULL;
 	w->argv = NULL;
 	w->pristine = NULL;
 	w->want = NULL;
-	w->have_want = 0;
+	w->setup_error = NULL;
+	w->setup_status = KJIT_OK;
 	w->problem = -1;
 }
 
-static kjit_status setup_problem(worker *w, size_t p)
-{
-	if (w->problem == (int64_t)p)
-		return KJIT_OK;
-	free_problem(w);
-	kjit_status st = kt_args_build(w->spec, p, &w->args);
-	if (st != KJIT_OK)
-		return st;
-	size_t n = w->args->n;
-	w->dev = calloc(n + 1, sizeof *w->dev);
-	w->argv = calloc(n + 1, sizeof *w->argv);
-	w->pristine = calloc(n + 1, sizeof *w->pristine);
-	w->want = calloc(n + 1, sizeof *w->want);
-	if (!w->dev || !w->argv || !w->pristine || !w->want)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
-		kt_arg *a = &w->args->a[i];
-		if (!a->spec->is_buffer) {
-			w->argv[i] = a->scalar;
-			continue;
-		}
-		size_t bytes = a->count * a->elem;
-		w->argv[i] = &w->dev[i];
-		if ((st = kjit_mem_alloc(w->engine, bytes, &w->dev[i])) == KJIT_OK)
-			st = kjit_memcpy_htod(w->engine, w->dev[i], a->host, bytes);
-		if (st == KJIT_OK && (a->spec->access & KJIT__OUT) &&
-		    (st = kjit_mem_alloc(w->engine, bytes, &w->pristine[i])) == KJIT_OK)
-			st = kjit_memcpy_dtod(w->engine, w->pristine[i], w->dev[i], bytes);
-	}
-	if (st == KJIT_OK)
-		w->problem = (int64_t)p;
-	return st;
-}
-
-/* Puts the pristine contents back into the out and inout buffers. */
+/* Puts the pristine contents back into the buffers the kernel may write. */
 static kjit_status restore(worker *w)
 {
 	for (size_t i = 0; i < w->args->n; i++) {
-		kt_arg *a = &w->args->a[i];
 		if (w->pristine[i]) {
 			kjit_status st = kjit_memcpy_dtod(w->engine, w->dev[i], w->pristine[i],
-			                                  a->count * a->elem);
+			                                  w->args->a[i].bytes);
 			if (st != KJIT_OK)
 				return st;
 		}
@@ -147,41 +114,96 @@ static kjit_status run_once(worker *w, kjit_variant *v, const kt_launch *l)
 	return st;
 }
 
-/* The reference outputs: the default configuration of the kernel, or
- * the reference kernel with the default configuration's settings. */
-static kjit_status compute_want(worker *w, kt_reply *r)
+/* The expected outputs of the default and reference modes: the default
+ * configuration of the kernel, or the reference kernel with the default
+ * configuration's settings, run once for the problem. */
+static kjit_status compute_want(worker *w, const char **what)
 {
 	uint16_t *def = calloc(w->spec->n_params + 1, sizeof *def);
 	kt_launch l;
 	kjit_variant *v = NULL;
+	*what = w->reference ? "the expected output, from the reference kernel: "
+	                     : "the expected output, from the default configuration: ";
 	if (!def)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	kjit__spec_default_config(w->spec, def);
 	kjit_status st = kt_launch_make(w->spec, (size_t)w->problem, def, &l);
 	free(def);
-	if (st != KJIT_OK) {
-		fail_reply(r, st, "reference: ");
+	if (st != KJIT_OK)
 		return st;
-	}
 	kjit_kernel *k = w->reference ? w->reference : w->kernel;
 	if ((st = kjit_variant_get(k, &l.d.desc, &v, NULL)) == KJIT_OK)
 		st = run_once(w, v, &l);
 	kt_launch_clear(&l);
 	for (size_t i = 0; st == KJIT_OK && i < w->args->n; i++) {
 		kt_arg *a = &w->args->a[i];
-		if (!w->pristine[i])
+		if (!w->dev[i] || !kt_arg_compared(w->spec, a->spec))
 			continue;
-		if ((st = kjit_mem_alloc(w->engine, a->count * a->elem, &w->want[i])) == KJIT_OK)
-			st = kjit_memcpy_dtod(w->engine, w->want[i], w->dev[i], a->count * a->elem);
+		if ((st = kjit_mem_alloc(w->engine, a->bytes, &w->want[i])) == KJIT_OK)
+			st = kjit_memcpy_dtod(w->engine, w->want[i], w->dev[i], a->bytes);
 	}
-	if (st != KJIT_OK)
-		fail_reply(r, st, w->reference ? "reference kernel: " : "default configuration: ");
-	else
-		w->have_want = 1;
 	return st;
 }
 
-/* 0 when every output matches; fills r (wrong_result or a failure). */
+/* The buffers, symbols and expected outputs of problem p, made once per
+ * problem: a failure is kept and given to every request of the problem. */
+static kjit_status setup_problem(worker *w, size_t p)
+{
+	const char *what = "arguments: ";
+	if (w->problem == (int64_t)p)
+		return w->setup_status == KJIT_OK
+		               ? KJIT_OK
+		               : kjit__error(w->setup_status, "%s", w->setup_error ? w->setup_error : "");
+	free_problem(w);
+	w->problem = (int64_t)p;
+	const kjit__spec *spec = w->spec;
+	kjit_status st = kt_args_build(spec, p, &w->args);
+	size_t n = spec->n_args, k = 0;
+	if (st == KJIT_OK) {
+		w->dev = calloc(n + 1, sizeof *w->dev);
+		w->argv = calloc(n + 1, sizeof *w->argv);
+		w->pristine = calloc(n + 1, sizeof *w->pristine);
+		w->want = calloc(n + 1, sizeof *w->want);
+		if (!w->dev || !w->argv || !w->pristine || !w->want)
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
+		kt_arg *a = &w->args->a[i];
+		if (a->spec->symbol) {
+			/* every variant's module gets it as it loads */
+			st = kjit_kernel_set_symbol(w->kernel, a->spec->name, a->host, a->bytes);
+			if (st == KJIT_OK && w->reference)
+				st = kjit_kernel_set_symbol(w->reference, a->spec->name, a->host, a->bytes);
+			continue;
+		}
+		if (!a->spec->is_buffer) {
+			w->argv[k++] = a->host;
+			continue;
+		}
+		int compared = kt_arg_compared(spec, a->spec);
+		w->argv[k++] = &w->dev[i];
+		if ((st = kjit_mem_alloc(w->engine, a->bytes, &w->dev[i])) == KJIT_OK)
+			st = kjit_memcpy_htod(w->engine, w->dev[i], a->host, a->bytes);
+		if (st == KJIT_OK && ((a->spec->access & KJIT__OUT) || compared) &&
+		    (st = kjit_mem_alloc(w->engine, a->bytes, &w->pristine[i])) == KJIT_OK)
+			st = kjit_memcpy_dtod(w->engine, w->pristine[i], w->dev[i], a->bytes);
+		/* ReferenceArguments: built on the host once, uploaded once */
+		if (st == KJIT_OK && compared && a->reference &&
+		    (st = kjit_mem_alloc(w->engine, a->bytes, &w->want[i])) == KJIT_OK)
+			st = kjit_memcpy_htod(w->engine, w->want[i], a->reference, a->bytes);
+	}
+	if (st == KJIT_OK && w->verify && strcmp(spec->verify, "data") != 0)
+		st = compute_want(w, &what);
+	if (st != KJIT_OK) {
+		w->setup_status = st;
+		w->setup_error = kjit__strdup_printf("%s%s", what, kjit_last_error());
+		kjit__error(st, "%s", w->setup_error ? w->setup_error : what);
+	}
+	return st;
+}
+
+/* 0 when every compared output matches; fills r (wrong_result or a
+ * failure). */
 static int verify(worker *w, kt_reply *r)
 {
 	static char text[512];
@@ -189,18 +211,16 @@ static int verify(worker *w, kt_reply *r)
 		kt_arg *a = &w->args->a[i];
 		if (!w->want[i])
 			continue;
-		int64_t at;
-		double g, want;
-		kjit_status st = kt_verify_compare(w->verify, a->spec->type, w->dev[i], w->want[i],
-		                                   a->count, w->spec->atol, w->spec->rtol, &at, &g,
-		                                   &want);
+		kt_check c;
+		kt_mismatch m;
+		kt_arg_check(w->spec, a->spec, &c);
+		kjit_status st = kt_verify_compare(w->verify, a, w->dev[i], w->want[i], &c, &m);
 		if (st != KJIT_OK) {
-			fail_reply(r, st, "verifying the output: ");
+			fail_reply(r, st, "verifying the output: ", kjit_last_error());
 			return -1;
 		}
-		if (at >= 0) {
-			snprintf(text, sizeof text, "%s[%lld] = %.9g, expected %.9g (atol %g, rtol %g)",
-			         a->spec->name, (long long)at, g, want, w->spec->atol, w->spec->rtol);
+		if (m.failed) {
+			kt_mismatch_text(a, &c, &m, text, sizeof text);
 			r->status = "wrong_result";
 			r->message = text;
 			return -1;
@@ -219,22 +239,20 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	kjit_variant *v = NULL;
 	kt_buf b = { 0 };
 	kjit_status st;
-	int verifying = strcmp(w->spec->verify, "none") != 0;
 	if (q->problem >= w->spec->n_problems || q->n_config != w->spec->n_params) {
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "worker: a request for problem %u with %u "
 		                 "parameters", q->problem, q->n_config);
-		fail_reply(&r, st, "");
+		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
 	if ((st = setup_problem(w, q->problem)) != KJIT_OK) {
-		fail_reply(&r, st, "arguments: ");
+		fail_reply(&r, st, "", kjit_last_error());
+		r.setup = 1;
 		goto reply;
 	}
-	if (verifying && !w->have_want && compute_want(w, &r) != KJIT_OK)
-		goto reply;
 	if ((st = kt_launch_make(w->spec, q->problem, q->config, &l)) != KJIT_OK ||
 	    (st = kjit_variant_get(w->kernel, &l.d.desc, &v, NULL)) != KJIT_OK) {
-		fail_reply(&r, st, "");
+		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
 	kjit_variant_info info;
@@ -245,10 +263,10 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	if ((st = kt_frame_write(w->out_fd, &b)) != KJIT_OK)
 		goto done;
 	if ((st = run_once(w, v, &l)) != KJIT_OK) {
-		fail_reply(&r, st, "");
+		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
-	if (verifying && verify(w, &r) != 0)
+	if (w->verify && verify(w, &r) != 0)
 		goto reply;
 	kjit_measure_options mo;
 	kjit_measure_options_init(&mo);
@@ -261,7 +279,7 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 		mo.warmup_ms = q->warmup_ms;
 	if ((st = kjit_variant_measure(v, l.grid, l.block, l.shared, NULL, w->argv, &mo, &m)) !=
 	    KJIT_OK) {
-		fail_reply(&r, st, "measuring: ");
+		fail_reply(&r, st, "measuring: ", kjit_last_error());
 		goto reply;
 	}
 	r.timer = (char *)m.timer;
@@ -324,7 +342,8 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 	return KJIT_OK;
 }
 
-int kt_worker_main(const char *spec_path, const char *db, int in_fd, int out_fd)
+int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify *wv,
+                   int in_fd, int out_fd)
 {
 	worker w = { .out_fd = out_fd, .problem = -1 };
 	kjit__spec *spec = NULL;
@@ -333,6 +352,8 @@ int kt_worker_main(const char *spec_path, const char *db, int in_fd, int out_fd)
 	int code = 1;
 	kjit_status st = kjit__spec_load(spec_path, &spec);
 	w.spec = spec;
+	if (st == KJIT_OK)
+		st = kt_verify_override(spec, wv->verify, wv->atol, wv->rtol);
 	if (st == KJIT_OK)
 		st = open_worker(&w, db, &h);
 	if (st != KJIT_OK) {

@@ -82,26 +82,29 @@ int main(int argc, char **argv)
 	/* the arguments, as kjit-tune's worker makes them */
 	kt_args *ka;
 	BENCH_KJIT(kt_args_build(spec, (size_t)problem, &ka));
-	kjit_devptr bufs[MAX_ARGS] = { 0 };
-	void *args[MAX_ARGS];
-	for (size_t a = 0; a < ka->n; a++) {
-		const kt_arg *arg = &ka->a[a];
-		if (!arg->spec->is_buffer) {
-			args[a] = (void *)arg->scalar;
-			continue;
-		}
-		size_t bytes = arg->count * arg->elem;
-		BENCH_KJIT(kjit_mem_alloc(e, bytes + 1, &bufs[a]));
-		BENCH_KJIT(kjit_memcpy_htod(e, bufs[a], arg->host, bytes));
-		args[a] = &bufs[a];
-	}
-
 	const char **names = bench_malloc((spec->n_params + 1) * sizeof *names);
 	for (size_t i = 0; i < spec->n_params; i++)
 		names[i] = spec->params[i].name;
 	kjit_kernel *k;
 	BENCH_KJIT(kjit_kernel_create_from_file(e, spec->entry, spec->source_path, names,
 	                                        spec->n_params, &k));
+	kjit_devptr bufs[MAX_ARGS] = { 0 };
+	void *args[MAX_ARGS];
+	size_t n_args = 0;
+	for (size_t a = 0; a < ka->n; a++) {
+		const kt_arg *arg = &ka->a[a];
+		if (arg->spec->symbol) {
+			BENCH_KJIT(kjit_kernel_set_symbol(k, arg->spec->name, arg->host, arg->bytes));
+			continue;
+		}
+		if (!arg->spec->is_buffer) {
+			args[n_args++] = arg->host;
+			continue;
+		}
+		BENCH_KJIT(kjit_mem_alloc(e, arg->bytes + 1, &bufs[a]));
+		BENCH_KJIT(kjit_memcpy_htod(e, bufs[a], arg->host, arg->bytes));
+		args[n_args++] = &bufs[a];
+	}
 	double get_ns = 0, measure_ns = 0, best = INFINITY;
 	size_t failed = 0;
 	uint64_t t0 = bench_now_ns();

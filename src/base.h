@@ -211,6 +211,40 @@ kjit_status kjit__store_flush_touches(kjit__store *store);
  * NULL, its length, NUL bytes included). KJIT_ERR_IO names the file. */
 kjit_status kjit__read_text(const char *path, char **out, size_t *len);
 
+/* ---- JSON (json.c) ----------------------------------------------------- */
+
+typedef enum {
+	KJIT__JSON_NULL,
+	KJIT__JSON_BOOL,
+	KJIT__JSON_NUMBER,
+	KJIT__JSON_STRING,
+	KJIT__JSON_ARRAY,
+	KJIT__JSON_OBJECT
+} kjit__json_type;
+
+/* A JSON value. Numbers keep their text as written; objects keep their
+ * keys in order. */
+typedef struct kjit__json {
+	kjit__json_type type;
+	int b;                    /* BOOL */
+	char *text;               /* STRING: decoded UTF-8; NUMBER: as written */
+	size_t n;                 /* ARRAY, OBJECT: members */
+	struct kjit__json *items; /* the n members */
+	char **keys;              /* OBJECT: their n keys */
+} kjit__json;
+
+/* Parses text[len] as strict RFC 8259 JSON (no comments, no trailing
+ * commas, each key once per object, UTF-8). An error is
+ * KJIT_ERR_INVALID_ARG with "FILE:LINE:COL: expected ... (got ...)" at the
+ * first fault. The caller frees *out with kjit__json_free(). */
+kjit_status kjit__json_parse(const char *text, size_t len, const char *file, kjit__json **out);
+void kjit__json_free(kjit__json *v);
+/* The member key of an object, NULL when absent or not an object. */
+const kjit__json *kjit__json_get(const kjit__json *obj, const char *key);
+/* 1 with *out when v is an integer (no fraction, no exponent) within
+ * int64, -1 when it is an integer beyond, 0 when it is none. */
+int kjit__json_int(const kjit__json *v, int64_t *out);
+
 /* ---- strings (strbuf.c) ------------------------------------------------ */
 
 /* A growing string; zero-initialise. After a failed allocation every

@@ -7,6 +7,7 @@ libkjit_la_SOURCES = \
 	src/hash.c \
 	src/strbuf.c \
 	src/file.c \
+	src/json.c \
 	src/driver.c \
 	src/store.c \
 	src/store_binaries.c \

@@ -82,6 +82,58 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "--problem");
 	OK("tuning options: bad --timeout, --l2, --early-stop, --strategy, --problem exit 2");
 
+	RUN(2, &out, "%s/saxpy.json --verify bogus --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--verify: expected default, reference, data or none, got 'bogus'");
+	RUN(2, &out, "%s/saxpy.json --verify reference --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--verify reference: ");
+	CHECK_CONTAINS(out, "saxpy.json names no reference kernel");
+	RUN(2, &out, "%s/saxpy-t1.json --verify data --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "gives no expected output (T1 ReferenceArguments)");
+	RUN(2, &out, "%s/saxpy.json --atol -1", examples);
+	CHECK_CONTAINS(out, "--atol: expected a tolerance >= 0, got '-1'");
+	RUN(2, &out, "%s/saxpy.json --rtol 1e-3x", examples);
+	CHECK_CONTAINS(out, "--rtol: expected a tolerance >= 0, got '1e-3x'");
+	RUN(2, &out, "%s/saxpy.json --rtol inf", examples);
+	/* accepted, and handed to the worker, which then finds no GPU */
+	char cmd[4 * TU_PATH], buf[8192];
+	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s/saxpy.json'"
+	         " --verify none --atol 0.5 --rtol 0 --db '%s/v.db' 2>&1", tool, examples, dir);
+	int rc = tu_run(cmd, buf, sizeof buf);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, buf);
+	CHECK_CONTAINS(buf, "the GPU worker cannot run");
+	OK("--verify, --atol, --rtol: bad values and modes the spec cannot serve exit 2; good "
+	   "ones reach the worker");
+
+	/* a symbol the kernel writes cannot be compared: refused before the GPU */
+	char sym[TU_PATH];
+	tu_path(sym, dir, "symbol.json");
+	static const char sym_text[] =
+		"{\"General\": {\"FormatVersion\": \"1.0.0\"},"
+		" \"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Type\": \"int\","
+		"   \"Values\": \"[32]\", \"Default\": 32}], \"Conditions\": []},"
+		" \"KernelSpecification\": {\"Language\": \"CUDA\", \"KernelName\": \"saxpy\","
+		"   \"KernelFile\": \"saxpy.cu\","
+		"   \"LocalSize\": {\"X\": \"B\", \"Y\": \"1\", \"Z\": \"1\"},"
+		"   \"GlobalSize\": {\"X\": \"1\", \"Y\": \"1\", \"Z\": \"1\"},"
+		"   \"Arguments\": [{\"Name\": \"table\", \"Type\": \"float4\", \"MemoryType\": \"Symbol\","
+		"     \"Size\": 8, \"AccessType\": \"ReadWrite\", \"FillType\": \"Constant\","
+		"     \"FillValue\": 1}]}}";
+	tu_write_file(sym, sym_text, strlen(sym_text));
+	char sym_cu[TU_PATH];
+	static const char sym_src[] = "__constant__ float4 table[8];\n"
+	                              "extern \"C\" __global__ void saxpy() {}\n";
+	tu_write_file(tu_path(sym_cu, dir, "saxpy.cu"), sym_src, strlen(sym_src));
+	RUN(3, &out, "%s --db %s/s.db", sym, dir);
+	CHECK_CONTAINS(out, "symbol.json: argument table: a symbol (module variable) that the "
+	                    "kernel writes");
+	CHECK_CONTAINS(out, "--verify none");
+	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s' --verify none"
+	         " --db '%s/s.db' 2>&1", tool, sym, dir);
+	rc = tu_run(cmd, buf, sizeof buf);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, buf);
+	CHECK_CONTAINS(buf, "the GPU worker cannot run");
+	OK("a written Symbol that would be compared exits 3 naming it; --verify none lets it run");
+
 	RUN(2, &out, "%s/saxpy.json --compile-only", examples);
 	CHECK_CONTAINS(out, "--arch");
 	RUN(0, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s/c.db -j 2", examples, dir);

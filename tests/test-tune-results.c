@@ -82,7 +82,8 @@ static char *export_to(kt_results *r, const kjit__spec *spec, int64_t run_id, co
 	tu_path(path, dir, name);
 	FILE *f = fopen(path, "w");
 	CHECK(f);
-	CHECK_OK(kt_results_export(r, spec, run_id, sig, dev, prob, fmt, f));
+	const char *probs[1] = { prob };
+	CHECK_OK(kt_results_export(r, spec, run_id, sig, dev, probs, 1, fmt, f));
 	CHECK(fclose(f) == 0);
 	return tu_read_file(path, NULL);
 }
@@ -465,8 +466,8 @@ int main(int argc, char **argv)
 	char *t4 = export_to(r, spec, 0, sig, dev, prob, KT_EXPORT_T4, "p0.t4.json");
 	CHECK(json_valid(db, t4));
 	static const char *const t4_fields[] = {
-		"$.schema_version", "$.metadata", "$.results[0].configuration",
-		"$.results[0].times", "$.results[0].runtime", "$.results[0].objective",
+		"$.schema_version", "$.metadata.timeunit", "$.results[0].configuration",
+		"$.results[0].times", "$.results[0].measurements", "$.results[0].correctness",
 		"$.results[0].invalidity", "$.results[0].times.runtimes"
 	};
 	for (size_t i = 0; i < sizeof t4_fields / sizeof *t4_fields; i++) {
@@ -476,7 +477,7 @@ int main(int argc, char **argv)
 	v = json_get(db, t4, "$.results[2].invalidity");
 	CHECK_STREQ(v, "compile");
 	free(v);
-	v = json_get(db, t4, "$.results[0].runtime");
+	v = json_get(db, t4, "$.results[0].measurements[0].value");
 	CHECK(v && strtod(v, NULL) == 1e-3);
 	free(v);
 	free(t4);

@@ -104,24 +104,27 @@ int main(int argc, char **argv)
 	         " \"roles\": \"block_y\"}]}",
 	    "parameters[0]", "expected positive integers");
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"problems\": [{\"n\": \"big\"}]}",
-	    "problems[0].\"n\"", "expected an integer");
+	    "problems[0].n", "expected an integer size (got \"big\")");
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"arguments\": [{\"name\": \"x\","
 	         " \"type\": \"half\", \"length\": 4}]}",
 	    "arguments[0].type", "expected one of int32");
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"verify\": {\"against\": \"oracle\"}}",
 	    "verify.against", "expected one of default, reference, none");
-	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", }", "(top level)", "expected valid JSON");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", }", "bad.json:1:",
+	    "expected a string key (no trailing commas in JSON)");
 	bad(dir, "[1, 2]", "(top level)", "expected a JSON object");
 	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Values\":"
-	         " \"range(4)\"}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\","
+	         " \"[1, 2]\"}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\","
 	         " \"KernelName\": \"k\"}}",
-	    "ConfigurationSpace.TuningParameters[0].Values", "expected a list of values");
-	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Values\":"
-	         " \"[1, 2\"}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\","
-	         " \"KernelName\": \"k\"}}",
+	    "ConfigurationSpace.TuningParameters[0].Type", "expected one of int, uint, float, bool, "
+	                                                   "string (got missing)");
+	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Type\":"
+	         " \"int\", \"Values\": \"[]\"}]}, \"KernelSpecification\": {\"KernelFile\":"
+	         " \"k.cu\", \"KernelName\": \"k\"}}",
 	    "ConfigurationSpace.TuningParameters[0]", "expected a non-empty list of values");
-	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Values\":"
-	         " [1, 2]}]}, \"KernelSpecification\": {\"KernelFile\": \"k.cu\"}}",
+	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Type\":"
+	         " \"int\", \"Values\": [1, 2]}]}, \"KernelSpecification\": {\"KernelFile\":"
+	         " \"k.cu\"}}",
 	    "KernelSpecification.KernelName", "expected a string");
 
 	char missing[TU_PATH];

@@ -73,12 +73,13 @@ static void test_protocol(void)
 
 	double samples[] = { 100.5, 101.25, -0.0, 1e300 };
 	kt_reply r = { .status = "stopped_early", .message = NULL, .timer = "cupti",
-		       .stop = "stopped_early", .regs = 32, .median_ns = 100.75, .spread_ns = 0.5,
+		       .stop = "stopped_early", .regs = 32, .setup = 1, .median_ns = 100.75,
+		       .spread_ns = 0.5,
 		       .min_ns = 100.5, .max_ns = 1e300, .samples = samples, .n_samples = 4 }, r2;
 	kt_reply_encode(&b, &r);
 	CHECK_OK(kt_reply_decode(&b, &r2));
 	CHECK(strcmp(r2.status, "stopped_early") == 0 && !r2.message &&
-	      strcmp(r2.timer, "cupti") == 0 && r2.regs == 32 && !r2.fatal &&
+	      strcmp(r2.timer, "cupti") == 0 && r2.regs == 32 && !r2.fatal && r2.setup == 1 &&
 	      r2.median_ns == 100.75 && r2.n_samples == 4 &&
 	      memcmp(r2.samples, samples, sizeof samples) == 0);
 	kt_reply_clear(&r2);
@@ -159,8 +160,8 @@ static void test_args(void)
 	CHECK(a->n == 7);
 	int64_t n2;
 	float af;
-	memcpy(&n2, a->a[0].scalar, 8);
-	memcpy(&af, a->a[1].scalar, 4);
+	memcpy(&n2, a->a[0].host, 8);
+	memcpy(&af, a->a[1].host, 4);
 	CHECK(n2 == 12 && af == 2.5f && a->a[0].elem == 8 && a->a[1].elem == 4);
 	const int32_t *seq = a->a[2].host;
 	CHECK(a->a[2].count == 6 && seq[0] == -2 && seq[5] == 3);
@@ -193,23 +194,26 @@ static void test_args(void)
 	OK("element sizes and values of every kind");
 
 	/* the comparison kernel compiles for every element type (real NVRTC;
-	 * test-gpu-tune runs it), and an unknown type is refused by name */
+	 * test-gpu-tune and test-gpu-t1 run it), and an unknown type is
+	 * refused by name */
 	char vdb[TU_PATH];
 	kjit_engine *ve = tu_engine_cpu(tu_path(vdb, tu_tmpdir(), "verify.db"), "sm_90", 1);
 	kt_verify *ver;
 	CHECK_OK(kt_verify_open(ve, &ver));
-	static const char *const types[] = { "int32", "int64", "uint32", "uint64", "float", "double" };
+	static const char *const types[] = { "bool", "int8", "uint8", "int16", "uint16", "int32",
+		                             "uint32", "int64", "uint64", "half", "float", "double",
+		                             "custom" };
 	for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
 		kjit_variant *vv;
 		CHECK_MSG(kt_verify_variant(ver, types[i], &vv) == KJIT_OK, "%s: %s", types[i],
 		          kjit_last_error());
 	}
 	kjit_variant *none;
-	CHECK_ST(kt_verify_variant(ver, "half", &none), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "'half'");
+	CHECK_ST(kt_verify_variant(ver, "quad", &none), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "'quad'");
 	kt_verify_free(ver);
 	kjit_engine_close(ve);
-	OK("the comparison kernel compiles for the six element types");
+	OK("the comparison kernel compiles for the 13 element types");
 
 	/* a configuration as a launch */
 	uint16_t cfg[2] = { 1, 1 };
@@ -250,6 +254,7 @@ static void test_args(void)
 	                 "   \"fill\": \"file\", \"file\": \"six.bin\"}]}");
 	CHECK_ST(kt_args_build(spec, 0, &a), KJIT_ERR_IO);
 	CHECK_CONTAINS(kjit_last_error(), "six.bin holds 48 bytes, 800 needed");
+	CHECK_CONTAINS(kjit_last_error(), "argument f");
 	kjit__spec_free(spec);
 	spec = tu_spec_from(dir, "zero.json",
 	                 "{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"

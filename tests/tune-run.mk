@@ -1,9 +1,10 @@
 # tests of kjit-tune's GPU tuning run: the worker protocol, the arguments
 # and launches (CPU), and full tuning runs on the GPU (test-gpu-tune, which
-# runs the built autotune/kjit-tune on examples/saxpy and tests/tune-faults).
+# runs the built autotune/kjit-tune on examples/saxpy and tests/tune-faults;
+# test-gpu-t1, T1 specs of every argument type, fill and validation method).
 
-check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune
-TESTS += tests/test-tune-worker tests/test-gpu-tune
+check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1
+TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1
 
 tests_test_tune_worker_SOURCES = tests/test-tune-worker.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_worker_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -14,5 +15,10 @@ tests_test_gpu_tune_SOURCES = tests/test-gpu-tune.c tests/testutil.h
 tests_test_gpu_tune_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_tune_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_tune_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+tests_test_gpu_t1_SOURCES = tests/test-gpu-t1.c tests/testutil.h
+tests_test_gpu_t1_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_t1_LDADD = $(KJIT_TEST_LDADD)
+tests_test_gpu_t1_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu

@@ -4,9 +4,13 @@
 
 KJIT_TUNE_TESTS = \
 	tests/test-tune-spec \
+	tests/test-tune-t1 \
 	tests/test-tune-space \
 	tests/test-tune-strategy \
 	tests/test-tune-results \
+	tests/test-tune-args \
+	tests/test-tune-rejected \
+	tests/test-tune-t4 \
 	tests/test-tune-cli
 
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
@@ -18,6 +22,14 @@ KJIT_TUNE_TEST_LDADD = libkjit.la $(SQLITE_LIBS) -lm
 tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_spec_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_spec_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# T1 specs as the community writes them, and their kernels
+tests_test_tune_t1_SOURCES = tests/test-tune-t1.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_t1_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_t1_LDADD = $(KJIT_TUNE_TEST_LDADD)
+EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_add.json \
+	tests/t1/vector_add.cu tests/t1/scale_add.json tests/t1/scale_add.cu tests/t1/data.bin \
+	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py
 
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -32,6 +44,19 @@ tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h $(K
 tests_test_tune_results_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_results_LDADD = $(KJIT_TUNE_TEST_LDADD)
 tests_test_tune_results_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+tests_test_tune_args_SOURCES = tests/test-tune-args.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_args_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_args_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+tests_test_tune_rejected_SOURCES = tests/test-tune-rejected.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_rejected_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_rejected_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# validates with python3's jsonschema against $KJIT_T4_SCHEMA_DIR (.ci/run)
+tests_test_tune_t4_SOURCES = tests/test-tune-t4.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_t4_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_t4_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # depends on the tool it runs
 tests_test_tune_cli_SOURCES = tests/test-tune-cli.c tests/testutil.h
