@@ -58,7 +58,8 @@ void kjit__config_desc_free(kjit__config_desc *d)
 }
 
 /* The names and values an expression of problem p may read: the sizes,
- * then (with a configuration) the parameters. */
+ * then the parameters: a configuration's values, or without one each
+ * parameter's whole list (T1's argument sizes read "max(filter_width)"). */
 typedef struct scope {
 	const char **names;
 	kjit__value *slots;
@@ -68,7 +69,7 @@ typedef struct scope {
 static kjit_status scope_make(const kjit__spec *spec, size_t p, const uint16_t *config, scope *sc)
 {
 	const kjit__problem *prob = &spec->problems[p];
-	sc->n = prob->n + (config ? spec->n_params : 0);
+	sc->n = prob->n + spec->n_params;
 	sc->names = calloc(sc->n + 1, sizeof *sc->names);
 	sc->slots = calloc(sc->n + 1, sizeof *sc->slots);
 	if (!sc->names || !sc->slots)
@@ -78,9 +79,15 @@ static kjit_status scope_make(const kjit__spec *spec, size_t p, const uint16_t *
 		sc->slots[i].kind = SQLITE_INTEGER;
 		sc->slots[i].i = prob->values[i];
 	}
-	for (size_t i = 0; config && i < spec->n_params; i++) {
-		sc->names[prob->n + i] = spec->params[i].name;
-		sc->slots[prob->n + i] = spec->params[i].values[config[i]];
+	for (size_t i = 0; i < spec->n_params; i++) {
+		const kjit__param *pa = &spec->params[i];
+		sc->names[prob->n + i] = pa->name;
+		if (config)
+			sc->slots[prob->n + i] = pa->values[config[i]];
+		else
+			sc->slots[prob->n + i] = (kjit__value){ .text = pa->name, .kind = KJIT__KIND_LIST,
+				                                .items = pa->values,
+				                                .n_items = pa->n_values };
 	}
 	return KJIT_OK;
 }
