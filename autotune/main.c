@@ -616,6 +616,11 @@ int main(int argc, char **argv)
 		return KT_EXIT_USAGE;
 	}
 	int ret;
+	if (spec->unrunnable && !o.count && !o.export_format) {
+		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
+		kjit__spec_free(spec);
+		return KT_EXIT_SPEC;
+	}
 	if (o.count) {
 		ret = do_count(spec, &o);
 	} else if (o.compile_only) {

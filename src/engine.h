@@ -332,6 +332,8 @@ typedef struct kjit__spec {
 	double budget_fraction, budget_seconds;
 	char *output_file;   /* T1 General.OutputFile: T4 results at the end of a run */
 	char *time_unit;     /* T1 General.TimeUnit: "ns", "us", "ms" or "s" */
+	char *unrunnable;    /* why the spec can be counted but not compiled or run (a T1
+	                      * Language other than CUDA); NULL when it can */
 	char **warnings;     /* "FILE: FIELD: ..." lines (unknown T1 keys, fields
 	                      * read but unused); kjit-tune prints them */
 	size_t n_warnings;

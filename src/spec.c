@@ -122,9 +122,54 @@ static int one_of(const char *s, const char *const *list)
 }
 
 /* Keys of obj outside known[]: errors in kjit's format, warnings in T1. */
+/* T1 files in the wild write a key in another case ("kernelSpecification")
+ * and null for an absent value: read as the schema's key, and as absent,
+ * with a warning. */
+static kjit_status t1_key_habits(parser *P, json *cobj, const char *path,
+                                 const char *const *known)
+{
+	/* the tree is P->root's, read-only elsewhere but the parser's own */
+	kjit__json *obj = (kjit__json *)cobj;
+	char sub[256];
+	for (size_t i = 0; i < obj->n; i++) {
+		key_path(sub, path, obj->keys[i]);
+		if (obj->items[i].type == KJIT__JSON_NULL) {
+			kjit_status st = warn(P, sub, "null, read as absent");
+			if (st != KJIT_OK)
+				return st;
+			free(obj->keys[i]);
+			memmove(&obj->keys[i], &obj->keys[i + 1], (obj->n - i - 1) * sizeof *obj->keys);
+			memmove(&obj->items[i], &obj->items[i + 1], (obj->n - i - 1) * sizeof *obj->items);
+			obj->n--;
+			i--;
+			continue;
+		}
+		if (one_of(obj->keys[i], known) >= 0)
+			continue;
+		for (size_t k = 0; known[k]; k++)
+			if (strcasecmp(obj->keys[i], known[k]) == 0 && !kjit__json_get(obj, known[k])) {
+				char *canon = strdup(known[k]);
+				if (!canon)
+					return nomem();
+				kjit_status st = warn(P, sub, "read as %s (T1 keys are case-sensitive)", canon);
+				free(obj->keys[i]);
+				obj->keys[i] = canon;
+				if (st != KJIT_OK)
+					return st;
+				break;
+			}
+	}
+	return KJIT_OK;
+}
+
 static kjit_status check_keys(parser *P, json *obj, const char *path, const char *const *known)
 {
 	char sub[256];
+	if (P->t1 && obj && obj->type == KJIT__JSON_OBJECT) {
+		kjit_status st = t1_key_habits(P, obj, path, known);
+		if (st != KJIT_OK)
+			return st;
+	}
 	for (size_t i = 0; obj && obj->type == KJIT__JSON_OBJECT && i < obj->n; i++) {
 		if (one_of(obj->keys[i], known) >= 0)
 			continue;
@@ -401,6 +446,10 @@ static kjit_status finish_param(parser *P, kjit__param *p, const char *path, con
 	p->default_index = 0;
 	if (def) {
 		long i = kjit__param_value_index(p, def);
+		/* BAT's specs have defaults outside their values */
+		if (i < 0 && P->t1)
+			return warn(P, path, "Default %s is not among the values: the default is the "
+			            "first value, %s", def, p->values[0].text);
 		if (i < 0)
 			return fail(P, path, "a default among the values (got %s)", def);
 		p->default_index = (size_t)i;
@@ -1204,6 +1253,13 @@ static const struct {
 	{ "uint32", "uint32", 4 }, { "int64", "int64", 8 },     { "uint64", "uint64", 8 },
 	{ "half", "half", 2 },     { "float", "float", 4 },     { "double", "double", 8 },
 	{ "int", "int32", 4 },     { "float32", "float", 4 },   { "float64", "double", 8 },
+	{ "uint", "uint32", 4 },   { "char", "int8", 1 },       { "short", "int16", 2 },
+	{ "long", "int64", 8 },
+	/* KTT's names */
+	{ "Bool", "bool", 1 },     { "Char", "int8", 1 },       { "UnsignedChar", "uint8", 1 },
+	{ "Short", "int16", 2 },   { "UnsignedShort", "uint16", 2 }, { "Int", "int32", 4 },
+	{ "UnsignedInt", "uint32", 4 }, { "Long", "int64", 8 }, { "UnsignedLong", "uint64", 8 },
+	{ "Half", "half", 2 },     { "Float", "float", 4 },     { "Double", "double", 8 },
 };
 
 /* Type (and TypeSize) into a's type, components and custom_size; *bytes
@@ -1260,9 +1316,10 @@ static kjit_status t1_type(parser *P, json *v, const char *path, kjit__arg *a, s
 	free(a->type);
 	if (!(a->type = strdup(t1_elems[k].type)))
 		return nomem();
+	/* Kernel Tuner does not read TypeSize; BAT writes 1 for a double */
 	if (ts && (size_t)type_size != *bytes)
-		return fail(P, sub, "%zu for Type %s (got %lld)", *bytes,
-		            kjit__json_get(v, "Type")->text, (long long)type_size);
+		return warn(P, sub, "%lld, but a %s has %zu bytes: read as %zu",
+		            (long long)type_size, kjit__json_get(v, "Type")->text, *bytes, *bytes);
 	return KJIT_OK;
 }
 
@@ -1532,8 +1589,10 @@ static kjit_status read_t1_search(parser *P, json *v)
 	if (st != KJIT_OK || !v)
 		return st;
 	if ((st = check_keys(P, v, "Search", keys)) != KJIT_OK ||
-	    (st = want_string(P, kjit__json_get(v, "Name"), "Search.Name", 1, &name)) != KJIT_OK)
+	    (st = want_string(P, kjit__json_get(v, "Name"), "Search.Name", 0, &name)) != KJIT_OK)
 		return st;
+	if (!name) /* KTT writes "Search": {} */
+		return warn(P, "Search", "no Name: kjit-tune's default strategy is used");
 	for (size_t i = 0; i < sizeof t1_strategies / sizeof t1_strategies[0] && !s->strategy; i++)
 		if (strcasecmp(name, t1_strategies[i].name) == 0 &&
 		    !(s->strategy = strdup(t1_strategies[i].strategy)))
@@ -1678,10 +1737,11 @@ static kjit_status read_t1_general(parser *P, json *v)
 	    (st = want_string(P, kjit__json_get(v, "OutputFormat"), "General.OutputFormat", 0,
 	                      &text)) != KJIT_OK)
 		return st;
+	/* KTT writes JSON_T4 for what the schema calls JSON */
 	if (text && strcmp(text, "XML") == 0)
 		st = warn(P, "General.OutputFormat", "XML is not written: the results file is T4 JSON");
-	else if (text && strcmp(text, "JSON") != 0)
-		st = fail(P, "General.OutputFormat", "JSON or XML (got \"%s\")", text);
+	else if (text && strcmp(text, "JSON") != 0 && strcmp(text, "JSON_T4") != 0)
+		st = fail(P, "General.OutputFormat", "JSON, JSON_T4 or XML (got \"%s\")", text);
 	free(text);
 	return st;
 }
@@ -1760,14 +1820,15 @@ static kjit_status read_t1(parser *P)
 		"GridDivY", "GridDivZ", NULL
 	};
 	kjit__spec *s = P->spec;
-	json *root = P->root, *cs = kjit__json_get(root, "ConfigurationSpace");
-	json *ks = kjit__json_get(root, "KernelSpecification"), *v;
+	json *root = P->root, *cs, *ks, *v;
 	char sub[256], *text = NULL, **types = NULL;
 	size_t n_types = 0;
 	t1_problem tp = { 0 };
 	kjit__buf local = { 0 };
-	kjit_status st;
-	if ((st = check_keys(P, root, "", top_keys)) != KJIT_OK ||
+	kjit_status st = check_keys(P, root, "", top_keys);
+	cs = kjit__json_get(root, "ConfigurationSpace");
+	ks = kjit__json_get(root, "KernelSpecification");
+	if (st != KJIT_OK ||
 	    (st = want_object(P, cs, "ConfigurationSpace", 1, "an object")) != KJIT_OK ||
 	    (st = check_keys(P, cs, "ConfigurationSpace", cs_keys)) != KJIT_OK ||
 	    (st = want_object(P, ks, "KernelSpecification", 1, "an object")) != KJIT_OK ||
@@ -1789,9 +1850,11 @@ static kjit_status read_t1(parser *P)
 	if ((st = want_string(P, kjit__json_get(ks, "Language"), "KernelSpecification.Language", 0,
 	                      &text)) != KJIT_OK)
 		return st;
-	if (text && strcasecmp(text, "CUDA") != 0)
-		st = fail(P, "KernelSpecification.Language", "CUDA (got \"%s\": kjit compiles and runs "
-		          "CUDA kernels only)", text);
+	if (text && strcasecmp(text, "CUDA") != 0 &&
+	    !(s->unrunnable = kjit__strdup_printf("%s: KernelSpecification.Language: %s kernels "
+	                                          "are not run (kjit compiles and runs CUDA only)",
+	                                          P->file, text)))
+		st = nomem();
 	free(text);
 	if (st != KJIT_OK ||
 	    (st = want_string(P, kjit__json_get(ks, "KernelFile"), "KernelSpecification.KernelFile", 1,
@@ -2048,6 +2111,7 @@ void kjit__spec_free(kjit__spec *spec)
 	free(spec->flops);
 	free(spec->strategy);
 	free(spec->output_file);
+	free(spec->unrunnable);
 	free(spec->time_unit);
 	free_strings(spec->warnings, spec->n_warnings);
 	free(spec);

@@ -292,6 +292,11 @@ kjit_status kjit_kernel_create_from_spec(kjit_engine *e, const char *path, kjit_
 	kjit_status st = kjit__spec_load(path, &spec);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
+	if (spec->unrunnable) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s", spec->unrunnable);
+		kjit__spec_free(spec);
+		return kjit__engine_fail(e, st);
+	}
 	size_t n = spec->n_problems ? spec->problems[0].n : 0;
 	int oom = 0;
 	char **sizes = dup_strings(n ? (const char *const *)spec->problems[0].names : NULL, n, &oom);
