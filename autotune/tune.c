@@ -21,10 +21,9 @@
 
 #include "tune.h"
 
-/* Proposals taken ahead (and compiled ahead) for strategies that allow it. */
-#define WINDOW 16
-/* Variants per kjit_variants_get() call of the compile thread. */
-#define COMPILE_BATCH 8
+/* Proposals taken ahead (and compiled ahead) for strategies that allow it;
+ * also the most compile threads. */
+#define WINDOW 64
 /* Seconds the worker has for start-up and for a new problem's buffers and
  * reference output, beyond --timeout. */
 #define SETUP_S 120
@@ -173,80 +172,59 @@ typedef struct compiler {
 	const kjit__spec *spec;
 	const kjit__space *space;
 	kjit_kernel *kernel;
-	int threads;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	job *jobs[WINDOW];
 	size_t n;               /* jobs in the window, oldest first */
 	int quit;
-	double busy_s;          /* wall time in kjit_variants_get */
+	double busy_s;          /* compile time, summed over the threads */
 } compiler;
 
-static void compile_batch(compiler *c, job **batch, size_t m)
+static void compile_job(compiler *c, job *j)
 {
-	kjit__config_desc *ds = calloc(m, sizeof *ds);
-	kjit_variant_desc descs[COMPILE_BATCH];
-	kjit_variant *vars[COMPILE_BATCH];
-	kjit_status status[COMPILE_BATCH];
-	char *errors[COMPILE_BATCH];
-	size_t ok = 0;
-	for (size_t i = 0; ds && i < m; i++) {
-		if (kjit__config_desc_make(c->spec, kjit__space_config(c->space, batch[i]->index),
-		                           &ds[i]) != KJIT_OK)
-			break;
-		descs[i] = ds[i].desc;
-		ok++;
+	kjit__config_desc d;
+	if (kjit__config_desc_make(c->spec, kjit__space_config(c->space, j->index), &d) != KJIT_OK) {
+		j->status = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		j->error = NULL;
+		return;
 	}
-	if (ok == m) {
-		uint64_t t0 = kjit__now_ns();
-		kjit_variants_get(c->kernel, descs, m, c->threads, vars, status, errors);
-		pthread_mutex_lock(&c->lock);
-		c->busy_s += (double)(kjit__now_ns() - t0) * 1e-9;
-		pthread_mutex_unlock(&c->lock);
+	kjit_variant *v;
+	kjit_variant_info info;
+	uint64_t t0 = kjit__now_ns();
+	kjit_variants_get(c->kernel, &d.desc, 1, 1, &v, &j->status, &j->error);
+	pthread_mutex_lock(&c->lock);
+	c->busy_s += (double)(kjit__now_ns() - t0) * 1e-9;
+	pthread_mutex_unlock(&c->lock);
+	if (j->status == KJIT_OK && kjit_variant_get_info(v, &info) == KJIT_OK) {
+		snprintf(j->key, sizeof j->key, "%s", info.key);
+		j->compile_ms = info.compile_ms;
 	}
-	for (size_t i = 0; i < m; i++) {
-		job *j = batch[i];
-		kjit_variant_info info;
-		if (ok < m) {
-			j->status = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-			j->error = NULL;
-		} else {
-			j->status = status[i];
-			j->error = errors[i];
-			if (status[i] == KJIT_OK && kjit_variant_get_info(vars[i], &info) == KJIT_OK) {
-				snprintf(j->key, sizeof j->key, "%s", info.key);
-				j->compile_ms = info.compile_ms;
-			}
-		}
-		if (ds)
-			kjit__config_desc_free(&ds[i]);
-	}
-	free(ds);
+	kjit__config_desc_free(&d);
 }
 
+/* One of the compile threads: each takes the oldest job not yet taken, so
+ * that no slow compile holds up the others and the jobs are ready in the
+ * order they are measured. */
 static void *compile_main(void *arg)
 {
 	compiler *c = arg;
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		job *batch[COMPILE_BATCH];
-		size_t m = 0;
-		for (size_t i = 0; i < c->n && m < COMPILE_BATCH; i++)
-			if (c->jobs[i]->state == 0) {
-				c->jobs[i]->state = 1;
-				batch[m++] = c->jobs[i];
-			}
-		if (!m) {
+		job *j = NULL;
+		for (size_t i = 0; i < c->n && !j; i++)
+			if (c->jobs[i]->state == 0)
+				j = c->jobs[i];
+		if (!j) {
 			if (c->quit)
 				break;
 			pthread_cond_wait(&c->cond, &c->lock);
 			continue;
 		}
+		j->state = 1;
 		pthread_mutex_unlock(&c->lock);
-		compile_batch(c, batch, m);
+		compile_job(c, j);
 		pthread_mutex_lock(&c->lock);
-		for (size_t i = 0; i < m; i++)
-			batch[i]->state = 2;
+		j->state = 2;
 		pthread_cond_broadcast(&c->cond);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -550,8 +528,9 @@ static int tune_problem(tuner *t, problem_run *pr)
 	void *sst = NULL;
 	int ret = -2;
 	uint64_t t0 = kjit__now_ns();
-	compiler c = { .spec = spec, .kernel = t->kernel, .threads = o->jobs };
-	pthread_t thread;
+	compiler c = { .spec = spec, .kernel = t->kernel };
+	pthread_t threads[WINDOW];
+	long n_threads = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	int started = 0;
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.cond, NULL);
@@ -588,17 +567,21 @@ static int tune_problem(tuner *t, problem_run *pr)
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	/* The compile thread must not take the signals: they interrupt the
+	/* The compile threads must not take the signals: they interrupt the
 	 * waits of this one. */
 	sigset_t block, old;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	started = pthread_create(&thread, NULL, compile_main, &c) == 0;
+	if (n_threads < 1)
+		n_threads = 1;
+	while (started < n_threads && started < WINDOW &&
+	       pthread_create(&threads[started], NULL, compile_main, &c) == 0)
+		started++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!started) {
-		kjit__error(KJIT_ERR_NOMEM, "cannot start the compile thread");
+		kjit__error(KJIT_ERR_NOMEM, "cannot start a compile thread");
 		goto done;
 	}
 	size_t covered = 0, queued = 0, repeats = 0;
@@ -687,7 +670,8 @@ done:
 				c.jobs[i]->state = 2; /* not compiled: dropped */
 		pthread_cond_broadcast(&c.cond);
 		pthread_mutex_unlock(&c.lock);
-		pthread_join(thread, NULL);
+		for (int i = 0; i < started; i++)
+			pthread_join(threads[i], NULL);
 	}
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.jobs[i]->error);
