@@ -54,6 +54,21 @@ static void refused(kjit__dialect d, const char *text, const char *why)
 	CHECK_CONTAINS(kjit_last_error(), why);
 }
 
+/* before n times, then middle, then after n times: refused for why. */
+static void refused_repeat(const char *before, int n, const char *middle, const char *after,
+                           const char *why)
+{
+	kjit__buf b = { 0 };
+	for (int i = 0; i < n; i++)
+		kjit__buf_str(&b, before);
+	kjit__buf_str(&b, middle);
+	for (int i = 0; i < n; i++)
+		kjit__buf_str(&b, after);
+	kjit__buf_add(&b, "", 1);
+	refused(KJIT__DIALECT_PYTHON, b.p, why);
+	free(b.p);
+}
+
 static char *list_text(const char *text)
 {
 	kjit__expr *e;
@@ -412,31 +427,9 @@ int main(int argc, char **argv)
 	refused(PYd, "len([i for i in range(10 ** 9) if i < 0])", "the evaluation budget is spent");
 	refused(PYd, "len([0] * 10 ** 9)", "repeated 1000000000 times");
 	refused(PYd, "sum(range(10 ** 12))", "the evaluation budget is spent");
-	{
-		kjit__buf b = { 0 };
-		for (int i = 0; i < 150; i++)
-			kjit__buf_str(&b, "(");
-		kjit__buf_str(&b, "1");
-		for (int i = 0; i < 150; i++)
-			kjit__buf_str(&b, ")");
-		kjit__buf_add(&b, "", 1);
-		refused(PYd, b.p, "nested more than 100 deep");
-		free(b.p);
-		b = (kjit__buf){ 0 };
-		for (int i = 0; i < 3000; i++)
-			kjit__buf_str(&b, "1 + ");
-		kjit__buf_str(&b, "1");
-		kjit__buf_add(&b, "", 1);
-		refused(PYd, b.p, "more than 1000 operations deep");
-		free(b.p);
-		b = (kjit__buf){ 0 };
-		for (int i = 0; i < 3000; i++)
-			kjit__buf_str(&b, "2 ** ");
-		kjit__buf_str(&b, "1");
-		kjit__buf_add(&b, "", 1);
-		refused(PYd, b.p, "nested more than 100 deep");
-		free(b.p);
-	}
+	refused_repeat("(", 150, "1", ")", "nested more than 100 deep");
+	refused_repeat("1 + ", 3000, "1", "", "more than 1000 operations deep");
+	refused_repeat("2 ** ", 3000, "1", "", "nested more than 100 deep");
 	/* a sequence of sizeable lists stays within its evaluation */
 	is(PYd, "len([x for x in range(2000000) if x % 7 == 0])", 285715);
 	OK("budgets: steps, memory, nesting and height, each refused with its reason");

@@ -27,7 +27,6 @@
 
 static char tool[TU_PATH], db[TU_PATH];
 static const char *dir;
-static sqlite3 *mem; /* for json_extract */
 
 static int tune(const char *args, const char **out)
 {
@@ -41,25 +40,6 @@ static int tune(const char *args, const char **out)
 	printf("%s", buf);
 	*out = buf;
 	return code;
-}
-
-static const char *jget(const char *text, const char *path)
-{
-	static char val[8192];
-	sqlite3_stmt *s;
-	CHECK(sqlite3_prepare_v2(mem, "SELECT json_extract(?1, ?2)", -1, &s, NULL) == SQLITE_OK);
-	sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
-	CHECK_MSG(sqlite3_step(s) == SQLITE_ROW, "json_extract %s: %s", path, sqlite3_errmsg(mem));
-	const unsigned char *t = sqlite3_column_text(s, 0);
-	snprintf(val, sizeof val, "%s", t ? (const char *)t : "(null)");
-	sqlite3_finalize(s);
-	return val;
-}
-
-static long jint(const char *text, const char *path)
-{
-	return atol(jget(text, path));
 }
 
 static void fresh_db(const char *name)
@@ -290,14 +270,14 @@ static void test_echo(void)
 	int code = tune(cmdline, &out);
 	show_results();
 	CHECK_MSG(code == 0, "exit %d", code);
-	CHECK(jint(out, "$.problems[0].evaluated") == 4);
-	CHECK(jint(out, "$.problems[0].statuses.ok") == 2);
-	CHECK(jint(out, "$.problems[0].statuses.wrong_result") == 2);
-	CHECK(jint(out, "$.problems[0].best.config.WRONG") == 0);
-	CHECK(strcmp(jget(out, "$.problems[0].rejected.against"), "data") == 0);
-	CHECK(jint(out, "$.problems[0].rejected.count") == 2);
-	CHECK(jint(out, "$.problems[0].rejected.shared.WRONG[0]") == 1);
-	CHECK_CONTAINS(jget(out, "$.problems[0].rejected.message"), "all of them have WRONG=1");
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 4);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.wrong_result") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].best.config.WRONG") == 0);
+	CHECK(strcmp(tu_json_get(out, "$.problems[0].rejected.against"), "data") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].rejected.count") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].rejected.shared.WRONG[0]") == 1);
+	CHECK_CONTAINS(tu_json_get(out, "$.problems[0].rejected.message"), "all of them have WRONG=1");
 	CHECK(db_count("SELECT count(*) FROM results WHERE status = 'wrong_result' AND"
 	               " message LIKE 'i32_o[7] = %, expected %'") == 2);
 	OK("echo: 19 buffer types and fills, 9 scalars, a Symbol and a MemType Constant arrive "
@@ -361,7 +341,7 @@ static void test_checks(void)
 	int code = tune(cmdline, &out);
 	show_results();
 	CHECK_MSG(code == 0, "exit %d", code);
-	CHECK(jint(out, "$.problems[0].evaluated") == 7);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 7);
 	static const char *const want[7] = { "ok", "ok", "wrong_result", "ok", "wrong_result", "ok",
 		                             "wrong_result" };
 	static const char *const message[7] = { NULL, NULL, "a: the sum of |got - expected| is %",
@@ -439,10 +419,10 @@ static void test_layout(void)
 	                    "with --verify none or give ReferenceArguments.");
 	snprintf(cmdline, sizeof cmdline, "'%s' --json --force --early-stop 0", spec);
 	CHECK(tune(cmdline, &out) == 0);
-	CHECK(jint(out, "$.problems[0].rejected.count") == 3);
-	CHECK(jint(out, "$.problems[0].rejected.checked") == 6);
-	CHECK(jint(out, "$.problems[0].rejected.shared.USE_SOA[0]") == 1);
-	CHECK(strcmp(jget(out, "$.problems[0].rejected.against"), "default") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].rejected.count") == 3);
+	CHECK(tu_json_int(out, "$.problems[0].rejected.checked") == 6);
+	CHECK(tu_json_int(out, "$.problems[0].rejected.shared.USE_SOA[0]") == 1);
+	CHECK(strcmp(tu_json_get(out, "$.problems[0].rejected.against"), "default") == 0);
 	OK("layout: the 3 SoA variants rejected, the summary names USE_SOA=1 and --verify none");
 
 	/* OutputFile, in the current directory, in the spec's TimeUnit */
@@ -450,19 +430,19 @@ static void test_layout(void)
 	tu_path(t4, dir, "layout-t4.json");
 	CHECK_MSG(tu_exists(t4), "%s not written", t4);
 	char *doc = tu_read_file(t4, NULL);
-	CHECK(strcmp(jget(doc, "$.schema_version"), "1.0.0") == 0);
-	CHECK(strcmp(jget(doc, "$.metadata.timeunit"), "microseconds") == 0);
-	CHECK(strcmp(jget(doc, "$.results[5].configuration.BLOCK"), "(null)") != 0);
-	CHECK(strcmp(jget(doc, "$.results[6]"), "(null)") == 0);
+	CHECK(strcmp(tu_json_get(doc, "$.schema_version"), "1.0.0") == 0);
+	CHECK(strcmp(tu_json_get(doc, "$.metadata.timeunit"), "microseconds") == 0);
+	CHECK(strcmp(tu_json_get(doc, "$.results[5].configuration.BLOCK"), "(null)") != 0);
+	CHECK(strcmp(tu_json_get(doc, "$.results[6]"), "(null)") == 0);
 	int correctness = 0;
 	for (int i = 0; i < 6; i++) {
 		char p[64];
 		snprintf(p, sizeof p, "$.results[%d].invalidity", i);
-		correctness += strcmp(jget(doc, p), "correctness") == 0;
+		correctness += strcmp(tu_json_get(doc, p), "correctness") == 0;
 		snprintf(p, sizeof p, "$.results[%d].measurements[0].unit", i);
-		if (strcmp(jget(doc, p), "us") == 0) {
+		if (strcmp(tu_json_get(doc, p), "us") == 0) {
 			snprintf(p, sizeof p, "$.results[%d].measurements[0].value", i);
-			double us = atof(jget(doc, p));
+			double us = atof(tu_json_get(doc, p));
 			CHECK_MSG(us > 0.1 && us < 1e5, "a time of %g us", us);
 		}
 	}
@@ -473,8 +453,8 @@ static void test_layout(void)
 
 	snprintf(cmdline, sizeof cmdline, "'%s' --json --force --verify none --early-stop 0", spec);
 	CHECK(tune(cmdline, &out) == 0);
-	CHECK(jint(out, "$.problems[0].statuses.ok") == 6);
-	CHECK(strcmp(jget(out, "$.problems[0].rejected"), "(null)") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 6);
+	CHECK(strcmp(tu_json_get(out, "$.problems[0].rejected"), "(null)") == 0);
 	OK("--verify none: all 6 ok, nothing rejected");
 
 	/* Search and Budget from the spec; the command line's --budget wins */
@@ -485,13 +465,13 @@ static void test_layout(void)
 	fresh_db("budget.db");
 	snprintf(cmdline, sizeof cmdline, "'%s' --json --verify none --early-stop 0", spec);
 	CHECK(tune(cmdline, &out) == 0);
-	CHECK(strcmp(jget(out, "$.strategy"), "random") == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 2);
+	CHECK(strcmp(tu_json_get(out, "$.strategy"), "random") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 2);
 	snprintf(cmdline, sizeof cmdline, "'%s' --json --verify none --early-stop 0 --force"
 	         " --budget 3 --strategy exhaustive", spec);
 	CHECK(tune(cmdline, &out) == 0);
-	CHECK(strcmp(jget(out, "$.strategy"), "exhaustive") == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 3);
+	CHECK(strcmp(tu_json_get(out, "$.strategy"), "exhaustive") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 3);
 	OK("Search random_sample and a budget of 2 from the spec; --strategy and --budget win");
 }
 
@@ -510,11 +490,9 @@ int main(int argc, char **argv)
 	const char *build = getenv("KJIT_BUILDDIR");
 	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
 	CHECK_MSG(tu_exists(tool), "%s not built", tool);
-	CHECK(sqlite3_open(":memory:", &mem) == SQLITE_OK);
 	dir = tu_tmpdir();
 	test_echo();
 	test_checks();
 	test_layout();
-	sqlite3_close(mem);
 	return 0;
 }

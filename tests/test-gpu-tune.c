@@ -19,7 +19,6 @@
 #include <signal.h>
 
 static char tool[TU_PATH], db[TU_PATH];
-static sqlite3 *mem; /* for json_extract */
 
 /* Runs kjit-tune with args, stdout into *out (static), stderr to ours. */
 static int tune(const char *args, const char **out)
@@ -35,26 +34,6 @@ static int tune(const char *args, const char **out)
 	return code;
 }
 
-/* json_extract(text, path) as text. */
-static const char *jget(const char *text, const char *path)
-{
-	static char val[4096];
-	sqlite3_stmt *s;
-	CHECK(sqlite3_prepare_v2(mem, "SELECT json_extract(?1, ?2)", -1, &s, NULL) == SQLITE_OK);
-	sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
-	CHECK_MSG(sqlite3_step(s) == SQLITE_ROW, "json_extract %s: %s", path, sqlite3_errmsg(mem));
-	const unsigned char *t = sqlite3_column_text(s, 0);
-	snprintf(val, sizeof val, "%s", t ? (const char *)t : "(null)");
-	sqlite3_finalize(s);
-	return val;
-}
-
-static long jint(const char *text, const char *path)
-{
-	return atol(jget(text, path));
-}
-
 static void spec_path(char *out, const char *rel)
 {
 	tu_path(out, tu_srcdir(), rel);
@@ -67,13 +46,13 @@ static void test_saxpy(void)
 	spec_path(spec, "examples/saxpy/saxpy.json");
 	snprintf(args, sizeof args, "'%s' --json --quiet --early-stop 0", spec);
 	CHECK(tune(args, &out) == 0);
-	CHECK(jint(out, "$.problems[0].space") == 40);
-	CHECK(jint(out, "$.problems[0].evaluated") == 40);
-	CHECK(jint(out, "$.problems[0].statuses.ok") == 40);
-	CHECK(strcmp(jget(out, "$.interrupted"), "0") == 0);
-	CHECK(strncmp(jget(out, "$.arch"), "sm_", 3) == 0);
-	double median = atof(jget(out, "$.problems[0].best.median_ns"));
-	double gbps = atof(jget(out, "$.problems[0].best.gbps"));
+	CHECK(tu_json_int(out, "$.problems[0].space") == 40);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 40);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 40);
+	CHECK(strcmp(tu_json_get(out, "$.interrupted"), "0") == 0);
+	CHECK(strncmp(tu_json_get(out, "$.arch"), "sm_", 3) == 0);
+	double median = atof(tu_json_get(out, "$.problems[0].best.median_ns"));
+	double gbps = atof(tu_json_get(out, "$.problems[0].best.gbps"));
 	CHECK(median > 0 && gbps > 0);
 	CHECK(fabs(gbps - 12.0 * 67108864 / median) < 1e-6 * gbps);
 	sqlite3 *d;
@@ -86,14 +65,14 @@ static void test_saxpy(void)
 	OK("saxpy: 40 variants ok, best %.0f ns (%.0f GB/s) recorded", median, gbps);
 
 	CHECK(tune(args, &out) == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 0);
-	CHECK(jint(out, "$.problems[0].skipped") == 40);
-	CHECK(atof(jget(out, "$.problems[0].best.median_ns")) == median);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].skipped") == 40);
+	CHECK(atof(tu_json_get(out, "$.problems[0].best.median_ns")) == median);
 	OK("a second run resumes: 0 evaluated, 40 skipped, the same best");
 
 	snprintf(args, sizeof args, "'%s' --json --quiet --force --budget 2 --early-stop 0", spec);
 	CHECK(tune(args, &out) == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 2);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results", NULL) == 40);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM best b JOIN results r ON r.id = b.result_id"
 	                   " WHERE r.status = 'ok' AND b.median_ns = r.median_ns AND"
@@ -127,8 +106,8 @@ static void test_saxpy(void)
 	size_t len;
 	char *text = tu_read_file(outpath, &len);
 	printf("%s", text);
-	CHECK(strcmp(jget(text, "$.interrupted"), "1") == 0);
-	long done = jint(text, "$.problems[0].evaluated");
+	CHECK(strcmp(tu_json_get(text, "$.interrupted"), "1") == 0);
+	long done = tu_json_int(text, "$.problems[0].evaluated");
 	CHECK(done < 40);
 	free(text);
 	CHECK(tu_db_int(d, "SELECT status = 'interrupted' FROM runs ORDER BY id DESC LIMIT 1", NULL) ==
@@ -146,14 +125,14 @@ static void test_faults(void)
 	spec_path(spec, "tests/tune-faults.json");
 	snprintf(args, sizeof args, "'%s' --json --timeout 2", spec);
 	CHECK(tune(args, &out) == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 6);
-	CHECK(jint(out, "$.problems[0].statuses.ok") == 1);
-	CHECK(jint(out, "$.problems[0].statuses.compile_error") == 1);
-	CHECK(jint(out, "$.problems[0].statuses.crashed") == 1);
-	CHECK(jint(out, "$.problems[0].statuses.timeout") == 1);
-	CHECK(jint(out, "$.problems[0].statuses.launch_error") == 1);
-	CHECK(jint(out, "$.problems[0].statuses.wrong_result") == 1);
-	CHECK(jint(out, "$.problems[0].best.config.MODE") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 6);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 1);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.compile_error") == 1);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.crashed") == 1);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.timeout") == 1);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.launch_error") == 1);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.wrong_result") == 1);
+	CHECK(tu_json_int(out, "$.problems[0].best.config.MODE") == 0);
 	sqlite3 *d;
 	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
 	static const char *const want[][2] = {
@@ -199,10 +178,10 @@ static void test_reference(void)
 	snprintf(slash + 1, sizeof db - (size_t)(slash + 1 - db), "reference.db");
 	snprintf(args, sizeof args, "'%s' --json --l2 both", spec);
 	CHECK(tune(args, &out) == 0);
-	CHECK(jint(out, "$.problems[0].evaluated") == 2);
-	CHECK(jint(out, "$.problems[0].statuses.ok") == 2);
-	CHECK(jint(out, "$.problems[0].statuses.wrong_result") == 2);
-	CHECK(jint(out, "$.problems[0].best.config.MODE") == 0);
+	CHECK(tu_json_int(out, "$.problems[0].evaluated") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].statuses.wrong_result") == 2);
+	CHECK(tu_json_int(out, "$.problems[0].best.config.MODE") == 0);
 	sqlite3 *d;
 	CHECK(sqlite3_open(db, &d) == SQLITE_OK);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok' AND"
@@ -226,7 +205,6 @@ int main(int argc, char **argv)
 	const char *build = getenv("KJIT_BUILDDIR");
 	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
 	CHECK_MSG(tu_exists(tool), "%s not built", tool);
-	CHECK(sqlite3_open(":memory:", &mem) == SQLITE_OK);
 	const char *dir = tu_tmpdir();
 	tu_path(db, dir, "tune.db");
 	if (argc < 2 || strcmp(argv[1], "faults") != 0)
@@ -235,6 +213,5 @@ int main(int argc, char **argv)
 		test_faults();
 		test_reference();
 	}
-	sqlite3_close(mem);
 	return 0;
 }

@@ -41,26 +41,13 @@ static void check_saxpy(const kjit__spec *s)
 	CHECK_STREQ(s->grid[1], "1");
 }
 
-/* Writes text as a spec, loads it, and checks that it fails naming the
- * file, the field and the expectation. */
-static void bad(const char *dir, const char *text, const char *field, const char *expect)
-{
-	char path[TU_PATH];
-	kjit__spec *spec = NULL;
-	tu_path(path, dir, "bad.json");
-	tu_write_file(path, text, strlen(text));
-	kjit_status st = kjit__spec_load(path, &spec);
-	CHECK_MSG(st != KJIT_OK, "accepted: %s", text);
-	CHECK(spec == NULL);
-	const char *msg = kjit_last_error();
-	CHECK_CONTAINS(msg, path);
-	CHECK_CONTAINS(msg, field);
-	CHECK_CONTAINS(msg, expect);
-	OK("refused (%s): %s", field, msg);
-}
-
 #define GOOD_KERNEL "\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}"
 #define GOOD_PARAMS "\"parameters\": [{\"name\": \"B\", \"values\": [32, 64], \"roles\": \"block_x\"}]"
+
+static void bad(const char *dir, const char *text, const char *field, const char *expect)
+{
+	tu_spec_refused(dir, text, field, expect);
+}
 
 int main(int argc, char **argv)
 {

@@ -149,18 +149,7 @@ static kjit__spec *spec_text(const char *name, const char *text)
  * the field and what was expected. */
 static void bad(const char *text, const char *field, const char *expect)
 {
-	char path[TU_PATH];
-	kjit__spec *spec = NULL;
-	tu_path(path, tmp, "bad.json");
-	tu_write_file(path, text, strlen(text));
-	kjit_status st = kjit__spec_load(path, &spec);
-	CHECK_MSG(st != KJIT_OK, "accepted: %s", text);
-	CHECK(spec == NULL);
-	const char *msg = kjit_last_error();
-	CHECK_CONTAINS(msg, path);
-	CHECK_CONTAINS(msg, field);
-	CHECK_CONTAINS(msg, expect);
-	OK("refused (%s): %s", field, msg);
+	tu_spec_refused(tmp, text, field, expect);
 }
 
 /* A T1 spec around one tuning parameter B (values "[32, 64]"), with the

@@ -496,6 +496,50 @@ static inline char *tu_db_text(sqlite3 *db, const char *sql, const char *param, 
 	return out;
 }
 
+/* Writes text as dir/bad.json, loads it as a spec, and checks that it
+ * fails naming the file, the field and the expectation. */
+static inline void tu_spec_refused(const char *dir, const char *text, const char *field,
+                                   const char *expect)
+{
+	char path[TU_PATH];
+	kjit__spec *spec = NULL;
+	tu_path(path, dir, "bad.json");
+	tu_write_file(path, text, strlen(text));
+	kjit_status st = kjit__spec_load(path, &spec);
+	CHECK_MSG(st != KJIT_OK, "accepted: %s", text);
+	CHECK(spec == NULL);
+	const char *msg = kjit_last_error();
+	CHECK_CONTAINS(msg, path);
+	CHECK_CONTAINS(msg, field);
+	CHECK_CONTAINS(msg, expect);
+	OK("refused (%s): %s", field, msg);
+}
+
+/* json_extract(json, path) as text, "(null)" where the path is absent; in
+ * a static buffer, good until the next call. */
+static inline const char *tu_json_get(const char *json, const char *path)
+{
+	static sqlite3 *mem;
+	static char val[8192];
+	sqlite3_stmt *st = NULL;
+	if (!mem)
+		CHECK(sqlite3_open(":memory:", &mem) == SQLITE_OK);
+	CHECK_SQL(mem, sqlite3_prepare_v2(mem, "SELECT json_extract(?1, ?2)", -1, &st, NULL),
+	          SQLITE_OK);
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+	CHECK_MSG(sqlite3_step(st) == SQLITE_ROW, "json_extract %s: %s", path, sqlite3_errmsg(mem));
+	const unsigned char *t = sqlite3_column_text(st, 0);
+	snprintf(val, sizeof val, "%s", t ? (const char *)t : "(null)");
+	sqlite3_finalize(st);
+	return val;
+}
+
+static inline long tu_json_int(const char *json, const char *path)
+{
+	return atol(tu_json_get(json, path));
+}
+
 /* The blob in column 0 of the only row of sql, malloc'ed. */
 static inline void *tu_db_blob(sqlite3 *db, const char *sql, const char *param, size_t *size)
 {
