@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#include "engine.h"
+#include "tuning.h"
 #include "kjit.h"
 
 /* Exit codes of kjit-tune (doc/kjit-tune.1). */

@@ -28,7 +28,7 @@
 
 #include <nvrtc.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 
 /* ---- failing loudly ------------------------------------------------------ */
 

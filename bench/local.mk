@@ -2,7 +2,7 @@
 # never run by make check: bench/run-benchmarks runs them from a build tree
 # and prints a summary table.
 BENCH_CPPFLAGS = $(AM_CPPFLAGS) -DKJIT_BENCH_SRCDIR='"$(abs_top_srcdir)"'
-BENCH_LDADD = libkjit.la $(NVRTC_LIBS) $(LIBS)
+BENCH_LDADD = $(KJIT_INTERNAL_LIBS) $(NVRTC_LIBS) $(LIBS)
 
 noinst_PROGRAMS += \
 	bench/bench-compile \

@@ -179,7 +179,9 @@ void kjit__engine_sink(void *ctx, uint64_t tag, double ns)
 {
 	kjit_engine *e = ctx;
 	if (tag & KJIT__TAG_MEMO) {
-		kjit__drift_sample(e, tag, ns);
+		const kjit__tuning_hooks *h = atomic_load_explicit(&e->tuning, memory_order_acquire);
+		if (h)
+			h->sample(e, tag, ns);
 		return;
 	}
 	pthread_mutex_lock(&e->lock);
@@ -215,7 +217,28 @@ static void engine_sampler(void *ctx, kjit__telemetry *t)
 			kjit__engine_event(e, KJIT__EV_LAUNCH, k, NULL, NULL, NAN, (int64_t)new_launches);
 	}
 	pthread_mutex_unlock(&e->lock);
-	kjit__drift_flush(e);
+	const kjit__tuning_hooks *h = atomic_load_explicit(&e->tuning, memory_order_acquire);
+	if (h)
+		h->tick(e);
+}
+
+void kjit__engine_hooks(kjit_engine *e, const kjit__tuning_hooks *hooks)
+{
+	atomic_store_explicit(&e->tuning, hooks, memory_order_release);
+}
+
+/* The engine's timer, made on first use: CUPTI is process-wide and its
+ * set-up costs milliseconds, so engines that never measure never pay. */
+kjit_status kjit__engine_timer(kjit_engine *e, kjit__timer **out)
+{
+	pthread_mutex_lock(&e->timer_lock);
+	kjit_status st = KJIT_OK;
+	if (!e->timer && (st = kjit__engine_ctx(e)) == KJIT_OK &&
+	    (st = kjit__timer_open(e->cu, e->ctx, &e->timer)) == KJIT_OK)
+		kjit__timer_set_sink(e->timer, kjit__engine_sink, e);
+	*out = e->timer;
+	pthread_mutex_unlock(&e->timer_lock);
+	return st;
 }
 
 /* The tuning policy ($KJIT_TUNE when the options leave it) and the drift
@@ -391,9 +414,9 @@ void kjit_engine_close(kjit_engine *e)
 	if (!e)
 		return;
 	/* Online searches compiling on their threads end first. */
-	for (kjit_kernel *k = e->kernels; k; k = k->next)
-		if (k->tun)
-			kjit__tunable_stop(k);
+	const kjit__tuning_hooks *h = atomic_load_explicit(&e->tuning, memory_order_acquire);
+	for (kjit_kernel *k = e->kernels; h && k; k = k->next)
+		h->stop(k);
 	/* Its last tick reads the kernels and the timer: it goes first. */
 	if (e->telemetry)
 		kjit__telemetry_close(e->telemetry);
@@ -418,12 +441,14 @@ void kjit_engine_close(kjit_engine *e)
 	}
 	for (kjit_kernel *k = e->kernels, *next; k; k = next) {
 		next = k->next;
-		kjit__tunable_free(k->tun);
+		if (h)
+			h->free(k);
 		kjit__kernel_free(k);
 	}
 	kjit__vtable_free(&e->table);
 	free(e->by_id);
-	free(e->memo_by_id);
+	if (h)
+		h->close(e);
 	if (e->ctx)
 		e->cu->cuDevicePrimaryCtxRelease(e->device);
 	kjit__store_close(e->store);

@@ -1,16 +1,39 @@
-# libkjit: base layer (errors, hashing, driver, store) and engine layer.
-lib_LTLIBRARIES += libkjit.la
-libkjit_la_SOURCES = \
-	src/kjit.h \
-	src/base.h \
-	src/error.c \
-	src/hash.c \
-	src/strbuf.c \
-	src/file.c \
-	src/json.c \
-	src/driver.c \
-	src/store.c \
-	src/store_binaries.c \
+# libkjit, in layers bottom up, each a convenience library that may include
+# and call only the layers below it: its CPPFLAGS name no header above it,
+# and tests/layers.mk links each one with the layers below it alone, so an
+# upward call fails the build.
+#   base    src/base/    errors, hashing, strings, files, JSON, the CUDA
+#                        driver loaded at run time, the store (base.h)
+#   instr   cupti/       CUPTI timing, the protocol, NVTX, telemetry (instr.h)
+#   core    src/         compile, the pool, variants, kernels, module
+#                        variables, measure (engine.h)
+#   tuning  src/tuning/  spec, expressions, space, launch configurations,
+#                        selection, best rows, tunable kernels, kjit_launch,
+#                        online tuning, drift (tuning.h, tuning_private.h)
+# libkjit.la is the four together and exports the kjit_ API only; the tools
+# and the tests link the layers themselves (KJIT_INTERNAL_LIBS).
+KJIT_INCLUDE_BASE = -I$(top_srcdir)/include -I$(top_srcdir)/src/base $(CUDA_CPPFLAGS) \
+	$(SQLITE_CFLAGS)
+KJIT_INCLUDE_INSTR = $(KJIT_INCLUDE_BASE) -I$(top_srcdir)/cupti
+KJIT_INCLUDE_CORE = $(KJIT_INCLUDE_INSTR) -I$(top_srcdir)/src
+KJIT_INCLUDE_TUNING = $(KJIT_INCLUDE_CORE) -I$(top_srcdir)/src/tuning
+
+noinst_LTLIBRARIES += libkjit_base.la libkjit_instr.la libkjit_core.la libkjit_tuning.la
+
+libkjit_base_la_CPPFLAGS = $(KJIT_INCLUDE_BASE)
+libkjit_base_la_SOURCES = \
+	src/base/base.h \
+	src/base/error.c \
+	src/base/hash.c \
+	src/base/strbuf.c \
+	src/base/file.c \
+	src/base/json.c \
+	src/base/driver.c \
+	src/base/store.c \
+	src/base/store_binaries.c
+
+libkjit_core_la_CPPFLAGS = $(KJIT_INCLUDE_CORE)
+libkjit_core_la_SOURCES = \
 	src/engine.h \
 	src/compile.c \
 	src/compile_pool.c \
@@ -19,16 +42,29 @@ libkjit_la_SOURCES = \
 	src/kernel.c \
 	src/symbol.c \
 	src/variant.c \
-	src/measure.c \
-	src/launch_config.c \
-	src/spec.c \
-	src/expr.c \
-	src/space.c \
-	src/tunable.c \
-	src/select.c \
-	src/store_best.c \
-	src/launch.c \
-	src/tune_online.c \
-	src/drift.c
-libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined $(CUDA_LDFLAGS)
-libkjit_la_LIBADD = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)
+	src/measure.c
+
+libkjit_tuning_la_CPPFLAGS = $(KJIT_INCLUDE_TUNING)
+libkjit_tuning_la_SOURCES = \
+	src/tuning/tuning.h \
+	src/tuning/tuning_private.h \
+	src/tuning/launch_config.c \
+	src/tuning/spec.c \
+	src/tuning/expr.c \
+	src/tuning/space.c \
+	src/tuning/tunable.c \
+	src/tuning/select.c \
+	src/tuning/store_best.c \
+	src/tuning/memo.c \
+	src/tuning/tune_online.c \
+	src/tuning/drift.c
+
+KJIT_EXTERNAL_LIBS = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)
+KJIT_INTERNAL_LIBS = libkjit_tuning.la libkjit_core.la libkjit_instr.la libkjit_base.la \
+	$(KJIT_EXTERNAL_LIBS)
+
+lib_LTLIBRARIES += libkjit.la
+libkjit_la_SOURCES = include/kjit.h
+libkjit_la_LDFLAGS = -version-info $(KJIT_LT_VERSION) -no-undefined \
+	-export-symbols-regex '^kjit_[a-z]' $(CUDA_LDFLAGS)
+libkjit_la_LIBADD = $(KJIT_INTERNAL_LIBS)

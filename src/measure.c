@@ -32,18 +32,11 @@ void kjit_measurement_free(kjit_measurement *m)
 	m->n_samples = 0;
 }
 
-/* The engine's timer, made on first use: CUPTI is process-wide and its
- * set-up costs milliseconds, so engines that never measure never pay. */
-kjit_status kjit__engine_timer(kjit_engine *e, kjit__timer **out)
+CUresult kjit__launch_once(void *ctx, CUstream stream)
 {
-	pthread_mutex_lock(&e->timer_lock);
-	kjit_status st = KJIT_OK;
-	if (!e->timer && (st = kjit__engine_ctx(e)) == KJIT_OK &&
-	    (st = kjit__timer_open(e->cu, e->ctx, &e->timer)) == KJIT_OK)
-		kjit__timer_set_sink(e->timer, kjit__engine_sink, e);
-	*out = e->timer;
-	pthread_mutex_unlock(&e->timer_lock);
-	return st;
+	const kjit__launch *l = ctx;
+	return l->cu->cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+	                             l->block[1], l->block[2], l->shared, stream, l->args, NULL);
 }
 
 kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const unsigned block[3],

@@ -628,14 +628,6 @@ kjit_status kjit__variant_shared_grow(kjit_variant *v, unsigned shared)
 	return KJIT_OK;
 }
 
-CUresult kjit__launch_once(void *ctx, CUstream stream)
-{
-	const kjit__launch *l = ctx;
-	return l->cu->cuLaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
-	                             l->block[1], l->block[2], l->shared, stream, l->args, NULL);
-}
-
-
 kjit_status kjit_variant_launch(kjit_variant *v, const unsigned grid[3], const unsigned block[3],
                                 unsigned shared_bytes, kjit_stream stream, void **args)
 {

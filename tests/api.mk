@@ -11,8 +11,8 @@ TESTS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
 
 tests_test_select_SOURCES = tests/test-select.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_select_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) -I$(top_srcdir)/autotune
-tests_test_select_LDADD = libkjit.la $(SQLITE_LIBS) -lm -lpthread
+tests_test_select_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 tests_test_gpu_launch_SOURCES = tests/test-gpu-launch.c tests/testutil.h
 tests_test_gpu_launch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
-tests_test_gpu_launch_LDADD = libkjit.la $(SQLITE_LIBS) -lm -lpthread
+tests_test_gpu_launch_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread

@@ -2,7 +2,7 @@
 # CPU tests pass without a GPU. GPU tests (test-gpu-*) exit 77, automake's
 # skip, when kjit_engine_open() cannot get a GPU; on the GPU machine,
 # tests/run-gpu-tests runs them in a built tree and prints a table.
-# Tests that look inside the store use base.h (-I$(top_srcdir)/src is in
+# Tests that look inside the store use base.h (its folder is in
 # AM_CPPFLAGS) and the SQLite C API.
 
 KJIT_CPU_TESTS = \
@@ -32,7 +32,7 @@ TESTS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
 # KJIT_TEST_SRCDIR: where to find examples/ when KJIT_SRCDIR is not set
 # (a test binary run by hand).
 KJIT_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DKJIT_TEST_SRCDIR='"$(abs_top_srcdir)"'
-KJIT_TEST_LDADD = libkjit.la $(SQLITE_LIBS)
+KJIT_TEST_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS)
 
 tests_test_compile_SOURCES = tests/test-compile.c tests/testutil.h
 tests_test_compile_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
@@ -124,3 +124,4 @@ include tests/tune.mk
 include tests/examples.mk
 include tests/tune-run.mk
 include tests/api.mk
+include tests/layers.mk

@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "engine.h"
+#include "tuning.h"
 
 static const char *const names[] = { "a", "b", "c", "s", "ProblemSize[1]", "L" };
 static kjit__value slots[6];

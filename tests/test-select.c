@@ -14,7 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 #include "tune.h"
 
 #define DEV "sm_90|NVIDIA H200|132|13000"

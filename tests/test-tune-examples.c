@@ -7,7 +7,7 @@
  */
 #include "testutil.h"
 
-#include "engine.h"
+#include "tuning.h"
 
 typedef struct example {
 	const char *spec;

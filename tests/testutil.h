@@ -37,7 +37,7 @@
 
 #include <sqlite3.h>
 
-#include "engine.h"
+#include "tuning.h"
 #include "kjit.h"
 
 #define TU_PATH 4096

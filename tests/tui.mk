@@ -14,7 +14,7 @@ check_PROGRAMS += $(KJIT_TOP_TESTS)
 TESTS += $(KJIT_TOP_TESTS)
 
 KJIT_TOP_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) -I$(top_srcdir)/tui -I$(top_srcdir)/tests
-KJIT_TOP_TEST_LDADD = libkjit.la $(SQLITE_LIBS) -lm
+KJIT_TOP_TEST_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm
 
 tests_test_top_layout_SOURCES = tests/test-top-layout.c tests/testutil.h \
 	tui/tui.h tui/layout.c

@@ -17,7 +17,7 @@ check_PROGRAMS += $(KJIT_TUNE_TESTS)
 TESTS += $(KJIT_TUNE_TESTS)
 
 KJIT_TUNE_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) -I$(top_srcdir)/autotune
-KJIT_TUNE_TEST_LDADD = libkjit.la $(SQLITE_LIBS) -lm
+KJIT_TUNE_TEST_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm
 
 tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_spec_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)

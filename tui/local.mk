@@ -5,7 +5,7 @@ bin_PROGRAMS += tui/kjit-top
 KJIT_TOP_CORE = tui/tui.h tui/model.c tui/layout.c tui/output.c
 tui_kjit_top_SOURCES = $(KJIT_TOP_CORE) tui/draw.c tui/main.c
 tui_kjit_top_CPPFLAGS = $(AM_CPPFLAGS) $(NCURSESW_CFLAGS)
-tui_kjit_top_LDADD = libkjit.la $(NCURSESW_LIBS) $(SQLITE_LIBS) -lm
+tui_kjit_top_LDADD = $(KJIT_INTERNAL_LIBS) $(NCURSESW_LIBS) $(SQLITE_LIBS) -lm
 
 # doc/local.mk sets dist_man_MANS with `=` after this file is read: the
 # section-1 variable keeps the two apart.

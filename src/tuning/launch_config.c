@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 
 void kjit__spec_default_config(const kjit__spec *spec, uint16_t *config)
 {
@@ -175,5 +175,32 @@ kjit_status kjit__config_dims(const kjit__spec *s, size_t p, const uint16_t *c,
 		}
 	}
 	scope_free(&sc);
+	return st;
+}
+
+/* ---- a configuration of a tunable kernel ------------------------------ */
+
+kjit_status kjit__launch_dims(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
+                              unsigned grid[3], unsigned block[3], unsigned *shared)
+{
+	const kjit__spec *s = t->spec;
+	const uint16_t *c = kjit__space_config(en->space, index);
+	/* en->pspec is the kernel's spec with this problem alone */
+	kjit_status st = kjit__config_dims(en->pspec, 0, c, grid, block, shared);
+	if (st != KJIT_OK || !t->grid_fn)
+		return st;
+	int64_t *ints = calloc(s->n_params + 1, sizeof *ints);
+	if (!ints)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < s->n_params; i++) {
+		const kjit__value *v = &s->params[i].values[c[i]];
+		ints[i] = v->kind == SQLITE_INTEGER ? v->i : 0;
+	}
+	grid[0] = grid[1] = grid[2] = 1;
+	if (t->grid_fn(en->values, ints, grid, t->grid_user) != 0 || !grid[0] || !grid[1] ||
+	    !grid[2])
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the grid callback refused "
+		                 "configuration %zu of problem %s", s->path, index, en->problem_json);
+	free(ints);
 	return st;
 }

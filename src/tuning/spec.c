@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "tuning.h"
 
 typedef struct parser {
 	const char *file;

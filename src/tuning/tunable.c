@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 
 /* The public roles are the spec's. */
 _Static_assert(KJIT_ROLE_BLOCK_X == KJIT__ROLE_BLOCK_X && KJIT_ROLE_BLOCK_Y == KJIT__ROLE_BLOCK_Y &&
@@ -247,9 +247,30 @@ static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *
 	pthread_mutex_lock(&e->lock);
 	k->tun = t;
 	pthread_mutex_unlock(&e->lock);
+	kjit__engine_hooks(e, &kjit__tuning);
 	*out = k;
 	return KJIT_OK;
 }
+
+static void kernel_free(kjit_kernel *k)
+{
+	kjit__tunable_free(k->tun);
+	k->tun = NULL;
+}
+
+static void engine_close(kjit_engine *e)
+{
+	free(e->memo_by_id);
+	e->memo_by_id = NULL;
+}
+
+const kjit__tuning_hooks kjit__tuning = {
+	.stop = kjit__tunable_stop,
+	.free = kernel_free,
+	.sample = kjit__drift_sample,
+	.tick = kjit__drift_flush,
+	.close = engine_close,
+};
 
 kjit_status kjit_kernel_create_tunable(kjit_engine *e, const kjit_tunable_desc *d,
                                        kjit_kernel **out)
@@ -315,29 +336,3 @@ const char *const *kjit_kernel_problem_names(const kjit_kernel *k, size_t *n)
 	return k && k->tun ? (const char *const *)k->tun->names : NULL;
 }
 
-/* ---- what a configuration means ------------------------------------------ */
-
-kjit_status kjit__launch_dims(const kjit__tunable *t, const kjit__memo_entry *en, size_t index,
-                              unsigned grid[3], unsigned block[3], unsigned *shared)
-{
-	const kjit__spec *s = t->spec;
-	const uint16_t *c = kjit__space_config(en->space, index);
-	/* en->pspec is the kernel's spec with this problem alone */
-	kjit_status st = kjit__config_dims(en->pspec, 0, c, grid, block, shared);
-	if (st != KJIT_OK || !t->grid_fn)
-		return st;
-	int64_t *ints = calloc(s->n_params + 1, sizeof *ints);
-	if (!ints)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < s->n_params; i++) {
-		const kjit__value *v = &s->params[i].values[c[i]];
-		ints[i] = v->kind == SQLITE_INTEGER ? v->i : 0;
-	}
-	grid[0] = grid[1] = grid[2] = 1;
-	if (t->grid_fn(en->values, ints, grid, t->grid_user) != 0 || !grid[0] || !grid[1] ||
-	    !grid[2])
-		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the grid callback refused "
-		                 "configuration %zu of problem %s", s->path, index, en->problem_json);
-	free(ints);
-	return st;
-}

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning.h"
 
 #define MAX_TEXT 65536         /* characters of one expression */
 #define MAX_DEPTH 100          /* nesting of brackets, unary and ternary operators */

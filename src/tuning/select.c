@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning.h"
 
 const char *kjit__rule_name(kjit__rule rule)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 
 #define DRIFT_MIN_SAMPLES 8
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning.h"
 
 void kjit__best_rows_free(kjit__best_row *rows, size_t n)
 {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning.h"
 
 /* What a check's value must be for the configuration to stay. */
 typedef enum {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 
 typedef struct trial {
 	size_t index;        /* in the entry's space */

@@ -1,4 +1,4 @@
-/* launch.c - kjit_launch(): the per-kernel memo of problems (selection on
+/* memo.c - kjit_launch(): the per-kernel memo of problems (selection on
  * first sight, then a hash lookup), the launch itself, kjit_explain(). */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "tuning_private.h"
 
 /* ---- the memo table ------------------------------------------------------ */
 
@@ -277,6 +277,8 @@ kjit_status kjit__memo_get(kjit_kernel *k, const int64_t *values, kjit__memo_ent
 void kjit__tunable_stop(kjit_kernel *k)
 {
 	kjit__tunable *t = k->tun;
+	if (!t)
+		return;
 	pthread_mutex_lock(&t->lock);
 	for (kjit__memo_entry *en = t->entries; en; en = en->next_all)
 		if (en->online)

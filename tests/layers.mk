@@ -1,0 +1,29 @@
+# The layers of libkjit (src/local.mk) link alone, bottom up: each
+# program takes all of one layer (--whole-archive) and only the layers
+# below it, so an upward call is an undefined reference at link time.
+# The archive goes inside the linker flag, as libtool moves archives and
+# .la files after all flags; KJIT_WHOLE comes from configure, so that
+# automake lets the flag stand among the libraries.
+KJIT_LAYER_LINKS = tests/link-base tests/link-instr tests/link-core tests/link-tuning
+check_PROGRAMS += $(KJIT_LAYER_LINKS)
+TESTS += $(KJIT_LAYER_LINKS)
+
+tests_link_base_SOURCES = tests/link-layer.c
+tests_link_base_DEPENDENCIES = libkjit_base.la
+tests_link_base_LDADD = $(KJIT_WHOLE),.libs/libkjit_base.a,--no-whole-archive $(KJIT_EXTERNAL_LIBS)
+tests_link_instr_SOURCES = tests/link-layer.c
+tests_link_instr_DEPENDENCIES = libkjit_instr.la
+tests_link_instr_LDADD = $(KJIT_WHOLE),.libs/libkjit_instr.a,--no-whole-archive libkjit_base.la \
+	$(KJIT_EXTERNAL_LIBS)
+tests_link_core_SOURCES = tests/link-layer.c
+tests_link_core_DEPENDENCIES = libkjit_core.la
+tests_link_core_LDADD = $(KJIT_WHOLE),.libs/libkjit_core.a,--no-whole-archive libkjit_instr.la \
+	libkjit_base.la $(KJIT_EXTERNAL_LIBS)
+tests_link_tuning_SOURCES = tests/link-layer.c
+tests_link_tuning_DEPENDENCIES = libkjit_tuning.la
+tests_link_tuning_LDADD = $(KJIT_WHOLE),.libs/libkjit_tuning.a,--no-whole-archive libkjit_core.la \
+	libkjit_instr.la libkjit_base.la $(KJIT_EXTERNAL_LIBS)
+
+# the shared library's exports (skips in a static build)
+TESTS += tests/test-exports.sh
+EXTRA_DIST += tests/test-exports.sh
