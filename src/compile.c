@@ -77,10 +77,18 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
 				fprintf(f, "%s%s", i ? " " : "", opts[i]);
 			fclose(f);
 		}
-		st = kjit__error(cr == NVRTC_ERROR_COMPILATION ? KJIT_ERR_COMPILE : KJIT_ERR_NVRTC,
-		                 "NVRTC failed to compile %s (%s) with options: %s\n%s",
-		                 program_name, nvrtcGetErrorString(cr), opt_text ? opt_text : "",
-		                 log && *log ? log : "(NVRTC gave no log)");
+		/* A name expression that names nothing fails inside NVRTC's own
+		 * __nv_name_map, once per line of it: say it once, as it is. */
+		if (log && strstr(log, "__nv_name_map"))
+			st = kjit__error(KJIT_ERR_COMPILE, "entry point '%s' not found in %s: no "
+			                 "__global__ function of that name (options: %s)", name_expr,
+			                 program_name, opt_text ? opt_text : "");
+		else
+			st = kjit__error(cr == NVRTC_ERROR_COMPILATION ? KJIT_ERR_COMPILE
+			                                                : KJIT_ERR_NVRTC,
+			                 "NVRTC failed to compile %s (%s) with options: %s\n%s",
+			                 program_name, nvrtcGetErrorString(cr), opt_text ? opt_text : "",
+			                 log && *log ? log : "(NVRTC gave no log)");
 		free(opt_text);
 		free(log);
 		goto out;

@@ -77,6 +77,8 @@ struct kjit_kernel {
 	kjit_engine *engine;
 	char *name;
 	char *source;
+	char *file;   /* the source's path (kjit_kernel_create_from_file()), else NULL:
+	               * NVRTC's messages name it */
 	char *params; /* tunable parameter names joined by ',' */
 	char signature[33];
 	uint64_t key_seed; /* hash of the signature and the NVRTC identity */

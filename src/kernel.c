@@ -121,6 +121,8 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *e, const char *name, const
 	}
 	kjit_status st = kjit_kernel_create(e, name, text, param_names, n_params, out);
 	free(text);
+	if (st == KJIT_OK) /* NULL when memory is short: messages name the kernel instead */
+		(*out)->file = strdup(path);
 	return st;
 }
 
@@ -134,6 +136,7 @@ void kjit__kernel_free(kjit_kernel *k)
 	pthread_mutex_destroy(&k->symbols_lock);
 	free(k->name);
 	free(k->source);
+	free(k->file);
 	free(k->params);
 	free(k);
 }

@@ -257,8 +257,10 @@ static void compile_one(void *arg, size_t i)
 			*nl++ = '\0';
 		opts[n++] = s;
 	}
-	char program[128];
-	snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
+	char program[4096];
+	snprintf(program, sizeof program, "%s", cc->k->file ? cc->k->file : "");
+	if (!cc->k->file)
+		snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
 	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
 	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
 	kjit__nvtx_pop();

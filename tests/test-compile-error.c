@@ -5,7 +5,8 @@
  *  - a syntax error: KJIT_ERR_COMPILE, the NVRTC log (with "error", the
  *    offending identifier and "<name>.cu") in kjit_last_error() and in
  *    kjit_engine_last_error(); nothing is cached;
- *  - an entry point that the source does not define is reported by name;
+ *  - an entry point that the source does not define is reported by name,
+ *    once; an error in a source file names that file and the line;
  *  - a batch with one broken variant: that one fails with its own log,
  *    the others succeed;
  *  - invalid arguments (NULLs, bad define names, a duplicate define, -arch
@@ -63,8 +64,11 @@ static void test_syntax_error(const char *dir)
 	CHECK_MSG(st == KJIT_ERR_COMPILE || st == KJIT_ERR_NOT_FOUND, "got %s",
 	          kjit_status_str(st));
 	CHECK(v == NULL);
-	CHECK_CONTAINS(kjit_last_error(), "absent_entry");
-	OK("missing entry point: %s naming it:\n%s", kjit_status_str(st), kjit_last_error());
+	CHECK_CONTAINS(kjit_last_error(), "entry point 'absent_entry' not found in absent_entry.cu");
+	CHECK_MSG(!strstr(kjit_last_error(), "__nv_name_map") &&
+	          !strchr(kjit_last_error(), '\n'), "more than one line: %s", kjit_last_error());
+	OK("missing entry point: %s naming it, in one line:\n%s", kjit_status_str(st),
+	   kjit_last_error());
 
 	/* A batch where only variant 1 is broken (a define that is not a number). */
 	kjit_kernel *sx = tu_saxpy_kernel(e);
@@ -258,6 +262,20 @@ static void test_missing_file(const char *dir)
 	CHECK_ST(kjit_kernel_create_from_file(e, "f", src, NULL, 0, &k), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "NUL");
 	OK("source with a NUL byte: KJIT_ERR_INVALID_ARG, \"%s\"", kjit_last_error());
+
+	/* NVRTC's messages name the file the source came from. */
+	char sub[TU_PATH];
+	tu_path(sub, dir, "broken");
+	CHECK(mkdir(sub, 0700) == 0);
+	tu_path(src, sub, "saxpy.cu");
+	tu_write_file(src, broken_src, strlen(broken_src));
+	CHECK_OK(kjit_kernel_create_from_file(e, "broken", src, NULL, 0, &k));
+	kjit_variant *v;
+	CHECK_ST(kjit_variant_get(k, NULL, &v, NULL), KJIT_ERR_COMPILE);
+	char where[TU_PATH + 8];
+	snprintf(where, sizeof where, "%s(3)", src);
+	CHECK_CONTAINS(kjit_last_error(), where);
+	OK("an error in a source file names it and its line: %s", where);
 	kjit_engine_close(e);
 }
 
