@@ -27,3 +27,7 @@ tests_link_tuning_LDADD = $(KJIT_WHOLE),.libs/libkjit_tuning.a,--no-whole-archiv
 # the shared library's exports (skips in a static build)
 TESTS += tests/test-exports.sh
 EXTRA_DIST += tests/test-exports.sh
+
+# pkg-config's static link line links (skips without a static library)
+TESTS += tests/test-pkgconfig.sh
+EXTRA_DIST += tests/test-pkgconfig.sh
