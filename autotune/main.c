@@ -173,7 +173,8 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	kjit_variant **vars = NULL;
 	kjit_status *status = NULL;
 	char **errors = NULL;
-	size_t n_failed = 0;
+	size_t n_failed = 0, n_other = 0; /* n_other: failures not a variant's compile error */
+	char *other = NULL;                /* the first of those */
 	const char *arch = o->arch ? o->arch : getenv("KJIT_ARCH");
 
 	if (!arch || !*arch) {
@@ -248,6 +249,7 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	kjit_engine_get_stats(engine, &before);
 	int tty = isatty(STDERR_FILENO);
 	char *kept[SHOW_ERRORS] = { NULL };
+	uint64_t t0 = kjit__now_ns(), shown = t0;
 	for (size_t start = 0; start < n; start += BATCH) {
 		size_t m = n - start < BATCH ? n - start : BATCH;
 		size_t made = 0;
@@ -267,8 +269,12 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 			goto done;
 		}
 		for (size_t i = 0; i < m; i++) {
+			if (status[i] != KJIT_OK && status[i] != KJIT_ERR_COMPILE && !n_other++) {
+				other = errors[i];
+				errors[i] = NULL;
+			}
 			if (status[i] != KJIT_OK) {
-				if (n_failed < SHOW_ERRORS) {
+				if (n_failed < SHOW_ERRORS && errors[i]) {
 					kept[n_failed] = errors[i];
 					errors[i] = NULL;
 				}
@@ -277,8 +283,16 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 			free(errors[i]);
 			errors[i] = NULL;
 		}
-		if (tty)
-			fprintf(stderr, "\r%s: %zu/%zu variants", prog, start + m, n);
+		/* progress: on a terminal each batch, else a line every 10 s */
+		uint64_t now = kjit__now_ns();
+		size_t done_n = start + m;
+		double el = (double)(now - t0) * 1e-9, rate = el > 0 ? (double)done_n / el : 0;
+		if (!o->tune.quiet && (tty || now - shown >= 10000000000ull || done_n == n)) {
+			fprintf(stderr, "%s%s: %zu/%zu variants, %zu failed, %.1f/s, %.0f s, ETA %.0f s%s",
+			        tty ? "\r\033[K" : "", prog, done_n, n, n_failed, rate, el,
+			        rate > 0 ? (double)(n - done_n) / rate : 0, tty ? "" : "\n");
+			shown = now;
+		}
 	}
 	if (tty && n)
 		fprintf(stderr, "\n");
@@ -294,8 +308,19 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 		        kept[i] ? kept[i] : "(no detail)");
 		free(kept[i]);
 	}
+	/* A variant that does not compile is a result; nothing compiled, or a
+	 * failure of anything else (the database, an option, the arch), is not. */
 	ret = KT_EXIT_OK;
+	if (n_other) {
+		fprintf(stderr, "%s: %zu variants failed for another reason than their own compile "
+		        "error; the first: %s\n", prog, n_other, other ? other : "(no detail)");
+		ret = KT_EXIT_RUNTIME;
+	} else if (n && n_failed == n) {
+		fprintf(stderr, "%s: no variant compiled\n", prog);
+		ret = KT_EXIT_RUNTIME;
+	}
 done:
+	free(other);
 	kjit_engine_close(engine);
 	for (size_t i = 0; i < n; i++)
 		variant_free(&vs[i]);

@@ -234,41 +234,6 @@ static void job_fail(job *j, kjit_status st)
 	j->err = strdup(kjit__error_msg());
 }
 
-struct compile_ctx {
-	kjit_kernel *k;
-	job *jobs;
-	size_t *todo;
-};
-
-static void compile_one(void *arg, size_t i)
-{
-	struct compile_ctx *cc = arg;
-	job *j = &cc->jobs[cc->todo[i]];
-	const char *opts[KJIT__MAX_OPTIONS];
-	size_t n = 0;
-	char *canon = strdup(j->kt.text);
-	if (!canon) {
-		job_fail(j, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
-		return;
-	}
-	for (char *s = canon, *nl; s; s = nl) {
-		nl = strchr(s, '\n');
-		if (nl)
-			*nl++ = '\0';
-		opts[n++] = s;
-	}
-	char program[4096];
-	snprintf(program, sizeof program, "%s", cc->k->file ? cc->k->file : "");
-	if (!cc->k->file)
-		snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
-	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
-	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
-	kjit__nvtx_pop();
-	if (st != KJIT_OK)
-		job_fail(j, st);
-	free(canon);
-}
-
 /* Stores a freshly compiled binary. */
 static kjit_status store_compiled(kjit_kernel *k, job *j)
 {
@@ -361,6 +326,69 @@ static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt, double comp
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* A binary just compiled: stored, loaded and published at once, so that
+ * a process killed mid-batch keeps every compile that finished. */
+static void stored(kjit_kernel *k, job *j, int corrupt)
+{
+	kjit_engine *e = k->engine;
+	double ms = j->c.ms;
+	kjit_status st = store_compiled(k, j);
+	if (st == KJIT_OK)
+		st = publish(k, j);
+	if (st != KJIT_OK) {
+		kjit__compiled_free(&j->c);
+		job_fail(j, st);
+		return;
+	}
+	count(e, KJIT_TIER_COMPILED, corrupt, ms);
+	kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "miss", NAN, 1);
+	kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, "miss", ms, 1);
+}
+
+struct compile_ctx {
+	kjit_kernel *k;
+	job *jobs;
+	size_t *todo;
+	int *corrupt; /* per job: its stored binary was corrupt */
+};
+
+static void compile_one(void *arg, size_t i)
+{
+	struct compile_ctx *cc = arg;
+	job *j = &cc->jobs[cc->todo[i]];
+	const char *opts[KJIT__MAX_OPTIONS];
+	size_t n = 0;
+	char *canon = strdup(j->kt.text);
+	if (!canon) {
+		job_fail(j, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+		return;
+	}
+	for (char *s = canon, *nl; s; s = nl) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl++ = '\0';
+		opts[n++] = s;
+	}
+	char program[4096];
+	snprintf(program, sizeof program, "%s", cc->k->file ? cc->k->file : "");
+	if (!cc->k->file)
+		snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
+	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
+	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
+	kjit__nvtx_pop();
+	free(canon);
+	if (st == KJIT_OK) {
+		stored(cc->k, j, cc->corrupt[cc->todo[i]]);
+		return;
+	}
+	job_fail(j, st);
+	kjit_engine *e = cc->k->engine; /* NVRTC ran and failed: still a compile */
+	pthread_mutex_lock(&e->lock);
+	e->stats.compiles++;
+	pthread_mutex_unlock(&e->lock);
+}
+
+
 /* Resolves every job: memory, disk, then NVRTC on the pool for the
  * misses. Jobs arrive with their keys made (or failed). */
 static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
@@ -431,30 +459,9 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 		todo[n_todo++] = i;
 	}
 
-	struct compile_ctx cc = { k, jobs, todo };
+	struct compile_ctx cc = { k, jobs, todo, corrupt };
 	kjit__pool_run(threads, n_todo, compile_one, &cc);
 
-	for (size_t t = 0; t < n_todo; t++) {
-		job *j = &jobs[todo[t]];
-		if (j->st != KJIT_OK) { /* NVRTC ran and failed: still a compile */
-			pthread_mutex_lock(&e->lock);
-			e->stats.compiles++;
-			pthread_mutex_unlock(&e->lock);
-			continue;
-		}
-		double ms = j->c.ms;
-		kjit_status st = store_compiled(k, j);
-		if (st == KJIT_OK)
-			st = publish(k, j);
-		if (st != KJIT_OK) {
-			kjit__compiled_free(&j->c);
-			job_fail(j, st);
-			continue;
-		}
-		count(e, KJIT_TIER_COMPILED, corrupt[todo[t]], ms);
-		kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "miss", NAN, 1);
-		kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, "miss", ms, 1);
-	}
 	for (size_t i = 0; i < n; i++) {
 		job *j = &jobs[i];
 		if (j->dup_of) {

@@ -152,6 +152,23 @@ int main(int argc, char **argv)
 	sqlite3_close(db);
 	OK("--compile-only --arch sm_90: 40 compiled into the database, then 40 cached");
 
+	/* nothing compiled, or a failure that is not a variant's own: exit 1 */
+	char bdir[TU_PATH], bspec[TU_PATH], bsrc[TU_PATH];
+	tu_path(bdir, dir, "broken");
+	CHECK(mkdir(bdir, 0700) == 0);
+	static const char bspec_text[] =
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\":"
+		" [{\"name\": \"B\", \"values\": [32, 64], \"roles\": \"define\"}]}";
+	static const char bsrc_text[] = "extern \"C\" __global__ void k(float *p) { p[0] = nope; }\n";
+	tu_write_file(tu_path(bspec, bdir, "k.json"), bspec_text, strlen(bspec_text));
+	tu_write_file(tu_path(bsrc, bdir, "k.cu"), bsrc_text, strlen(bsrc_text));
+	RUN(1, &out, "%s --compile-only --arch sm_90 --db %s/b.db", bspec, dir);
+	CHECK_CONTAINS(out, "variants 2: compiled 0, cached 0, failed 2");
+	CHECK_CONTAINS(out, "no variant compiled");
+	RUN(1, &out, "%s/saxpy.json --compile-only --arch sm_10 --db %s/b10.db", examples, dir);
+	CHECK_CONTAINS(out, "failed for another reason than their own compile error");
+	OK("--compile-only exits 1 when no variant compiled and for an arch NVRTC refuses");
+
 	char csv[TU_PATH + 8];
 	tu_path(csv, dir, "r.csv");
 	FILE *f = fopen(csv, "w");
