@@ -517,7 +517,12 @@ kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char 
 				sqlite3_reset(q);
 				sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
 				sqlite3_bind_text(q, 2, p->name, -1, SQLITE_STATIC);
-				if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+				int qrc = sqlite3_step(q);
+				if (qrc != SQLITE_ROW) { /* an error, not a configuration outside */
+					rc = qrc;
+					break;
+				}
+				if (sqlite3_column_text(q, 0))
 					v = strdup((const char *)sqlite3_column_text(q, 0));
 				long k = v ? kjit__param_value_index(p, v) : -1;
 				if (k >= 0) {
@@ -526,6 +531,8 @@ kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char 
 				}
 				free(v);
 			}
+			if (rc != SQLITE_ROW)
+				break;
 			int64_t idx = valid ? kjit__space_find(space, cfg) : -1;
 			if (idx < 0) {
 				ign++;

@@ -547,6 +547,25 @@ int main(int argc, char **argv)
 		OK("a re-measured best that got slower or failed gives way to the best ok row");
 	}
 
+	/* a row whose configuration is not JSON is an error, not a configuration
+	 * outside the space */
+	{
+		char *was = q_text(db, "SELECT config FROM results WHERE rowid ="
+		                       " (SELECT min(rowid) FROM results)");
+		tu_db_exec(db, "UPDATE results SET config = '{\"broken' WHERE rowid ="
+		               " (SELECT min(rowid) FROM results)");
+		double *o2;
+		size_t ign2;
+		CHECK_ST(kt_results_load(r, space, sig, dev, &o2, NULL, &ign2), KJIT_ERR_DB);
+		CHECK_CONTAINS(kjit_last_error(), "loading results");
+		OK("a configuration that is not JSON: KJIT_ERR_DB, \"%s\"", kjit_last_error());
+		char *fix = sqlite3_mprintf("UPDATE results SET config = %Q WHERE rowid ="
+		                            " (SELECT min(rowid) FROM results)", was);
+		tu_db_exec(db, fix);
+		sqlite3_free(fix);
+		free(was);
+	}
+
 	kt_run_free(run1);
 	kt_run_free(run);
 	kt_results_close(r);
