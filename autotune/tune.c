@@ -150,7 +150,12 @@ static kjit_status proc_ready(proc *w, const kjit__spec *spec, const char *spec_
 	else
 		st = KJIT_ERR_IO;
 	if (st == KJIT_OK && w->hello.error)
-		st = kjit__error(KJIT_ERR_NO_GPU, "the GPU worker cannot run: %s", w->hello.error);
+		st = kjit__error(KJIT_ERR_NO_GPU, "the GPU worker cannot run: %s%s", w->hello.error,
+		                 strstr(w->hello.error, "no GPU")
+		                         ? "\ntuning needs a GPU; without one, --compile-only --arch "
+		                           "sm_NN compiles the space into the database, --count sizes "
+		                           "it, and --replay runs a strategy against known times"
+		                         : "");
 	kt_buf_free(&b);
 	if (st != KJIT_OK)
 		proc_stop(w, 1);

@@ -314,6 +314,12 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 	for (size_t i = 0; i < w->spec->n_params; i++)
 		names[i] = w->spec->params[i].name;
 	kjit_status st = kjit_engine_open(&eo, &w->engine);
+	if (st == KJIT_ERR_NO_GPU && !eo.arch) {
+		/* the library's message tells how to compile without a GPU, which
+		 * a tuning run cannot: open to compile only, for the reason alone */
+		eo.arch = "sm_90";
+		st = kjit_engine_open(&eo, &w->engine);
+	}
 	if (st == KJIT_OK && !kjit_engine_has_gpu(w->engine))
 		st = kjit__error(KJIT_ERR_NO_GPU, "no GPU: %s", kjit_engine_gpu_reason(w->engine));
 	if (st == KJIT_OK)
@@ -385,7 +391,7 @@ int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify
 			break;
 	}
 done:
-	if (code != 0)
+	if (code != 0 && !h.error) /* a reason in the hello is the parent's to print */
 		fprintf(stderr, "kjit-tune worker: %s\n", kjit_last_error());
 	free_problem(&w);
 	kt_verify_free(w.verify);
