@@ -101,8 +101,13 @@ int main(int argc, char **argv)
 	int rc = tu_run(cmd, buf, sizeof buf);
 	CHECK_MSG(rc == 1, "exit %d: %s", rc, buf);
 	CHECK_CONTAINS(buf, "the GPU worker cannot run");
+	/* said once, with what runs without a GPU, and no hint a tuning run cannot use */
+	CHECK_CONTAINS(buf, "--compile-only --arch sm_NN compiles the space");
+	const char *why = strstr(buf, "libcuda.so.1 could not be opened");
+	CHECK_MSG(why && !strstr(why + 1, "libcuda.so.1 could not be opened") &&
+	          !strstr(buf, "give an arch"), "the reason twice, or the arch hint: %s", buf);
 	OK("--verify, --atol, --rtol: bad values and modes the spec cannot serve exit 2; good "
-	   "ones reach the worker");
+	   "ones reach the worker, which says once that tuning needs a GPU");
 
 	/* a symbol the kernel writes cannot be compared: refused before the GPU */
 	char sym[TU_PATH];
