@@ -13,7 +13,7 @@ if [ "$1" = "--install-deps" ]; then
 	if [ -n "$missing" ]; then
 		sudo=""
 		[ "$(id -u)" -eq 0 ] || sudo="sudo"
-		echo "autogen.sh: installing$missing"
+		echo "autogen.sh: installing$missing with ${sudo:+sudo }apt-get"
 		$sudo apt-get update -qq
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
 	fi
