@@ -540,7 +540,8 @@ int main(int argc, char **argv)
 			break;
 		case O_SEED:
 			if (parse_u64(optarg, &o.seed))
-				return usage_error("--seed: expected an integer, got '%s'", optarg);
+				return usage_error("--seed: expected a non-negative integer, got '%s'",
+				                   optarg);
 			break;
 		case O_PROBLEM:
 			if (parse_u64(optarg, &o.problem) || o.problem > INT64_MAX)
@@ -641,6 +642,14 @@ int main(int argc, char **argv)
 		return KT_EXIT_USAGE;
 	}
 	int ret;
+	/* a spec error in every mode: --count of a spec that cannot compile
+	 * would count a space nothing can tune */
+	if (access(spec->source_path, R_OK) != 0) {
+		fprintf(stderr, "%s: %s: kernel source %s: %s\n", prog, spec->path, spec->source_path,
+		        strerror(errno));
+		kjit__spec_free(spec);
+		return KT_EXIT_SPEC;
+	}
 	if (spec->unrunnable && !o.count && !o.export_format) {
 		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
 		kjit__spec_free(spec);

@@ -173,6 +173,13 @@ int main(int argc, char **argv)
 	RUN(1, &out, "%s/saxpy.json --compile-only --arch sm_10 --db %s/b10.db", examples, dir);
 	CHECK_CONTAINS(out, "failed for another reason than their own compile error");
 	OK("--compile-only exits 1 when no variant compiled and for an arch NVRTC refuses");
+	CHECK(unlink(bsrc) == 0);
+	RUN(3, &out, "%s --count", bspec);
+	CHECK_CONTAINS(out, "kernel source");
+	CHECK_CONTAINS(out, "No such file");
+	RUN(2, &out, "%s --count --seed -1", bspec);
+	CHECK_CONTAINS(out, "--seed: expected a non-negative integer, got '-1'");
+	OK("a missing kernel source is a spec error (exit 3), --count included");
 
 	char csv[TU_PATH + 8];
 	tu_path(csv, dir, "r.csv");
