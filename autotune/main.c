@@ -218,6 +218,16 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 			vs[u++] = vs[i];
 	}
 	n = u;
+	/* Processes compiling one space at once work on it in different orders,
+	 * so that each finds much of the others' work already stored. */
+	uint64_t r = kjit__now_ns() ^ ((uint64_t)getpid() << 32);
+	for (size_t i = n; i > 1; i--) {
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		size_t k = (size_t)((r >> 33) % i);
+		variant t = vs[i - 1];
+		vs[i - 1] = vs[k];
+		vs[k] = t;
+	}
 
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);

@@ -356,6 +356,21 @@ static void compile_one(void *arg, size_t i)
 {
 	struct compile_ctx *cc = arg;
 	job *j = &cc->jobs[cc->todo[i]];
+	/* Another process may have stored it since the batch looked (several
+	 * compiling one space): one lookup costs far less than NVRTC. */
+	char key[33];
+	kjit__hash_hex(j->kt.hkey, key);
+	if (!cc->corrupt[cc->todo[i]] &&
+	    kjit__store_binary_get(cc->k->engine->store, key, &j->c.cubin, &j->c.size,
+	                           &j->c.lowered, &j->c.ms) == KJIT_OK) {
+		if (publish(cc->k, j) == KJIT_OK) {
+			j->tier = KJIT_TIER_DISK;
+			j->need_compile = 0; /* counted as the disk hit it is, after the batch */
+			kjit__engine_event(cc->k->engine, KJIT__EV_CACHE, cc->k, j->v, "disk", NAN, 1);
+			return;
+		}
+		kjit__compiled_free(&j->c);
+	}
 	const char *opts[KJIT__MAX_OPTIONS];
 	size_t n = 0;
 	char *canon = strdup(j->kt.text);

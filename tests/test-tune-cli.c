@@ -181,6 +181,24 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "--seed: expected a non-negative integer, got '-1'");
 	OK("a missing kernel source is a spec error (exit 3), --count included");
 
+	/* two processes compiling one space into one database share the work */
+	char two[8 * TU_PATH];
+	snprintf(two, sizeof two, "cd '%s' && ('%s' '%s/saxpy.json' --compile-only --arch sm_90"
+	         " --db two.db -j 1 >one.out 2>&1 & '%s' '%s/saxpy.json' --compile-only --arch"
+	         " sm_90 --db two.db -j 1 >two.out 2>&1; s=$?; wait $!; t=$?; cat one.out two.out;"
+	         " exit $((s + t)))", dir, tool, examples, tool, examples);
+	rc = tu_run(two, buf, sizeof buf);
+	CHECK_MSG(rc == 0, "exit %d: %s", rc, buf);
+	int compiled_total = 0, runs = 0;
+	for (const char *p = buf; (p = strstr(p, "variants 40: compiled ")) != NULL; p++) {
+		compiled_total += atoi(p + strlen("variants 40: compiled "));
+		runs++;
+	}
+	CHECK_MSG(runs == 2 && compiled_total < 80, "%d runs, %d compiles: %s", runs,
+	          compiled_total, buf);
+	OK("two --compile-only processes on one database: %d compiles for 40 variants",
+	   compiled_total);
+
 	char csv[TU_PATH + 8];
 	tu_path(csv, dir, "r.csv");
 	FILE *f = fopen(csv, "w");
