@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "kjit.h"
+#include "store_schema.h"
 
 /* ---- errors (error.c) ------------------------------------------------ */
 
@@ -110,9 +111,9 @@ const char *kjit__cu_error_name(CUresult r);
 /* Builds the error for a failed driver call: "what: NAME (description)". */
 kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what);
 
-/* ---- the store (store.c, store_binaries.c) --------------------------- */
+/* ---- the store (store.c, store_binaries.c; its schema's words in
+ * store_schema.h) ------------------------------------------------------- */
 
-#define KJIT__SCHEMA_VERSION 1
 #define KJIT__DEFAULT_CACHE_MAX ((int64_t)256 << 20)
 
 typedef struct kjit__store kjit__store;

@@ -210,7 +210,8 @@ static void engine_sampler(void *ctx, kjit__telemetry *t)
 		k->reported_hits = k->memory_hits;
 		k->reported_launches = launches;
 		if (hits)
-			kjit__engine_event(e, KJIT__EV_CACHE, k, NULL, "memory", NAN, (int64_t)hits);
+			kjit__engine_event(e, KJIT__EV_CACHE, k, NULL, KJIT__TIER_MEMORY, NAN,
+			                   (int64_t)hits);
 		if (new_launches)
 			kjit__engine_event(e, KJIT__EV_LAUNCH, k, NULL, NULL, NAN, (int64_t)new_launches);
 	}

@@ -3,6 +3,7 @@ lib_LTLIBRARIES += libkjit.la
 libkjit_la_SOURCES = \
 	src/kjit.h \
 	src/base.h \
+	src/store_schema.h \
 	src/error.c \
 	src/hash.c \
 	src/strbuf.c \

@@ -408,7 +408,7 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			j->tier = KJIT_TIER_DISK;
 			if ((st = publish(k, j)) == KJIT_OK) {
 				kjit__store_binary_touch(e->store, key);
-				kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "disk", NAN, 1);
+				kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_DISK, NAN, 1);
 				continue;
 			}
 			/* Stored but not loadable: a miss, compiled and replaced. */
@@ -450,8 +450,8 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			continue;
 		}
 		count(e, KJIT_TIER_COMPILED, corrupt[todo[t]], ms);
-		kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "miss", NAN, 1);
-		kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, "miss", ms, 1);
+		kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_MISS, NAN, 1);
+		kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, KJIT__TIER_MISS, ms, 1);
 	}
 	for (size_t i = 0; i < n; i++) {
 		job *j = &jobs[i];

@@ -17,7 +17,8 @@ KJIT_CPU_TESTS = \
 	tests/test-no-driver \
 	tests/test-threads \
 	tests/test-engine-telemetry \
-	tests/test-expr
+	tests/test-expr \
+	tests/test-store-words
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -90,6 +91,10 @@ tests_test_engine_telemetry_LDADD = $(KJIT_TEST_LDADD)
 tests_test_expr_SOURCES = tests/test-expr.c tests/testutil.h
 tests_test_expr_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_expr_LDADD = $(KJIT_TEST_LDADD) -lm
+
+tests_test_store_words_SOURCES = tests/test-store-words.c tests/testutil.h
+tests_test_store_words_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_store_words_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
