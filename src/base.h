@@ -46,6 +46,20 @@ kjit__hash128 kjit__hash(const void *data, size_t len, uint64_t seed);
 /* 32 lowercase hex digits and a NUL into out[33]. */
 void kjit__hash_hex(kjit__hash128 h, char out[33]);
 
+/* ---- samples (stats.c) ------------------------------------------------ */
+
+/* -1, 0 or 1 as x is below, equal to or above y. A NaN compares equal to
+ * everything, so a sort leaves NaNs where qsort happens to put them. */
+static inline int kjit__cmp_double(double x, double y)
+{
+	return (x > y) - (x < y);
+}
+/* Sorts v[n] ascending by kjit__cmp_double (v may be NULL when n is 0). */
+void kjit__sort_doubles(double *v, size_t n);
+/* The median of sorted[n]: the middle value, or the mean of the middle
+ * two; NAN when n is 0. */
+double kjit__median_sorted(const double *sorted, size_t n);
+
 /* ---- the CUDA driver, opened at run time (driver.c) ----------------- */
 
 /* Entry points resolved through cuGetProcAddress_v2; the typedefs come

@@ -6,6 +6,7 @@ libkjit_la_SOURCES = \
 	src/store_schema.h \
 	src/error.c \
 	src/hash.c \
+	src/stats.c \
 	src/strbuf.c \
 	src/file.c \
 	src/json.c \

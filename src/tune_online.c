@@ -197,12 +197,6 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 	return KJIT_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Medians, the best trial, the commit, the new choice. */
 static kjit_status finish(kjit__online *o)
 {
@@ -220,9 +214,9 @@ static kjit_status finish(kjit__online *o)
 		if (!tr->v)
 			continue;
 		memcpy(sorted, tr->samples, o->samples * sizeof *sorted);
-		qsort(sorted, o->samples, sizeof *sorted, cmp_double);
 		size_t m = o->samples;
-		double median = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+		kjit__sort_doubles(sorted, m);
+		double median = kjit__median_sorted(sorted, m);
 		if (!isfinite(median))
 			continue;
 		kjit__trial_result *r = &res[n_res];

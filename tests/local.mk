@@ -18,7 +18,8 @@ KJIT_CPU_TESTS = \
 	tests/test-threads \
 	tests/test-engine-telemetry \
 	tests/test-expr \
-	tests/test-store-words
+	tests/test-store-words \
+	tests/test-stats
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -95,6 +96,10 @@ tests_test_expr_LDADD = $(KJIT_TEST_LDADD) -lm
 tests_test_store_words_SOURCES = tests/test-store-words.c tests/testutil.h
 tests_test_store_words_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_store_words_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_stats_SOURCES = tests/test-stats.c tests/testutil.h
+tests_test_stats_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_stats_LDADD = $(KJIT_TEST_LDADD) -lm
 
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

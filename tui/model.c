@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base.h"
 #include "tui.h"
 
 enum {
@@ -428,18 +429,6 @@ static int push_value(top_values *a, double x)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static void sort_doubles(double *v, size_t n)
-{
-	if (n > 1) /* qsort wants a non-NULL array, even of none */
-		qsort(v, n, sizeof *v, cmp_double);
-}
-
 /* Values of kernels (by index into m->kernels), for per-kernel medians. */
 typedef struct top_kv {
 	size_t k;
@@ -471,7 +460,7 @@ static int cmp_kv(const void *a, const void *b)
 	const top_kv *x = a, *y = b;
 	if (x->k != y->k)
 		return x->k < y->k ? -1 : 1;
-	return (x->v > y->v) - (x->v < y->v);
+	return kjit__cmp_double(x->v, y->v);
 }
 
 /* The median of each kernel's values into its field at `offset`. */
@@ -832,7 +821,7 @@ static int count_window(top_model *m, double now, size_t sorted)
 	if (r == 0) {
 		top_meters *mt = &m->meters;
 		top_values *c = &w.minute_compiles;
-		sort_doubles(c->v, c->n);
+		kjit__sort_doubles(c->v, c->n);
 		mt->compiles = (int64_t)c->n;
 		mt->compile_p50_ms = top_percentile(c->v, c->n, 0.5);
 		mt->compile_p95_ms = top_percentile(c->v, c->n, 0.95);
@@ -1252,7 +1241,7 @@ int top_model_load_detail(top_model *m, const char *signature, size_t sel, doubl
 	if (r == 0)
 		r = detail_rule(m, d->signature);
 	r = commit(m, r);
-	sort_doubles(samples.v, samples.n);
+	kjit__sort_doubles(samples.v, samples.n);
 	free(d->samples);
 	d->samples = samples.v;
 	d->n_samples = samples.n;
