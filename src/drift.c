@@ -14,16 +14,15 @@
 
 void kjit__drift_sample(kjit_engine *e, uint64_t tag, double ns)
 {
-	int trial = (tag & KJIT__TAG_TRIAL) != 0;
-	uint64_t id = trial ? (tag & ~(KJIT__TAG_MEMO | KJIT__TAG_TRIAL)) >> 24
-	                    : tag & ~KJIT__TAG_MEMO;
+	int trial = kjit__tag_is_trial(tag);
+	uint64_t id = kjit__tag_id(tag);
 	kjit_kernel *k = NULL;
 	kjit_variant *v = NULL;
 	pthread_mutex_lock(&e->lock);
 	kjit__memo_entry *en = id < e->n_memo_ids ? e->memo_by_id[id] : NULL;
 	if (trial) {
 		if (en)
-			kjit__online_sample(en, tag & 0xffffff, ns);
+			kjit__online_sample(en, kjit__tag_slot(tag), ns);
 		pthread_mutex_unlock(&e->lock);
 		return;
 	}

@@ -178,7 +178,7 @@ void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel
 void kjit__engine_sink(void *ctx, uint64_t tag, double ns)
 {
 	kjit_engine *e = ctx;
-	if (tag & KJIT__TAG_MEMO) {
+	if (kjit__tag_is_memo(tag)) {
 		kjit__drift_sample(e, tag, ns);
 		return;
 	}

@@ -152,9 +152,53 @@ struct kjit_engine {
 kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
 
 /* Where the durations of tagged launches arrive (from CUPTI's buffer
- * delivery): a variant id (KJIT_PROFILE of kjit_variant_launch()), else a
- * memo entry's tag (KJIT__TAG_MEMO), a trial's with KJIT__TAG_TRIAL. */
+ * delivery), routed by the tag. */
 void kjit__engine_sink(void *ctx, uint64_t tag, double ns);
+
+/*
+ * The tag of a profiled launch, which the timer hands back with its
+ * duration:
+ *   bit 63 clear: a variant's id (KJIT_PROFILE of kjit_variant_launch());
+ *   bit 63 set, bit 62 clear: a memo entry's id (a profiled kjit_launch());
+ *   bits 63 and 62 set: an online trial, the entry's id above the
+ *   KJIT__TAG_SLOT_BITS of the sample slot.
+ */
+#define KJIT__TAG_MEMO (UINT64_C(1) << 63)
+#define KJIT__TAG_TRIAL (UINT64_C(1) << 62)
+#define KJIT__TAG_SLOT_BITS 24
+#define KJIT__TAG_SLOTS (UINT64_C(1) << KJIT__TAG_SLOT_BITS) /* trial launches of a search */
+#define KJIT__TAG_IDS (KJIT__TAG_TRIAL >> KJIT__TAG_SLOT_BITS) /* entries a trial can name */
+
+/* The tag of memo entry id (< KJIT__TAG_IDS). */
+static inline uint64_t kjit__tag_memo(uint64_t id)
+{
+	return KJIT__TAG_MEMO | id;
+}
+/* The tag of a trial of memo entry id, in slot (< KJIT__TAG_SLOTS). */
+static inline uint64_t kjit__tag_trial(uint64_t id, uint64_t slot)
+{
+	return KJIT__TAG_MEMO | KJIT__TAG_TRIAL | id << KJIT__TAG_SLOT_BITS | slot;
+}
+/* 1 for a memo entry's tag or a trial's, 0 for a variant's id. */
+static inline int kjit__tag_is_memo(uint64_t tag)
+{
+	return (tag & KJIT__TAG_MEMO) != 0;
+}
+static inline int kjit__tag_is_trial(uint64_t tag)
+{
+	return (tag & KJIT__TAG_TRIAL) != 0;
+}
+/* The memo entry's id in its tag or its trial's. */
+static inline uint64_t kjit__tag_id(uint64_t tag)
+{
+	return kjit__tag_is_trial(tag) ? (tag & (KJIT__TAG_TRIAL - 1)) >> KJIT__TAG_SLOT_BITS
+	                               : tag & ~KJIT__TAG_MEMO;
+}
+/* The sample slot of a trial's tag. */
+static inline uint64_t kjit__tag_slot(uint64_t tag)
+{
+	return tag & (KJIT__TAG_SLOTS - 1);
+}
 
 /* Records a telemetry event about a kernel (and variant, may be NULL)
  * when telemetry is on. */
@@ -591,10 +635,6 @@ typedef struct kjit__tunable {
 	pthread_mutex_t lock;    /* writers of the memo, choices, online state */
 	kjit__memo_entry *entries;
 } kjit__tunable;
-
-#define KJIT__TAG_MEMO (UINT64_C(1) << 63) /* a profiled kjit_launch() */
-/* An online trial: entry id << 24 | sample slot. */
-#define KJIT__TAG_TRIAL (UINT64_C(1) << 62)
 
 /* The hash of a problem. */
 static inline uint64_t kjit__problem_hash(const int64_t *v, size_t n)

@@ -152,6 +152,15 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 		free(o);
 		return st;
 	}
+	/* each trial launch is tagged with its slot */
+	if (n && o->samples > KJIT__TAG_SLOTS / n) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "online tuning of %s: %zu configurations of "
+		                 "%zu launches each are more than the %llu a search can time",
+		                 k->name, n, o->samples, (unsigned long long)KJIT__TAG_SLOTS);
+		free(idx);
+		free(o);
+		return st;
+	}
 	o->trials = calloc(n + 1, sizeof *o->trials);
 	if (!o->trials)
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -272,8 +281,7 @@ static kjit_status trial_launch(kjit_kernel *k, kjit__memo_entry *en, trial *tr,
 		st = kjit__variant_shared(tr->v, tr->shared);
 	if (st == KJIT_OK)
 		st = kjit__timer_launch_tagged(timer, kjit__launch_once, &la, stream,
-		                               KJIT__TAG_MEMO | KJIT__TAG_TRIAL |
-		                                       (en->tag & ~KJIT__TAG_MEMO) << 24 | slot);
+		                               kjit__tag_trial(kjit__tag_id(en->tag), slot));
 	if (st == KJIT_ERR_NOT_FOUND) {
 		double ns = INFINITY;
 		pthread_mutex_lock(&e->timer_lock);
