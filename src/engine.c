@@ -422,7 +422,7 @@ void kjit_engine_close(kjit_engine *e)
 		kjit__tunable_free(k->tun);
 		kjit__kernel_free(k);
 	}
-	kjit__vtable_free(&e->table);
+	kjit__table_free(&e->table);
 	free(e->by_id);
 	free(e->memo_by_id);
 	if (e->ctx)

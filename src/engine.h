@@ -96,17 +96,11 @@ struct kjit_kernel {
 /* Frees a kernel and what it owns (its tunable part excepted). */
 void kjit__kernel_free(kjit_kernel *k);
 
-/* Open-addressing table of variants keyed by binary key. */
-typedef struct kjit__vtable {
-	kjit_variant **slots;
-	size_t cap; /* power of two */
-	size_t count;
-} kjit__vtable;
-
-kjit_variant *kjit__vtable_find(const kjit__vtable *t, kjit__hash128 key);
-/* Inserts v, or returns the variant already there under the same key. */
-kjit_variant *kjit__vtable_insert(kjit__vtable *t, kjit_variant *v);
-void kjit__vtable_free(kjit__vtable *t);
+/* The in-process tier of the cache: a table of variants by binary key. */
+kjit_variant *kjit__vtable_find(const kjit__table *t, kjit__hash128 key);
+/* Inserts v, or returns the variant already there under the same key;
+ * NULL when out of memory. */
+kjit_variant *kjit__vtable_insert(kjit__table *t, kjit_variant *v);
 
 struct kjit_engine {
 	kjit__store *store;
@@ -127,7 +121,7 @@ struct kjit_engine {
 	int shared_default, shared_optin;
 
 	pthread_mutex_t lock; /* the table, the lists, the stats, last_error */
-	kjit__vtable table;
+	kjit__table table; /* variants by binary key (vtable.c) */
 	kjit_kernel *kernels;
 	kjit_variant *variants;
 	kjit_engine_stats stats;
@@ -456,8 +450,7 @@ typedef struct kjit__space {
 	uint16_t *configs;   /* size * n_params */
 	size_t size;
 	double product;      /* size of the unconstrained product */
-	size_t *hash;        /* open addressing: index + 1, 0 empty */
-	size_t hash_cap;
+	kjit__table index;   /* the configurations by value: index + 1 */
 } kjit__space;
 
 /* Builds the space of problem p of spec. limits may be NULL (the spec's).

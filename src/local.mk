@@ -7,6 +7,7 @@ libkjit_la_SOURCES = \
 	src/error.c \
 	src/hash.c \
 	src/stats.c \
+	src/table.c \
 	src/strbuf.c \
 	src/file.c \
 	src/json.c \

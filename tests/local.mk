@@ -20,7 +20,8 @@ KJIT_CPU_TESTS = \
 	tests/test-expr \
 	tests/test-store-words \
 	tests/test-stats \
-	tests/test-launch-tag
+	tests/test-launch-tag \
+	tests/test-table
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -105,6 +106,10 @@ tests_test_stats_LDADD = $(KJIT_TEST_LDADD) -lm
 tests_test_launch_tag_SOURCES = tests/test-launch-tag.c tests/testutil.h
 tests_test_launch_tag_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_launch_tag_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_table_SOURCES = tests/test-table.c tests/testutil.h
+tests_test_table_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_table_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -539,11 +539,13 @@ static void cache_reset(top_model *m)
 {
 	free(m->ev);
 	free(m->keys);
-	free(m->key_hash);
+	if (m->key_index)
+		kjit__table_free(m->key_index);
+	free(m->key_index);
 	m->ev = NULL;
 	m->keys = NULL;
-	m->key_hash = NULL;
-	m->n_ev = m->cap_ev = m->n_keys = m->cap_keys = m->hash_cap = 0;
+	m->key_index = NULL;
+	m->n_ev = m->cap_ev = m->n_keys = m->cap_keys = 0;
 	m->last_id = -1;
 }
 
@@ -558,23 +560,23 @@ static uint64_t key_hash(const char *sig, const char *name)
 	return h;
 }
 
-static int key_rehash(top_model *m, size_t cap)
+static uint64_t hash_of_key(const void *ctx, uintptr_t item)
 {
-	uint32_t *t = malloc(cap * sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < cap; i++)
-		t[i] = NO_KEY;
-	for (uint32_t k = 0; k < m->n_keys; k++) {
-		size_t i = (size_t)key_hash(m->keys[k].signature, m->keys[k].name) & (cap - 1);
-		while (t[i] != NO_KEY)
-			i = (i + 1) & (cap - 1);
-		t[i] = k;
-	}
-	free(m->key_hash);
-	m->key_hash = t;
-	m->hash_cap = cap;
-	return 0;
+	const struct top_key *k = &((const top_model *)ctx)->keys[item - 1];
+	return key_hash(k->signature, k->name);
+}
+
+/* A key looked for: m's keys and the value. */
+typedef struct key_probe {
+	const top_model *m;
+	const char *signature, *name;
+} key_probe;
+
+static int is_key(const void *ctx, uintptr_t item)
+{
+	const key_probe *p = ctx;
+	const struct top_key *k = &p->m->keys[item - 1];
+	return strcmp(k->signature, p->signature) == 0 && strcmp(k->name, p->name) == 0;
 }
 
 /* Copies at most size - 1 bytes of s (NULL: "") and its NUL into out. */
@@ -596,16 +598,14 @@ static uint32_t key_of(top_model *m, const char *sig, const char *name, int *oom
 	copy_field(n, sizeof n, name);
 	if (!s[0] && !n[0])
 		return NO_KEY;
-	if (2 * (m->n_keys + 1) > m->hash_cap &&
-	    key_rehash(m, m->hash_cap ? 2 * m->hash_cap : 256) != 0) {
+	uint64_t h = key_hash(s, n);
+	key_probe probe = { m, s, n };
+	uintptr_t item = m->key_index ? kjit__table_find(m->key_index, h, is_key, &probe) : 0;
+	if (item)
+		return (uint32_t)(item - 1);
+	if (!m->key_index && !(m->key_index = calloc(1, sizeof *m->key_index))) {
 		*oom = 1;
 		return NO_KEY;
-	}
-	size_t i = (size_t)key_hash(s, n) & (m->hash_cap - 1);
-	for (; m->key_hash[i] != NO_KEY; i = (i + 1) & (m->hash_cap - 1)) {
-		const struct top_key *k = &m->keys[m->key_hash[i]];
-		if (strcmp(k->signature, s) == 0 && strcmp(k->name, n) == 0)
-			return m->key_hash[i];
 	}
 	if (m->n_keys == m->cap_keys) {
 		size_t cap = m->cap_keys ? 2 * m->cap_keys : 256;
@@ -619,7 +619,10 @@ static uint32_t key_of(top_model *m, const char *sig, const char *name, int *oom
 	}
 	memcpy(m->keys[m->n_keys].signature, s, sizeof s);
 	memcpy(m->keys[m->n_keys].name, n, sizeof n);
-	m->key_hash[i] = (uint32_t)m->n_keys;
+	if (kjit__table_insert(m->key_index, h, m->n_keys + 1, hash_of_key, m) != KJIT_OK) {
+		*oom = 1;
+		return NO_KEY;
+	}
 	return (uint32_t)m->n_keys++;
 }
 

@@ -136,8 +136,7 @@ typedef struct top_model {
 	int64_t last_id;            /* the largest id read; -1: nothing yet */
 	struct top_key *keys;       /* (signature, kernel) of the events */
 	size_t n_keys, cap_keys;
-	uint32_t *key_hash;         /* open addressing into keys */
-	size_t hash_cap;
+	struct kjit__table *key_index; /* keys by value: index + 1 */
 
 	top_meters meters;
 	top_history history;
