@@ -146,7 +146,7 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	double now = kjit__wall_time();
 	if ((st = prep(c->r,
 	               "SELECT id FROM runs WHERE signature = ?1 AND device_key = ?2 AND"
-	               " problem = ?3 AND spec IS ?4 AND status <> 'done'"
+	               " problem = ?3 AND spec IS ?4 AND status <> '" KJIT__RUN_DONE "'"
 	               " ORDER BY id DESC LIMIT 1",
 	               &s, "finding a run to resume")) != KJIT_OK)
 		return st;
@@ -166,14 +166,16 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 		return st;
 	if (c->run->resumed)
 		st = prep(c->r,
-		          "UPDATE runs SET status = 'running', kernel = ?5, strategy = ?6,"
-		          " total = ?7, pid = ?8, updated = ?9, finished = NULL WHERE id = ?10",
+		          "UPDATE runs SET status = '" KJIT__RUN_RUNNING "', kernel = ?5,"
+		          " strategy = ?6, total = ?7, pid = ?8, updated = ?9, finished = NULL"
+		          " WHERE id = ?10",
 		          &s, "resuming a run");
 	else
 		st = prep(c->r,
 		          "INSERT INTO runs(signature, device_key, problem, spec, kernel, strategy,"
 		          " total, pid, started, updated, status)"
-		          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, 'running')",
+		          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, '" KJIT__RUN_RUNNING
+		          "')",
 		          &s, "starting a run");
 	if (st != KJIT_OK)
 		return st;
@@ -238,10 +240,11 @@ void kt_run_free(kt_run *run)
 
 kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status)
 {
-	if (!status || (strcmp(status, "done") && strcmp(status, "interrupted") &&
-	                strcmp(status, "failed")))
+	if (!status || (strcmp(status, KJIT__RUN_DONE) && strcmp(status, KJIT__RUN_INTERRUPTED) &&
+	                strcmp(status, KJIT__RUN_FAILED)))
 		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "run status: expected done, interrupted or failed, got '%s'",
+		                   "run status: expected " KJIT__RUN_DONE ", " KJIT__RUN_INTERRUPTED
+		                   " or " KJIT__RUN_FAILED ", got '%s'",
 		                   status ? status : "(null)");
 	sqlite3_stmt *s;
 	kjit__store_lock(r->store);
@@ -264,16 +267,6 @@ kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status)
 }
 
 /* ---- one evaluation ---------------------------------------------------- */
-
-int kt_status_valid(const char *status)
-{
-	static const char *const ok[] = { "ok", "compile_error", "launch_error", "crashed",
-		                          "timeout", "wrong_result", "stopped_early" };
-	for (size_t i = 0; status && i < sizeof ok / sizeof *ok; i++)
-		if (strcmp(status, ok[i]) == 0)
-			return 1;
-	return 0;
-}
 
 typedef struct record_ctx {
 	kt_results *r;
@@ -446,13 +439,18 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	return KJIT_OK;
 }
 
+/* "ok|compile_error|...": each status after a '|', the first '|' skipped. */
+#define STATUS_PIPED(id, text, abbrev) "|" text
+#define STATUS_LIST (KJIT__RESULT_STATUSES(STATUS_PIPED) + 1)
+
 kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e,
                               int64_t *result_id, int *improved)
 {
-	if (!e->config || !kt_status_valid(e->status))
+	kjit__result_status status;
+	if (!e->config || kjit__result_status_parse(e->status, &status) != KJIT_OK)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "a result needs a configuration and a status (" KT_STATUSES
-		                   "), got '%s'", e->status ? e->status : "(null)");
+		                   "a result needs a configuration and a status (%s), got '%s'",
+		                   STATUS_LIST, e->status ? e->status : "(null)");
 	if (e->n_samples > (size_t)INT32_MAX / 8)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "too many samples: %zu", e->n_samples);
 	record_ctx c = { r, run, e, 0, 0 };
@@ -693,16 +691,28 @@ enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_M
 
 /* T4's invalidity for a status (the schema's enum): stopped_early was
  * verified and measured, only cut short as certainly slow. */
-static const char *t4_invalidity(const char *status)
+static const char *t4_invalidity(const char *text)
 {
-	if (!status || strcmp(status, "ok") == 0 || strcmp(status, "stopped_early") == 0)
+	kjit__result_status status;
+	if (!text)
 		return "correct";
-	if (strcmp(status, "compile_error") == 0)
+	if (kjit__result_status_parse(text, &status) != KJIT_OK)
+		return "runtime";
+	switch (status) {
+	case KJIT__RS_OK:
+	case KJIT__RS_STOPPED_EARLY:
+		return "correct";
+	case KJIT__RS_COMPILE_ERROR:
 		return "compile";
-	if (strcmp(status, "wrong_result") == 0)
+	case KJIT__RS_WRONG_RESULT:
 		return "correctness";
-	if (strcmp(status, "timeout") == 0)
+	case KJIT__RS_TIMEOUT:
 		return "timeout";
+	case KJIT__RS_LAUNCH_ERROR:
+	case KJIT__RS_CRASHED:
+	case KJIT__RS_COUNT:
+		break;
+	}
 	return "runtime";
 }
 

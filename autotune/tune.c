@@ -238,15 +238,11 @@ static void *compile_main(void *arg)
 
 /* ---- one problem ------------------------------------------------------------- */
 
-static const char *const status_names[] = { "ok", "compile_error", "launch_error", "crashed",
-	                                    "timeout", "wrong_result", "stopped_early" };
-#define N_STATUSES 7
-
 typedef struct problem_run {
 	size_t p;
 	int64_t run_id;
 	size_t space, evaluated, skipped;
-	size_t counts[N_STATUSES];
+	size_t counts[KJIT__RS_COUNT]; /* by kjit__result_status */
 	char *problem_json;
 	char *best_config;     /* from the best row */
 	double best_median;
@@ -268,14 +264,6 @@ typedef struct tuner {
 	problem_run *runs;
 	size_t n_runs;
 } tuner;
-
-static int status_slot(const char *s)
-{
-	for (int i = 0; i < N_STATUSES; i++)
-		if (strcmp(s, status_names[i]) == 0)
-			return i;
-	return 0;
-}
 
 /* The first lines of an NVRTC log. */
 static char *log_head(const char *log)
@@ -366,9 +354,10 @@ static void progress(const tuner *t, const problem_run *pr, size_t done, size_t 
 	if (t->o->quiet || !t->tty)
 		return;
 	fprintf(stderr, "\r\033[K%zu/%zu", done, total);
-	for (int i = 0; i < N_STATUSES; i++)
+	for (int i = 0; i < KJIT__RS_COUNT; i++)
 		if (pr->counts[i])
-			fprintf(stderr, " %s %zu", status_names[i], pr->counts[i]);
+			fprintf(stderr, " %s %zu", kjit__result_status_name((kjit__result_status)i),
+			        pr->counts[i]);
 	if (isfinite(best))
 		fprintf(stderr, ", best %.1f us", best / 1000);
 	if (done && done < total)
@@ -495,9 +484,14 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 					best[mode] = e.median_ns;
 			}
 		}
+		/* an unknown status is counted nowhere; recording it fails and
+		 * says why (parsed first, so that its message stands) */
+		kjit__result_status status;
+		int known = kjit__result_status_parse(e.status, &status) == KJIT_OK;
 		if (kt_results_record(t->res, run, &e, NULL, NULL) != KJIT_OK)
 			ret = -2;
-		pr->counts[status_slot(e.status)]++;
+		if (known)
+			pr->counts[status]++;
 		if (strcmp(e.status, "wrong_result") == 0)
 			*verdict = -1;
 		else if (*verdict == 0 && (strcmp(e.status, "ok") == 0 ||
@@ -687,8 +681,8 @@ done:
 	if (ret == -2)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	if (run) {
-		if (kt_run_finish(t->res, run, ret == 0 ? "done" : ret == -1 ? "interrupted" : "failed")
-		    != KJIT_OK)
+		if (kt_run_finish(t->res, run, !ret ? KJIT__RUN_DONE : ret == -1 ? KJIT__RUN_INTERRUPTED
+		                                                        : KJIT__RUN_FAILED) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		kjit_status bst = kt_results_best(t->res, kjit_kernel_signature(t->kernel),
 		                                  t->w.hello.device_key, pr->problem_json,
@@ -793,9 +787,9 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 		         "\"skipped\": %zu, \"statuses\": {", (long long)pr->run_id, pr->space,
 		         pr->evaluated, pr->skipped);
 		kjit__buf_str(&b, s);
-		for (int k = 0; k < N_STATUSES; k++) {
-			snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "", status_names[k],
-			         pr->counts[k]);
+		for (int k = 0; k < KJIT__RS_COUNT; k++) {
+			snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "",
+			         kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
 			kjit__buf_str(&b, s);
 		}
 		kjit__buf_str(&b, "}, \"best\": ");
@@ -839,8 +833,9 @@ static void print_text(tuner *t, int was_interrupted)
 		printf("problem %s: run %lld, space %zu, evaluated %zu, skipped %zu (",
 		       pr->problem_json ? pr->problem_json : "{}", (long long)pr->run_id, pr->space,
 		       pr->evaluated, pr->skipped);
-		for (int k = 0; k < N_STATUSES; k++)
-			printf("%s%s %zu", k ? ", " : "", status_names[k], pr->counts[k]);
+		for (int k = 0; k < KJIT__RS_COUNT; k++)
+			printf("%s%s %zu", k ? ", " : "",
+			       kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
 		printf("), %.1f s\n", pr->wall_s);
 		if (pr->best_config) {
 			double g = rate(t->spec, pr->p, t->spec->bytes, pr->best_config, pr->best_median);

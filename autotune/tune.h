@@ -149,15 +149,11 @@ void kt_run_free(kt_run *run);
 /* Sets status (done|interrupted|failed) and the finished time. */
 kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status);
 
-/* Statuses of a result. */
-#define KT_STATUSES "ok|compile_error|launch_error|crashed|timeout|wrong_result|stopped_early"
-int kt_status_valid(const char *status);
-
 /* One evaluated configuration. NULL text and NAN numbers are stored as
  * NULL; l2 NULL is "warm". */
 typedef struct kt_eval {
 	const char *config;     /* JSON, sorted keys */
-	const char *status;     /* one of KT_STATUSES */
+	const char *status;     /* the text of a kjit__result_status */
 	const char *timer;      /* cupti|events */
 	const char *l2;         /* warm|cold */
 	const char *binary_key;
@@ -370,7 +366,7 @@ typedef struct kt_request {
 	double warmup_ms; /* the protocol's warm-up; < 0: its default */
 } kt_request;
 
-/* The answer: a status of KT_STATUSES and the measurement. fatal: the
+/* The answer: the text of a kjit__result_status and the measurement. fatal: the
  * worker exits after sending it (a sticky CUDA error). setup: the
  * problem's arguments or expected outputs could not be made, so no
  * configuration of it can be evaluated (message says why). */

@@ -275,7 +275,8 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 			r->samples[i] = get_f64(b);
 	}
 	kjit_status st = close_msg(b, "reply");
-	if (st == KJIT_OK && !kt_status_valid(r->status))
+	kjit__result_status status;
+	if (st == KJIT_OK && kjit__result_status_parse(r->status, &status) != KJIT_OK)
 		st = kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a reply with status '%s'",
 		                 r->status ? r->status : "(none)");
 	if (st != KJIT_OK)

@@ -101,12 +101,6 @@ static inline uint64_t bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline int bench_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* A numeric option of a benchmark: --name N or -letter N, N >= min. */
 typedef struct bench_opt {
 	const char *name;
@@ -168,8 +162,8 @@ static inline bench_stats bench_stats_of(const double *v, size_t n)
 		return s;
 	double *c = bench_malloc(n * sizeof *c);
 	memcpy(c, v, n * sizeof *c);
-	qsort(c, n, sizeof *c, bench_cmp_double);
-	s.median = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+	kjit__sort_doubles(c, n);
+	s.median = kjit__median_sorted(c, n);
 	s.min = c[0];
 	s.max = c[n - 1];
 	free(c);

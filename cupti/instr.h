@@ -144,26 +144,16 @@ void kjit__measurement_free(kjit__measurement *m);
 
 /* ---- telemetry (telemetry.c) -------------------------------------------- */
 
-typedef enum kjit__event_kind {
-	KJIT__EV_COMPILE = 0, /* value: NVRTC ms; tier "miss" */
-	KJIT__EV_CACHE,       /* tier memory|disk|miss; count: how many lookups */
-	KJIT__EV_LOAD,        /* value: module load us */
-	KJIT__EV_LAUNCH,      /* value: CUPTI kernel ns of a sampled launch; count */
-	KJIT__EV_TUNE,        /* value: evaluated so far; detail: run id, status */
-	KJIT__EV_DROP         /* count: events dropped since the last drop event */
-} kjit__event_kind;
-
-/* The text stored in events.kind. */
-const char *kjit__event_kind_name(kjit__event_kind kind);
-
-/* Copied into the ring: no pointers to the caller's memory survive. */
+/* An events row, copied into the ring: no pointers to the caller's memory
+ * survive. Its kinds (kjit__event_kind) and tiers are the schema's words
+ * (store_schema.h). */
 typedef struct kjit__event {
 	double ts;             /* Unix seconds; 0: filled in by record */
 	kjit__event_kind kind;
 	char signature[33];    /* "" when none */
 	char kernel[64];
 	char variant[33];      /* binary key, "" when none */
-	char tier[8];          /* "memory", "disk", "miss", or "" */
+	char tier[8];          /* a KJIT__TIER_*, or "" */
 	double value;
 	int64_t count;         /* 0 is stored as 1 */
 	char detail[96];

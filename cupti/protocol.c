@@ -91,11 +91,6 @@ const char *kjit__stop_name(kjit__stop stop)
 	return "unknown";
 }
 
-static double median_sorted(const double *sorted, size_t n)
-{
-	return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-}
-
 void kjit__median_ci(const double *sorted, size_t n, double *median, double *ci_low,
                      double *ci_high)
 {
@@ -119,7 +114,7 @@ void kjit__median_ci(const double *sorted, size_t n, double *median, double *ci_
 	if (k > (double)n)
 		k = (double)n;
 	if (median)
-		*median = median_sorted(sorted, n);
+		*median = kjit__median_sorted(sorted, n);
 	if (ci_low)
 		*ci_low = sorted[(size_t)j - 1];
 	if (ci_high)
@@ -166,12 +161,6 @@ kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_
 
 /* ---- running it --------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double ms_since(uint64_t t0)
 {
 	return (double)(kjit__now_ns() - t0) * 1e-6;
@@ -199,8 +188,8 @@ static kjit_status summarize(kjit__measurement *m, const double *sorted)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", n);
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(sorted[i] - m->median_ns);
-	qsort(dev, n, sizeof *dev, cmp_double);
-	m->spread_ns = 1.4826 * median_sorted(dev, n);
+	kjit__sort_doubles(dev, n);
+	m->spread_ns = 1.4826 * kjit__median_sorted(dev, n);
 	free(dev);
 	return KJIT_OK;
 }
@@ -304,7 +293,7 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 		per_launch_ms = batch_ms / (double)b;
 		memcpy(sorted + n, samples + n, b * sizeof *sorted);
 		n += b;
-		qsort(sorted, n, sizeof *sorted, cmp_double);
+		kjit__sort_doubles(sorted, n);
 		elapsed = ms_since(t1);
 		stop = kjit__protocol_decide(sorted, n, elapsed, &o);
 		batch = batch * 2 > MAX_BATCH ? MAX_BATCH : batch * 2;

@@ -83,18 +83,6 @@ struct kjit__telemetry {
 	int locks_ready;
 };
 
-static const char *const kind_names[] = {
-	[KJIT__EV_COMPILE] = "compile", [KJIT__EV_CACHE] = "cache", [KJIT__EV_LOAD] = "load",
-	[KJIT__EV_LAUNCH] = "launch",   [KJIT__EV_TUNE] = "tune",   [KJIT__EV_DROP] = "drop",
-};
-
-const char *kjit__event_kind_name(kjit__event_kind kind)
-{
-	if ((unsigned)kind < sizeof kind_names / sizeof kind_names[0])
-		return kind_names[kind];
-	return "unknown";
-}
-
 void kjit__telemetry_defaults(kjit__telemetry_opts *opts)
 {
 	opts->ring_capacity = 65536;

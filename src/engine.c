@@ -178,7 +178,7 @@ void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel
 void kjit__engine_sink(void *ctx, uint64_t tag, double ns)
 {
 	kjit_engine *e = ctx;
-	if (tag & KJIT__TAG_MEMO) {
+	if (kjit__tag_is_memo(tag)) {
 		const kjit__tuning_hooks *h = atomic_load_explicit(&e->tuning, memory_order_acquire);
 		if (h)
 			h->sample(e, tag, ns);
@@ -212,7 +212,8 @@ static void engine_sampler(void *ctx, kjit__telemetry *t)
 		k->reported_hits = k->memory_hits;
 		k->reported_launches = launches;
 		if (hits)
-			kjit__engine_event(e, KJIT__EV_CACHE, k, NULL, "memory", NAN, (int64_t)hits);
+			kjit__engine_event(e, KJIT__EV_CACHE, k, NULL, KJIT__TIER_MEMORY, NAN,
+			                   (int64_t)hits);
 		if (new_launches)
 			kjit__engine_event(e, KJIT__EV_LAUNCH, k, NULL, NULL, NAN, (int64_t)new_launches);
 	}
@@ -445,7 +446,7 @@ void kjit_engine_close(kjit_engine *e)
 			h->free(k);
 		kjit__kernel_free(k);
 	}
-	kjit__vtable_free(&e->table);
+	kjit__table_free(&e->table);
 	free(e->by_id);
 	if (h)
 		h->close(e);

@@ -98,17 +98,11 @@ struct kjit_kernel {
 /* Frees a kernel and what it owns (its tunable part excepted). */
 void kjit__kernel_free(kjit_kernel *k);
 
-/* Open-addressing table of variants keyed by binary key. */
-typedef struct kjit__vtable {
-	kjit_variant **slots;
-	size_t cap; /* power of two */
-	size_t count;
-} kjit__vtable;
-
-kjit_variant *kjit__vtable_find(const kjit__vtable *t, kjit__hash128 key);
-/* Inserts v, or returns the variant already there under the same key. */
-kjit_variant *kjit__vtable_insert(kjit__vtable *t, kjit_variant *v);
-void kjit__vtable_free(kjit__vtable *t);
+/* The in-process tier of the cache: a table of variants by binary key. */
+kjit_variant *kjit__vtable_find(const kjit__table *t, kjit__hash128 key);
+/* Inserts v, or returns the variant already there under the same key;
+ * NULL when out of memory. */
+kjit_variant *kjit__vtable_insert(kjit__table *t, kjit_variant *v);
 
 struct kjit_engine {
 	kjit__store *store;
@@ -129,7 +123,7 @@ struct kjit_engine {
 	int shared_default, shared_optin;
 
 	pthread_mutex_t lock; /* the table, the lists, the stats, last_error */
-	kjit__vtable table;
+	kjit__table table; /* variants by binary key (vtable.c) */
 	kjit_kernel *kernels;
 	kjit_variant *variants;
 	kjit_engine_stats stats;
@@ -156,8 +150,8 @@ struct kjit_engine {
 kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
 
 /* Where the durations of tagged launches arrive (from CUPTI's buffer
- * delivery): a variant id (KJIT_PROFILE of kjit_variant_launch()), else a
- * memo entry's tag (KJIT__TAG_MEMO), a trial's with KJIT__TAG_TRIAL. */
+ * delivery), routed by the tag: a variant's here, the tuning layer's
+ * through its hooks. */
 void kjit__engine_sink(void *ctx, uint64_t tag, double ns);
 
 /* Records a telemetry event about a kernel (and variant, may be NULL)
@@ -219,10 +213,51 @@ kjit_status kjit__variant_symbols(kjit_variant *v);
 
 /* ---- what the tuning layer does for the core -------------------------- */
 
-/* Tags of profiled launches above the variant ids: the tuning layer's. */
-#define KJIT__TAG_MEMO (UINT64_C(1) << 63) /* a profiled kjit_launch() */
-/* An online trial: entry id << 24 | sample slot. */
+/*
+ * The tag of a profiled launch, which the timer hands back with its
+ * duration:
+ *   bit 63 clear: a variant's id (KJIT_PROFILE of kjit_variant_launch());
+ *   bit 63 set, bit 62 clear: a memo entry's id (a profiled kjit_launch());
+ *   bits 63 and 62 set: an online trial, the entry's id above the
+ *   KJIT__TAG_SLOT_BITS of the sample slot.
+ * Tags with bit 63 set are the tuning layer's.
+ */
+#define KJIT__TAG_MEMO (UINT64_C(1) << 63)
 #define KJIT__TAG_TRIAL (UINT64_C(1) << 62)
+#define KJIT__TAG_SLOT_BITS 24
+#define KJIT__TAG_SLOTS (UINT64_C(1) << KJIT__TAG_SLOT_BITS) /* trial launches of a search */
+#define KJIT__TAG_IDS (KJIT__TAG_TRIAL >> KJIT__TAG_SLOT_BITS) /* entries a trial can name */
+
+/* The tag of memo entry id (< KJIT__TAG_IDS). */
+static inline uint64_t kjit__tag_memo(uint64_t id)
+{
+	return KJIT__TAG_MEMO | id;
+}
+/* The tag of a trial of memo entry id, in slot (< KJIT__TAG_SLOTS). */
+static inline uint64_t kjit__tag_trial(uint64_t id, uint64_t slot)
+{
+	return KJIT__TAG_MEMO | KJIT__TAG_TRIAL | id << KJIT__TAG_SLOT_BITS | slot;
+}
+/* 1 for a memo entry's tag or a trial's, 0 for a variant's id. */
+static inline int kjit__tag_is_memo(uint64_t tag)
+{
+	return (tag & KJIT__TAG_MEMO) != 0;
+}
+static inline int kjit__tag_is_trial(uint64_t tag)
+{
+	return (tag & KJIT__TAG_TRIAL) != 0;
+}
+/* The memo entry's id in its tag or its trial's. */
+static inline uint64_t kjit__tag_id(uint64_t tag)
+{
+	return kjit__tag_is_trial(tag) ? (tag & (KJIT__TAG_TRIAL - 1)) >> KJIT__TAG_SLOT_BITS
+	                               : tag & ~KJIT__TAG_MEMO;
+}
+/* The sample slot of a trial's tag. */
+static inline uint64_t kjit__tag_slot(uint64_t tag)
+{
+	return tag & (KJIT__TAG_SLOTS - 1);
+}
 
 /* The calls the core makes into the tuning layer (src/tuning/), through
  * pointers that layer installs on the engine with its first tunable

@@ -23,8 +23,11 @@ noinst_LTLIBRARIES += libkjit_base.la libkjit_instr.la libkjit_core.la libkjit_t
 libkjit_base_la_CPPFLAGS = $(KJIT_INCLUDE_BASE)
 libkjit_base_la_SOURCES = \
 	src/base/base.h \
+	src/base/store_schema.h \
 	src/base/error.c \
 	src/base/hash.c \
+	src/base/stats.c \
+	src/base/table.c \
 	src/base/strbuf.c \
 	src/base/file.c \
 	src/base/json.c \

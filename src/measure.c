@@ -89,10 +89,7 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 	out->n_samples = m.n;
 	out->samples_ns = m.samples_ns; /* ownership moves to *out */
 	out->timer = kjit__timer_name(m.timer);
-	out->stop = m.stop == KJIT__STOP_CONVERGED ? "converged"
-	            : m.stop == KJIT__STOP_TIME_CAP ? "time_cap"
-	            : m.stop == KJIT__STOP_COUNT_CAP ? "count_cap"
-	            : "stopped_early";
+	out->stop = kjit__stop_name(m.stop);
 	out->cold_l2 = m.cold_l2;
 	out->wall_ms = m.wall_ms;
 	return KJIT_OK;

@@ -341,8 +341,8 @@ static void stored(kjit_kernel *k, job *j, int corrupt)
 		return;
 	}
 	count(e, KJIT_TIER_COMPILED, corrupt, ms);
-	kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "miss", NAN, 1);
-	kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, "miss", ms, 1);
+	kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_MISS, NAN, 1);
+	kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, KJIT__TIER_MISS, ms, 1);
 }
 
 struct compile_ctx {
@@ -366,7 +366,7 @@ static void compile_one(void *arg, size_t i)
 		if (publish(cc->k, j) == KJIT_OK) {
 			j->tier = KJIT_TIER_DISK;
 			j->need_compile = 0; /* counted as the disk hit it is, after the batch */
-			kjit__engine_event(cc->k->engine, KJIT__EV_CACHE, cc->k, j->v, "disk", NAN, 1);
+			kjit__engine_event(cc->k->engine, KJIT__EV_CACHE, cc->k, j->v, KJIT__TIER_DISK, NAN, 1);
 			return;
 		}
 		kjit__compiled_free(&j->c);
@@ -453,7 +453,7 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			j->tier = KJIT_TIER_DISK;
 			if ((st = publish(k, j)) == KJIT_OK) {
 				kjit__store_binary_touch(e->store, key);
-				kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, "disk", NAN, 1);
+				kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_DISK, NAN, 1);
 				continue;
 			}
 			/* Stored but not loadable: a miss, compiled and replaced. */

@@ -1,69 +1,31 @@
-/* vtable.c - the in-process tier of the cache: open addressing on the
- * 128-bit binary key. */
+/* vtable.c - the in-process tier of the cache: variants in a kjit__table
+ * by their 128-bit binary key, placed by its low half. */
 #include "config.h"
-
-#include <stdlib.h>
 
 #include "engine.h"
 
-static size_t slot_of(const kjit__vtable *t, kjit__hash128 key)
+static int has_key(const void *ctx, uintptr_t item)
 {
-	return (size_t)key.lo & (t->cap - 1);
+	const kjit__hash128 *key = ctx;
+	const kjit_variant *v = (const kjit_variant *)item;
+	return v->hkey.lo == key->lo && v->hkey.hi == key->hi;
 }
 
-kjit_variant *kjit__vtable_find(const kjit__vtable *t, kjit__hash128 key)
+static uint64_t hash_of(const void *ctx, uintptr_t item)
 {
-	if (!t->cap)
-		return NULL;
-	for (size_t i = slot_of(t, key);; i = (i + 1) & (t->cap - 1)) {
-		kjit_variant *v = t->slots[i];
-		if (!v)
-			return NULL;
-		if (v->hkey.lo == key.lo && v->hkey.hi == key.hi)
-			return v;
-	}
+	(void)ctx;
+	return ((const kjit_variant *)item)->hkey.lo;
 }
 
-static int grow(kjit__vtable *t)
+kjit_variant *kjit__vtable_find(const kjit__table *t, kjit__hash128 key)
 {
-	size_t cap = t->cap ? 2 * t->cap : 64;
-	kjit_variant **slots = calloc(cap, sizeof *slots);
-	if (!slots)
-		return -1;
-	kjit__vtable old = *t;
-	t->slots = slots;
-	t->cap = cap;
-	for (size_t i = 0; i < old.cap; i++) {
-		kjit_variant *v = old.slots[i];
-		if (!v)
-			continue;
-		size_t j = slot_of(t, v->hkey);
-		while (t->slots[j])
-			j = (j + 1) & (cap - 1);
-		t->slots[j] = v;
-	}
-	free(old.slots);
-	return 0;
+	return (kjit_variant *)kjit__table_find(t, key.lo, has_key, &key);
 }
 
-kjit_variant *kjit__vtable_insert(kjit__vtable *t, kjit_variant *v)
+kjit_variant *kjit__vtable_insert(kjit__table *t, kjit_variant *v)
 {
 	kjit_variant *have = kjit__vtable_find(t, v->hkey);
 	if (have)
 		return have;
-	if ((t->count + 1) * 2 > t->cap && grow(t) != 0)
-		return NULL;
-	size_t i = slot_of(t, v->hkey);
-	while (t->slots[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slots[i] = v;
-	t->count++;
-	return v;
-}
-
-void kjit__vtable_free(kjit__vtable *t)
-{
-	free(t->slots);
-	t->slots = NULL;
-	t->cap = t->count = 0;
+	return kjit__table_insert(t, v->hkey.lo, (uintptr_t)v, hash_of, NULL) == KJIT_OK ? v : NULL;
 }

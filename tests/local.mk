@@ -17,7 +17,11 @@ KJIT_CPU_TESTS = \
 	tests/test-no-driver \
 	tests/test-threads \
 	tests/test-engine-telemetry \
-	tests/test-expr
+	tests/test-expr \
+	tests/test-store-words \
+	tests/test-stats \
+	tests/test-launch-tag \
+	tests/test-table
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -90,6 +94,22 @@ tests_test_engine_telemetry_LDADD = $(KJIT_TEST_LDADD)
 tests_test_expr_SOURCES = tests/test-expr.c tests/testutil.h
 tests_test_expr_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_expr_LDADD = $(KJIT_TEST_LDADD) -lm
+
+tests_test_store_words_SOURCES = tests/test-store-words.c tests/testutil.h
+tests_test_store_words_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_store_words_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_stats_SOURCES = tests/test-stats.c tests/testutil.h
+tests_test_stats_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_stats_LDADD = $(KJIT_TEST_LDADD) -lm
+
+tests_test_launch_tag_SOURCES = tests/test-launch-tag.c tests/testutil.h
+tests_test_launch_tag_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_launch_tag_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_table_SOURCES = tests/test-table.c tests/testutil.h
+tests_test_table_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_table_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -78,7 +78,7 @@ static top_model sample_model(void)
 	snprintf(r[0].status, sizeof r[0].status, "running");
 	r[0].total = 1000000000;
 	r[0].evaluated = 999999999;
-	for (int i = 0; i < TOP_RS_COUNT; i++)
+	for (int i = 0; i < KJIT__RS_COUNT; i++)
 		r[0].by_status[i] = 1000000 + i;
 	r[0].best_ns = 1e12;
 	r[0].eta_s = 1e9;

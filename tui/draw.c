@@ -114,7 +114,7 @@ static void draw_header(WINDOW *w, const top_model *m, const top_ui *ui, const t
 	}
 	int y = 3;
 	for (size_t i = 0; i < m->n_runs && y < 3 + lay->run_lines; i++)
-		if (strcmp(m->runs[i].status, "running") == 0) {
+		if (strcmp(m->runs[i].status, KJIT__RUN_RUNNING) == 0) {
 			top_format_run_bar(&m->runs[i], row, width);
 			line(w, y++, row, color(ui, PAIR_GOOD));
 		}
@@ -225,9 +225,9 @@ static void draw_runs(WINDOW *w, const top_model *m, const top_ui *ui)
 	for (size_t i = 0; i < m->n_runs && (int)i + 1 < h; i++) {
 		const top_run *r = &m->runs[i];
 		top_format_run(r, &c, row, width);
-		int running = strcmp(r->status, "running") == 0;
+		int running = strcmp(r->status, KJIT__RUN_RUNNING) == 0;
 		line(w, (int)i + 1, row, running ? color(ui, PAIR_GOOD) :
-		     strcmp(r->status, "failed") == 0 ? color(ui, PAIR_BAD) : A_NORMAL);
+		     strcmp(r->status, KJIT__RUN_FAILED) == 0 ? color(ui, PAIR_BAD) : A_NORMAL);
 	}
 	wnoutrefresh(w);
 }
@@ -268,9 +268,7 @@ static void draw_detail(WINDOW *vw, WINDOW *hw, const top_model *m, top_ui *ui)
 	scroll_to(&top, ui->vsel, visible);
 	for (size_t i = top; i < d->n_v && i - top < visible; i++) {
 		top_format_variant(&d->v[i], i + 1, &c, row, width);
-		/* failed results in red; binaries have no result status */
-		attr_t a = top_result_status_parse(d->v[i].status) > TOP_RS_OK ? color(ui, PAIR_BAD)
-		                                                               : A_NORMAL;
+		attr_t a = d->v[i].failed ? color(ui, PAIR_BAD) : A_NORMAL;
 		line(vw, (int)(i - top) + 3, row, i == ui->vsel ? a | A_REVERSE : a);
 	}
 	wnoutrefresh(vw);

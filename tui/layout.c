@@ -330,10 +330,12 @@ void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int
 /* "ok 40 ce 2 cr 1": the non-zero counts by result status. */
 static void fmt_counts(const top_run *r, char *out, size_t size)
 {
-	static const char *const abbr[TOP_RS_COUNT] = { "ok", "ce", "le", "cr", "to", "wr", "se" };
+#define ABBREV(id, text, abbrev) abbrev,
+	static const char *const abbr[KJIT__RS_COUNT] = { KJIT__RESULT_STATUSES(ABBREV) };
+#undef ABBREV
 	size_t n = 0;
 	out[0] = '\0';
-	for (int i = 0; i < TOP_RS_COUNT; i++)
+	for (int i = 0; i < KJIT__RS_COUNT; i++)
 		if (r->by_status[i] && n < size) {
 			int k = snprintf(out + n, size - n, "%s%s %lld", n ? " " : "", abbr[i],
 			                 (long long)r->by_status[i]);

@@ -31,39 +31,55 @@ enum {
 _Static_assert(S_COUNT <= sizeof ((top_model *)0)->st / sizeof (sqlite3_stmt *),
                "top_model.st is too small");
 
+/* Over the schema's names (store_schema.h). */
 static const char *const sql[S_COUNT] = {
 	[S_VERSION] = "PRAGMA data_version",
 	[S_BEGIN] = "BEGIN",
 	[S_COMMIT] = "COMMIT",
 	/* covering events_ts: a scan of index entries, no seek into the table
 	 * (left to itself the planner walks the table for min(id)) */
-	[S_FIRST_ID] = "SELECT min(id) FROM events INDEXED BY events_ts WHERE ts >= ?1",
-	[S_MAX_ID] = "SELECT max(id) FROM events",
+	[S_FIRST_ID] = "SELECT min(" KJIT__C_ID ") FROM " KJIT__T_EVENTS
+		" INDEXED BY " KJIT__I_EVENTS_TS " WHERE " KJIT__C_TS " >= ?1",
+	[S_MAX_ID] = "SELECT max(" KJIT__C_ID ") FROM " KJIT__T_EVENTS,
 	/* the rows committed since the last frame: a range of the table's
 	 * b-tree (+ts keeps the planner off events_ts) */
-	[S_NEW] = "SELECT id, ts, pid, kind, signature, kernel, tier, value, count FROM events"
-		" WHERE id > ?1 AND id <= ?2 AND +ts >= ?3",
-	[S_KERNELS] = "SELECT signature, name FROM kernels",
-	[S_BEST] = "SELECT signature, config, median_ns, stale FROM best"
-		" ORDER BY signature, updated DESC",
-	[S_RUNS] = "SELECT id, kernel, strategy, status, total, evaluated, started, updated,"
-		" signature, device_key, problem FROM runs"
-		" WHERE status = 'running' OR updated >= ?1"
-		" ORDER BY status <> 'running', updated DESC, id DESC LIMIT 64",
+	[S_NEW] = "SELECT " KJIT__C_ID ", " KJIT__C_TS ", " KJIT__C_PID ", " KJIT__C_KIND ", "
+		KJIT__C_SIGNATURE ", " KJIT__C_KERNEL ", " KJIT__C_TIER ", " KJIT__C_VALUE ", "
+		KJIT__C_COUNT " FROM " KJIT__T_EVENTS
+		" WHERE " KJIT__C_ID " > ?1 AND " KJIT__C_ID " <= ?2 AND +" KJIT__C_TS " >= ?3",
+	[S_KERNELS] = "SELECT " KJIT__C_SIGNATURE ", " KJIT__C_NAME " FROM " KJIT__T_KERNELS,
+	[S_BEST] = "SELECT " KJIT__C_SIGNATURE ", " KJIT__C_CONFIG ", " KJIT__C_MEDIAN_NS ", "
+		KJIT__C_STALE " FROM " KJIT__T_BEST
+		" ORDER BY " KJIT__C_SIGNATURE ", " KJIT__C_UPDATED " DESC",
+	[S_RUNS] = "SELECT " KJIT__C_ID ", " KJIT__C_KERNEL ", " KJIT__C_STRATEGY ", "
+		KJIT__C_STATUS ", " KJIT__C_TOTAL ", " KJIT__C_EVALUATED ", " KJIT__C_STARTED ", "
+		KJIT__C_UPDATED ", " KJIT__C_SIGNATURE ", " KJIT__C_DEVICE_KEY ", " KJIT__C_PROBLEM
+		" FROM " KJIT__T_RUNS
+		" WHERE " KJIT__C_STATUS " = '" KJIT__RUN_RUNNING "' OR " KJIT__C_UPDATED " >= ?1"
+		" ORDER BY " KJIT__C_STATUS " <> '" KJIT__RUN_RUNNING "',"
+		" " KJIT__C_UPDATED " DESC, " KJIT__C_ID " DESC LIMIT 64",
 	/* the prefix of results' UNIQUE index, so that no run scans the table */
-	[S_RUN_RESULTS] = "SELECT status, count(*), min(CASE WHEN status = 'ok' THEN median_ns END)"
-		" FROM results WHERE signature = ?1 AND device_key = ?2 AND problem = ?3"
-		" AND run_id = ?4 GROUP BY status",
-	[S_D_RESULTS] = "SELECT id, config, status, median_ns, n_samples FROM results"
-		" WHERE signature = ?1 ORDER BY median_ns IS NULL, median_ns, id LIMIT 500",
-	[S_D_BINARIES] = "SELECT key, options FROM binaries WHERE signature = ?1 LIMIT 500",
-	[S_D_RSAMPLES] = "SELECT samples FROM results WHERE id = ?1",
-	[S_D_ESAMPLES] = "SELECT variant, value FROM events"
-		" WHERE id >= ?1 AND +ts >= ?2 AND +ts <= ?3 AND +kind = 'launch'"
-		" AND value > 0 AND variant IS NOT NULL AND +signature = ?4"
-		" ORDER BY variant, value",
-	[S_D_BEST] = "SELECT device_key, problem, config, stale FROM best WHERE signature = ?1"
-		" ORDER BY updated DESC",
+	[S_RUN_RESULTS] = "SELECT " KJIT__C_STATUS ", count(*), min(" KJIT__C_MEDIAN_NS ")"
+		" FROM " KJIT__T_RESULTS " WHERE " KJIT__C_SIGNATURE " = ?1 AND "
+		KJIT__C_DEVICE_KEY " = ?2 AND " KJIT__C_PROBLEM " = ?3 AND " KJIT__C_RUN_ID " = ?4"
+		" GROUP BY " KJIT__C_STATUS,
+	[S_D_RESULTS] = "SELECT " KJIT__C_ID ", " KJIT__C_CONFIG ", " KJIT__C_STATUS ", "
+		KJIT__C_MEDIAN_NS ", " KJIT__C_N_SAMPLES " FROM " KJIT__T_RESULTS
+		" WHERE " KJIT__C_SIGNATURE " = ?1 ORDER BY " KJIT__C_MEDIAN_NS " IS NULL, "
+		KJIT__C_MEDIAN_NS ", " KJIT__C_ID " LIMIT 500",
+	[S_D_BINARIES] = "SELECT " KJIT__C_KEY ", " KJIT__C_OPTIONS " FROM " KJIT__T_BINARIES
+		" WHERE " KJIT__C_SIGNATURE " = ?1 LIMIT 500",
+	[S_D_RSAMPLES] = "SELECT " KJIT__C_SAMPLES " FROM " KJIT__T_RESULTS
+		" WHERE " KJIT__C_ID " = ?1",
+	/* ?5, the launch kind, is bound once at connect */
+	[S_D_ESAMPLES] = "SELECT " KJIT__C_VARIANT ", " KJIT__C_VALUE " FROM " KJIT__T_EVENTS
+		" WHERE " KJIT__C_ID " >= ?1 AND +" KJIT__C_TS " >= ?2 AND +" KJIT__C_TS " <= ?3"
+		" AND +" KJIT__C_KIND " = ?5 AND " KJIT__C_VALUE " > 0 AND " KJIT__C_VARIANT
+		" IS NOT NULL AND +" KJIT__C_SIGNATURE " = ?4"
+		" ORDER BY " KJIT__C_VARIANT ", " KJIT__C_VALUE,
+	[S_D_BEST] = "SELECT " KJIT__C_DEVICE_KEY ", " KJIT__C_PROBLEM ", " KJIT__C_CONFIG ", "
+		KJIT__C_STALE " FROM " KJIT__T_BEST " WHERE " KJIT__C_SIGNATURE " = ?1"
+		" ORDER BY " KJIT__C_UPDATED " DESC",
 };
 
 double top_now(void)
@@ -94,23 +110,6 @@ double top_percentile(const double *sorted, size_t n, double p)
 	double r = ceil(p * (double)n);
 	size_t i = r < 1 ? 0 : (size_t)r - 1;
 	return sorted[i < n ? i : n - 1];
-}
-
-static const char *const rs_names[TOP_RS_COUNT] = {
-	"ok", "compile_error", "launch_error", "crashed", "timeout", "wrong_result", "stopped_early"
-};
-
-const char *top_result_status_name(int status)
-{
-	return status >= 0 && status < TOP_RS_COUNT ? rs_names[status] : "?";
-}
-
-int top_result_status_parse(const char *name)
-{
-	for (int i = 0; name && i < TOP_RS_COUNT; i++)
-		if (strcmp(name, rs_names[i]) == 0)
-			return i;
-	return -1;
 }
 
 /* ---- the connection ------------------------------------------------------------ */
@@ -183,11 +182,17 @@ static int step_int(top_model *m, sqlite3_stmt *st, int64_t *out, const char *wh
  * anything against its tables. */
 static int check_schema(top_model *m)
 {
+#define LISTED(table) "'" table "', "
+#define COUNTED(table) +1
+	/* NULL ends the list: it matches no name */
 	static const char q[] =
 		"SELECT (SELECT user_version FROM pragma_user_version),"
 		" (SELECT count(*) FROM sqlite_master),"
 		" (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-		"  ('devices', 'kernels', 'binaries', 'runs', 'results', 'best', 'events'))";
+		"  (" KJIT__TABLES(LISTED) "NULL))";
+	enum { N_TABLES = 0 KJIT__TABLES(COUNTED) };
+#undef LISTED
+#undef COUNTED
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(m->db, q, -1, &st, NULL);
 	int64_t version = 0, objects = 0, tables = 0;
@@ -209,7 +214,7 @@ static int check_schema(top_model *m)
 	if (version == 0)
 		return fail(m, TOP_DB_FOREIGN, "%s is not a kjit database (no kjit schema)",
 		            m->path, NULL);
-	if (version != KJIT__SCHEMA_VERSION || tables < 7) {
+	if (version != KJIT__SCHEMA_VERSION || tables < N_TABLES) {
 		char v[64];
 		snprintf(v, sizeof v, "%lld, this kjit-top reads %d", (long long)version,
 		         KJIT__SCHEMA_VERSION);
@@ -254,6 +259,14 @@ static int connect(top_model *m)
 			disconnect(m);
 			return -1;
 		}
+	}
+	/* bindings outlive sqlite3_reset(): constants are bound once */
+	rc = sqlite3_bind_text(m->st[S_D_ESAMPLES], 5, kjit__event_kind_name(KJIT__EV_LAUNCH), -1,
+	                       SQLITE_STATIC);
+	if (rc != SQLITE_OK) {
+		fail_sql(m, rc, "binding an event kind");
+		disconnect(m);
+		return -1;
 	}
 	m->state = TOP_DB_OK;
 	m->message[0] = '\0';
@@ -416,18 +429,6 @@ static int push_value(top_values *a, double x)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static void sort_doubles(double *v, size_t n)
-{
-	if (n > 1) /* qsort wants a non-NULL array, even of none */
-		qsort(v, n, sizeof *v, cmp_double);
-}
-
 /* Values of kernels (by index into m->kernels), for per-kernel medians. */
 typedef struct top_kv {
 	size_t k;
@@ -459,7 +460,7 @@ static int cmp_kv(const void *a, const void *b)
 	const top_kv *x = a, *y = b;
 	if (x->k != y->k)
 		return x->k < y->k ? -1 : 1;
-	return (x->v > y->v) - (x->v < y->v);
+	return kjit__cmp_double(x->v, y->v);
 }
 
 /* The median of each kernel's values into its field at `offset`. */
@@ -518,7 +519,6 @@ static const char *col_text(sqlite3_stmt *st, int col)
 
 /* ---- the event cache -------------------------------------------------------------- */
 
-enum { EV_COMPILE, EV_CACHE, EV_LAUNCH, EV_DROP, EV_OTHER };
 enum { TIER_NONE, TIER_MEMORY, TIER_DISK, TIER_MISS };
 #define NO_KEY UINT32_MAX
 
@@ -539,11 +539,13 @@ static void cache_reset(top_model *m)
 {
 	free(m->ev);
 	free(m->keys);
-	free(m->key_hash);
+	if (m->key_index)
+		kjit__table_free(m->key_index);
+	free(m->key_index);
 	m->ev = NULL;
 	m->keys = NULL;
-	m->key_hash = NULL;
-	m->n_ev = m->cap_ev = m->n_keys = m->cap_keys = m->hash_cap = 0;
+	m->key_index = NULL;
+	m->n_ev = m->cap_ev = m->n_keys = m->cap_keys = 0;
 	m->last_id = -1;
 }
 
@@ -558,23 +560,23 @@ static uint64_t key_hash(const char *sig, const char *name)
 	return h;
 }
 
-static int key_rehash(top_model *m, size_t cap)
+static uint64_t hash_of_key(const void *ctx, uintptr_t item)
 {
-	uint32_t *t = malloc(cap * sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < cap; i++)
-		t[i] = NO_KEY;
-	for (uint32_t k = 0; k < m->n_keys; k++) {
-		size_t i = (size_t)key_hash(m->keys[k].signature, m->keys[k].name) & (cap - 1);
-		while (t[i] != NO_KEY)
-			i = (i + 1) & (cap - 1);
-		t[i] = k;
-	}
-	free(m->key_hash);
-	m->key_hash = t;
-	m->hash_cap = cap;
-	return 0;
+	const struct top_key *k = &((const top_model *)ctx)->keys[item - 1];
+	return key_hash(k->signature, k->name);
+}
+
+/* A key looked for: m's keys and the value. */
+typedef struct key_probe {
+	const top_model *m;
+	const char *signature, *name;
+} key_probe;
+
+static int is_key(const void *ctx, uintptr_t item)
+{
+	const key_probe *p = ctx;
+	const struct top_key *k = &p->m->keys[item - 1];
+	return strcmp(k->signature, p->signature) == 0 && strcmp(k->name, p->name) == 0;
 }
 
 /* Copies at most size - 1 bytes of s (NULL: "") and its NUL into out. */
@@ -596,16 +598,14 @@ static uint32_t key_of(top_model *m, const char *sig, const char *name, int *oom
 	copy_field(n, sizeof n, name);
 	if (!s[0] && !n[0])
 		return NO_KEY;
-	if (2 * (m->n_keys + 1) > m->hash_cap &&
-	    key_rehash(m, m->hash_cap ? 2 * m->hash_cap : 256) != 0) {
+	uint64_t h = key_hash(s, n);
+	key_probe probe = { m, s, n };
+	uintptr_t item = m->key_index ? kjit__table_find(m->key_index, h, is_key, &probe) : 0;
+	if (item)
+		return (uint32_t)(item - 1);
+	if (!m->key_index && !(m->key_index = calloc(1, sizeof *m->key_index))) {
 		*oom = 1;
 		return NO_KEY;
-	}
-	size_t i = (size_t)key_hash(s, n) & (m->hash_cap - 1);
-	for (; m->key_hash[i] != NO_KEY; i = (i + 1) & (m->hash_cap - 1)) {
-		const struct top_key *k = &m->keys[m->key_hash[i]];
-		if (strcmp(k->signature, s) == 0 && strcmp(k->name, n) == 0)
-			return m->key_hash[i];
 	}
 	if (m->n_keys == m->cap_keys) {
 		size_t cap = m->cap_keys ? 2 * m->cap_keys : 256;
@@ -619,25 +619,30 @@ static uint32_t key_of(top_model *m, const char *sig, const char *name, int *oom
 	}
 	memcpy(m->keys[m->n_keys].signature, s, sizeof s);
 	memcpy(m->keys[m->n_keys].name, n, sizeof n);
-	m->key_hash[i] = (uint32_t)m->n_keys;
+	if (kjit__table_insert(m->key_index, h, m->n_keys + 1, hash_of_key, m) != KJIT_OK) {
+		*oom = 1;
+		return NO_KEY;
+	}
 	return (uint32_t)m->n_keys++;
 }
 
-static int parse_kind(const char *k)
+/* The kind of an events row; KJIT__EV_COUNT for one the windows do not
+ * count (a load, a tune, or a kind this kjit-top does not know). */
+static kjit__event_kind parse_kind(const char *text)
 {
-	if (!k)
-		return EV_OTHER;
-	return strcmp(k, "cache") == 0 ? EV_CACHE : strcmp(k, "launch") == 0 ? EV_LAUNCH
-	     : strcmp(k, "compile") == 0 ? EV_COMPILE : strcmp(k, "drop") == 0 ? EV_DROP
-	     : EV_OTHER;
+	kjit__event_kind k;
+	if (!text || kjit__event_kind_parse(text, &k) != KJIT_OK)
+		return KJIT__EV_COUNT;
+	return k == KJIT__EV_LOAD || k == KJIT__EV_TUNE ? KJIT__EV_COUNT : k;
 }
 
 static int parse_tier(const char *t)
 {
 	if (!t)
 		return TIER_NONE;
-	return strcmp(t, "memory") == 0 ? TIER_MEMORY : strcmp(t, "disk") == 0 ? TIER_DISK
-	     : strcmp(t, "miss") == 0 ? TIER_MISS : TIER_NONE;
+	return strcmp(t, KJIT__TIER_MEMORY) == 0 ? TIER_MEMORY
+	     : strcmp(t, KJIT__TIER_DISK) == 0 ? TIER_DISK
+	     : strcmp(t, KJIT__TIER_MISS) == 0 ? TIER_MISS : TIER_NONE;
 }
 
 /* Drops what left the 10-minute window, then reads the rows committed
@@ -689,13 +694,13 @@ static int read_new_events(top_model *m, double now)
 		e->kind = (uint8_t)parse_kind(col_text(st, 3));
 		/* only compiles and the last minute are counted per kernel: the
 		 * rest of the history needs no key (the clock only moves on) */
-		e->key = e->kind == EV_COMPILE || e->ts >= now - TOP_METER_WINDOW_S
+		e->key = e->kind == KJIT__EV_COMPILE || e->ts >= now - TOP_METER_WINDOW_S
 		                 ? key_of(m, col_text(st, 4), col_text(st, 5), &oom) : NO_KEY;
 		e->tier = (uint8_t)parse_tier(col_text(st, 6));
 		e->value = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN
 		                                                      : sqlite3_column_double(st, 7);
 		e->count = sqlite3_column_int64(st, 8);
-		m->n_ev += e->kind != EV_OTHER;
+		m->n_ev += e->kind != KJIT__EV_COUNT;
 	}
 	if (oom) {
 		sqlite3_reset(st);
@@ -747,13 +752,13 @@ static int count_event(top_model *m, window *w, const struct top_ev *e, size_t s
 	int minute = e->ts >= now - TOP_METER_WINDOW_S;
 	top_meters *mt = &m->meters;
 	switch (e->kind) {
-	case EV_COMPILE:
+	case KJIT__EV_COMPILE:
 		b->compiles += c;
 		if (!isnan(e->value) && ((k && push_kv(&w->compiles, ki, e->value) != 0) ||
 		              (minute && push_value(&w->minute_compiles, e->value) != 0)))
 			return -1;
 		break;
-	case EV_CACHE:
+	case KJIT__EV_CACHE:
 		b->lookups += c;
 		b->hits += e->tier == TIER_MEMORY || e->tier == TIER_DISK ? c : 0;
 		if (!minute)
@@ -768,7 +773,7 @@ static int count_event(top_model *m, window *w, const struct top_ev *e, size_t s
 		if (ktier)
 			*ktier += e->count;
 		break;
-	case EV_LAUNCH:
+	case KJIT__EV_LAUNCH:
 		/* a count row, or a timed sample of one profiled launch */
 		if (timed) {
 			b->kernel_ns_sum += e->value;
@@ -784,7 +789,7 @@ static int count_event(top_model *m, window *w, const struct top_ev *e, size_t s
 			}
 		}
 		break;
-	case EV_DROP:
+	case KJIT__EV_DROP:
 		mt->dropped += minute ? e->count : 0;
 		break;
 	default:
@@ -819,7 +824,7 @@ static int count_window(top_model *m, double now, size_t sorted)
 	if (r == 0) {
 		top_meters *mt = &m->meters;
 		top_values *c = &w.minute_compiles;
-		sort_doubles(c->v, c->n);
+		kjit__sort_doubles(c->v, c->n);
 		mt->compiles = (int64_t)c->n;
 		mt->compile_p50_ms = top_percentile(c->v, c->n, 0.5);
 		mt->compile_p95_ms = top_percentile(c->v, c->n, 0.95);
@@ -853,10 +858,12 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 	if (rc != SQLITE_OK)
 		return fail_sql(m, rc, "binding a run id");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int s = top_result_status_parse((const char *)sqlite3_column_text(st, 0));
-		if (s >= 0)
-			r->by_status[s] += sqlite3_column_int64(st, 1);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		kjit__result_status s;
+		/* a status this kjit-top does not know is counted nowhere */
+		if (kjit__result_status_parse(col_text(st, 0), &s) != KJIT_OK)
+			continue;
+		r->by_status[s] += sqlite3_column_int64(st, 1);
+		if (s == KJIT__RS_OK && sqlite3_column_type(st, 2) != SQLITE_NULL)
 			r->best_ns = sqlite3_column_double(st, 2);
 	}
 	return done(m, st, rc, "reading a run's results");
@@ -891,7 +898,7 @@ static int query_runs(top_model *m, double now)
 		r->started = sqlite3_column_double(st, 6);
 		r->updated = sqlite3_column_double(st, 7);
 		r->best_ns = r->eta_s = NAN;
-		int running = strcmp(r->status, "running") == 0;
+		int running = strcmp(r->status, KJIT__RUN_RUNNING) == 0;
 		m->meters.active_runs += running;
 		if (running && r->total >= 0 && r->evaluated >= r->total)
 			r->eta_s = 0;
@@ -1039,6 +1046,9 @@ static int detail_results(top_model *m, const char *sig, size_t *cap)
 		v->result_id = sqlite3_column_int64(st, 0);
 		top_config_text(col_text(st, 1), v->config, sizeof v->config);
 		copy_col(st, 2, v->status, sizeof v->status);
+		kjit__result_status rs;
+		v->failed = kjit__result_status_parse(v->status, &rs) == KJIT_OK &&
+		            rs != KJIT__RS_OK;
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			v->median_ns = sqlite3_column_double(st, 3);
 		v->n_samples = sqlite3_column_int64(st, 4);
@@ -1234,7 +1244,7 @@ int top_model_load_detail(top_model *m, const char *signature, size_t sel, doubl
 	if (r == 0)
 		r = detail_rule(m, d->signature);
 	r = commit(m, r);
-	sort_doubles(samples.v, samples.n);
+	kjit__sort_doubles(samples.v, samples.n);
 	free(d->samples);
 	d->samples = samples.v;
 	d->n_samples = samples.n;

@@ -72,7 +72,7 @@ void top_print_text(FILE *f, const top_model *m, int width)
 		print_row(f, row);
 	}
 	for (size_t i = 0; i < m->n_runs; i++)
-		if (strcmp(m->runs[i].status, "running") == 0) {
+		if (strcmp(m->runs[i].status, KJIT__RUN_RUNNING) == 0) {
 			top_format_run_bar(&m->runs[i], row, width);
 			print_row(f, row);
 		}
@@ -232,8 +232,9 @@ void top_print_json(FILE *f, const top_model *m)
 		else
 			fputs("null", f);
 		fprintf(f, ",\"by_status\":{");
-		for (int s = 0; s < TOP_RS_COUNT; s++)
-			fprintf(f, "%s\"%s\":%lld", s ? "," : "", top_result_status_name(s),
+		for (int s = 0; s < KJIT__RS_COUNT; s++)
+			fprintf(f, "%s\"%s\":%lld", s ? "," : "",
+			        kjit__result_status_name((kjit__result_status)s),
 			        (long long)r->by_status[s]);
 		fprintf(f, "},\"best_ns\":");
 		json_num(f, r->best_ns);

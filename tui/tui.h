@@ -14,6 +14,8 @@
 
 #include <sqlite3.h>
 
+#include "store_schema.h"
+
 /* ---- windows of time ------------------------------------------------------ */
 
 #define TOP_METER_WINDOW_S 60.0    /* meters and the kernels table */
@@ -85,21 +87,12 @@ typedef struct top_kernel {
 	double drift;              /* recent / best - 1; NAN when either is missing */
 } top_kernel;
 
-typedef enum top_result_status {
-	TOP_RS_OK = 0, TOP_RS_COMPILE_ERROR, TOP_RS_LAUNCH_ERROR, TOP_RS_CRASHED,
-	TOP_RS_TIMEOUT, TOP_RS_WRONG_RESULT, TOP_RS_STOPPED_EARLY, TOP_RS_COUNT
-} top_result_status;
-
-/* "ok", "compile_error", ...; and back (-1 for an unknown name). */
-const char *top_result_status_name(int status);
-int top_result_status_parse(const char *name);
-
 typedef struct top_run {
 	int64_t id;
 	char kernel[64], strategy[32], status[16];
 	int64_t total;             /* -1: unknown */
 	int64_t evaluated;
-	int64_t by_status[TOP_RS_COUNT];
+	int64_t by_status[KJIT__RS_COUNT]; /* results by kjit__result_status */
 	double best_ns;            /* best ok median so far; NAN: none */
 	double eta_s;              /* running runs at the rate so far; NAN: unknown */
 	double started, updated;
@@ -107,7 +100,8 @@ typedef struct top_run {
 
 typedef struct top_variant {
 	char config[128];          /* JSON of a result, or the -D options of a binary */
-	char status[16];
+	char status[16];           /* a result status, "cached" or "evicted" */
+	int failed;                /* a result with a status other than ok */
 	double median_ns;          /* NAN: not timed */
 	int64_t n_samples;
 	int64_t result_id;         /* 0: a binary, not a tuning result */
@@ -142,8 +136,7 @@ typedef struct top_model {
 	int64_t last_id;            /* the largest id read; -1: nothing yet */
 	struct top_key *keys;       /* (signature, kernel) of the events */
 	size_t n_keys, cap_keys;
-	uint32_t *key_hash;         /* open addressing into keys */
-	size_t hash_cap;
+	struct kjit__table *key_index; /* keys by value: index + 1 */
 
 	top_meters meters;
 	top_history history;

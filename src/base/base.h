@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "kjit.h"
+#include "store_schema.h"
 
 /* ---- errors (error.c) ------------------------------------------------ */
 
@@ -44,6 +45,57 @@ typedef struct kjit__hash128 {
 kjit__hash128 kjit__hash(const void *data, size_t len, uint64_t seed);
 /* 32 lowercase hex digits and a NUL into out[33]. */
 void kjit__hash_hex(kjit__hash128 h, char out[33]);
+
+/* ---- a hash table of items kept elsewhere (table.c) ------------------- */
+
+/* Open addressing with linear probing, at most half full. A slot holds an
+ * item, a pointer or an index + 1 (0: empty); the caller keeps the items
+ * and knows their hashes and keys, so that a slot is one word. Zero-
+ * initialise; kjit__table_free() frees it. One writer at a time, and no
+ * reader while it writes. */
+typedef struct kjit__table {
+	uintptr_t *slots;
+	size_t cap, count; /* cap: a power of two, or 0 */
+} kjit__table;
+
+/* The hash of an item already in the table, for moving it as it grows. */
+typedef uint64_t (*kjit__table_hash_fn)(const void *ctx, uintptr_t item);
+
+/* The item of hash h that is(ctx, item) accepts, 0 when none. Inline, so
+ * that is() inlines into the lookup. */
+static inline uintptr_t kjit__table_find(const kjit__table *t, uint64_t h,
+                                         int (*is)(const void *ctx, uintptr_t item),
+                                         const void *ctx)
+{
+	if (!t->cap)
+		return 0;
+	size_t mask = t->cap - 1;
+	for (size_t i = (size_t)h & mask; t->slots[i]; i = (i + 1) & mask)
+		if (is(ctx, t->slots[i]))
+			return t->slots[i];
+	return 0;
+}
+/* Makes room for n more items, so that n inserts allocate nothing. */
+kjit_status kjit__table_reserve(kjit__table *t, size_t n, kjit__table_hash_fn hash,
+                                const void *ctx);
+/* Adds item (not 0, not in the table yet) of hash h. */
+kjit_status kjit__table_insert(kjit__table *t, uint64_t h, uintptr_t item,
+                               kjit__table_hash_fn hash, const void *ctx);
+void kjit__table_free(kjit__table *t);
+
+/* ---- samples (stats.c) ------------------------------------------------ */
+
+/* -1, 0 or 1 as x is below, equal to or above y. A NaN compares equal to
+ * everything, so a sort leaves NaNs where qsort happens to put them. */
+static inline int kjit__cmp_double(double x, double y)
+{
+	return (x > y) - (x < y);
+}
+/* Sorts v[n] ascending by kjit__cmp_double (v may be NULL when n is 0). */
+void kjit__sort_doubles(double *v, size_t n);
+/* The median of sorted[n]: the middle value, or the mean of the middle
+ * two; NAN when n is 0. */
+double kjit__median_sorted(const double *sorted, size_t n);
 
 /* ---- the CUDA driver, opened at run time (driver.c) ----------------- */
 
@@ -110,9 +162,9 @@ const char *kjit__cu_error_name(CUresult r);
 /* Builds the error for a failed driver call: "what: NAME (description)". */
 kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what);
 
-/* ---- the store (store.c, store_binaries.c) --------------------------- */
+/* ---- the store (store.c, store_binaries.c; its schema's words in
+ * store_schema.h) ------------------------------------------------------- */
 
-#define KJIT__SCHEMA_VERSION 1
 #define KJIT__DEFAULT_CACHE_MAX ((int64_t)256 << 20)
 
 typedef struct kjit__store kjit__store;

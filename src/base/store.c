@@ -14,7 +14,10 @@
 
 /* Schema version 1: every table of DESIGN.md, so that later work adds code,
  * not tables. Times are Unix seconds (REAL); configurations and problems
- * are JSON objects with sorted keys. */
+ * are JSON objects with sorted keys. A migration's text is history and
+ * never changes, so it spells its names out; readers take the names of
+ * the current schema, and the words of its enumerated columns, from
+ * store_schema.h. */
 static const char schema_v1[] =
 	"CREATE TABLE devices("
 	" id INTEGER PRIMARY KEY,"
@@ -50,7 +53,7 @@ static const char schema_v1[] =
 	" id INTEGER PRIMARY KEY,"
 	" signature TEXT NOT NULL, device_key TEXT NOT NULL, kernel TEXT NOT NULL,"
 	" spec TEXT, strategy TEXT NOT NULL, problem TEXT NOT NULL,"
-	" status TEXT NOT NULL DEFAULT 'running'," /* running|done|interrupted|failed */
+	" status TEXT NOT NULL DEFAULT 'running'," /* KJIT__RUN_* */
 	" total INTEGER, evaluated INTEGER NOT NULL DEFAULT 0,"
 	" pid INTEGER, started REAL NOT NULL, updated REAL NOT NULL, finished REAL);"
 	"CREATE INDEX runs_status ON runs(status);"
@@ -59,7 +62,7 @@ static const char schema_v1[] =
 	" run_id INTEGER REFERENCES runs(id),"
 	" signature TEXT NOT NULL, device_key TEXT NOT NULL, problem TEXT NOT NULL,"
 	" config TEXT NOT NULL, binary_key TEXT,"
-	" status TEXT NOT NULL,"  /* ok|compile_error|launch_error|crashed|timeout|wrong_result|stopped_early */
+	" status TEXT NOT NULL,"  /* KJIT__RESULT_STATUSES */
 	" timer TEXT,"            /* cupti|events */
 	" l2 TEXT,"               /* warm|cold */
 	" median_ns REAL, spread_ns REAL, min_ns REAL, max_ns REAL, n_samples INTEGER,"
@@ -75,9 +78,9 @@ static const char schema_v1[] =
 	"CREATE TABLE events("
 	" id INTEGER PRIMARY KEY,"
 	" ts REAL NOT NULL, pid INTEGER NOT NULL,"
-	" kind TEXT NOT NULL,"    /* compile|cache|load|launch|tune|drop */
+	" kind TEXT NOT NULL,"    /* KJIT__EVENT_KINDS */
 	" signature TEXT, kernel TEXT, variant TEXT,"
-	" tier TEXT,"             /* memory|disk|miss */
+	" tier TEXT,"             /* KJIT__TIER_* */
 	" value REAL, count INTEGER NOT NULL DEFAULT 1, detail TEXT);"
 	"CREATE INDEX events_ts ON events(ts);"
 	"CREATE INDEX events_kind_ts ON events(kind, ts);";
@@ -387,4 +390,58 @@ kjit_status kjit__store_device_put(kjit__store *s, const char *device_key, const
 	sqlite3_finalize(st);
 	kjit__store_unlock(s);
 	return r;
+}
+
+/* ---- the words of the enumerated columns --------------------------------- */
+
+#define RS_TEXT(id, text, abbrev) text,
+static const char *const result_statuses[KJIT__RS_COUNT] = { KJIT__RESULT_STATUSES(RS_TEXT) };
+#undef RS_TEXT
+#define EV_TEXT(id, text) text,
+static const char *const event_kinds[KJIT__EV_COUNT] = { KJIT__EVENT_KINDS(EV_TEXT) };
+#undef EV_TEXT
+
+static const char *word_of(const char *const *words, size_t n, unsigned i)
+{
+	return i < n ? words[i] : "unknown";
+}
+
+/* The index of name in words[n] into *out. */
+static kjit_status word_find(const char *const *words, size_t n, const char *what,
+                             const char *name, size_t *out)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(name, words[i]) == 0) {
+			*out = i;
+			return KJIT_OK;
+		}
+	return kjit__error(KJIT_ERR_INVALID_ARG, "'%s' is not %s", name ? name : "(null)", what);
+}
+
+const char *kjit__result_status_name(kjit__result_status status)
+{
+	return word_of(result_statuses, KJIT__RS_COUNT, (unsigned)status);
+}
+
+kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out)
+{
+	size_t i;
+	kjit_status st = word_find(result_statuses, KJIT__RS_COUNT, "a result status", name, &i);
+	if (st == KJIT_OK)
+		*out = (kjit__result_status)i;
+	return st;
+}
+
+const char *kjit__event_kind_name(kjit__event_kind kind)
+{
+	return word_of(event_kinds, KJIT__EV_COUNT, (unsigned)kind);
+}
+
+kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out)
+{
+	size_t i;
+	kjit_status st = word_find(event_kinds, KJIT__EV_COUNT, "an event kind", name, &i);
+	if (st == KJIT_OK)
+		*out = (kjit__event_kind)i;
+	return st;
 }

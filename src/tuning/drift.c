@@ -12,24 +12,17 @@
 
 #define DRIFT_MIN_SAMPLES 8
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 void kjit__drift_sample(kjit_engine *e, uint64_t tag, double ns)
 {
-	int trial = (tag & KJIT__TAG_TRIAL) != 0;
-	uint64_t id = trial ? (tag & ~(KJIT__TAG_MEMO | KJIT__TAG_TRIAL)) >> 24
-	                    : tag & ~KJIT__TAG_MEMO;
+	int trial = kjit__tag_is_trial(tag);
+	uint64_t id = kjit__tag_id(tag);
 	kjit_kernel *k = NULL;
 	kjit_variant *v = NULL;
 	pthread_mutex_lock(&e->lock);
 	kjit__memo_entry *en = id < e->n_memo_ids ? e->memo_by_id[id] : NULL;
 	if (trial) {
 		if (en)
-			kjit__online_sample(en, tag & 0xffffff, ns);
+			kjit__online_sample(en, kjit__tag_slot(tag), ns);
 		pthread_mutex_unlock(&e->lock);
 		return;
 	}
@@ -46,8 +39,8 @@ void kjit__drift_sample(kjit_engine *e, uint64_t tag, double ns)
 			size_t m = en->n_window < 16 ? en->n_window : 16;
 			double w[16];
 			memcpy(w, en->window, m * sizeof *w);
-			qsort(w, m, sizeof *w, cmp_double);
-			double median = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+			kjit__sort_doubles(w, m);
+			double median = kjit__median_sorted(w, m);
 			if (median > c->median_ns * e->drift_threshold) {
 				atomic_store_explicit(&en->stale, 1, memory_order_relaxed);
 				en->drift_pending = 1;

@@ -215,8 +215,11 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 				e->cap_memo_ids = cap;
 			}
 		}
-		if (e->n_memo_ids < e->cap_memo_ids) {
-			en->tag = KJIT__TAG_MEMO | e->n_memo_ids;
+		if (e->n_memo_ids >= KJIT__TAG_IDS) {
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "more than %llu problems memoised",
+			                 (unsigned long long)KJIT__TAG_IDS);
+		} else if (e->n_memo_ids < e->cap_memo_ids) {
+			en->tag = kjit__tag_memo(e->n_memo_ids);
 			e->memo_by_id[e->n_memo_ids++] = en;
 		} else {
 			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");

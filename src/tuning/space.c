@@ -356,21 +356,19 @@ static uint64_t config_hash(const uint16_t *c, size_t n)
 	return h ^ (h >> 29);
 }
 
-static kjit_status build_hash(kjit__space *s)
+static uint64_t hash_of(const void *ctx, uintptr_t item)
 {
-	s->hash_cap = 16;
-	while (s->hash_cap < 2 * s->size)
-		s->hash_cap *= 2;
-	s->hash = calloc(s->hash_cap, sizeof *s->hash);
-	if (!s->hash)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < s->size; i++) {
-		size_t h = (size_t)config_hash(kjit__space_config(s, i), s->n_params) & (s->hash_cap - 1);
-		while (s->hash[h])
-			h = (h + 1) & (s->hash_cap - 1);
-		s->hash[h] = i + 1;
-	}
-	return KJIT_OK;
+	const kjit__space *s = ctx;
+	return config_hash(kjit__space_config(s, item - 1), s->n_params);
+}
+
+/* Sized once for every configuration: no insert moves another. */
+static kjit_status build_index(kjit__space *s)
+{
+	kjit_status st = kjit__table_reserve(&s->index, s->size, hash_of, s);
+	for (size_t i = 0; st == KJIT_OK && i < s->size; i++)
+		st = kjit__table_insert(&s->index, hash_of(s, i + 1), i + 1, hash_of, s);
+	return st;
 }
 
 
@@ -390,7 +388,7 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
 		s->configs = w.configs;
 		s->size = w.size;
 		w.configs = NULL;
-		st = build_hash(s);
+		st = build_index(s);
 	}
 	walker_free(&w);
 	if (st != KJIT_OK) {
@@ -406,7 +404,7 @@ void kjit__space_free(kjit__space *space)
 	if (!space)
 		return;
 	free(space->configs);
-	free(space->hash);
+	kjit__table_free(&space->index);
 	free(space);
 }
 
@@ -415,16 +413,24 @@ const uint16_t *kjit__space_config(const kjit__space *space, size_t index)
 	return space->configs + index * space->n_params;
 }
 
+typedef struct probe {
+	const kjit__space *space;
+	const uint16_t *config;
+} probe;
+
+static int is_config(const void *ctx, uintptr_t item)
+{
+	const probe *p = ctx;
+	return memcmp(kjit__space_config(p->space, item - 1), p->config,
+	              p->space->n_params * sizeof *p->config) == 0;
+}
+
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config)
 {
-	size_t h = (size_t)config_hash(config, space->n_params) & (space->hash_cap - 1);
-	while (space->hash[h]) {
-		size_t i = space->hash[h] - 1;
-		if (memcmp(kjit__space_config(space, i), config, space->n_params * sizeof *config) == 0)
-			return (int64_t)i;
-		h = (h + 1) & (space->hash_cap - 1);
-	}
-	return -1;
+	probe p = { space, config };
+	uintptr_t item = kjit__table_find(&space->index, config_hash(config, space->n_params),
+	                                  is_config, &p);
+	return item ? (int64_t)(item - 1) : -1;
 }
 
 long kjit__param_value_index(const kjit__param *p, const char *text)

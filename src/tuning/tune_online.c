@@ -152,6 +152,15 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 		free(o);
 		return st;
 	}
+	/* each trial launch is tagged with its slot */
+	if (n && o->samples > KJIT__TAG_SLOTS / n) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "online tuning of %s: %zu configurations of "
+		                 "%zu launches each are more than the %llu a search can time",
+		                 k->name, n, o->samples, (unsigned long long)KJIT__TAG_SLOTS);
+		free(idx);
+		free(o);
+		return st;
+	}
 	o->trials = calloc(n + 1, sizeof *o->trials);
 	if (!o->trials)
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -197,12 +206,6 @@ kjit_status kjit__online_start(kjit_kernel *k, kjit__memo_entry *en)
 	return KJIT_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Medians, the best trial, the commit, the new choice. */
 static kjit_status finish(kjit__online *o)
 {
@@ -220,9 +223,9 @@ static kjit_status finish(kjit__online *o)
 		if (!tr->v)
 			continue;
 		memcpy(sorted, tr->samples, o->samples * sizeof *sorted);
-		qsort(sorted, o->samples, sizeof *sorted, cmp_double);
 		size_t m = o->samples;
-		double median = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+		kjit__sort_doubles(sorted, m);
+		double median = kjit__median_sorted(sorted, m);
 		if (!isfinite(median))
 			continue;
 		kjit__trial_result *r = &res[n_res];
@@ -278,8 +281,7 @@ static kjit_status trial_launch(kjit_kernel *k, kjit__memo_entry *en, trial *tr,
 		st = kjit__variant_shared(tr->v, tr->shared);
 	if (st == KJIT_OK)
 		st = kjit__timer_launch_tagged(timer, kjit__launch_once, &la, stream,
-		                               KJIT__TAG_MEMO | KJIT__TAG_TRIAL |
-		                                       (en->tag & ~KJIT__TAG_MEMO) << 24 | slot);
+		                               kjit__tag_trial(kjit__tag_id(en->tag), slot));
 	if (st == KJIT_ERR_NOT_FOUND) {
 		double ns = INFINITY;
 		pthread_mutex_lock(&e->timer_lock);

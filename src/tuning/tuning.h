@@ -208,8 +208,7 @@ typedef struct kjit__space {
 	uint16_t *configs;   /* size * n_params */
 	size_t size;
 	double product;      /* size of the unconstrained product */
-	size_t *hash;        /* open addressing: index + 1, 0 empty */
-	size_t hash_cap;
+	kjit__table index;   /* the configurations by value: index + 1 */
 } kjit__space;
 
 /* Builds the space of problem p of spec. limits may be NULL (the spec's).

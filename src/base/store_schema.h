@@ -1,0 +1,133 @@
+/*
+ * store_schema.h - the words of the store's schema, for the programs that
+ * read it (kjit-top) and the code that writes its enumerated columns: the
+ * schema version, the names of the tables and of the columns that readers
+ * select, and the words those columns hold. Names are string literals to
+ * paste into SQL. They name the schema of KJIT__SCHEMA_VERSION; the
+ * migrations in store.c that build it spell their names out, being
+ * history. Part of the base layer (base.h includes it); it needs nothing
+ * but kjit.h, so that a tool can read the schema without the rest.
+ */
+#ifndef KJIT_STORE_SCHEMA_H
+#define KJIT_STORE_SCHEMA_H
+
+#include "kjit.h"
+
+#define KJIT__SCHEMA_VERSION 1
+
+/* ---- tables ----------------------------------------------------------- */
+
+#define KJIT__T_DEVICES "devices"
+#define KJIT__T_KERNELS "kernels"
+#define KJIT__T_BINARIES "binaries"
+#define KJIT__T_RUNS "runs"
+#define KJIT__T_RESULTS "results"
+#define KJIT__T_BEST "best"
+#define KJIT__T_EVENTS "events"
+
+/* The tables of every kjit database (the store's own bookkeeping aside). */
+#define KJIT__TABLES(X)                                                      \
+	X(KJIT__T_DEVICES)                                                   \
+	X(KJIT__T_KERNELS)                                                   \
+	X(KJIT__T_BINARIES)                                                  \
+	X(KJIT__T_RUNS)                                                      \
+	X(KJIT__T_RESULTS)                                                   \
+	X(KJIT__T_BEST)                                                      \
+	X(KJIT__T_EVENTS)
+
+#define KJIT__I_EVENTS_TS "events_ts" /* events(ts) */
+
+/* ---- columns that readers select -------------------------------------- */
+
+/* One name per column name: the key columns (signature, device_key,
+ * problem, config) mean the same in every table that has them. */
+#define KJIT__C_ID "id"
+#define KJIT__C_SIGNATURE "signature"
+#define KJIT__C_DEVICE_KEY "device_key"
+#define KJIT__C_PROBLEM "problem"
+#define KJIT__C_CONFIG "config"
+#define KJIT__C_NAME "name"           /* kernels */
+#define KJIT__C_KEY "key"             /* binaries: 32 hex digits */
+#define KJIT__C_OPTIONS "options"     /* binaries */
+#define KJIT__C_KERNEL "kernel"       /* runs, events: the kernel's name */
+#define KJIT__C_STRATEGY "strategy"   /* runs */
+#define KJIT__C_STATUS "status"       /* runs: KJIT__RUN_*; results: KJIT__RESULT_STATUSES */
+#define KJIT__C_TOTAL "total"         /* runs */
+#define KJIT__C_EVALUATED "evaluated" /* runs */
+#define KJIT__C_STARTED "started"     /* runs */
+#define KJIT__C_UPDATED "updated"     /* runs, best */
+#define KJIT__C_RUN_ID "run_id"       /* results */
+#define KJIT__C_MEDIAN_NS "median_ns" /* results, best */
+#define KJIT__C_N_SAMPLES "n_samples" /* results */
+#define KJIT__C_SAMPLES "samples"     /* results: float64 little-endian ns */
+#define KJIT__C_STALE "stale"         /* best */
+#define KJIT__C_TS "ts"               /* events */
+#define KJIT__C_PID "pid"             /* events */
+#define KJIT__C_KIND "kind"           /* events: KJIT__EVENT_KINDS */
+#define KJIT__C_VARIANT "variant"     /* events: a binary key */
+#define KJIT__C_TIER "tier"           /* events: KJIT__TIER_* */
+#define KJIT__C_VALUE "value"         /* events */
+#define KJIT__C_COUNT "count"         /* events */
+
+/* ---- runs.status ------------------------------------------------------ */
+
+#define KJIT__RUN_RUNNING "running"
+#define KJIT__RUN_DONE "done"
+#define KJIT__RUN_INTERRUPTED "interrupted"
+#define KJIT__RUN_FAILED "failed"
+
+/* ---- results.status --------------------------------------------------- */
+
+/* X(ID, text, two-letter abbreviation), in the order every count by
+ * status is shown. */
+#define KJIT__RESULT_STATUSES(X)                                             \
+	X(OK, "ok", "ok")                                                    \
+	X(COMPILE_ERROR, "compile_error", "ce")                              \
+	X(LAUNCH_ERROR, "launch_error", "le")                                \
+	X(CRASHED, "crashed", "cr")                                          \
+	X(TIMEOUT, "timeout", "to")                                          \
+	X(WRONG_RESULT, "wrong_result", "wr")                                \
+	X(STOPPED_EARLY, "stopped_early", "se") /* verified, cut short as certainly slow */
+
+typedef enum kjit__result_status {
+#define KJIT__RS_ENUM(id, text, abbrev) KJIT__RS_##id,
+	KJIT__RESULT_STATUSES(KJIT__RS_ENUM)
+#undef KJIT__RS_ENUM
+	KJIT__RS_COUNT
+} kjit__result_status;
+
+/* The text of status, as stored; "unknown" for a value beyond the list. */
+const char *kjit__result_status_name(kjit__result_status status);
+/* The status whose text is name into *out; KJIT_ERR_INVALID_ARG naming
+ * it for any other text (NULL included), *out untouched. */
+kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out);
+
+/* ---- events.kind and events.tier -------------------------------------- */
+
+#define KJIT__EVENT_KINDS(X)                                                 \
+	X(COMPILE, "compile") /* value: NVRTC ms; tier miss */               \
+	X(CACHE, "cache")     /* tier memory|disk|miss; count: lookups */    \
+	X(LOAD, "load")       /* value: module load us */                    \
+	X(LAUNCH, "launch")   /* value: kernel ns of a sampled launch; count */ \
+	X(TUNE, "tune")       /* value: evaluated so far; detail: run id, status */ \
+	X(DROP, "drop")       /* count: events dropped since the last drop event */
+
+typedef enum kjit__event_kind {
+#define KJIT__EV_ENUM(id, text) KJIT__EV_##id,
+	KJIT__EVENT_KINDS(KJIT__EV_ENUM)
+#undef KJIT__EV_ENUM
+	KJIT__EV_COUNT
+} kjit__event_kind;
+
+/* The text stored in events.kind; "unknown" for a value beyond the list. */
+const char *kjit__event_kind_name(kjit__event_kind kind);
+/* The kind whose text is name into *out; KJIT_ERR_INVALID_ARG naming it
+ * for any other text (NULL included), *out untouched. */
+kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out);
+
+/* Where a cache lookup was answered (events.tier). */
+#define KJIT__TIER_MEMORY "memory"
+#define KJIT__TIER_DISK "disk"
+#define KJIT__TIER_MISS "miss"
+
+#endif /* KJIT_STORE_SCHEMA_H */
