@@ -230,6 +230,32 @@ static void check_bad(const char *dir)
 	OK("empty, not SQLite, foreign, newer and incomplete schemas: a message each");
 }
 
+/* A run left "running" by a process that is gone reads as abandoned. */
+static void check_abandoned(const char *path)
+{
+	pid_t child = fork();
+	CHECK(child >= 0);
+	if (child == 0)
+		_exit(0);
+	CHECK(tu_wait(child) == 0); /* reaped: no process has that pid now */
+	sqlite3 *db = tu_db_open(path);
+	char sql[512];
+	snprintf(sql, sizeof sql, "INSERT INTO runs(id, signature, device_key, kernel, strategy,"
+	         " problem, status, total, evaluated, pid, started, updated) VALUES (5, '"
+	         SIG_SAXPY "', 'sm_90|H200', 'saxpy', 'random', '{}', 'running', 10, 1, %ld,"
+	         " 1799999900, 1799999990)", (long)child);
+	tu_db_exec(db, sql);
+	tu_db_close(db);
+	top_model m;
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 0) == 1);
+	const top_run *r = run(&m, 5);
+	CHECK(r && strcmp(r->status, "abandoned") == 0 && isnan(r->eta_s));
+	CHECK_EQ_U64(m.meters.active_runs, 2); /* runs 1 and 4, which have no pid */
+	top_model_close(&m);
+	OK("a running run whose process %ld is gone shows as abandoned, no ETA", (long)child);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -244,6 +270,7 @@ int main(int argc, char **argv)
 	tu_path(path, dir, "kjit.db");
 	top_test_fill(path);
 	check_known(path);
+	check_abandoned(path);
 	check_bad(dir);
 	printf("PASS\n");
 	return 0;

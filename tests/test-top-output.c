@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 
 	expect((const char *const[]){ "--help", NULL }, 0, "usage: kjit-top", NULL);
 	expect((const char *const[]){ "--version", NULL }, 0, "kjit-top " PACKAGE_VERSION, NULL);
-	expect((const char *const[]){ "--bogus", NULL }, 2, NULL, "usage: kjit-top");
+	expect((const char *const[]){ "--bogus", NULL }, 2, NULL, "Try 'kjit-top --help'");
 	expect((const char *const[]){ "--interval", "0", NULL }, 2, NULL, "--interval");
 	expect((const char *const[]){ "-i", "x", NULL }, 2, NULL, "--interval");
 	expect((const char *const[]){ "-n", "0", NULL }, 2, NULL, "-n wants");

@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 		case 'C': colors = 0; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("kjit-top %s (libkjit %s)\n", PACKAGE_VERSION, kjit_version()); return 0;
-		default: usage(stderr); return 2;
+		default: fprintf(stderr, "Try 'kjit-top --help'.\n"); return 2; /* getopt said why */
 		}
 	}
 	if (optind < argc)

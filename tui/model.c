@@ -13,7 +13,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +56,7 @@ static const char *const sql[S_COUNT] = {
 	[S_RUNS] = "SELECT " KJIT__C_ID ", " KJIT__C_KERNEL ", " KJIT__C_STRATEGY ", "
 		KJIT__C_STATUS ", " KJIT__C_TOTAL ", " KJIT__C_EVALUATED ", " KJIT__C_STARTED ", "
 		KJIT__C_UPDATED ", " KJIT__C_SIGNATURE ", " KJIT__C_DEVICE_KEY ", " KJIT__C_PROBLEM
-		" FROM " KJIT__T_RUNS
+		", " KJIT__C_PID " FROM " KJIT__T_RUNS
 		" WHERE " KJIT__C_STATUS " = '" KJIT__RUN_RUNNING "' OR " KJIT__C_UPDATED " >= ?1"
 		" ORDER BY " KJIT__C_STATUS " <> '" KJIT__RUN_RUNNING "',"
 		" " KJIT__C_UPDATED " DESC, " KJIT__C_ID " DESC LIMIT 64",
@@ -899,6 +901,12 @@ static int query_runs(top_model *m, double now)
 		r->updated = sqlite3_column_double(st, 7);
 		r->best_ns = r->eta_s = NAN;
 		int running = strcmp(r->status, KJIT__RUN_RUNNING) == 0;
+		/* a writer killed before it could say so: its process is gone */
+		pid_t pid = (pid_t)sqlite3_column_int64(st, 11);
+		if (running && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+			snprintf(r->status, sizeof r->status, "%s", KJIT__RUN_ABANDONED);
+			running = 0;
+		}
 		m->meters.active_runs += running;
 		if (running && r->total >= 0 && r->evaluated >= r->total)
 			r->eta_s = 0;

@@ -75,6 +75,8 @@
 #define KJIT__RUN_DONE "done"
 #define KJIT__RUN_INTERRUPTED "interrupted"
 #define KJIT__RUN_FAILED "failed"
+/* what readers show for a run still "running" whose process is gone */
+#define KJIT__RUN_ABANDONED "abandoned"
 
 /* ---- results.status --------------------------------------------------- */
 
