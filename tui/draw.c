@@ -338,8 +338,22 @@ void top_draw(const top_model *m, top_ui *ui)
 		char msg[128];
 		snprintf(msg, sizeof msg, "terminal too small (%dx%d): kjit-top needs %dx%d; q quits",
 		         cols, rows, TOP_MIN_COLS, TOP_MIN_ROWS);
-		for (int y = 0, off = 0; y < rows && off < (int)strlen(msg); y++, off += cols)
-			mvwaddnstr(stdscr, y, 0, msg + off, cols);
+		/* wrapped at spaces, so that no word breaks across lines */
+		int len = (int)strlen(msg);
+		for (int y = 0, off = 0; y < rows && off < len; y++) {
+			int n = len - off <= cols ? len - off : cols;
+			if (n < len - off) {
+				int cut = n;
+				while (cut > 0 && msg[off + cut] != ' ')
+					cut--;
+				if (cut > 0)
+					n = cut;
+			}
+			mvwaddnstr(stdscr, y, 0, msg + off, n);
+			off += n;
+			while (off < len && msg[off] == ' ')
+				off++;
+		}
 		wnoutrefresh(stdscr);
 		doupdate();
 		return;
