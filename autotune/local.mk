@@ -23,4 +23,3 @@ autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune
 autotune_kjit_tune_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 dist_man1_MANS += doc/kjit-tune.1
-EXTRA_DIST += doc/spec-format.md examples/saxpy/saxpy.json examples/saxpy/saxpy-t1.json

@@ -1,10 +1,10 @@
-# Examples: not installed; built by make so that the README's main job runs.
+# Example programs: not installed; built by make so that the README's main
+# job runs.
 noinst_PROGRAMS += examples/saxpy/kjit-saxpy
 examples_saxpy_kjit_saxpy_SOURCES = examples/saxpy/kjit-saxpy.c
 examples_saxpy_kjit_saxpy_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DSAXPY_SOURCE='"$(abs_top_srcdir)/examples/saxpy/saxpy.cu"'
 examples_saxpy_kjit_saxpy_LDADD = libkjit.la -lm
-EXTRA_DIST += examples/saxpy/saxpy.cu
 include examples/tune.mk
 
 noinst_PROGRAMS += examples/api/kjit-api-demo

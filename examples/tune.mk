@@ -1,5 +1,8 @@
-# Tuning examples: kjit-tune specs with their kernels (doc/spec-format.md).
-EXTRA_DIST += \
+# The example specs with their kernels (kjit-spec(5)), shipped and
+# installed under $(pkgdatadir)/examples in the tree's layout, so that
+# each spec still finds its kernel.
+nobase_dist_pkgdata_DATA = \
+	examples/saxpy/saxpy.cu examples/saxpy/saxpy.json examples/saxpy/saxpy-t1.json \
 	examples/reduction/reduction.cu examples/reduction/reduction.json \
 	examples/transpose/transpose.cu examples/transpose/transpose.json \
 	examples/sgemm/sgemm.cu examples/sgemm/sgemm.json \

@@ -145,3 +145,4 @@ include tests/examples.mk
 include tests/tune-run.mk
 include tests/api.mk
 include tests/layers.mk
+include tests/man.mk
