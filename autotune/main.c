@@ -174,7 +174,7 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	kjit_status *status = NULL;
 	char **errors = NULL;
 	size_t n_failed = 0;
-	const char *arch = o->arch ? o->arch : getenv("KJIT_ARCH");
+	const char *arch = o->arch ? o->arch : kjit__env(KJIT__ENV_ARCH);
 
 	if (!arch || !*arch) {
 		fprintf(stderr, "%s: --compile-only needs --arch sm_NN (or $KJIT_ARCH)\n", prog);

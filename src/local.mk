@@ -1,4 +1,4 @@
-# libkjit: base layer (errors, hashing, driver, store) and engine layer.
+# libkjit: base layer (errors, hashing, environment, driver, store) and engine layer.
 lib_LTLIBRARIES += libkjit.la
 libkjit_la_SOURCES = \
 	src/kjit.h \
@@ -7,6 +7,7 @@ libkjit_la_SOURCES = \
 	src/hash.c \
 	src/strbuf.c \
 	src/file.c \
+	src/env.c \
 	src/json.c \
 	src/driver.c \
 	src/store.c \

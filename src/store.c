@@ -95,12 +95,12 @@ kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 
 kjit_status kjit__store_default_path(char **out)
 {
-	const char *env = getenv("KJIT_DB");
-	if (env && *env)
+	const char *env = kjit__env(KJIT__ENV_DB);
+	if (env)
 		*out = strdup(env);
-	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+	else if ((env = kjit__env(KJIT__ENV_XDG_CACHE_HOME)))
 		*out = kjit__strdup_printf("%s/kjit/kjit.db", env);
-	else if ((env = getenv("HOME")) && *env)
+	else if ((env = kjit__env(KJIT__ENV_HOME)))
 		*out = kjit__strdup_printf("%s/.cache/kjit/kjit.db", env);
 	else
 		return kjit__error(KJIT_ERR_INVALID_ARG,

@@ -68,8 +68,8 @@ static const char *const sql[S_COUNT] = {
 
 double top_now(void)
 {
-	const char *env = getenv("KJIT_TOP_NOW");
-	if (env && *env) {
+	const char *env = kjit__env(KJIT__ENV_TOP_NOW);
+	if (env) {
 		char *end = NULL;
 		double v = strtod(env, &end);
 		if (end && *end == '\0' && isfinite(v) && v > 0)
