@@ -19,7 +19,8 @@ KJIT_CPU_TESTS = \
 	tests/test-engine-telemetry \
 	tests/test-expr \
 	tests/test-env-sources \
-	tests/test-env-clear
+	tests/test-env-clear \
+	tests/test-doc-api
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -101,6 +102,11 @@ tests_test_env_sources_LDADD = $(KJIT_TEST_LDADD)
 tests_test_env_clear_SOURCES = tests/test-env-clear.c tests/testutil.h
 tests_test_env_clear_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_env_clear_LDADD = $(KJIT_TEST_LDADD)
+
+# kjit(3) covers kjit.h; every status has a string
+tests_test_doc_api_SOURCES = tests/test-doc-api.c tests/testutil.h tests/csource.h
+tests_test_doc_api_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_doc_api_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
