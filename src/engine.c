@@ -277,21 +277,19 @@ static kjit_status start_telemetry(kjit_engine *e)
 		return KJIT_OK;
 	kjit__telemetry_opts o;
 	kjit__telemetry_defaults(&o);
-	kjit_status st = kjit__telemetry_open(e->db_path, &o, &e->telemetry);
-	if (st == KJIT_OK)
-		st = kjit__telemetry_add_sampler(e->telemetry, engine_sampler, e);
-	return st;
+	return kjit__telemetry_open(e->db_path, &o, &e->telemetry);
 }
 
-/* Profiling needs CUPTI; with the events fallback launches stay untimed. */
-static void start_profiling(kjit_engine *e)
+/* Profiling needs CUPTI; with the events fallback launches stay untimed.
+ * The engine's sampler, which reads profile_every on the writer thread,
+ * is added once profile_every is settled. */
+static kjit_status start_profiling(kjit_engine *e)
 {
 	kjit__timer *timer;
 	if (!e->profile_every || !e->cu || !e->telemetry ||
-	    kjit__engine_timer(e, &timer) != KJIT_OK || kjit__timer_kind_of(timer) != KJIT__TIMER_CUPTI) {
+	    kjit__engine_timer(e, &timer) != KJIT_OK || kjit__timer_kind_of(timer) != KJIT__TIMER_CUPTI)
 		e->profile_every = 0;
-		return;
-	}
+	return e->telemetry ? kjit__telemetry_add_sampler(e->telemetry, engine_sampler, e) : KJIT_OK;
 }
 
 kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
@@ -365,9 +363,8 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		                 "when the engine has no GPU");
 		goto fail;
 	}
-	if ((st = start_telemetry(e)) != KJIT_OK)
+	if ((st = start_telemetry(e)) != KJIT_OK || (st = start_profiling(e)) != KJIT_OK)
 		goto fail;
-	start_profiling(e);
 	*out = e;
 	return KJIT_OK;
 fail:
