@@ -133,6 +133,10 @@ AM_TESTS_ENVIRONMENT = \
 EXTRA_DIST += tests/run-gpu-tests tests/env-cleared
 CLEANFILES += tests/*.gpu.log
 
+# the gate on function lengths that CI runs, cheap enough for every make check
+TESTS += build-aux/function-length
+EXTRA_DIST += build-aux/function-length
+
 include tests/telemetry.mk
 include tests/nvtx.mk
 include tests/timing.mk
