@@ -130,7 +130,7 @@ AM_TESTS_ENVIRONMENT = \
 	KJIT_CUDA_HOME='$(CUDA_HOME)'; export KJIT_CUDA_HOME; \
 	unset $$($(SHELL) '$(abs_top_srcdir)/tests/env-cleared') || :;
 
-EXTRA_DIST += tests/run-gpu-tests tests/env-cleared
+EXTRA_DIST += tests/run-gpu-tests tests/env-cleared tests/tsan.supp
 CLEANFILES += tests/*.gpu.log
 
 # the gate on function lengths that CI runs, cheap enough for every make check
