@@ -12,7 +12,7 @@
 
 #include "base.h"
 
-/* Schema version 1: every table of DESIGN.md, so that later work adds code,
+/* Schema version 1: every table of doc/DESIGN.md, so that later work adds code,
  * not tables. Times are Unix seconds (REAL); configurations and problems
  * are JSON objects with sorted keys. */
 static const char schema_v1[] =

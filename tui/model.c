@@ -1166,7 +1166,7 @@ static int result_samples(top_model *m, int64_t id, top_values *out)
 	return done(m, st, rc, "reading a result's samples");
 }
 
-/* What kjit_launch would do for this kernel (the rules of DESIGN.md). */
+/* What kjit_launch would do for this kernel (the rules of doc/DESIGN.md). */
 static int detail_rule(top_model *m, const char *sig)
 {
 	top_detail *d = &m->detail;
