@@ -175,7 +175,7 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	char **errors = NULL;
 	size_t n_failed = 0, n_other = 0; /* n_other: failures not a variant's compile error */
 	char *other = NULL;                /* the first of those */
-	const char *arch = o->arch ? o->arch : getenv("KJIT_ARCH");
+	const char *arch = o->arch ? o->arch : kjit__env(KJIT__ENV_ARCH);
 
 	if (!arch || !*arch) {
 		fprintf(stderr, "%s: --compile-only needs --arch sm_NN (or $KJIT_ARCH)\n", prog);
@@ -463,6 +463,52 @@ static int do_export(const kjit__spec *spec, const opts *o)
 	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
 }
 
+/* Reads the spec and runs the mode the options name. */
+static int run(opts *o)
+{
+	kjit__spec *spec;
+	if (kjit__spec_load(o->spec, &spec) != KJIT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	/* what the reader could not use, whatever the mode and --quiet: a
+	 * field ignored changes what is tuned */
+	for (size_t i = 0; i < spec->n_warnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", prog, spec->warnings[i]);
+	int ret = KT_EXIT_SPEC;
+	if (kt_verify_override(spec, o->verify, o->atol, o->rtol) != KJIT_OK) {
+		fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, kjit_last_error(), prog);
+		ret = KT_EXIT_USAGE;
+	} else if (access(spec->source_path, R_OK) != 0) {
+		/* a spec error in every mode: --count of a spec that cannot
+		 * compile would count a space nothing can tune */
+		fprintf(stderr, "%s: %s: kernel source %s: %s\n", prog, spec->path,
+		        spec->source_path, strerror(errno));
+	} else if (spec->unrunnable && !o->count && !o->export_format) {
+		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
+	} else if (o->count) {
+		ret = do_count(spec, o);
+	} else if (o->compile_only) {
+		ret = do_compile(spec, o);
+	} else if (o->replay) {
+		ret = do_replay(spec, o);
+	} else if (o->export_format) {
+		ret = do_export(spec, o);
+	} else {
+		o->tune.spec_path = o->spec;
+		o->tune.db = o->db;
+		o->tune.strategy = o->strategy;
+		o->tune.budget = o->budget;
+		o->tune.seed = o->seed;
+		o->tune.problem = o->problem_set ? (int64_t)o->problem : -1;
+		o->tune.limits = o->limits;
+		o->tune.jobs = o->jobs;
+		ret = kt_tune(spec, &o->tune);
+	}
+	kjit__spec_free(spec);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
@@ -637,53 +683,5 @@ int main(int argc, char **argv)
 		                         "combine");
 	o.spec = argv[optind];
 
-	kjit__spec *spec;
-	if (kjit__spec_load(o.spec, &spec) != KJIT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-		return KT_EXIT_SPEC;
-	}
-	/* what the reader could not use, whatever the mode and --quiet: a
-	 * field ignored changes what is tuned */
-	for (size_t i = 0; i < spec->n_warnings; i++)
-		fprintf(stderr, "%s: warning: %s\n", prog, spec->warnings[i]);
-	if (kt_verify_override(spec, o.verify, o.atol, o.rtol) != KJIT_OK) {
-		fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, kjit_last_error(), prog);
-		kjit__spec_free(spec);
-		return KT_EXIT_USAGE;
-	}
-	int ret;
-	/* a spec error in every mode: --count of a spec that cannot compile
-	 * would count a space nothing can tune */
-	if (access(spec->source_path, R_OK) != 0) {
-		fprintf(stderr, "%s: %s: kernel source %s: %s\n", prog, spec->path, spec->source_path,
-		        strerror(errno));
-		kjit__spec_free(spec);
-		return KT_EXIT_SPEC;
-	}
-	if (spec->unrunnable && !o.count && !o.export_format) {
-		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
-		kjit__spec_free(spec);
-		return KT_EXIT_SPEC;
-	}
-	if (o.count) {
-		ret = do_count(spec, &o);
-	} else if (o.compile_only) {
-		ret = do_compile(spec, &o);
-	} else if (o.replay) {
-		ret = do_replay(spec, &o);
-	} else if (o.export_format) {
-		ret = do_export(spec, &o);
-	} else {
-		o.tune.spec_path = o.spec;
-		o.tune.db = o.db;
-		o.tune.strategy = o.strategy;
-		o.tune.budget = o.budget;
-		o.tune.seed = o.seed;
-		o.tune.problem = o.problem_set ? (int64_t)o.problem : -1;
-		o.tune.limits = o.limits;
-		o.tune.jobs = o.jobs;
-		ret = kt_tune(spec, &o.tune);
-	}
-	kjit__spec_free(spec);
-	return ret;
+	return run(&o);
 }

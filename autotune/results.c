@@ -1,5 +1,5 @@
 /*
- * results.c - tuning results in the kjit database (DESIGN.md, "results"):
+ * results.c - tuning results in the kjit database (doc/DESIGN.md, "The store"):
  * runs, one results row per evaluated configuration and the best row per
  * (signature, device, problem), through a kjit__store connection of its
  * own. Each evaluation is one transaction: the results row, the run's

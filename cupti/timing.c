@@ -699,7 +699,7 @@ static int cupti_setup(void)
 		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 	}
 	if (r == CUPTI_SUCCESS) {
-		const char *mode = getenv("KJIT_CUPTI_DRIVER");
+		const char *mode = kjit__env(KJIT__ENV_CUPTI_DRIVER);
 		int full = !(mode && strcmp(mode, "launch") == 0);
 		/* API records of the launch entry points only: the external
 		 * correlation records ride on them. cuLaunchKernel is the one kjit
@@ -790,8 +790,8 @@ kjit_status kjit__timer_open(const kjit__cu_api *cu, CUcontext ctx, kjit__timer 
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit__timer_open: no driver table");
 
 	enum { WANT_AUTO, WANT_CUPTI, WANT_EVENTS } want = WANT_AUTO;
-	const char *env = getenv("KJIT_TIMER");
-	if (env && *env) {
+	const char *env = kjit__env(KJIT__ENV_TIMER);
+	if (env) {
 		if (strcmp(env, "events") == 0)
 			want = WANT_EVENTS;
 		else if (strcmp(env, "cupti") == 0)

@@ -5,3 +5,6 @@ dist_man_MANS = doc/kjit.3
 # checks that it is up to date.
 dist_man5_MANS = doc/kjit-spec.5
 EXTRA_DIST += doc/spec-format.md doc/md2man
+
+# the architecture, shipped in the tarball
+EXTRA_DIST += doc/DESIGN.md

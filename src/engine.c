@@ -248,8 +248,8 @@ static kjit_status tuning_options(kjit_engine *e, const kjit_engine_options *o)
 {
 	e->tune = o->tune;
 	if (e->tune == KJIT_TUNE_ENV) {
-		const char *env = getenv("KJIT_TUNE");
-		if (!env || !*env || strcmp(env, "off") == 0)
+		const char *env = kjit__env(KJIT__ENV_TUNE);
+		if (!env || strcmp(env, "off") == 0)
 			e->tune = KJIT_TUNE_OFF;
 		else if (strcmp(env, "online") == 0)
 			e->tune = KJIT_TUNE_ONLINE;
@@ -266,8 +266,8 @@ static kjit_status tuning_options(kjit_engine *e, const kjit_engine_options *o)
 	e->tune_variants = o->tune_variants ? o->tune_variants : 32;
 	e->tune_samples = o->tune_samples ? o->tune_samples : 3;
 	e->drift_threshold = o->drift_threshold;
-	const char *drift = getenv("KJIT_DRIFT");
-	if (e->drift_threshold == 0 && drift && *drift) {
+	const char *drift = kjit__env(KJIT__ENV_DRIFT);
+	if (e->drift_threshold == 0 && drift) {
 		char *end = NULL;
 		e->drift_threshold = strtod(drift, &end);
 		if (end == drift || *end || !(e->drift_threshold > 1))
@@ -285,11 +285,11 @@ static kjit_status tuning_options(kjit_engine *e, const kjit_engine_options *o)
 /* KJIT_TELEMETRY=0|1 (default 1) and KJIT_PROFILE=<rate in [0, 1]>. */
 static kjit_status start_telemetry(kjit_engine *e)
 {
-	const char *tel = getenv("KJIT_TELEMETRY");
-	if (tel && *tel && strcmp(tel, "0") != 0 && strcmp(tel, "1") != 0)
+	const char *tel = kjit__env(KJIT__ENV_TELEMETRY);
+	if (tel && strcmp(tel, "0") != 0 && strcmp(tel, "1") != 0)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "KJIT_TELEMETRY='%s': expected 0 or 1", tel);
-	const char *prof = getenv("KJIT_PROFILE");
-	if (prof && *prof) {
+	const char *prof = kjit__env(KJIT__ENV_PROFILE);
+	if (prof) {
 		char *end = NULL;
 		double rate = strtod(prof, &end);
 		if (end == prof || *end || !(rate >= 0 && rate <= 1))
@@ -301,21 +301,19 @@ static kjit_status start_telemetry(kjit_engine *e)
 		return KJIT_OK;
 	kjit__telemetry_opts o;
 	kjit__telemetry_defaults(&o);
-	kjit_status st = kjit__telemetry_open(e->db_path, &o, &e->telemetry);
-	if (st == KJIT_OK)
-		st = kjit__telemetry_add_sampler(e->telemetry, engine_sampler, e);
-	return st;
+	return kjit__telemetry_open(e->db_path, &o, &e->telemetry);
 }
 
-/* Profiling needs CUPTI; with the events fallback launches stay untimed. */
-static void start_profiling(kjit_engine *e)
+/* Profiling needs CUPTI; with the events fallback launches stay untimed.
+ * The engine's sampler, which reads profile_every on the writer thread,
+ * is added once profile_every is settled. */
+static kjit_status start_profiling(kjit_engine *e)
 {
 	kjit__timer *timer;
 	if (!e->profile_every || !e->cu || !e->telemetry ||
-	    kjit__engine_timer(e, &timer) != KJIT_OK || kjit__timer_kind_of(timer) != KJIT__TIMER_CUPTI) {
+	    kjit__engine_timer(e, &timer) != KJIT_OK || kjit__timer_kind_of(timer) != KJIT__TIMER_CUPTI)
 		e->profile_every = 0;
-		return;
-	}
+	return e->telemetry ? kjit__telemetry_add_sampler(e->telemetry, engine_sampler, e) : KJIT_OK;
 }
 
 kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
@@ -330,7 +328,7 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	}
 	const char *arch = opts->arch;
 	if (!arch || !*arch)
-		arch = getenv("KJIT_ARCH");
+		arch = kjit__env(KJIT__ENV_ARCH);
 	if (arch && *arch && !valid_arch(arch))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "invalid arch '%s': expected sm_NN such as "
 		                   "sm_90 (a real architecture, so that NVRTC emits a cubin)", arch);
@@ -350,9 +348,9 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		snprintf(e->arch, sizeof e->arch, "%s", arch);
 	e->threads = opts->compile_threads ? opts->compile_threads : kjit__cpu_count();
 	e->cache_max = opts->cache_max_bytes;
-	const char *env_max = getenv("KJIT_CACHE_MAX_BYTES");
+	const char *env_max = kjit__env(KJIT__ENV_CACHE_MAX_BYTES);
 	kjit_status st = KJIT_OK;
-	if (!e->cache_max && env_max && *env_max && (st = parse_size(env_max, &e->cache_max)) != KJIT_OK)
+	if (!e->cache_max && env_max && (st = parse_size(env_max, &e->cache_max)) != KJIT_OK)
 		goto fail;
 	if (e->cache_max <= 0)
 		e->cache_max = KJIT__DEFAULT_CACHE_MAX;
@@ -389,9 +387,8 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		                 "when the engine has no GPU");
 		goto fail;
 	}
-	if ((st = start_telemetry(e)) != KJIT_OK)
+	if ((st = start_telemetry(e)) != KJIT_OK || (st = start_profiling(e)) != KJIT_OK)
 		goto fail;
-	start_profiling(e);
 	*out = e;
 	return KJIT_OK;
 fail:

@@ -2,8 +2,9 @@
 # and call only the layers below it: its CPPFLAGS name no header above it,
 # and tests/layers.mk links each one with the layers below it alone, so an
 # upward call fails the build.
-#   base    src/base/    errors, hashing, strings, files, JSON, the CUDA
-#                        driver loaded at run time, the store (base.h)
+#   base    src/base/    errors, hashing, strings, files, the environment,
+#                        JSON, the CUDA driver loaded at run time, the store
+#                        (base.h)
 #   instr   cupti/       CUPTI timing, the protocol, NVTX, telemetry (instr.h)
 #   core    src/         compile, the pool, variants, kernels, module
 #                        variables, measure (engine.h)
@@ -30,6 +31,7 @@ libkjit_base_la_SOURCES = \
 	src/base/table.c \
 	src/base/strbuf.c \
 	src/base/file.c \
+	src/base/env.c \
 	src/base/json.c \
 	src/base/driver.c \
 	src/base/store.c \

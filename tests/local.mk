@@ -21,7 +21,10 @@ KJIT_CPU_TESTS = \
 	tests/test-store-words \
 	tests/test-stats \
 	tests/test-launch-tag \
-	tests/test-table
+	tests/test-table \
+	tests/test-env-sources \
+	tests/test-env-clear \
+	tests/test-doc-api
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
@@ -111,6 +114,20 @@ tests_test_table_SOURCES = tests/test-table.c tests/testutil.h
 tests_test_table_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_table_LDADD = $(KJIT_TEST_LDADD)
 
+# the environment read in one place (env.c) and cleared for the tests
+tests_test_env_sources_SOURCES = tests/test-env-sources.c tests/testutil.h tests/csource.h
+tests_test_env_sources_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_env_sources_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_env_clear_SOURCES = tests/test-env-clear.c tests/testutil.h
+tests_test_env_clear_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_env_clear_LDADD = $(KJIT_TEST_LDADD)
+
+# kjit(3) covers kjit.h; every status has a string
+tests_test_doc_api_SOURCES = tests/test-doc-api.c tests/testutil.h tests/csource.h
+tests_test_doc_api_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_doc_api_LDADD = $(KJIT_TEST_LDADD)
+
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_measure_LDADD = $(KJIT_TEST_LDADD)
@@ -125,16 +142,20 @@ tests_test_gpu_symbol_LDADD = $(KJIT_TEST_LDADD)
 
 # What every test sees: the source and build trees (examples/saxpy/saxpy.cu
 # is found through KJIT_SRCDIR), the toolkit (for its stub libcuda), and
-# none of the user's kjit settings.
+# none of the user's kjit settings (tests/env-cleared lists them; tu_init()
+# clears them again, for a test run by hand).
 AM_TESTS_ENVIRONMENT = \
 	KJIT_SRCDIR='$(abs_top_srcdir)'; export KJIT_SRCDIR; \
 	KJIT_BUILDDIR='$(abs_top_builddir)'; export KJIT_BUILDDIR; \
 	KJIT_CUDA_HOME='$(CUDA_HOME)'; export KJIT_CUDA_HOME; \
-	unset KJIT_DB KJIT_ARCH KJIT_LIBCUDA KJIT_CACHE_MAX_BYTES KJIT_TELEMETRY KJIT_PROFILE \
-		KJIT_TIMER || :;
+	unset $$($(SHELL) '$(abs_top_srcdir)/tests/env-cleared') || :;
 
-EXTRA_DIST += tests/run-gpu-tests
+EXTRA_DIST += tests/run-gpu-tests tests/env-cleared tests/tsan.supp
 CLEANFILES += tests/*.gpu.log
+
+# the gate on function lengths that CI runs, cheap enough for every make check
+TESTS += build-aux/function-length
+EXTRA_DIST += build-aux/function-length
 
 include tests/telemetry.mk
 include tests/nvtx.mk

@@ -10,6 +10,8 @@
  *  - OK(fmt, ...): prints one line saying what was just checked.
  *  - tu_tmpdir(): a fresh mkdtemp folder, removed recursively at exit by the
  *    process that made it (not by forked children); KJIT_TEST_KEEP=1 keeps it.
+ *  - tu_init(): names the test and clears the user's kjit settings from the
+ *    environment (tu_clear_env()).
  *  - tu_skip_without_gpu(): exit 77 (the automake skip code) with the reason.
  *  - tu_saxpy_path(): examples/saxpy/saxpy.cu under $KJIT_SRCDIR.
  *  - tu_spawn_self(): fork + exec /proc/self/exe with a mode argument.
@@ -140,6 +142,26 @@ static inline void tu_fail_at(const char *file, int line, const char *fmt, ...)
 
 /* ---- setup ---------------------------------------------------------------- */
 
+/* Clears every kjit setting of the environment (KJIT__ENV_VARS in base.h),
+ * so that the user's shell steers no test, except in a process this test
+ * started itself (tu_spawn_self): it keeps what the test set for it.
+ * KJIT_TEST_PARENT names the process whose children keep it. */
+static inline void tu_clear_env(void)
+{
+	const char *marked = getenv("KJIT_TEST_PARENT");
+	char pid[24];
+	snprintf(pid, sizeof pid, "%ld", (long)getppid());
+	if (!marked || strcmp(marked, pid) != 0) {
+		const kjit__env_entry *vars = kjit__env_table();
+		for (size_t i = 0; i < KJIT__ENV_COUNT; i++)
+			if (vars[i].kind == KJIT__ENV_KIND_SETTING && unsetenv(vars[i].name) != 0)
+				TU_FAIL("unsetenv(%s): %s", vars[i].name, strerror(errno));
+	}
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	if (setenv("KJIT_TEST_PARENT", pid, 1) != 0)
+		TU_FAIL("setenv(KJIT_TEST_PARENT): %s", strerror(errno));
+}
+
 static inline void tu_init(int argc, char **argv)
 {
 	(void)argc;
@@ -149,6 +171,7 @@ static inline void tu_init(int argc, char **argv)
 	if (strncmp(tu_prog, "lt-", 3) == 0)
 		tu_prog += 3;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	tu_clear_env();
 }
 
 /* ---- temporary folders ------------------------------------------------------ */
@@ -424,7 +447,7 @@ static inline int tu_wait(pid_t pid)
 /* Runs this program again as `argv0 mode arg` (arg may be NULL) and
  * returns its exit code. /proc/self/exe is the real binary even under a
  * libtool wrapper, and the environment (LD_LIBRARY_PATH included) is
- * inherited. */
+ * inherited: tu_init() in the child keeps the settings this test made. */
 static inline int tu_spawn_self(const char *argv0, const char *mode, const char *arg)
 {
 	fflush(NULL);

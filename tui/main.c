@@ -189,8 +189,9 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 	sigaction(SIGHUP, &sa, NULL);
 
 	if (!initscr()) {
+		const char *term = kjit__env(KJIT__ENV_TERM);
 		fprintf(stderr, "kjit-top: cannot initialise the terminal (TERM=%s)\n",
-		        getenv("TERM") ? getenv("TERM") : "");
+		        term ? term : "");
 		return 1;
 	}
 	cbreak();
@@ -297,8 +298,7 @@ int main(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (once && json)
 		return usage_error("%s", "--once and --json exclude each other");
-	const char *nc = getenv("NO_COLOR");
-	if (nc && *nc)
+	if (kjit__env(KJIT__ENV_NO_COLOR))
 		colors = 0;
 
 	char *path = NULL;
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kjit-top: %s\n", m.message);
 			rc = 1;
 		} else if (once) {
-			const char *cols = getenv("COLUMNS");
+			const char *cols = kjit__env(KJIT__ENV_COLUMNS);
 			int width = cols && atoi(cols) > 0 ? atoi(cols) : 100;
 			top_print_text(stdout, &m, width);
 		} else {

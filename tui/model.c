@@ -86,8 +86,8 @@ static const char *const sql[S_COUNT] = {
 
 double top_now(void)
 {
-	const char *env = getenv("KJIT_TOP_NOW");
-	if (env && *env) {
+	const char *env = kjit__env(KJIT__ENV_TOP_NOW);
+	if (env) {
 		char *end = NULL;
 		double v = strtod(env, &end);
 		if (end && *end == '\0' && isfinite(v) && v > 0)
@@ -1184,7 +1184,7 @@ static int result_samples(top_model *m, int64_t id, top_values *out)
 	return done(m, st, rc, "reading a result's samples");
 }
 
-/* What kjit_launch would do for this kernel (the rules of DESIGN.md). */
+/* What kjit_launch would do for this kernel (the rules of doc/DESIGN.md). */
 static int detail_rule(top_model *m, const char *sig)
 {
 	top_detail *d = &m->detail;

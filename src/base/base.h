@@ -1,7 +1,7 @@
 /*
- * base.h - internal header of the base layer: errors, hashing, the CUDA
- * driver loaded at run time, and the SQLite store. Nothing here knows about
- * engines, kernels or variants.
+ * base.h - internal header of the base layer: errors, hashing, the
+ * environment, the CUDA driver loaded at run time, and the SQLite store.
+ * Nothing here knows about engines, kernels or variants.
  */
 #ifndef KJIT_BASE_H
 #define KJIT_BASE_H
@@ -96,6 +96,64 @@ void kjit__sort_doubles(double *v, size_t n);
 /* The median of sorted[n]: the middle value, or the mean of the middle
  * two; NAN when n is 0. */
 double kjit__median_sorted(const double *sorted, size_t n);
+
+/* ---- the environment (env.c) ------------------------------------------ */
+
+/*
+ * Every environment variable kjit reads, and nothing reads one elsewhere:
+ * X(id, name, kind, meaning). A SETTING is the user's choice of what kjit
+ * does, and the test harness clears it (tests/testutil.h, tests/env-cleared);
+ * a SYSTEM variable says where the system keeps things, and tests keep it
+ * because the programs they run need it too.
+ */
+#define KJIT__ENV_VARS(X)                                                      \
+	X(DB, "KJIT_DB", SETTING, "the database file, before the two below")    \
+	X(XDG_CACHE_HOME, "XDG_CACHE_HOME", SYSTEM,                            \
+	  "the default database is $XDG_CACHE_HOME/kjit/kjit.db")                \
+	X(HOME, "HOME", SYSTEM, "else it is $HOME/.cache/kjit/kjit.db")         \
+	X(ARCH, "KJIT_ARCH", SETTING,                                          \
+	  "the target arch (sm_90) when the options or --arch give none")       \
+	X(LIBCUDA, "KJIT_LIBCUDA", SETTING,                                    \
+	  "the CUDA driver library opened instead of libcuda.so.1")             \
+	X(CACHE_MAX_BYTES, "KJIT_CACHE_MAX_BYTES", SETTING,                    \
+	  "the cap of the binaries table (bytes, K, M or G suffix)")            \
+	X(TELEMETRY, "KJIT_TELEMETRY", SETTING, "0: no telemetry (default 1)")  \
+	X(PROFILE, "KJIT_PROFILE", SETTING,                                    \
+	  "the share of launches timed into telemetry, 0 to 1 (default 0)")     \
+	X(TUNE, "KJIT_TUNE", SETTING,                                          \
+	  "the tuning policy under KJIT_TUNE_ENV: off, online or background")   \
+	X(DRIFT, "KJIT_DRIFT", SETTING,                                        \
+	  "the slowdown that marks a best row stale (default 1.3)")             \
+	X(TIMER, "KJIT_TIMER", SETTING, "the kernel timer: auto, cupti or events") \
+	X(CUPTI_DRIVER, "KJIT_CUPTI_DRIVER", SETTING,                          \
+	  "launch: CUPTI records the launch entry points, not the whole API")   \
+	X(TOP_NOW, "KJIT_TOP_NOW", SETTING,                                    \
+	  "kjit-top's clock in Unix seconds, so that snapshots repeat")          \
+	X(NO_COLOR, "NO_COLOR", SETTING, "kjit-top draws no colours when set")  \
+	X(COLUMNS, "COLUMNS", SETTING, "the width of kjit-top --once")          \
+	X(TERM, "TERM", SYSTEM, "the terminal, named when curses cannot start")
+
+typedef enum kjit__env_var {
+#define KJIT__ENV_ID(id, name, kind, meaning) KJIT__ENV_##id,
+	KJIT__ENV_VARS(KJIT__ENV_ID)
+#undef KJIT__ENV_ID
+	KJIT__ENV_COUNT
+} kjit__env_var;
+
+typedef enum kjit__env_kind { KJIT__ENV_KIND_SETTING, KJIT__ENV_KIND_SYSTEM } kjit__env_kind;
+
+typedef struct kjit__env_entry {
+	const char *name;
+	kjit__env_kind kind;
+	const char *meaning;
+} kjit__env_entry;
+
+/* The value of v, NULL when it is unset or empty (kjit treats both as
+ * unset). */
+const char *kjit__env(kjit__env_var v);
+
+/* The table: KJIT__ENV_COUNT entries in kjit__env_var order. */
+const kjit__env_entry *kjit__env_table(void);
 
 /* ---- the CUDA driver, opened at run time (driver.c) ----------------- */
 

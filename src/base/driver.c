@@ -94,8 +94,8 @@ static void fail_load(const char *fmt, ...)
 
 static void load_driver(void)
 {
-	const char *path = getenv("KJIT_LIBCUDA");
-	if (!path || !*path)
+	const char *path = kjit__env(KJIT__ENV_LIBCUDA);
+	if (!path)
 		path = "libcuda.so.1";
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {

@@ -12,7 +12,7 @@
 
 #include "base.h"
 
-/* Schema version 1: every table of DESIGN.md, so that later work adds code,
+/* Schema version 1: every table of doc/DESIGN.md, so that later work adds code,
  * not tables. Times are Unix seconds (REAL); configurations and problems
  * are JSON objects with sorted keys. A migration's text is history and
  * never changes, so it spells its names out; readers take the names of
@@ -98,12 +98,12 @@ kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 
 kjit_status kjit__store_default_path(char **out)
 {
-	const char *env = getenv("KJIT_DB");
-	if (env && *env)
+	const char *env = kjit__env(KJIT__ENV_DB);
+	if (env)
 		*out = strdup(env);
-	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+	else if ((env = kjit__env(KJIT__ENV_XDG_CACHE_HOME)))
 		*out = kjit__strdup_printf("%s/kjit/kjit.db", env);
-	else if ((env = getenv("HOME")) && *env)
+	else if ((env = kjit__env(KJIT__ENV_HOME)))
 		*out = kjit__strdup_printf("%s/.cache/kjit/kjit.db", env);
 	else
 		return kjit__error(KJIT_ERR_INVALID_ARG,

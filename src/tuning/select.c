@@ -1,4 +1,4 @@
-/* select.c - which tuned configuration serves a problem (DESIGN.md,
+/* select.c - which tuned configuration serves a problem (doc/DESIGN.md,
  * "Problem key"): exact, nearest on this device, same architecture,
  * default. Pure: the rows come from store_best.c. */
 #include "config.h"
