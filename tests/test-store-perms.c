@@ -96,6 +96,10 @@ static void test_default_path(const char *dir)
 	tu_path(want, home, ".cache");
 	CHECK(tu_mode(want) == 0700);
 
+	CHECK(setenv("XDG_CACHE_HOME", "relative/cache", 1) == 0);
+	tu_path(want, home, ".cache/kjit/kjit.db");
+	check_default(want, "XDG_CACHE_HOME relative: ignored, as the XDG rules say");
+
 	CHECK(unsetenv("XDG_CACHE_HOME") == 0);
 	tu_path(want, home, ".cache/kjit/kjit.db");
 	check_default(want, "KJIT_DB and XDG_CACHE_HOME unset: $HOME/.cache/kjit/kjit.db");

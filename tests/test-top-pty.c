@@ -139,6 +139,23 @@ static int wait_exit(void)
 	TU_FAIL("kjit-top did not exit");
 }
 
+/* TERM=dumb cannot move the cursor: kjit-top says so and points to --once. */
+static void dumb_terminal(void)
+{
+	char db[TU_PATH], exit_file[TU_PATH], err[TU_PATH];
+	top_test_fill(tu_path(db, dir, "dumb.db"));
+	tu_path(exit_file, dir, "exit");
+	tu_path(err, dir, "dumb.err");
+	unlink(exit_file);
+	CHECK(tmux("new-session -d -s dumb -x 80 -y 24 \"TERM=dumb '%s' --db '%s' 2> '%s';"
+	           " echo \\$? > '%s'\"", top_bin, db, err, exit_file) == 0);
+	CHECK(wait_exit() == 1);
+	char *msg = tu_read_file(err, NULL);
+	CHECK_CONTAINS(msg, "TERM=dumb cannot show the live view: use --once or --json");
+	OK("TERM=dumb: exit 1, \"%.*s\"", (int)strcspn(msg, "\n"), msg);
+	free(msg);
+}
+
 static void keys_and_resizes(void)
 {
 	char db[TU_PATH], args[TU_PATH + 64];
@@ -505,6 +522,7 @@ int main(int argc, char **argv)
 	setenv("TERM", "xterm", 1);
 	unsetenv("TMUX");
 	unsetenv("KJIT_DB");
+	dumb_terminal();
 	keys_and_resizes();
 	live_writers();
 	printf("PASS\n");

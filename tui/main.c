@@ -177,6 +177,13 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 		fprintf(stderr, "kjit-top: not a terminal: use --once or --json for a snapshot\n");
 		return 1;
 	}
+	/* a terminal that cannot move the cursor draws every frame on one line */
+	const char *term = kjit__env(KJIT__ENV_TERM);
+	if (!term || strcmp(term, "dumb") == 0) {
+		fprintf(stderr, "kjit-top: TERM=%s cannot show the live view: use --once or --json "
+		        "for a snapshot\n", term ? term : "(unset)");
+		return 1;
+	}
 	/* our handlers before initscr, so that ncurses keeps them */
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -189,7 +196,6 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 	sigaction(SIGHUP, &sa, NULL);
 
 	if (!initscr()) {
-		const char *term = kjit__env(KJIT__ENV_TERM);
 		fprintf(stderr, "kjit-top: cannot initialise the terminal (TERM=%s)\n",
 		        term ? term : "");
 		return 1;

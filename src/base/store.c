@@ -101,7 +101,8 @@ kjit_status kjit__store_default_path(char **out)
 	const char *env = kjit__env(KJIT__ENV_DB);
 	if (env)
 		*out = strdup(env);
-	else if ((env = kjit__env(KJIT__ENV_XDG_CACHE_HOME)))
+	/* the XDG rules: a relative XDG_CACHE_HOME is invalid and ignored */
+	else if ((env = kjit__env(KJIT__ENV_XDG_CACHE_HOME)) && env[0] == '/')
 		*out = kjit__strdup_printf("%s/kjit/kjit.db", env);
 	else if ((env = kjit__env(KJIT__ENV_HOME)))
 		*out = kjit__strdup_printf("%s/.cache/kjit/kjit.db", env);
