@@ -479,14 +479,17 @@ static int run(opts *o)
 	if (kt_verify_override(spec, o->verify, o->atol, o->rtol) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, kjit_last_error(), prog);
 		ret = KT_EXIT_USAGE;
-	} else if (access(spec->source_path, R_OK) != 0) {
-		/* a spec error in every mode: --count of a spec that cannot
-		 * compile would count a space nothing can tune */
+	} else if (access(spec->source_path, R_OK) != 0 && !o->count) {
 		fprintf(stderr, "%s: %s: kernel source %s: %s\n", prog, spec->path,
 		        spec->source_path, strerror(errno));
 	} else if (spec->unrunnable && !o->count && !o->export_format) {
 		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
 	} else if (o->count) {
+		/* a space is counted without its kernel, but not silently */
+		if (access(spec->source_path, R_OK) != 0)
+			fprintf(stderr, "%s: warning: %s: kernel source %s: %s (the space is counted; "
+			        "nothing can be compiled)\n", prog, spec->path, spec->source_path,
+			        strerror(errno));
 		ret = do_count(spec, o);
 	} else if (o->compile_only) {
 		ret = do_compile(spec, o);

@@ -174,12 +174,16 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "failed for another reason than their own compile error");
 	OK("--compile-only exits 1 when no variant compiled and for an arch NVRTC refuses");
 	CHECK(unlink(bsrc) == 0);
-	RUN(3, &out, "%s --count", bspec);
+	RUN(3, &out, "%s --compile-only --arch sm_90 --db %s/b.db", bspec, dir);
 	CHECK_CONTAINS(out, "kernel source");
 	CHECK_CONTAINS(out, "No such file");
+	RUN(0, &out, "%s --count", bspec);
+	CHECK_CONTAINS(out, "warning: ");
+	CHECK_CONTAINS(out, "(the space is counted; nothing can be compiled)");
+	CHECK_CONTAINS(out, "valid 2, product 2");
 	RUN(2, &out, "%s --count --seed -1", bspec);
 	CHECK_CONTAINS(out, "--seed: expected a non-negative integer, got '-1'");
-	OK("a missing kernel source is a spec error (exit 3), --count included");
+	OK("a missing kernel source is a spec error (exit 3); --count counts with a warning");
 
 	/* two processes compiling one space into one database share the work */
 	char two[8 * TU_PATH];
