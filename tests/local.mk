@@ -148,6 +148,7 @@ AM_TESTS_ENVIRONMENT = \
 	KJIT_SRCDIR='$(abs_top_srcdir)'; export KJIT_SRCDIR; \
 	KJIT_BUILDDIR='$(abs_top_builddir)'; export KJIT_BUILDDIR; \
 	KJIT_CUDA_HOME='$(CUDA_HOME)'; export KJIT_CUDA_HOME; \
+	KJIT_TEST_CC='$(CC) $(CFLAGS) $(LDFLAGS)'; export KJIT_TEST_CC; \
 	unset $$($(SHELL) '$(abs_top_srcdir)/tests/env-cleared') || :;
 
 EXTRA_DIST += tests/run-gpu-tests tests/env-cleared tests/tsan.supp

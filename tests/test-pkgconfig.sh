@@ -29,7 +29,8 @@ int main(void)
 }
 C
 cflags=$(PKG_CONFIG_PATH=. pkg-config --cflags libkjit)
-if ! ${CC:-cc} -I"$src/include" $cflags -o "$tmp/main" "$tmp/main.c" $libs; then
+# the build's compiler and flags (a sanitizer's runtime among them)
+if ! ${KJIT_TEST_CC:-cc} -I"$src/include" $cflags -o "$tmp/main" "$tmp/main.c" $libs; then
 	echo "FAIL: static link with: $libs"
 	exit 1
 fi
