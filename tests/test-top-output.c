@@ -123,7 +123,9 @@ int main(int argc, char **argv)
 	tu_write_file(tu_path(notes, dir, "notes.txt"), "not a database, just some words\n", 32);
 	expect((const char *const[]){ "--json", "--db", "notes.txt", NULL }, 1, NULL,
 	       "not a kjit database");
-	OK("a file that is not a kjit database: exit 1");
+	/* the live view does not wait for it to become one */
+	expect((const char *const[]){ "--db", "notes.txt", NULL }, 1, NULL, "not a kjit database");
+	OK("a file that is not a kjit database: exit 1, the live view too");
 
 	expect((const char *const[]){ "--help", NULL }, 0, "usage: kjit-top", NULL);
 	expect((const char *const[]){ "--version", NULL }, 0, "kjit-top " PACKAGE_VERSION, NULL);

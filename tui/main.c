@@ -337,6 +337,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kjit-top: cannot write the snapshot: %s\n", strerror(errno));
 			rc = 1;
 		}
+	} else if (top_model_refresh(&m, top_now(), 1) < 0 &&
+	           (m.state == TOP_DB_FOREIGN || m.state == TOP_DB_SCHEMA)) {
+		/* a file that is there and will not become readable: waiting
+		 * for it would wait forever */
+		fprintf(stderr, "kjit-top: %s\n", m.message);
+		rc = 1;
 	} else {
 		rc = run_live(&m, interval, iterations, colors);
 	}
