@@ -96,12 +96,13 @@ kjit_status kt_results_open_existing(const char *path, kt_results **out)
 	return st;
 }
 
-void kt_results_close(kt_results *r)
+kjit_status kt_results_close(kt_results *r)
 {
 	if (!r)
-		return;
-	kjit__store_close(r->store);
+		return KJIT_OK;
+	kjit_status st = kjit__store_close(r->store);
 	free(r);
+	return st;
 }
 
 sqlite3 *kt_results_db(kt_results *r) { return kjit__store_db(r->store); }

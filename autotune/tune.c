@@ -983,7 +983,10 @@ done:
 		free(t.runs[i].rejected_json);
 	}
 	free(t.runs);
-	kt_results_close(t.res);
+	if (kt_results_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		ret = KT_EXIT_RUNTIME;
+	}
 	kjit_engine_close(t.engine);
 	free(def);
 	return ret;

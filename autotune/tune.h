@@ -125,7 +125,8 @@ kjit_status kt_spec_signature(const kjit__spec *spec, char **out);
 typedef struct kt_results kt_results;
 /* path NULL: $KJIT_DB, else the user cache. */
 kjit_status kt_results_open(const char *path, kt_results **out);
-void kt_results_close(kt_results *r);
+/* Closes the database; its status says whether the last writes landed. */
+kjit_status kt_results_close(kt_results *r);
 sqlite3 *kt_results_db(kt_results *r);
 
 /* What a run is about. problem is JSON with sorted keys. */

@@ -251,7 +251,10 @@ kjit_status kjit__store_default_path(char **out);
  * kjit, or a file that is not a kjit database, is refused with a message.
  * The caller owns *out and frees it with kjit__store_close(). */
 kjit_status kjit__store_open(const char *path, kjit__store **out);
-void kjit__store_close(kjit__store *store);
+/* Writes what is pending (the use times of binaries) and closes; frees
+ * store either way. A failure of the last writes or of the close is its
+ * status, so that a caller that must not lose them can say so. */
+kjit_status kjit__store_close(kjit__store *store);
 
 /* The connection, for layers above that prepare their own statements.
  * Callers hold kjit__store_lock() while they use it. */

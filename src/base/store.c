@@ -295,21 +295,23 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	*out = s;
 	return KJIT_OK;
 fail:
-	kjit__store_close(s);
+	(void)kjit__store_close(s); /* the open failed: st says why */
 	return st;
 }
 
-void kjit__store_close(kjit__store *s)
+kjit_status kjit__store_close(kjit__store *s)
 {
 	if (!s)
-		return;
-	if (s->db)
-		(void)kjit__store_flush_touches(s);
+		return KJIT_OK;
+	kjit_status st = s->db ? kjit__store_flush_touches(s) : KJIT_OK;
 	kjit__store_finalize_binaries(s);
-	sqlite3_close(s->db);
+	int rc = sqlite3_close(s->db);
+	if (rc != SQLITE_OK && st == KJIT_OK)
+		st = kjit__error(KJIT_ERR_DB, "closing %s: %s", s->path, sqlite3_errstr(rc));
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);
 	free(s);
+	return st;
 }
 
 sqlite3 *kjit__store_db(kjit__store *s) { return s->db; }
