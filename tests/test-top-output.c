@@ -108,6 +108,25 @@ int main(int argc, char **argv)
 	OK("--once at 100 columns matches test-top-once.golden");
 	golden((const char *const[]){ "--json", "-d", "kjit.db", NULL }, "test-top-json.golden");
 	OK("--json matches test-top-json.golden");
+	/* a narrower width: no line of the snapshot passes it */
+	for (int width = 80; width >= 60; width -= 20) {
+		char cols[16], *out, *err;
+		snprintf(cols, sizeof cols, "%d", width);
+		setenv("COLUMNS", cols, 1);
+		CHECK(run_top((const char *const[]){ "--once", "--db", "kjit.db", NULL }, &out, &err) ==
+		      0);
+		size_t longest = 0;
+		for (char *l = out; *l;) {
+			size_t n = strcspn(l, "\n");
+			longest = n > longest ? n : longest;
+			l += n + (l[n] == '\n');
+		}
+		CHECK_MSG(longest <= (size_t)width, "COLUMNS=%d: a line of %zu", width, longest);
+		free(out);
+		free(err);
+	}
+	setenv("COLUMNS", "100", 1);
+	OK("--once at 80 and 60 columns: no line wider");
 	setenv("KJIT_DB", "kjit.db", 1);
 	golden((const char *const[]){ "-1", NULL }, "test-top-once.golden");
 	OK("$KJIT_DB is the default database");

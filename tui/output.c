@@ -111,9 +111,13 @@ void top_print_text(FILE *f, const top_model *m, int width)
 			print_row(f, row);
 		}
 	}
-	if (stale)
-		fprintf(f, "\n* stale: the best configuration now runs slower than stored, or was "
-		           "tuned with another toolkit\n");
+	/* the footnote in two lines where one would pass the width */
+	static const char stale1[] = "* stale: the best configuration now runs slower than stored,",
+	                  stale2[] = "or was tuned with another toolkit";
+	if (stale && (int)(sizeof stale1 + sizeof stale2) - 1 <= width)
+		fprintf(f, "\n%s %s\n", stale1, stale2);
+	else if (stale)
+		fprintf(f, "\n%s\n  %s\n", stale1, stale2);
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
