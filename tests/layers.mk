@@ -31,3 +31,7 @@ EXTRA_DIST += tests/test-exports.sh
 # pkg-config's static link line links (skips without a static library)
 TESTS += tests/test-pkgconfig.sh
 EXTRA_DIST += tests/test-pkgconfig.sh
+
+# databases another user cannot reach or write (root with setpriv only)
+TESTS += tests/test-perms-user.sh
+EXTRA_DIST += tests/test-perms-user.sh

@@ -226,9 +226,48 @@ static int check_schema(top_model *m)
 	return 0;
 }
 
+/* A WAL database in a folder this user cannot write: SQLite cannot make
+ * the -shm file a reader needs. With no -wal file beside it, everything
+ * is in the database file, which SQLite can then read as immutable. */
+static int read_only_folder(top_model *m)
+{
+	char wal[4096];
+	snprintf(wal, sizeof wal, "%s-wal", m->path);
+	int rc = sqlite3_exec(m->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
+		return 0;
+	struct stat sb;
+	if (stat(wal, &sb) == 0 && sb.st_size > 0)
+		return fail(m, TOP_DB_ERROR, "cannot read %s: its folder cannot be written and it has "
+		            "a -wal file that only a writer can fold in", m->path, NULL);
+	kjit__buf uri = { 0 };
+	kjit__buf_str(&uri, "file:");
+	for (const char *p = m->path; *p; p++) {
+		char esc[4];
+		snprintf(esc, sizeof esc, "%%%02X", (unsigned char)*p);
+		if (*p == '%' || *p == '?' || *p == '#')
+			kjit__buf_str(&uri, esc);
+		else
+			kjit__buf_add(&uri, p, 1);
+	}
+	kjit__buf_str(&uri, "?immutable=1");
+	char *u = kjit__buf_done(&uri);
+	if (!u)
+		return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
+	sqlite3_close(m->db);
+	m->db = NULL;
+	rc = sqlite3_open_v2(u, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+	                     SQLITE_OPEN_URI, NULL);
+	free(u);
+	return rc == SQLITE_OK ? 0 : fail_sql(m, rc, "opening the database read-only");
+}
+
 static int connect(top_model *m)
 {
 	struct stat sb;
+	if (stat(m->path, &sb) != 0 && errno != ENOENT) /* there, but out of reach */
+		return fail(m, TOP_DB_ERROR, "cannot reach the database %s: %s", m->path,
+		            strerror(errno));
 	if (stat(m->path, &sb) != 0)
 		return fail(m, TOP_DB_MISSING, "no database at %s yet: run a kjit program first",
 		            m->path, NULL);
@@ -239,6 +278,10 @@ static int connect(top_model *m)
 	                         NULL);
 	if (rc != SQLITE_OK) {
 		fail_sql(m, rc, "opening the database read-only");
+		disconnect(m);
+		return -1;
+	}
+	if (read_only_folder(m) != 0) {
 		disconnect(m);
 		return -1;
 	}

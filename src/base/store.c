@@ -154,7 +154,13 @@ static kjit_status create_file(const char *path)
 	}
 	if (errno == EEXIST)
 		return KJIT_OK;
-	return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path, strerror(errno));
+	/* a database there that this user cannot reach is not one to create */
+	int err = errno;
+	struct stat sb;
+	if (stat(path, &sb) != 0 && errno != ENOENT)
+		return kjit__error(KJIT_ERR_IO, "cannot reach database %s: %s (a folder on its path "
+		                   "cannot be entered)", path, strerror(errno));
+	return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path, strerror(err));
 }
 
 static kjit_status exec(kjit__store *s, const char *sql, const char *what)
@@ -200,6 +206,10 @@ static kjit_status check_foreign(kjit__store *s, int *version_out)
 		rc = SQLITE_OK;
 	}
 	sqlite3_finalize(st);
+	if ((rc & 0xff) == SQLITE_READONLY)
+		return kjit__error(KJIT_ERR_DB, "%s cannot be written by this user: the file, or its "
+		                   "folder (where SQLite keeps the -wal and -shm files), is read-only",
+		                   s->path);
 	if (rc != SQLITE_OK)
 		return kjit__store_fail(s, rc, "reading the schema version");
 	if (version == 0 && tables > 0)
