@@ -35,3 +35,10 @@ EXTRA_DIST += tests/test-pkgconfig.sh
 # databases another user cannot reach or write (root with setpriv only)
 TESTS += tests/test-perms-user.sh
 EXTRA_DIST += tests/test-perms-user.sh
+
+# libFuzzer targets of the spec reader and the expression engine, built and
+# run by tests/fuzz/run (clang only; .ci/run runs them for 20 s each)
+EXTRA_DIST += tests/fuzz/run tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-spec.c \
+	tests/fuzz/expr-seeds/values.txt tests/fuzz/expr-seeds/condition.txt \
+	tests/fuzz/expr-seeds/python.txt tests/fuzz/expr-seeds/kjit.txt \
+	tests/fuzz/expr-seeds/problem.txt
