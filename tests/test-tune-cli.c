@@ -143,6 +143,9 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "--arch");
 	RUN(0, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s/c.db -j 2", examples, dir);
 	CHECK_CONTAINS(out, "variants 40: compiled 40, cached 0, failed 0 (arch sm_90");
+	CHECK_CONTAINS(out, "40/40 variants, 0 failed, "); /* the progress line, rate and ETA */
+	CHECK_CONTAINS(out, "/s, ");
+	CHECK_CONTAINS(out, " s, ETA ");
 	RUN(0, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s/c.db -j 2", examples, dir);
 	CHECK_CONTAINS(out, "variants 40: compiled 0, cached 40, failed 0");
 	sqlite3 *db;
