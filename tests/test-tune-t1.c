@@ -492,6 +492,16 @@ static void habits(void)
 	   " KTT's Float, Search {}, JSON_T4 read with %zu warnings; OpenCL counted, not run",
 	   s->n_warnings);
 	kjit__spec_free(s);
+	/* a condition that runs away stops with its budget, named as the file names it */
+	s = spec_text("runaway.json", "{\"ConfigurationSpace\": {\"TuningParameters\": [" PB "],"
+	              " \"Conditions\": [\"B > 0\", \"len([i for i in range(10 ** 9) if i < 0]) =="
+	              " 0\"]}, \"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\":"
+	              " \"k.cu\"" GS "}}");
+	CHECK(kjit__space_build(s, 0, NULL, &space) != KJIT_OK);
+	CHECK_CONTAINS(kjit_last_error(), "ConfigurationSpace.Conditions[1]");
+	CHECK_CONTAINS(kjit_last_error(), "the evaluation budget is spent");
+	kjit__spec_free(s);
+	OK("a runaway condition: %s", kjit_last_error());
 }
 
 static void bad_json(void)

@@ -197,7 +197,9 @@ static kjit_status plan(walker *w, const char *const *names)
 		char what[64];
 		size_t r = i - s->n_restrictions;
 		if (i < s->n_restrictions) {
-			snprintf(what, sizeof what, "restrictions[%zu]", i);
+			/* named in the file's own terms */
+			snprintf(what, sizeof what, s->python ? "ConfigurationSpace.Conditions[%zu]"
+			                                      : "restrictions[%zu]", i);
 			st = add_checks(w, names, s->restrictions[i], what, CHECK_TRUE, 0);
 		} else if (r < 3) {
 			snprintf(what, sizeof what, "grid[%zu]", r);
