@@ -343,6 +343,7 @@ int main(int argc, char **argv)
 	list_is("[a if a > 2 else -a for a in range(5)]", "0,-1,-2,3,4");
 	list_is("[x for x in L if x > 3]", "6,9");
 	list_is("range(3)", "0,1,2");
+	list_is("[1] + [2*i for i in range(0)] + [x for x in [] if x] * 3", "1");
 	/* near INT64_MAX a range neither overflows nor loops */
 	list_is("list(range(9223372036854775800, 9223372036854775807, 5))",
 	        "9223372036854775800,9223372036854775805");

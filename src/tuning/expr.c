@@ -2161,8 +2161,9 @@ static kjit_status eval(ctx *c, const node *n, val *out)
 		acc ac = { 0 };
 		if ((st = comp(c, n, 0, &ac)) != KJIT_OK)
 			return st;
+		static val none[1]; /* an empty list's items: never NULL, for memcpy */
 		out->t = V_LIST;
-		out->u.list.items = ac.items;
+		out->u.list.items = ac.items ? ac.items : none;
 		out->u.list.n = ac.n;
 		return KJIT_OK;
 	}
