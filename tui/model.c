@@ -226,14 +226,16 @@ static int check_schema(top_model *m)
 	return 0;
 }
 
-/* A WAL database in a folder this user cannot write: SQLite cannot make
- * the -shm file a reader needs. With no -wal file beside it, everything
- * is in the database file, which SQLite can then read as immutable. */
+/* After a first read failed: a WAL database in a folder this user cannot
+ * write, where SQLite cannot make the -shm file a reader needs. With no
+ * -wal file beside it, everything is in the database file, which SQLite
+ * can then read as immutable. 1 when reopened so, 0 when that was not
+ * the failure, -1 (with the message) when it cannot be read at all. */
 static int read_only_folder(top_model *m)
 {
 	char wal[4096];
 	snprintf(wal, sizeof wal, "%s-wal", m->path);
-	int rc = sqlite3_exec(m->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	int rc = sqlite3_extended_errcode(m->db);
 	if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
 		return 0;
 	struct stat sb;
@@ -259,7 +261,9 @@ static int read_only_folder(top_model *m)
 	rc = sqlite3_open_v2(u, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
 	                     SQLITE_OPEN_URI, NULL);
 	free(u);
-	return rc == SQLITE_OK ? 0 : fail_sql(m, rc, "opening the database read-only");
+	if (rc == SQLITE_OK)
+		rc = sqlite3_extended_result_codes(m->db, 1);
+	return rc == SQLITE_OK ? 1 : fail_sql(m, rc, "opening the database read-only");
 }
 
 static int connect(top_model *m)
@@ -281,10 +285,6 @@ static int connect(top_model *m)
 		disconnect(m);
 		return -1;
 	}
-	if (read_only_folder(m) != 0) {
-		disconnect(m);
-		return -1;
-	}
 	/* Only WAL recovery or a schema change can make a reader wait. */
 	if ((rc = sqlite3_extended_result_codes(m->db, 1)) != SQLITE_OK ||
 	    (rc = sqlite3_busy_timeout(m->db, 1000)) != SQLITE_OK) {
@@ -292,7 +292,10 @@ static int connect(top_model *m)
 		disconnect(m);
 		return -1;
 	}
-	if (check_schema(m) != 0) {
+	int schema = check_schema(m);
+	if (schema != 0 && read_only_folder(m) == 1)
+		schema = check_schema(m);
+	if (schema != 0) {
 		disconnect(m);
 		return -1;
 	}
