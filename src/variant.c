@@ -326,6 +326,19 @@ static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt, double comp
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* A binary found in the store (in j->c): loaded and published as a disk
+ * hit. On failure j->c is still the caller's. */
+static kjit_status disk_hit(kjit_kernel *k, job *j, const char *key)
+{
+	kjit_status st = publish(k, j);
+	if (st != KJIT_OK)
+		return st;
+	j->tier = KJIT_TIER_DISK;
+	kjit__store_binary_touch(k->engine->store, key);
+	kjit__engine_event(k->engine, KJIT__EV_CACHE, k, j->v, KJIT__TIER_DISK, NAN, 1);
+	return KJIT_OK;
+}
+
 /* A binary just compiled: stored, loaded and published at once, so that
  * a process killed mid-batch keeps every compile that finished. */
 static void stored(kjit_kernel *k, job *j, int corrupt)
@@ -363,10 +376,8 @@ static void compile_one(void *arg, size_t i)
 	if (!cc->corrupt[cc->todo[i]] &&
 	    kjit__store_binary_get(cc->k->engine->store, key, &j->c.cubin, &j->c.size,
 	                           &j->c.lowered, &j->c.ms) == KJIT_OK) {
-		if (publish(cc->k, j) == KJIT_OK) {
-			j->tier = KJIT_TIER_DISK;
+		if (disk_hit(cc->k, j, key) == KJIT_OK) {
 			j->need_compile = 0; /* counted as the disk hit it is, after the batch */
-			kjit__engine_event(cc->k->engine, KJIT__EV_CACHE, cc->k, j->v, KJIT__TIER_DISK, NAN, 1);
 			return;
 		}
 		kjit__compiled_free(&j->c);
@@ -384,10 +395,9 @@ static void compile_one(void *arg, size_t i)
 			*nl++ = '\0';
 		opts[n++] = s;
 	}
-	char program[4096];
-	snprintf(program, sizeof program, "%s", cc->k->file ? cc->k->file : "");
-	if (!cc->k->file)
-		snprintf(program, sizeof program, "%.100s.cu", cc->k->name);
+	char made_up[128];
+	snprintf(made_up, sizeof made_up, "%.100s.cu", cc->k->name);
+	const char *program = cc->k->file ? cc->k->file : made_up;
 	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
 	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
 	kjit__nvtx_pop();
@@ -402,7 +412,6 @@ static void compile_one(void *arg, size_t i)
 	e->stats.compiles++;
 	pthread_mutex_unlock(&e->lock);
 }
-
 
 /* Resolves every job: memory, disk, then NVRTC on the pool for the
  * misses. Jobs arrive with their keys made (or failed). */
@@ -450,12 +459,8 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 		kjit__nvtx_mark(KJIT__NVTX_LOOKUP, st == KJIT_OK ? "hit: disk" : "miss");
 		kjit__nvtx_pop();
 		if (st == KJIT_OK) {
-			j->tier = KJIT_TIER_DISK;
-			if ((st = publish(k, j)) == KJIT_OK) {
-				kjit__store_binary_touch(e->store, key);
-				kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_DISK, NAN, 1);
+			if ((st = disk_hit(k, j, key)) == KJIT_OK)
 				continue;
-			}
 			/* Stored but not loadable: a miss, compiled and replaced. */
 			kjit__compiled_free(&j->c);
 			if (st != KJIT_ERR_CUDA && st != KJIT_ERR_NOMEM) {
