@@ -133,7 +133,7 @@ typedef struct clause {
 
 typedef struct node {
 	int type, op;   /* op: OP_*, or the F_* of N_CALL */
-	int slot;       /* N_SLOT, N_LOCAL */
+	int slot;       /* N_SLOT, N_LOCAL; N_CALL: the entry of functions[] */
 	val k;          /* N_CONST */
 	struct node **kids;
 	size_t n_kids;
@@ -704,6 +704,7 @@ static node *parse_name(parser *P)
 	if (!call)
 		return NULL;
 	call->op = f->id;
+	call->slot = (int)(f - functions);
 	size_t for_pos = find_for(P);
 	if (for_pos) {
 		node *comp = parse_comp(P, for_pos, ")");
@@ -1805,10 +1806,7 @@ static kjit_status call(ctx *c, const node *n, val *a, size_t na, val *out)
 {
 	kjit_status st = KJIT_OK;
 	int py = c->pool->dialect == KJIT__DIALECT_PYTHON;
-	const char *fname = "function";
-	for (size_t i = 0; i < N_FUNCTIONS; i++)
-		if (functions[i].id == n->op)
-			fname = functions[i].name;
+	const char *fname = functions[n->slot].name; /* as the text spells it */
 	switch (n->op) {
 	case F_MIN:
 	case F_MAX:
