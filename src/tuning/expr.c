@@ -1774,6 +1774,17 @@ static const char *number_text(const val *v, char out[40])
 	return v->t == V_NONE ? "None" : NULL;
 }
 
+/* A short string as C text into buf[64] (int() and float() of it); 0 when
+ * v is no string or too long to be a number. */
+static int str_text(const val *v, char buf[64])
+{
+	if (v->t != V_STR || v->u.str.len >= 64)
+		return 0;
+	memcpy(buf, v->u.str.s, v->u.str.len);
+	buf[v->u.str.len] = '\0';
+	return 1;
+}
+
 static kjit_status to_int(ctx *c, const node *n, const val *v, val *out)
 {
 	if (v->t == V_INT || v->t == V_BOOL) {
@@ -1786,10 +1797,8 @@ static kjit_status to_int(ctx *c, const node *n, const val *v, val *out)
 		*out = v_int((int64_t)v->u.d);
 		return KJIT_OK;
 	}
-	if (v->t == V_STR && v->u.str.len < 64) {
-		char buf[64], *end;
-		memcpy(buf, v->u.str.s, v->u.str.len);
-		buf[v->u.str.len] = '\0';
+	char buf[64], *end;
+	if (str_text(v, buf)) {
 		errno = 0;
 		long long i = strtoll(buf, &end, 10);
 		while (isspace((unsigned char)*end))
@@ -1849,15 +1858,13 @@ static kjit_status call(ctx *c, const node *n, val *a, size_t na, val *out)
 		return KJIT_OK;
 	case F_INT:
 		return to_int(c, n, &a[0], out);
-	case F_FLOAT:
+	case F_FLOAT: {
 		if (is_num(&a[0])) {
 			*out = v_float(as_double(&a[0]));
 			return KJIT_OK;
 		}
-		if (a[0].t == V_STR && a[0].u.str.len < 64) {
-			char buf[64], *end;
-			memcpy(buf, a[0].u.str.s, a[0].u.str.len);
-			buf[a[0].u.str.len] = '\0';
+		char buf[64], *end;
+		if (str_text(&a[0], buf)) {
 			double d = strtod(buf, &end);
 			if (end != buf && !*end) {
 				*out = v_float(d);
@@ -1865,6 +1872,7 @@ static kjit_status call(ctx *c, const node *n, val *a, size_t na, val *out)
 			}
 		}
 		return eval_fail(c, n, "float() of a %s that is no number", type_names[a[0].t]);
+	}
 	case F_BOOL:
 		*out = v_bool(truthy(&a[0]));
 		return KJIT_OK;
