@@ -210,6 +210,78 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *engine, const char *name,
                                          size_t n_params, kjit_kernel **out);
 
 /*
+ * What a kernel's compile reads besides its source, and what its variants
+ * are linked with.
+ *
+ * Headers: #include "name" and #include <name> are looked up in the
+ * in-memory headers (by exact name), then in include_dirs in order, then
+ * in the toolkit's own headers (CCCL: cub/, thrust/, cuda/std/, and the
+ * CUDA headers) unless no_default_includes is set. Every header a compile
+ * actually reads enters the variant's binary key by its content, so an
+ * edited header gives a new key and a stale binary is never loaded.
+ *
+ * Linking (JIT LTO): with link inputs, each variant is compiled to LTO IR
+ * (-dlto -rdc) and linked at run time with nvJitLink against the inputs;
+ * the linked cubin is cached under a key that covers the variant's key,
+ * the content of every input and the link options. A kernel created with
+ * the same source and other inputs reuses the stored LTO IR: only the
+ * link runs again.
+ */
+typedef struct kjit_header {
+	const char *name; /* as written in #include: "tile.cuh", "lib/ops.h" */
+	const char *text; /* its content */
+} kjit_header;
+
+typedef enum kjit_link_kind {
+	KJIT_LINK_LTOIR = 1, /* LTO IR (nvcc -dlto -dc, or NVRTC -dlto) */
+	KJIT_LINK_CUBIN,     /* a relocatable cubin (nvcc -rdc -cubin) */
+	KJIT_LINK_FATBIN,    /* a fatbin of either */
+	KJIT_LINK_OBJECT,    /* a host object with embedded device code (nvcc -dc) */
+	KJIT_LINK_LIBRARY,   /* a static library of such objects */
+	KJIT_LINK_PTX,       /* PTX text */
+	KJIT_LINK_SOURCE     /* CUDA source, compiled by kjit with -dlto -rdc (cached) */
+} kjit_link_kind;
+
+typedef struct kjit_link_input {
+	kjit_link_kind kind;
+	const char *name;     /* names the input in messages and the nvJitLink log */
+	const void *data;     /* the bytes (source text for KJIT_LINK_SOURCE), or NULL */
+	size_t size;          /* bytes of data; 0 with data for a NUL-terminated text */
+	const char *path;     /* read from this file when data is NULL */
+} kjit_link_input;
+
+typedef struct kjit_kernel_options {
+	const char *const *include_dirs; /* searched in order */
+	size_t n_include_dirs;
+	const kjit_header *headers;
+	size_t n_headers;
+	int no_default_includes;         /* 1: do not search the toolkit's headers */
+	const kjit_link_input *link;     /* none: whole-program compile, no link */
+	size_t n_link;
+	const char *const *link_options; /* nvJitLink options ("-O3", "-lineinfo"); the
+	                                  * engine adds -arch */
+	size_t n_link_options;
+} kjit_kernel_options;
+
+/* Zeroes *opts: no headers, the toolkit's includes, no link. */
+void kjit_kernel_options_init(kjit_kernel_options *opts);
+
+/*
+ * As kjit_kernel_create(), with headers and link inputs (opts may be NULL:
+ * as kjit_kernel_create()). Everything opts points to is copied (files
+ * named by a link input are read now). The source is source, or the file
+ * at path when source is NULL (NVRTC's messages then name it, and
+ * #include "..." also searches the file's folder first).
+ * KJIT_ERR_INVALID_ARG: a header with no name or text, two headers of one
+ * name, an unknown link kind; KJIT_ERR_IO: a link input or source that
+ * cannot be read, naming it.
+ */
+kjit_status kjit_kernel_create_with(kjit_engine *engine, const char *name, const char *source,
+                                    const char *path, const char *const *param_names,
+                                    size_t n_params, const kjit_kernel_options *opts,
+                                    kjit_kernel **out);
+
+/*
  * Module variables. Sets the __constant__ or __device__ variable named
  * symbol of every module of kernel to size bytes from data (copied: the
  * caller keeps data). symbol is the name in the module: a variable at
@@ -254,7 +326,9 @@ typedef struct kjit_variant_desc {
 typedef enum kjit_cache_tier {
 	KJIT_TIER_MEMORY = 0, /* in-process table */
 	KJIT_TIER_DISK,       /* the database */
-	KJIT_TIER_COMPILED    /* a miss: NVRTC ran */
+	KJIT_TIER_COMPILED,   /* a miss: NVRTC ran (and nvJitLink, for a kernel with links) */
+	KJIT_TIER_PTX         /* the database had no cubin for this arch, only the PTX of a
+	                       * virtual arch: the driver compiled it, and its cubin is stored */
 } kjit_cache_tier;
 
 /*
@@ -412,6 +486,7 @@ typedef struct kjit_tunable_desc {
 	size_t n_flags;
 	const char *const *problem_names; /* the sizes that key the selection ("n", or "m","n","k") */
 	size_t n_problem;
+	const kjit_kernel_options *options; /* headers and link inputs; NULL: none */
 } kjit_tunable_desc;
 
 /*

@@ -145,3 +145,25 @@ const char *kjit_kernel_signature(const kjit_kernel *k)
 {
 	return k ? k->signature : "";
 }
+
+void kjit_kernel_options_init(kjit_kernel_options *opts)
+{
+	if (opts)
+		memset(opts, 0, sizeof *opts);
+}
+
+kjit_status kjit_kernel_create_with(kjit_engine *e, const char *name, const char *source,
+                                    const char *path, const char *const *param_names,
+                                    size_t n_params, const kjit_kernel_options *opts,
+                                    kjit_kernel **out)
+{
+	if (opts && (opts->n_include_dirs || opts->n_headers || opts->n_link)) {
+		if (out)
+			*out = NULL;
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_with: headers and "
+		                   "link inputs are not supported yet");
+	}
+	if (source)
+		return kjit_kernel_create(e, name, source, param_names, n_params, out);
+	return kjit_kernel_create_from_file(e, name, path, param_names, n_params, out);
+}
