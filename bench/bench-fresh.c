@@ -216,7 +216,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bench-fresh [-n RUNS]\n"
 	           "Cache hit in a fresh process (SQLite to launchable function) against\n"
 	           "cuModuleLoadData of the same cubin; engine open against a bare cuInit.\n"
-	           "  -n, --runs N   child processes (default 15)\n");
+	           "  -n, --runs N   child processes (default 31)\n");
 }
 
 int main(int argc, char **argv)
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--open-floor"))
 		return open_floor_main();
 
-	int runs = 15;
+	int runs = 31;
 	const bench_opt opts[] = { { "runs", 'n', &runs, 1 } };
 	int rc = bench_parse_options(argc, argv, opts, 1, usage);
 	if (rc >= 0)
