@@ -56,7 +56,7 @@ static double run_wrapper(const struct ctx *c, int salt)
 	int n = bench_split_options(canon, &copy, opts, MAX_OPTS);
 	kjit__compiled out;
 	uint64_t t0 = bench_now_ns();
-	BENCH_KJIT(kjit__nvrtc_compile(c->source, "saxpy.cu", "saxpy", opts, (size_t)n, &out));
+	BENCH_KJIT(kjit__nvrtc_compile(c->source, "saxpy.cu", "saxpy", opts, (size_t)n, NULL, &out));
 	uint64_t t1 = bench_now_ns();
 	kjit__compiled_free(&out);
 	free(copy);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +50,18 @@ static kjit_status nvrtc_fail(nvrtcResult r, const char *what, const char *progr
 
 kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const char *name_expr, const char *const *opts, size_t n_opts,
-                                kjit__compiled *out)
+                                const kjit__header_set *headers, kjit__compiled *out)
 {
 	memset(out, 0, sizeof *out);
+	if (headers && headers->n > INT_MAX)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %zu headers, NVRTC takes at most %d",
+		                   program_name, headers->n, INT_MAX);
 	uint64_t t0 = kjit__now_ns();
 	nvrtcProgram prog;
-	nvrtcResult r = nvrtcCreateProgram(&prog, source, program_name, 0, NULL, NULL);
+	nvrtcResult r = nvrtcCreateProgram(&prog, source, program_name,
+	                                   headers ? (int)headers->n : 0,
+	                                   headers ? (const char **)headers->texts : NULL,
+	                                   headers ? (const char **)headers->names : NULL);
 	if (r != NVRTC_SUCCESS)
 		return nvrtc_fail(r, "nvrtcCreateProgram", program_name);
 	kjit_status st = KJIT_OK;

@@ -23,11 +23,23 @@ typedef struct kjit__compiled {
 	double ms;     /* wall time of nvrtcCompileProgram and the extraction */
 } kjit__compiled;
 
+/* What NVRTC is handed besides the source: headers by the name written
+ * in #include, and the -I options of the toolkit's folders. */
+typedef struct kjit__header_set {
+	size_t n;
+	const char *const *names, *const *texts;
+	size_t n_opts;
+	const char *const *opts;
+	const char *manifest;  /* the files read, one per line; NULL when none */
+	kjit__hash128 digest;  /* of the manifest's paths and hashes */
+} kjit__header_set;
+
 /* Compiles source to a cubin. name_expr is the entry point; opts the full
- * option list. On KJIT_ERR_COMPILE the thread's error holds the NVRTC log. */
+ * option list; headers (NULL: none) the headers NVRTC may include. On
+ * KJIT_ERR_COMPILE the thread's error holds the NVRTC log. */
 kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const char *name_expr, const char *const *opts, size_t n_opts,
-                                kjit__compiled *out);
+                                const kjit__header_set *headers, kjit__compiled *out);
 void kjit__compiled_free(kjit__compiled *c);
 
 /* "nvrtc-13.0+<build>": the NVRTC identity that enters every binary key;
@@ -40,6 +52,75 @@ const char *kjit__nvrtc_id(void);
  * source text and its parameter names joined by ','. */
 kjit_status kjit__signature(const char *name, const char *source, const char *params,
                             char out[33]);
+
+/* ---- headers (headers.c) ----------------------------------------------- */
+
+/* Called for each #include "name" (angle 0) or #include <name> (angle 1)
+ * with the line of its '#'; nonzero stops the scan. */
+typedef int (*kjit__include_fn)(void *ctx, const char *name, int angle, unsigned line);
+
+/* Calls fn for every #include directive of text: comments, literals
+ * (raw strings too), line continuations and "#  include" understood;
+ * conditionals are not evaluated, so every branch counts, and an include
+ * of a macro is skipped. Returns what fn returned to stop, else 0. */
+int kjit__scan_includes(const char *text, kjit__include_fn fn, void *ctx);
+
+/*
+ * A kernel's headers. An #include is answered by the in-memory header of
+ * that exact name, else (#include "..." from the source or a file header)
+ * a file in the including file's folder, else a file in the include dirs
+ * in order; a name none of these has is left to the toolkit's folders
+ * (-I, unless no_default_includes), or to NVRTC's error. Every user header
+ * is handed to NVRTC by name, so NVRTC reads exactly the texts hashed.
+ *
+ * The key: the in-memory headers enter the kernel's key seed by content
+ * (kjit__headers_identity()); the files, found only by reading them,
+ * enter each variant's binary key, which is its base key combined with
+ * the digest of the manifest (every file looked for: its hash, or its
+ * absence). A later process finds the manifest stored with the base
+ * key's binary and checks it by stat (re-hashing a file whose size or
+ * mtime changed) instead of reading the tree. A kernel settles its files
+ * once per process: an edit made later is seen by a new kernel or the
+ * next process.
+ */
+typedef struct kjit__headers kjit__headers;
+
+/* Checks and copies the header options (opts may be NULL) of kernel who
+ * with source (both kept by pointer: the kernel's own copies), read from
+ * path (NULL: none; #include "..." then searches the current folder, as
+ * NVRTC does) and named main in NVRTC's messages. Scans the source and
+ * the in-memory headers, reading no file. KJIT_ERR_INVALID_ARG: a header
+ * with no name or text, two of one name, an include dir that is not a
+ * folder. The caller frees *out with kjit__headers_free(). */
+kjit_status kjit__headers_make(const char *who, const char *source, const char *path,
+                               const char *main, const kjit_kernel_options *opts,
+                               kjit__headers **out);
+void kjit__headers_free(kjit__headers *h);
+
+/* The text that joins the kernel's key seed, NULL when nothing does (a
+ * source with no #include gets the keys it always had). */
+const char *kjit__headers_identity(const kjit__headers *h);
+
+/* The binary key of a variant of base key base into *out: base itself
+ * when no file can be read, else base combined with the files' digest.
+ * Returns 0 (and base) while that digest is not known in this process. */
+int kjit__headers_key(kjit__headers *h, kjit__hash128 base, kjit__hash128 *out);
+
+/* Makes the files' digest known: the manifest stored with the binary of
+ * base_key when every file still matches it, else by reading the files. */
+kjit_status kjit__headers_prepare(kjit__headers *h, kjit__store *store, const char *base_key);
+
+/* What NVRTC is handed, the files read once per kernel; *out is the
+ * kernel's. */
+kjit_status kjit__headers_load(kjit__headers *h, const kjit__header_set **out);
+
+/* The binary key of base for a compile handed set. */
+kjit__hash128 kjit__headers_final_key(const kjit__header_set *set, kjit__hash128 base);
+
+/* After a failed compile: NVRTC's "cannot open source file" becomes a
+ * message naming the header, the file that includes it and the folders
+ * searched (NVRTC's log after it). Returns st. */
+kjit_status kjit__headers_missing(const kjit__headers *h, kjit_status st);
 
 /* ---- compile pool (compile_pool.c) ----------------------------------- */
 
@@ -77,9 +158,10 @@ struct kjit_kernel {
 	kjit_engine *engine;
 	char *name;
 	char *source;
-	char *file;   /* the source's path (kjit_kernel_create_from_file()), else NULL:
-	               * NVRTC's messages name it */
+	char *file;   /* NVRTC's name for the source, in its messages: the source's
+	               * path (kjit_kernel_create_from_file()), else NAME.cu */
 	char *params; /* tunable parameter names joined by ',' */
+	kjit__headers *headers;
 	char signature[33];
 	uint64_t key_seed; /* hash of the signature and the NVRTC identity */
 	uint64_t memory_hits, reported_hits;      /* under the engine lock */

@@ -36,15 +36,27 @@ kjit_status kjit__signature(const char *name, const char *source, const char *pa
 	return KJIT_OK;
 }
 
-kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *source,
-                               const char *const *param_names, size_t n_params,
-                               kjit_kernel **out)
+/* The seed of every binary key of k: its signature, the NVRTC identity
+ * and what its headers add. */
+static void key_seed(kjit_kernel *k)
 {
-	if (out)
-		*out = NULL;
-	if (!e || !out)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: engine and out must "
-		                   "not be NULL");
+	const char *headers = kjit__headers_identity(k->headers);
+	char seed_text[200], hex[33];
+	if (headers)
+		kjit__hash_hex(kjit__hash(headers, strlen(headers), 0), hex);
+	int seed_len = snprintf(seed_text, sizeof seed_text, "%s\n%s%s%s", k->signature,
+	                        kjit__nvrtc_id(), headers ? "\n" : "", headers ? hex : "");
+	kjit__hash128 seed = kjit__hash(seed_text, (size_t)seed_len, 0x6b6a6974u);
+	k->key_seed = seed.lo ^ seed.hi;
+}
+
+/* A kernel from source (read from path when path is not NULL, which
+ * then names it to NVRTC) with the header options of opts (may be NULL). */
+static kjit_status kernel_new(kjit_engine *e, const char *name, const char *source,
+                              const char *path, const char *const *param_names,
+                              size_t n_params, const kjit_kernel_options *opts,
+                              kjit_kernel **out)
+{
 	if (!name || !*name)
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: "
 		                         "the entry point name is empty"));
@@ -66,7 +78,8 @@ kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *sou
 	}
 	kjit_kernel *k = calloc(1, sizeof *k);
 	char *params = calloc(1, plen + 1);
-	if (!k || !params || !(k->name = strdup(name)) || !(k->source = strdup(source)))
+	if (!k || !params || !(k->name = strdup(name)) || !(k->source = strdup(source)) ||
+	    !(k->file = path ? strdup(path) : kjit__strdup_printf("%.100s.cu", name)))
 		goto nomem;
 	for (size_t i = 0; i < n_params; i++) {
 		if (i)
@@ -76,11 +89,16 @@ kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *sou
 	k->params = params;
 	if (kjit__signature(name, source, params, k->signature) != KJIT_OK)
 		goto nomem;
-	char seed_text[160];
-	int seed_len = snprintf(seed_text, sizeof seed_text, "%s\n%s", k->signature,
-	                        kjit__nvrtc_id());
-	kjit__hash128 seed = kjit__hash(seed_text, (size_t)seed_len, 0x6b6a6974u);
-	k->key_seed = seed.lo ^ seed.hi;
+	kjit_status st = kjit__headers_make(k->name, k->source, path, k->file, opts, &k->headers);
+	if (st != KJIT_OK) {
+		free(k->name);
+		free(k->source);
+		free(k->file);
+		free(k);
+		free(params);
+		return kjit__engine_fail(e, st);
+	}
+	key_seed(k);
 	k->engine = e;
 	pthread_mutex_init(&k->symbols_lock, NULL);
 	pthread_mutex_lock(&e->lock);
@@ -93,10 +111,23 @@ nomem:
 	if (k) {
 		free(k->name);
 		free(k->source);
+		free(k->file);
 	}
 	free(k);
 	free(params);
 	return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+}
+
+kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *source,
+                               const char *const *param_names, size_t n_params,
+                               kjit_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!e || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: engine and out must "
+		                   "not be NULL");
+	return kernel_new(e, name, source, NULL, param_names, n_params, NULL, out);
 }
 
 kjit_status kjit_kernel_create_from_file(kjit_engine *e, const char *name, const char *path,
@@ -108,22 +139,7 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *e, const char *name, const
 	if (!e || !path)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_from_file: engine and "
 		                   "path must not be NULL");
-	char *text;
-	size_t len;
-	kjit_status rst = kjit__read_text(path, &text, &len);
-	if (rst != KJIT_OK)
-		return kjit__engine_fail(e, kjit__error(rst, "cannot read kernel source: %s",
-		                         kjit_last_error()));
-	if (strlen(text) != len) {
-		free(text);
-		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s "
-		                         "contains a NUL byte: not CUDA source text", path));
-	}
-	kjit_status st = kjit_kernel_create(e, name, text, param_names, n_params, out);
-	free(text);
-	if (st == KJIT_OK) /* NULL when memory is short: messages name the kernel instead */
-		(*out)->file = strdup(path);
-	return st;
+	return kjit_kernel_create_with(e, name, NULL, path, param_names, n_params, NULL, out);
 }
 
 void kjit__kernel_free(kjit_kernel *k)
@@ -138,6 +154,7 @@ void kjit__kernel_free(kjit_kernel *k)
 	free(k->source);
 	free(k->file);
 	free(k->params);
+	kjit__headers_free(k->headers);
 	free(k);
 }
 
@@ -157,13 +174,28 @@ kjit_status kjit_kernel_create_with(kjit_engine *e, const char *name, const char
                                     size_t n_params, const kjit_kernel_options *opts,
                                     kjit_kernel **out)
 {
-	if (opts && (opts->n_include_dirs || opts->n_headers || opts->n_link)) {
-		if (out)
-			*out = NULL;
-		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_with: headers and "
-		                   "link inputs are not supported yet");
-	}
+	if (out)
+		*out = NULL;
+	if (!e || !out || (!source && !path))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_with: engine, out and "
+		                   "a source or a path are needed");
+	if (opts && opts->n_link)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_with: "
+		                         "link inputs are not supported yet"));
 	if (source)
-		return kjit_kernel_create(e, name, source, param_names, n_params, out);
-	return kjit_kernel_create_from_file(e, name, path, param_names, n_params, out);
+		return kernel_new(e, name, source, path, param_names, n_params, opts, out);
+	char *text;
+	size_t len;
+	kjit_status rst = kjit__read_text(path, &text, &len);
+	if (rst != KJIT_OK)
+		return kjit__engine_fail(e, kjit__error(rst, "cannot read kernel source: %s",
+		                         kjit_last_error()));
+	if (strlen(text) != len) {
+		free(text);
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s "
+		                         "contains a NUL byte: not CUDA source text", path));
+	}
+	kjit_status st = kernel_new(e, name, text, path, param_names, n_params, opts, out);
+	free(text);
+	return st;
 }

@@ -45,6 +45,7 @@ libkjit_core_la_SOURCES = \
 	src/vtable.c \
 	src/engine.c \
 	src/kernel.c \
+	src/headers.c \
 	src/symbol.c \
 	src/variant.c \
 	src/measure.c

@@ -18,6 +18,7 @@
 typedef struct keytext {
 	char *text; /* stack or heap */
 	size_t len;
+	kjit__hash128 base; /* before the header files enter it (kjit__headers_key()) */
 	kjit__hash128 hkey;
 	char stack[1024];
 } keytext;
@@ -110,6 +111,10 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 		if (!strncmp(f, "-arch", 5) || !strncmp(f, "--gpu-architecture", 18))
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag '%s': the engine sets "
 			                   "-arch (open the engine with the arch you want)", k->name, f);
+		if (!strncmp(f, "-I", 2) || !strncmp(f, "--include-path", 14))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag '%s': give include "
+			                   "folders as the kernel's include_dirs, so that the headers "
+			                   "read enter the binary key", k->name, f);
 		value_len[nd + i] = fl;
 		len += fl + 1;
 	}
@@ -141,7 +146,8 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 	p += 6 + arch_len;
 	*p = '\0';
 	kt->len = (size_t)(p - kt->text);
-	kt->hkey = kjit__hash(kt->text, kt->len, k->key_seed);
+	kt->base = kjit__hash(kt->text, kt->len, k->key_seed);
+	kjit__headers_key(k->headers, kt->base, &kt->hkey);
 	return KJIT_OK;
 }
 
@@ -221,6 +227,7 @@ typedef struct job {
 	struct job *dup_of;    /* an earlier batch entry with the same key */
 	kjit_cache_tier tier;
 	kjit__compiled c;      /* the binary, from disk or NVRTC */
+	const kjit__header_set *headers; /* what its compile was handed (the kernel's) */
 	int need_compile;
 	kjit_status st;
 	char *err;
@@ -240,11 +247,14 @@ static kjit_status store_compiled(kjit_kernel *k, job *j)
 	kjit_engine *e = k->engine;
 	char key[33];
 	kjit__hash_hex(j->kt.hkey, key);
+	char base[33];
+	kjit__hash_hex(j->kt.base, base);
 	kjit__binary b = {
 		.key = key, .signature = k->signature, .kernel_name = k->name, .source = k->source,
 		.params = k->params, .options = j->kt.text, .arch = e->arch,
 		.nvrtc = kjit__nvrtc_id(), .lowered_name = j->c.lowered, .cubin = j->c.cubin,
-		.size = j->c.size, .compile_ms = j->c.ms,
+		.size = j->c.size, .compile_ms = j->c.ms, .base_key = base,
+		.manifest = j->headers ? j->headers->manifest : NULL,
 	};
 	return kjit__store_binary_put(e->store, &b, e->cache_max);
 }
@@ -369,6 +379,13 @@ static void compile_one(void *arg, size_t i)
 {
 	struct compile_ctx *cc = arg;
 	job *j = &cc->jobs[cc->todo[i]];
+	/* The key covers the header files as this compile reads them. */
+	kjit_status st = kjit__headers_load(cc->k->headers, &j->headers);
+	if (st != KJIT_OK) {
+		job_fail(j, st);
+		return;
+	}
+	j->kt.hkey = kjit__headers_final_key(j->headers, j->kt.base);
 	/* Another process may have stored it since the batch looked (several
 	 * compiling one space): one lookup costs far less than NVRTC. */
 	char key[33];
@@ -382,7 +399,7 @@ static void compile_one(void *arg, size_t i)
 		}
 		kjit__compiled_free(&j->c);
 	}
-	const char *opts[KJIT__MAX_OPTIONS];
+	const char *opts[KJIT__MAX_OPTIONS + 2];
 	size_t n = 0;
 	char *canon = strdup(j->kt.text);
 	if (!canon) {
@@ -395,13 +412,14 @@ static void compile_one(void *arg, size_t i)
 			*nl++ = '\0';
 		opts[n++] = s;
 	}
-	char made_up[128];
-	snprintf(made_up, sizeof made_up, "%.100s.cu", cc->k->name);
-	const char *program = cc->k->file ? cc->k->file : made_up;
+	for (size_t o = 0; o < j->headers->n_opts && n < sizeof opts / sizeof opts[0]; o++)
+		opts[n++] = j->headers->opts[o];
 	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
-	kjit_status st = kjit__nvrtc_compile(cc->k->source, program, cc->k->name, opts, n, &j->c);
+	st = kjit__nvrtc_compile(cc->k->source, cc->k->file, cc->k->name, opts, n, j->headers,
+	                         &j->c);
 	kjit__nvtx_pop();
 	free(canon);
+	st = kjit__headers_missing(cc->k->headers, st);
 	if (st == KJIT_OK) {
 		stored(cc->k, j, cc->corrupt[cc->todo[i]]);
 		return;
@@ -438,6 +456,16 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 		job *j = &jobs[i];
 		if (j->st != KJIT_OK)
 			continue;
+		if (!kjit__headers_key(k->headers, j->kt.base, &j->kt.hkey)) {
+			char base[33];
+			kjit__hash_hex(j->kt.base, base);
+			kjit_status hst = kjit__headers_prepare(k->headers, e->store, base);
+			if (hst != KJIT_OK) {
+				job_fail(j, hst);
+				continue;
+			}
+			kjit__headers_key(k->headers, j->kt.base, &j->kt.hkey);
+		}
 		pthread_mutex_lock(&e->lock);
 		j->v = kjit__vtable_find(&e->table, j->kt.hkey);
 		pthread_mutex_unlock(&e->lock);

@@ -166,5 +166,6 @@ include tests/tune.mk
 include tests/examples.mk
 include tests/tune-run.mk
 include tests/api.mk
+include tests/headers.mk
 include tests/layers.mk
 include tests/man.mk

@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 	CHECK(tu_db_int(s, "SELECT count(*) FROM binaries", NULL) == N);
 	CHECK(tu_db_int(s, "SELECT count(DISTINCT key) FROM binaries", NULL) == N);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM kernels", NULL) == 1);
-	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == 1);
+	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
 	char ok[64];
 	tu_db_text(s, "PRAGMA integrity_check", NULL, ok, sizeof ok);
 	CHECK_STREQ(ok, "ok");

@@ -8,7 +8,7 @@
  *    else $HOME/.cache/kjit/kjit.db (empty variables count as unset); an
  *    explicit db_path beats them all; with none of them, a clear error;
  *  - ":memory:" creates no file;
- *  - the schema: user_version 1, journal_mode wal, the 7 tables.
+ *  - the schema: the current user_version, journal_mode wal, the 8 tables.
  */
 #include "testutil.h"
 
@@ -139,12 +139,12 @@ static void test_schema(const char *dir)
 	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "schema/kjit.db"), "sm_90", 1);
 	kjit_engine_close(e);
 	sqlite3 *s = tu_db_open(db);
-	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == 1);
+	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
 	char mode[32];
 	tu_db_text(s, "PRAGMA journal_mode", NULL, mode, sizeof mode);
 	CHECK_STREQ(mode, "wal");
 	static const char *const tables[] = { "devices", "kernels", "binaries", "runs",
-		                              "results", "best", "events" };
+		                              "results", "best", "events", "manifests" };
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		CHECK_MSG(tu_db_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
 		                       "AND name = ?1", tables[i]) == 1,
@@ -166,10 +166,11 @@ static void test_schema(const char *dir)
 	e = tu_engine_cpu(db, "sm_90", 1);
 	kjit_engine_close(e);
 	s = tu_db_open(db);
-	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == 1);
+	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM sqlite_master", NULL) == n_objects);
 	tu_db_close(s);
-	OK("schema: user_version 1, journal_mode wal, the 7 tables, binaries columns and LRU index");
+	OK("schema: user_version %d, journal_mode wal, the 8 tables, binaries columns and LRU index",
+	   KJIT__SCHEMA_VERSION);
 }
 
 int main(int argc, char **argv)

@@ -112,7 +112,7 @@ static void test_tables(void)
 	                " AND name = '" KJIT__I_EVENTS_TS "' AND tbl_name = '" KJIT__T_EVENTS "'",
 	                NULL) == 1);
 	kjit__store_close(store);
-	OK("KJIT__TABLES: the 7 tables of a new store; " KJIT__I_EVENTS_TS " is events(ts)");
+	OK("KJIT__TABLES: the 8 tables of a new store; " KJIT__I_EVENTS_TS " is events(ts)");
 }
 
 int main(int argc, char **argv)

@@ -233,7 +233,7 @@ struct kjit__store {
 	char *path;
 	pthread_mutex_t lock; /* guards db, the statements and the touches */
 	sqlite3_stmt *bin_get, *bin_put, *kernel_put, *bin_del, *bin_touch,
-		*bin_total, *bin_oldest;
+		*bin_total, *bin_oldest, *manifest_get, *manifest_put;
 	char (*touches)[33];
 	size_t n_touches, cap_touches;
 };
@@ -294,6 +294,8 @@ typedef struct kjit__binary {
 	const void *cubin;
 	size_t size;
 	double compile_ms;
+	const char *base_key;     /* the key before header files entered it */
+	const char *manifest;     /* the header files read, NULL when none */
 } kjit__binary;
 
 /* Looks up key. On a hit returns KJIT_OK with a malloc'ed copy of the blob
@@ -303,8 +305,13 @@ typedef struct kjit__binary {
 kjit_status kjit__store_binary_get(kjit__store *store, const char *key, void **cubin,
                                    size_t *size, char **lowered, double *compile_ms);
 
-/* Inserts or replaces a binary (and its kernel row) in one transaction,
- * then evicts least recently used binaries beyond max_bytes. */
+/* The manifest (malloc'ed, the caller frees it) stored last with a
+ * binary of base key base_key; KJIT_ERR_NOT_FOUND when there is none. */
+kjit_status kjit__store_manifest_get(kjit__store *store, const char *base_key, char **manifest);
+
+/* Inserts or replaces a binary (and its kernel row, and its manifest when
+ * it has one) in one transaction, then evicts least recently used
+ * binaries beyond max_bytes (their manifests go with them). */
 kjit_status kjit__store_binary_put(kjit__store *store, const kjit__binary *b,
                                    int64_t max_bytes);
 

@@ -85,9 +85,21 @@ static const char schema_v1[] =
 	"CREATE INDEX events_ts ON events(ts);"
 	"CREATE INDEX events_kind_ts ON events(kind, ts);";
 
+/* Version 2: the header files a binary's compile read, one line each
+ * (hash, size, mtime in ns, path; "- - - path" for one looked for and
+ * not there), found by the binary's base key (its key before the files
+ * entered it) and removed with the binary. */
+static const char schema_v2[] =
+	"CREATE TABLE manifests("
+	" key TEXT PRIMARY KEY, base_key TEXT NOT NULL, files TEXT NOT NULL,"
+	" created REAL NOT NULL);"
+	"CREATE INDEX manifests_base_key ON manifests(base_key, created);"
+	"CREATE TRIGGER binaries_manifest AFTER DELETE ON binaries BEGIN"
+	" DELETE FROM manifests WHERE key = OLD.key; END;";
+
 /* Forward migrations: migrations[v] takes a database from version v to
  * v + 1. Version 0 is an empty file. */
-static const char *const migrations[] = { schema_v1 };
+static const char *const migrations[] = { schema_v1, schema_v2 };
 
 kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 {

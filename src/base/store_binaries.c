@@ -20,7 +20,8 @@ static int prepare(kjit__store *s, sqlite3_stmt **st, const char *sql)
 void kjit__store_finalize_binaries(kjit__store *s)
 {
 	sqlite3_stmt **all[] = { &s->bin_get, &s->bin_put, &s->kernel_put, &s->bin_del,
-		                 &s->bin_touch, &s->bin_total, &s->bin_oldest };
+		                 &s->bin_touch, &s->bin_total, &s->bin_oldest,
+		                 &s->manifest_get, &s->manifest_put };
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		sqlite3_finalize(*all[i]);
 		*all[i] = NULL;
@@ -121,6 +122,30 @@ out:
 	return r;
 }
 
+kjit_status kjit__store_manifest_get(kjit__store *s, const char *base_key, char **manifest)
+{
+	*manifest = NULL;
+	kjit__store_lock(s);
+	int rc = prepare(s, &s->manifest_get, "SELECT files FROM manifests WHERE base_key = ?1"
+	                 " ORDER BY created DESC LIMIT 1");
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(s->manifest_get, 1, base_key, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s->manifest_get);
+	}
+	kjit_status st = KJIT_ERR_NOT_FOUND;
+	if (rc == SQLITE_ROW) {
+		const char *files = (const char *)sqlite3_column_text(s->manifest_get, 0);
+		st = files && (*manifest = strdup(files)) ? KJIT_OK
+		                                          : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	} else if (rc != SQLITE_DONE) {
+		st = kjit__store_fail(s, rc, "reading a header manifest");
+	}
+	if (s->manifest_get)
+		sqlite3_reset(s->manifest_get);
+	kjit__store_unlock(s);
+	return st;
+}
+
 static kjit_status write_touches(kjit__store *s, double now)
 {
 	for (size_t i = 0; i < s->n_touches; i++) {
@@ -219,6 +244,21 @@ static kjit_status put_in_tx(kjit__store *s, void *arg)
 	}
 	if (rc != SQLITE_DONE)
 		return kjit__store_fail(s, rc, "storing the binary");
+	if (b->manifest) {
+		rc = prepare(s, &s->manifest_put,
+		             "INSERT INTO manifests(key, base_key, files, created) VALUES(?1, ?2, ?3, ?4)"
+		             " ON CONFLICT(key) DO UPDATE SET base_key = excluded.base_key,"
+		             " files = excluded.files, created = excluded.created");
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_text(s->manifest_put, 1, b->key, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s->manifest_put, 2, b->base_key, -1, SQLITE_STATIC);
+			sqlite3_bind_text(s->manifest_put, 3, b->manifest, -1, SQLITE_STATIC);
+			sqlite3_bind_double(s->manifest_put, 4, now);
+			rc = sqlite3_step(s->manifest_put);
+		}
+		if (rc != SQLITE_DONE)
+			return kjit__store_fail(s, rc, "storing the binary's header manifest");
+	}
 	kjit_status st = write_touches(s, now);
 	return st == KJIT_OK ? evict(s, a->max_bytes) : st;
 }

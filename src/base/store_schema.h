@@ -13,7 +13,7 @@
 
 #include "kjit.h"
 
-#define KJIT__SCHEMA_VERSION 1
+#define KJIT__SCHEMA_VERSION 2
 
 /* ---- tables ----------------------------------------------------------- */
 
@@ -24,6 +24,7 @@
 #define KJIT__T_RESULTS "results"
 #define KJIT__T_BEST "best"
 #define KJIT__T_EVENTS "events"
+#define KJIT__T_MANIFESTS "manifests" /* the header files a binary's compile read */
 
 /* The tables of every kjit database (the store's own bookkeeping aside). */
 #define KJIT__TABLES(X)                                                      \
@@ -33,7 +34,8 @@
 	X(KJIT__T_RUNS)                                                      \
 	X(KJIT__T_RESULTS)                                                   \
 	X(KJIT__T_BEST)                                                      \
-	X(KJIT__T_EVENTS)
+	X(KJIT__T_EVENTS)                                                    \
+	X(KJIT__T_MANIFESTS)
 
 #define KJIT__I_EVENTS_TS "events_ts" /* events(ts) */
 

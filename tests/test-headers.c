@@ -1,0 +1,285 @@
+/*
+ * test-headers: kernels that include headers, on real NVRTC and a real
+ * database file (no GPU).
+ *
+ *  - a kernel including a file header from an include dir (which
+ *    includes one beside it, and one behind a line continuation) and an
+ *    in-memory header compiles; #include lines in comments and in an #if 0
+ *    branch naming files that do not exist do not matter;
+ *  - a fresh process gets a DISK hit with the same key, through the
+ *    stored manifest: an unrelated FIFO in the include dir is never
+ *    opened (that would hang), and a file whose size and mtime are as
+ *    recorded is not re-read (a same-size rewrite with the old mtime
+ *    still hits); a file touched but unchanged is re-hashed and hits;
+ *  - the header file edited: a new kernel gets a new key, COMPILED, a
+ *    different cubin; the next process hits the new key; the in-memory
+ *    header edited: a new key;
+ *  - cub::BlockReduce compiles with no options; with no_default_includes
+ *    it is not found, and the message says so;
+ *  - a missing header: KJIT_ERR_COMPILE naming it and the including file;
+ *  - bad inputs: two headers of one name, an include dir that does not
+ *    exist, -I in the flags;
+ *  - a database of schema version 1 is migrated and keeps its binaries.
+ */
+#include "testutil.h"
+
+#include <signal.h>
+
+static const char source[] =
+	"#include \"tile.h\"\n"
+	"#include <mem.h>\n"
+	"// #include \"commented.h\"\n"
+	"/* #include \"commented-too.h\" */\n"
+	"#if 0\n"
+	"#include \"never.h\"\n"
+	"#endif\n"
+	"#  include \\\n"
+	"  \"cont.h\"\n"
+	"extern \"C\" __global__ void k(int *o) { o[0] = TILE + MEM + DETAIL + CONT; }\n";
+
+static kjit_kernel *make_kernel(kjit_engine *e, const char *inc, const char *mem_text,
+                                unsigned flags_no_default)
+{
+	kjit_header mem = { "mem.h", mem_text };
+	const char *dirs[] = { inc };
+	kjit_kernel_options o;
+	kjit_kernel_options_init(&o);
+	o.include_dirs = dirs;
+	o.n_include_dirs = 1;
+	o.headers = &mem;
+	o.n_headers = 1;
+	o.no_default_includes = (int)flags_no_default;
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create_with(e, "k", source, NULL, NULL, 0, &o, &k));
+	return k;
+}
+
+/* Gets the kernel's one variant: its tier, key (into key) and cubin. */
+static kjit_cache_tier get(kjit_kernel *k, char key[33], void **cubin, size_t *size)
+{
+	kjit_variant_desc d = { 0 };
+	kjit_variant *v = NULL;
+	kjit_cache_tier tier;
+	CHECK_OK(kjit_variant_get(k, &d, &v, &tier));
+	kjit_variant_info info;
+	CHECK_OK(kjit_variant_get_info(v, &info));
+	snprintf(key, 33, "%s", info.key);
+	if (cubin) {
+		const void *c;
+		CHECK_OK(kjit_variant_cubin(v, &c, size));
+		*cubin = malloc(*size);
+		CHECK(*cubin != NULL);
+		memcpy(*cubin, c, *size);
+	}
+	return tier;
+}
+
+/* Writes a file dated an hour ago plus touch seconds (the same date for
+ * the same touch within a run). */
+static void write_dated(const char *path, const char *text, int touch)
+{
+	static time_t hour_ago;
+	if (!hour_ago)
+		hour_ago = time(NULL) - 3600;
+	tu_write_file(path, text, strlen(text));
+	struct timespec t[2] = { { hour_ago + touch, 0 }, { hour_ago + touch, 0 } };
+	CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+}
+
+static void write_old(const char *path, const char *text)
+{
+	write_dated(path, text, 0);
+}
+
+/* Mode "disk DIR KEY": a fresh process must get a DISK hit under KEY. */
+static int second(const char *dir, const char *want)
+{
+	char db[TU_PATH], inc[TU_PATH], key[33];
+	tu_init(0, (char *[]){ "test-headers(second)", NULL });
+	alarm(120); /* a resolver that opened the FIFO would hang */
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "h.db"), "sm_90", 1);
+	kjit_kernel *k = make_kernel(e, tu_path(inc, dir, "inc"), "#define MEM 2\n", 0);
+	kjit_cache_tier tier = get(k, key, NULL, NULL);
+	CHECK_MSG(tier == KJIT_TIER_DISK, "tier %d", (int)tier);
+	CHECK_STREQ(key, want);
+	CHECK_EQ_U64(tu_stats(e).compiles, 0);
+	kjit_engine_close(e);
+	return 0;
+}
+
+static void expect_disk(const char *argv0, const char *dir, const char *key, const char *why)
+{
+	char arg[TU_PATH + 40];
+	snprintf(arg, sizeof arg, "%s|%s", dir, key);
+	CHECK_MSG(tu_spawn_self(argv0, "disk", arg) == 0, "%s", why);
+	OK("a fresh process: DISK hit under %s (%s)", key, why);
+}
+
+static void toolkit(const char *dir)
+{
+	char db[TU_PATH], key[33];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "cub.db"), "sm_90", 1);
+	static const char cub[] =
+		"#include <cub/block/block_reduce.cuh>\n"
+		"extern \"C\" __global__ void sum(const int *in, int *out) {\n"
+		"  typedef cub::BlockReduce<int, 128> R;\n"
+		"  __shared__ typename R::TempStorage tmp;\n"
+		"  int s = R(tmp).Sum(in[threadIdx.x]);\n"
+		"  if (threadIdx.x == 0) *out = s;\n"
+		"}\n";
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create(e, "sum", cub, NULL, 0, &k));
+	CHECK(get(k, key, NULL, NULL) == KJIT_TIER_COMPILED);
+	OK("cub::BlockReduce compiles with no options (the toolkit's CCCL)");
+
+	kjit_kernel_options o;
+	kjit_kernel_options_init(&o);
+	o.no_default_includes = 1;
+	CHECK_OK(kjit_kernel_create_with(e, "sum", cub, NULL, NULL, 0, &o, &k));
+	kjit_variant_desc d = { 0 };
+	kjit_variant *v = NULL;
+	CHECK_ST(kjit_variant_get(k, &d, &v, NULL), KJIT_ERR_COMPILE);
+	CHECK_CONTAINS(kjit_last_error(), "\"cub/block/block_reduce.cuh\" not found");
+	CHECK_CONTAINS(kjit_last_error(), "no_default_includes");
+	OK("no_default_includes: %.160s", kjit_last_error());
+	kjit_engine_close(e);
+}
+
+static void errors(const char *dir, const char *inc)
+{
+	char db[TU_PATH], path[TU_PATH];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "err.db"), "sm_90", 1);
+	write_old(tu_path(path, inc, "broken.h"), "#include \"gone.h\"\n");
+	const char *dirs[] = { inc };
+	kjit_kernel_options o;
+	kjit_kernel_options_init(&o);
+	o.include_dirs = dirs;
+	o.n_include_dirs = 1;
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create_with(e, "k", "#include \"broken.h\"\n"
+	                                 "extern \"C\" __global__ void k() {}\n", NULL, NULL, 0,
+	                                 &o, &k));
+	kjit_variant_desc d = { 0 };
+	kjit_variant *v = NULL;
+	CHECK_ST(kjit_variant_get(k, &d, &v, NULL), KJIT_ERR_COMPILE);
+	CHECK_CONTAINS(kjit_last_error(), "\"gone.h\" not found");
+	CHECK_CONTAINS(kjit_last_error(), path);
+	CHECK_CONTAINS(kjit_last_error(), inc);
+	OK("a missing header: %.200s", kjit_last_error());
+
+	kjit_header two[] = { { "a.h", "1" }, { "a.h", "2" } };
+	o.headers = two;
+	o.n_headers = 2;
+	CHECK_ST(kjit_kernel_create_with(e, "k", "", NULL, NULL, 0, &o, &k), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "two headers are named \"a.h\"");
+	two[1].name = NULL;
+	CHECK_ST(kjit_kernel_create_with(e, "k", "", NULL, NULL, 0, &o, &k), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "has no name");
+	o.n_headers = 0;
+	dirs[0] = tu_path(path, dir, "no-such-dir");
+	CHECK_ST(kjit_kernel_create_with(e, "k", "", NULL, NULL, 0, &o, &k), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), path);
+	OK("refused: two headers of one name, a nameless one, %s", kjit_last_error());
+
+	CHECK_OK(kjit_kernel_create(e, "k", "extern \"C\" __global__ void k() {}\n", NULL, 0, &k));
+	const char *flags[] = { "-I/usr/include" };
+	kjit_variant_desc df = { NULL, 0, flags, 1 };
+	CHECK_ST(kjit_variant_get(k, &df, &v, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "include_dirs");
+	OK("-I in the flags refused: %s", kjit_last_error());
+	kjit_engine_close(e);
+}
+
+/* A database of schema version 1 (no manifests) opens, is migrated and
+ * keeps its binaries. */
+static void migration(const char *dir)
+{
+	char db[TU_PATH], key[33], again[33];
+	tu_path(db, dir, "v1.db");
+	kjit_engine *e = tu_engine_cpu(db, "sm_90", 1);
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create(e, "k", "extern \"C\" __global__ void k() {}\n", NULL, 0, &k));
+	CHECK(get(k, key, NULL, NULL) == KJIT_TIER_COMPILED);
+	kjit_engine_close(e);
+	sqlite3 *s = tu_db_open(db);
+	tu_db_exec(s, "DROP TRIGGER binaries_manifest; DROP TABLE manifests; PRAGMA user_version = 1");
+	tu_db_close(s);
+	e = tu_engine_cpu(db, "sm_90", 1);
+	CHECK_OK(kjit_kernel_create(e, "k", "extern \"C\" __global__ void k() {}\n", NULL, 0, &k));
+	CHECK(get(k, again, NULL, NULL) == KJIT_TIER_DISK);
+	CHECK_STREQ(again, key);
+	kjit_engine_close(e);
+	s = tu_db_open(db);
+	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
+	CHECK(tu_db_int(s, "SELECT count(*) FROM manifests", NULL) == 0);
+	tu_db_close(s);
+	OK("a version 1 database migrates to %d and keeps its binary", KJIT__SCHEMA_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "disk") == 0) {
+		char *bar = strrchr(argv[2], '|');
+		CHECK(bar != NULL);
+		*bar = '\0';
+		return second(argv[2], bar + 1);
+	}
+	tu_init(argc, argv);
+	const char *dir = tu_tmpdir();
+	char db[TU_PATH], inc[TU_PATH], path[TU_PATH], k1[33], k2[33], k3[33], key[33];
+	tu_path(inc, dir, "inc");
+	CHECK(mkdir(inc, 0700) == 0);
+	char tile[TU_PATH];
+	tu_path(tile, inc, "tile.h");
+	write_old(tile, "#include \"detail.h\"\n#define TILE 4\n");
+	write_old(tu_path(path, inc, "detail.h"), "#define DETAIL 8\n");
+	write_old(tu_path(path, inc, "cont.h"), "#define CONT 16\n");
+	CHECK(mkfifo(tu_path(path, inc, "unrelated.h"), 0600) == 0);
+
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "h.db"), "sm_90", 1);
+	kjit_kernel *k = make_kernel(e, inc, "#define MEM 2\n", 0);
+	void *cubin1, *cubin2;
+	size_t size1, size2;
+	CHECK(get(k, k1, &cubin1, &size1) == KJIT_TIER_COMPILED);
+	sqlite3 *s = tu_db_open(db);
+	char files[4096];
+	tu_db_text(s, "SELECT files FROM manifests WHERE key = ?1", k1, files, sizeof files);
+	tu_db_close(s);
+	CHECK_CONTAINS(files, tile);
+	CHECK_CONTAINS(files, "/inc/detail.h");
+	CHECK_CONTAINS(files, "/inc/cont.h");
+	CHECK(!strstr(files, "unrelated.h") && !strstr(files, "commented"));
+	CHECK_CONTAINS(files, "- - - ./never.h"); /* looked for, not there: recorded */
+	OK("compiled %s: a dir header (and the two it reaches), a memory header; manifest "
+	   "lists the files read", k1);
+
+	expect_disk(argv[0], dir, k1, "the manifest holds");
+	/* same size, other text, the old mtime: trusted without reading */
+	write_old(tile, "#include \"detail.h\"\n#define TILE 5\n");
+	expect_disk(argv[0], dir, k1, "size and mtime as recorded: the file is not re-read");
+	write_dated(tile, "#include \"detail.h\"\n#define TILE 4\n", 1);
+	expect_disk(argv[0], dir, k1, "touched, same content: re-hashed, same key");
+
+	write_old(tile, "#include \"detail.h\"\n#define TILE 400\n");
+	kjit_kernel *k_edit = make_kernel(e, inc, "#define MEM 2\n", 0);
+	CHECK(get(k_edit, k2, &cubin2, &size2) == KJIT_TIER_COMPILED);
+	CHECK(strcmp(k1, k2) != 0);
+	CHECK(size1 != size2 || memcmp(cubin1, cubin2, size1) != 0);
+	CHECK(get(k, key, NULL, NULL) == KJIT_TIER_MEMORY); /* the first kernel settled its files */
+	CHECK_STREQ(key, k1);
+	OK("header file edited: a new kernel gets %s, COMPILED, another cubin", k2);
+	expect_disk(argv[0], dir, k2, "the edited header's binary");
+
+	kjit_kernel *k_mem = make_kernel(e, inc, "#define MEM 3\n", 0);
+	CHECK(get(k_mem, k3, NULL, NULL) == KJIT_TIER_COMPILED);
+	CHECK(strcmp(k3, k2) != 0 && strcmp(k3, k1) != 0);
+	OK("memory header edited: %s", k3);
+	free(cubin1);
+	free(cubin2);
+	kjit_engine_close(e);
+
+	toolkit(dir);
+	errors(dir, inc);
+	migration(dir);
+	return 0;
+}
