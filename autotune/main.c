@@ -235,17 +235,11 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	eo.arch = arch;
 	eo.compile_threads = o->jobs;
 	eo.flags = KJIT_ENGINE_NO_GPU;
-	const char **names = calloc(spec->n_params + 1, sizeof *names);
-	for (size_t i = 0; names && i < spec->n_params; i++)
-		names[i] = spec->params[i].name;
-	if (!names || kjit_engine_open(&eo, &engine) != KJIT_OK ||
-	    kjit_kernel_create_from_file(engine, spec->entry, spec->source_path, names,
-	                                 spec->n_params, &kernel) != KJIT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, names ? kjit_last_error() : "out of memory");
-		free(names);
+	if (kjit_engine_open(&eo, &engine) != KJIT_OK ||
+	    kjit__spec_kernel(engine, spec, spec->entry, NULL, NULL, &kernel) != KJIT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		goto done;
 	}
-	free(names);
 	store = calloc(BATCH, sizeof *store);
 	descs = calloc(BATCH, sizeof *descs);
 	vars = calloc(BATCH, sizeof *vars);

@@ -928,15 +928,9 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	eo.arch = t.w.hello.arch;
 	eo.compile_threads = o->jobs;
 	eo.flags = KJIT_ENGINE_NO_GPU;
-	const char **names = calloc(spec->n_params + 1, sizeof *names);
-	for (size_t i = 0; names && i < spec->n_params; i++)
-		names[i] = spec->params[i].name;
-	kjit_status st = names ? kjit_engine_open(&eo, &t.engine)
-	                       : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	kjit_status st = kjit_engine_open(&eo, &t.engine);
 	if (st == KJIT_OK)
-		st = kjit_kernel_create_from_file(t.engine, spec->entry, spec->source_path, names,
-		                                  spec->n_params, &t.kernel);
-	free(names);
+		st = kjit__spec_kernel(t.engine, spec, spec->entry, NULL, NULL, &t.kernel);
 	if (st != KJIT_OK || kt_results_open(t.db, &t.res) != KJIT_OK)
 		goto fail;
 	size_t first = o->problem >= 0 ? (size_t)o->problem : 0;

@@ -308,11 +308,6 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);
 	eo.db_path = db;
-	const char **names = calloc(w->spec->n_params + 1, sizeof *names);
-	if (!names)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < w->spec->n_params; i++)
-		names[i] = w->spec->params[i].name;
 	kjit_status st = kjit_engine_open(&eo, &w->engine);
 	if (st == KJIT_ERR_NO_GPU && !eo.arch) {
 		/* the library's message tells how to compile without a GPU, which
@@ -323,15 +318,12 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 	if (st == KJIT_OK && !kjit_engine_has_gpu(w->engine))
 		st = kjit__error(KJIT_ERR_NO_GPU, "no GPU: %s", kjit_engine_gpu_reason(w->engine));
 	if (st == KJIT_OK)
-		st = kjit_kernel_create_from_file(w->engine, w->spec->entry, w->spec->source_path,
-		                                  names, w->spec->n_params, &w->kernel);
+		st = kjit__spec_kernel(w->engine, w->spec, w->spec->entry, NULL, NULL, &w->kernel);
 	if (st == KJIT_OK && strcmp(w->spec->verify, "reference") == 0)
-		st = kjit_kernel_create_from_file(w->engine, w->spec->reference_entry,
-		                                  w->spec->source_path, names, w->spec->n_params,
-		                                  &w->reference);
+		st = kjit__spec_kernel(w->engine, w->spec, w->spec->reference_entry, NULL, NULL,
+		                       &w->reference);
 	if (st == KJIT_OK && strcmp(w->spec->verify, "none") != 0)
 		st = kt_verify_open(w->engine, &w->verify);
-	free(names);
 	if (st != KJIT_OK)
 		return st;
 	int threads;

@@ -14,6 +14,7 @@
  *  - the header file edited: a new kernel gets a new key, COMPILED, a
  *    different cubin; the next process hits the new key; the in-memory
  *    header edited: a new key;
+ *  - a tunable kernel takes kjit_tunable_desc.options;
  *  - cub::BlockReduce compiles with no options; with no_default_includes
  *    it is not found, and the message says so;
  *  - a missing header: KJIT_ERR_COMPILE naming it and the including file;
@@ -190,6 +191,37 @@ static void errors(const char *dir, const char *inc)
 	kjit_engine_close(e);
 }
 
+/* kjit_kernel_create_tunable() takes the header options of its
+ * description (copied: the caller's arrays may go). */
+static void tunable(const char *dir, const char *inc)
+{
+	char db[TU_PATH], key[33];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "tun.db"), "sm_90", 1);
+	char mem_name[] = "mem.h", mem_text[] = "#define MEM 2\n";
+	kjit_header mem = { mem_name, mem_text };
+	const char *dirs[] = { inc };
+	kjit_kernel_options o;
+	kjit_kernel_options_init(&o);
+	o.include_dirs = dirs;
+	o.n_include_dirs = 1;
+	o.headers = &mem;
+	o.n_headers = 1;
+	static const char *const values[] = { "1", "2" };
+	kjit_param p = { "UNROLL", values, 2, 0, KJIT_ROLE_DEFINE };
+	kjit_tunable_desc d = { 0 };
+	d.entry = "k";
+	d.source = source;
+	d.params = &p;
+	d.n_params = 1;
+	d.options = &o;
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create_tunable(e, &d, &k));
+	memset(mem_name, 'x', sizeof mem_name - 1);
+	CHECK(get(k, key, NULL, NULL) == KJIT_TIER_COMPILED);
+	OK("kjit_kernel_create_tunable with kjit_tunable_desc.options compiles (%s)", key);
+	kjit_engine_close(e);
+}
+
 /* A database of schema version 1 (no manifests) opens, is migrated and
  * keeps its binaries. */
 static void migration(const char *dir)
@@ -279,6 +311,7 @@ int main(int argc, char **argv)
 	kjit_engine_close(e);
 
 	toolkit(dir);
+	tunable(dir, inc);
 	errors(dir, inc);
 	migration(dir);
 	return 0;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tuning.h"
@@ -783,12 +784,151 @@ static kjit_status read_kjit_arg(parser *P, json *v, const char *path)
 	return st;
 }
 
+/* ---- headers ------------------------------------------------------------------ */
+
+static kjit_status resolve(const char *spec_path, char **path);
+
+static int is_folder(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* kernel.include_dirs: existing folders, relative to the spec's. */
+static kjit_status read_include_dirs(parser *P, json *v, const char *path)
+{
+	kjit__spec *s = P->spec;
+	char sub[256];
+	kjit_status st = want_strings(P, v, path, &s->include_dirs, &s->n_include_dirs);
+	for (size_t i = 0; st == KJIT_OK && i < s->n_include_dirs; i++) {
+		char *given = strdup(s->include_dirs[i]);
+		if (!given)
+			return nomem();
+		st = resolve(P->file, &s->include_dirs[i]);
+		if (st == KJIT_OK && !is_folder(s->include_dirs[i]))
+			st = fail(P, v->type == KJIT__JSON_ARRAY ? index_path(sub, path, i) : path,
+			          "an existing folder, relative to the spec's (got \"%s\": %s)", given,
+			          s->include_dirs[i]);
+		free(given);
+	}
+	return st;
+}
+
+/* kernel.headers: {"name": "text"} or {"name": {"path": "file"}}, the
+ * file relative to the spec's folder and read now. */
+static kjit_status read_headers(parser *P, json *v, const char *path)
+{
+	static const char *const header_keys[] = { "path", NULL };
+	kjit__spec *s = P->spec;
+	char sub[256], at[256];
+	if (!v)
+		return KJIT_OK;
+	if (v->type != KJIT__JSON_OBJECT)
+		return fail_got(P, path, v, "an object of header names to texts or {\"path\": FILE}");
+	if (!(s->headers = calloc(v->n + 1, sizeof *s->headers)))
+		return nomem();
+	for (size_t i = 0; i < v->n; i++) {
+		json *h = &v->items[i];
+		char *text = NULL, *file = NULL;
+		kjit_status st = KJIT_OK;
+		key_path(sub, path, v->keys[i]);
+		if (!*v->keys[i])
+			return fail(P, sub, "a header name as written in #include (got \"\")");
+		if (h->type == KJIT__JSON_STRING) {
+			if (!(text = strdup(h->text)))
+				return nomem();
+		} else if (h->type != KJIT__JSON_OBJECT) {
+			return fail_got(P, sub, h, "the header's text (a string) or {\"path\": FILE}");
+		} else if ((st = check_keys(P, h, sub, header_keys)) != KJIT_OK ||
+		           (st = want_string(P, kjit__json_get(h, "path"), key_path(at, sub, "path"), 1,
+		                             &file)) != KJIT_OK ||
+		           (st = resolve(P->file, &file)) != KJIT_OK) {
+			free(file);
+			return st;
+		} else {
+			size_t len;
+			st = kjit__read_text(file, &text, &len);
+			if (st == KJIT_OK && strlen(text) != len)
+				st = fail(P, at, "a text file (%s contains a NUL byte)", file);
+			else if (st != KJIT_OK)
+				st = fail(P, at, "a readable file (%s)", kjit__error_msg());
+			free(file);
+			if (st != KJIT_OK) {
+				free(text);
+				return st;
+			}
+		}
+		s->headers[s->n_headers].text = text;
+		if (!(s->headers[s->n_headers++].name = strdup(v->keys[i])))
+			return nomem();
+	}
+	return KJIT_OK;
+}
+
+/* T1 CompilerOptions: -I DIR, -IDIR, --include-path DIR and
+ * --include-path=DIR become include dirs. Kernel Tuner hands them to the
+ * compiler as they are, relative to the current folder; kjit looks in the
+ * spec's folder first, then there, and drops a folder found in neither
+ * with a warning, as a compiler ignores it. */
+static kjit_status t1_include_dirs(parser *P)
+{
+	kjit__spec *s = P->spec;
+	char sub[256];
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n_flags; i++) {
+		char *f = s->flags[i], *dir = NULL;
+		size_t at = i;
+		if ((!strcmp(f, "-I") || !strcmp(f, "--include-path")) && i + 1 < s->n_flags)
+			dir = s->flags[++i];
+		else if (!strncmp(f, "-I", 2) && f[2])
+			dir = f + 2;
+		else if (!strncmp(f, "--include-path=", 15))
+			dir = f + 15;
+		if (!dir) {
+			s->flags[kept++] = f;
+			continue;
+		}
+		char *full = strdup(dir);
+		kjit_status st = full ? resolve(P->file, &full) : nomem();
+		if (st == KJIT_OK && !is_folder(full)) {
+			free(full);
+			full = is_folder(dir) ? strdup(dir) : NULL;
+			if (!full && is_folder(dir))
+				st = nomem();
+			else if (!full)
+				st = warn(P, index_path(sub, "KernelSpecification.CompilerOptions", at),
+				          "include folder \"%s\" is in neither the spec's folder nor the "
+				          "current one: ignored", dir);
+		}
+		if (st == KJIT_OK && full) {
+			char **d = realloc(s->include_dirs, (s->n_include_dirs + 2) * sizeof *d);
+			if (!d) {
+				free(full);
+				return nomem();
+			}
+			s->include_dirs = d;
+			d[s->n_include_dirs++] = full;
+			d[s->n_include_dirs] = NULL;
+		}
+		if (at != i)
+			free(s->flags[at]);
+		free(s->flags[i]);
+		if (st != KJIT_OK)
+			return st;
+	}
+	s->n_flags = kept;
+	if (s->flags)
+		s->flags[kept] = NULL;
+	return KJIT_OK;
+}
+
 static kjit_status read_kjit(parser *P)
 {
 	static const char *const top_keys[] = { "kernel", "parameters", "restrictions", "grid",
 		                                "shared_memory", "problems", "arguments", "verify",
 		                                "objective", "limits", NULL };
-	static const char *const kernel_keys[] = { "source", "entry", "flags", NULL };
+	static const char *const kernel_keys[] = { "source", "entry", "flags", "include_dirs",
+		                                   "headers", NULL };
 	static const char *const verify_keys[] = { "against", "reference", "atol", "rtol", NULL };
 	static const char *const objective_keys[] = { "metric", "bytes", "flops", NULL };
 	static const char *const limits_keys[] = { "max_threads_per_block", "max_shared_bytes",
@@ -811,8 +951,16 @@ static kjit_status read_kjit(parser *P)
 	    (st = want_string(P, kjit__json_get(kernel, "entry"), "kernel.entry", 1, &s->entry)) !=
 	            KJIT_OK ||
 	    (st = want_strings(P, kjit__json_get(kernel, "flags"), "kernel.flags", &s->flags,
-	                       &s->n_flags)) != KJIT_OK)
+	                       &s->n_flags)) != KJIT_OK ||
+	    (st = read_include_dirs(P, kjit__json_get(kernel, "include_dirs"),
+	                            "kernel.include_dirs")) != KJIT_OK ||
+	    (st = read_headers(P, kjit__json_get(kernel, "headers"), "kernel.headers")) != KJIT_OK)
 		return st;
+	for (size_t i = 0; i < s->n_flags; i++)
+		if (!strncmp(s->flags[i], "-I", 2) || !strncmp(s->flags[i], "--include-path", 14))
+			return fail(P, index_path(sub, "kernel.flags", i), "include folders in "
+			            "kernel.include_dirs, whose headers enter the binary key (got \"%s\")",
+			            s->flags[i]);
 
 	v = kjit__json_get(root, "parameters");
 	if (!v || v->type != KJIT__JSON_ARRAY || v->n == 0)
@@ -1868,7 +2016,8 @@ static kjit_status read_t1(parser *P)
 	    (st = want_strings(P, kjit__json_get(ks, "KernelTypeNames"),
 	                       "KernelSpecification.KernelTypeNames", &types, &n_types)) != KJIT_OK ||
 	    (st = want_strings(P, kjit__json_get(ks, "CompilerOptions"),
-	                       "KernelSpecification.CompilerOptions", &s->flags, &s->n_flags)) != KJIT_OK) {
+	                       "KernelSpecification.CompilerOptions", &s->flags, &s->n_flags)) != KJIT_OK ||
+	    (st = t1_include_dirs(P)) != KJIT_OK) {
 		free_strings(types, n_types);
 		return st;
 	}
@@ -2084,6 +2233,12 @@ void kjit__spec_free(kjit__spec *spec)
 	free(spec->source_path);
 	free(spec->entry);
 	free_strings(spec->flags, spec->n_flags);
+	free_strings(spec->include_dirs, spec->n_include_dirs);
+	for (size_t i = 0; spec->headers && i < spec->n_headers; i++) {
+		free((char *)spec->headers[i].name);
+		free((char *)spec->headers[i].text);
+	}
+	free(spec->headers);
 	for (size_t i = 0; spec->params && i < spec->n_params; i++) {
 		for (size_t j = 0; j < spec->params[i].n_values; j++)
 			free(spec->params[i].values[j].text);

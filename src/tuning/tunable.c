@@ -202,14 +202,37 @@ static kjit_status check_exprs(const kjit__spec *s, char *const *sizes, size_t n
 /* Makes the kernel (its signature as kjit-tune computes it: entry, source
  * text, parameter names) and attaches the tunable part; takes spec and
  * sizes. */
+kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char *entry,
+                              const char *source, const kjit_kernel_options *opts,
+                              kjit_kernel **out)
+{
+	const char **names = calloc(spec->n_params + 1, sizeof *names);
+	if (!names)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+	for (size_t i = 0; i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	kjit_kernel_options own;
+	if (!opts) {
+		kjit_kernel_options_init(&own);
+		own.include_dirs = (const char *const *)spec->include_dirs;
+		own.n_include_dirs = spec->n_include_dirs;
+		own.headers = spec->headers;
+		own.n_headers = spec->n_headers;
+		opts = &own;
+	}
+	kjit_status st = kjit_kernel_create_with(e, entry, source, source ? NULL : spec->source_path,
+	                                         names, spec->n_params, opts, out);
+	free(names);
+	return st;
+}
+
 static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *spec,
                                 char **sizes, size_t n, kjit_grid_fn grid_fn, void *grid_user,
-                                kjit_kernel **out)
+                                const kjit_kernel_options *opts, kjit_kernel **out)
 {
 	kjit_kernel *k = NULL;
 	kjit__tunable *t = NULL;
-	const char **pn = calloc(spec->n_params + 1, sizeof *pn);
-	kjit_status st = pn ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	kjit_status st = KJIT_OK;
 	for (size_t i = 0; st == KJIT_OK && i < n; i++) {
 		if (!is_ident(sizes[i]))
 			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem size %zu: expected an "
@@ -221,13 +244,8 @@ static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *
 	}
 	if (st == KJIT_OK)
 		st = check_exprs(spec, sizes, n);
-	for (size_t i = 0; st == KJIT_OK && i < spec->n_params; i++)
-		pn[i] = spec->params[i].name;
 	if (st == KJIT_OK)
-		st = source ? kjit_kernel_create(e, spec->entry, source, pn, spec->n_params, &k)
-		            : kjit_kernel_create_from_file(e, spec->entry, spec->source_path, pn,
-		                                           spec->n_params, &k);
-	free(pn);
+		st = kjit__spec_kernel(e, spec, spec->entry, source, opts, &k);
 	if (st == KJIT_OK && !(t = calloc(1, sizeof *t)))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st != KJIT_OK) {
@@ -299,7 +317,8 @@ kjit_status kjit_kernel_create_tunable(kjit_engine *e, const kjit_tunable_desc *
 		kjit__spec_free(spec);
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
 	}
-	return make_tunable(e, d->source, spec, sizes, d->n_problem, d->grid_fn, d->grid_user, out);
+	return make_tunable(e, d->source, spec, sizes, d->n_problem, d->grid_fn, d->grid_user,
+	                    d->options, out);
 }
 
 kjit_status kjit_kernel_create_from_spec(kjit_engine *e, const char *path, kjit_kernel **out)
@@ -326,7 +345,7 @@ kjit_status kjit_kernel_create_from_spec(kjit_engine *e, const char *path, kjit_
 		kjit__spec_free(spec);
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
 	}
-	return make_tunable(e, NULL, spec, sizes, n, NULL, NULL, out);
+	return make_tunable(e, NULL, spec, sizes, n, NULL, NULL, NULL, out);
 }
 
 const char *const *kjit_kernel_problem_names(const kjit_kernel *k, size_t *n)

@@ -105,6 +105,10 @@ typedef struct kjit__spec {
 	char *entry;
 	char **flags;        /* fixed NVRTC flags */
 	size_t n_flags;
+	char **include_dirs; /* resolved against the spec's folder */
+	size_t n_include_dirs;
+	kjit_header *headers; /* in-memory headers (names and texts owned) */
+	size_t n_headers;
 	kjit__param *params;
 	size_t n_params;
 	char **restrictions; /* expressions, in the spec's dialect */
@@ -142,6 +146,13 @@ typedef struct kjit__spec {
  * kjit__spec_free(). */
 kjit_status kjit__spec_load(const char *path, kjit__spec **out);
 void kjit__spec_free(kjit__spec *spec);
+
+/* Creates the kernel of a spec for entry (spec->entry, or a reference
+ * kernel's): source, or spec->source_path when NULL, with the spec's
+ * parameter names and header options, or opts when not NULL. */
+kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char *entry,
+                              const char *source, const kjit_kernel_options *opts,
+                              kjit_kernel **out);
 
 /* A problem as "n=67108864,m=4" (the problem key); malloc'ed. */
 char *kjit__problem_key(const kjit__problem *problem);
