@@ -78,26 +78,22 @@ static kjit_status kernel_new(kjit_engine *e, const char *name, const char *sour
 	}
 	kjit_kernel *k = calloc(1, sizeof *k);
 	char *params = calloc(1, plen + 1);
+	kjit_status st = KJIT_ERR_NOMEM;
 	if (!k || !params || !(k->name = strdup(name)) || !(k->source = strdup(source)) ||
-	    !(k->file = path ? strdup(path) : kjit__strdup_printf("%.100s.cu", name)))
-		goto nomem;
+	    !(k->file = path ? strdup(path) : kjit__strdup_printf("%.100s.cu", name))) {
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
 	for (size_t i = 0; i < n_params; i++) {
 		if (i)
 			strcat(params, ",");
 		strcat(params, param_names[i]);
 	}
 	k->params = params;
-	if (kjit__signature(name, source, params, k->signature) != KJIT_OK)
-		goto nomem;
-	kjit_status st = kjit__headers_make(k->name, k->source, path, k->file, opts, &k->headers);
-	if (st != KJIT_OK) {
-		free(k->name);
-		free(k->source);
-		free(k->file);
-		free(k);
-		free(params);
-		return kjit__engine_fail(e, st);
-	}
+	st = kjit__signature(name, source, params, k->signature);
+	if (st != KJIT_OK ||
+	    (st = kjit__headers_make(k->name, k->source, path, k->file, opts, &k->headers)) != KJIT_OK)
+		goto fail;
 	key_seed(k);
 	k->engine = e;
 	pthread_mutex_init(&k->symbols_lock, NULL);
@@ -107,7 +103,7 @@ static kjit_status kernel_new(kjit_engine *e, const char *name, const char *sour
 	pthread_mutex_unlock(&e->lock);
 	*out = k;
 	return KJIT_OK;
-nomem:
+fail:
 	if (k) {
 		free(k->name);
 		free(k->source);
@@ -115,7 +111,7 @@ nomem:
 	}
 	free(k);
 	free(params);
-	return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+	return kjit__engine_fail(e, st);
 }
 
 kjit_status kjit_kernel_create(kjit_engine *e, const char *name, const char *source,

@@ -38,18 +38,24 @@ static const char source[] =
 	"  \"cont.h\"\n"
 	"extern \"C\" __global__ void k(int *o) { o[0] = TILE + MEM + DETAIL + CONT; }\n";
 
-static kjit_kernel *make_kernel(kjit_engine *e, const char *inc, const char *mem_text,
-                                unsigned flags_no_default)
+/* Options of one include dir and one in-memory header (both kept by
+ * pointer: the caller's). */
+static kjit_kernel_options options(const char *const *dirs, const kjit_header *mem)
 {
-	kjit_header mem = { "mem.h", mem_text };
-	const char *dirs[] = { inc };
 	kjit_kernel_options o;
 	kjit_kernel_options_init(&o);
 	o.include_dirs = dirs;
 	o.n_include_dirs = 1;
-	o.headers = &mem;
+	o.headers = mem;
 	o.n_headers = 1;
-	o.no_default_includes = (int)flags_no_default;
+	return o;
+}
+
+static kjit_kernel *make_kernel(kjit_engine *e, const char *inc, const char *mem_text)
+{
+	kjit_header mem = { "mem.h", mem_text };
+	const char *dirs[] = { inc };
+	kjit_kernel_options o = options(dirs, &mem);
 	kjit_kernel *k = NULL;
 	CHECK_OK(kjit_kernel_create_with(e, "k", source, NULL, NULL, 0, &o, &k));
 	return k;
@@ -99,7 +105,7 @@ static int second(const char *dir, const char *want)
 	tu_init(0, (char *[]){ "test-headers(second)", NULL });
 	alarm(120); /* a resolver that opened the FIFO would hang */
 	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "h.db"), "sm_90", 1);
-	kjit_kernel *k = make_kernel(e, tu_path(inc, dir, "inc"), "#define MEM 2\n", 0);
+	kjit_kernel *k = make_kernel(e, tu_path(inc, dir, "inc"), "#define MEM 2\n");
 	kjit_cache_tier tier = get(k, key, NULL, NULL);
 	CHECK_MSG(tier == KJIT_TIER_DISK, "tier %d", (int)tier);
 	CHECK_STREQ(key, want);
@@ -200,12 +206,7 @@ static void tunable(const char *dir, const char *inc)
 	char mem_name[] = "mem.h", mem_text[] = "#define MEM 2\n";
 	kjit_header mem = { mem_name, mem_text };
 	const char *dirs[] = { inc };
-	kjit_kernel_options o;
-	kjit_kernel_options_init(&o);
-	o.include_dirs = dirs;
-	o.n_include_dirs = 1;
-	o.headers = &mem;
-	o.n_headers = 1;
+	kjit_kernel_options o = options(dirs, &mem);
 	static const char *const values[] = { "1", "2" };
 	kjit_param p = { "UNROLL", values, 2, 0, KJIT_ROLE_DEFINE };
 	kjit_tunable_desc d = { 0 };
@@ -269,7 +270,7 @@ int main(int argc, char **argv)
 	CHECK(mkfifo(tu_path(path, inc, "unrelated.h"), 0600) == 0);
 
 	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "h.db"), "sm_90", 1);
-	kjit_kernel *k = make_kernel(e, inc, "#define MEM 2\n", 0);
+	kjit_kernel *k = make_kernel(e, inc, "#define MEM 2\n");
 	void *cubin1, *cubin2;
 	size_t size1, size2;
 	CHECK(get(k, k1, &cubin1, &size1) == KJIT_TIER_COMPILED);
@@ -293,7 +294,7 @@ int main(int argc, char **argv)
 	expect_disk(argv[0], dir, k1, "touched, same content: re-hashed, same key");
 
 	write_old(tile, "#include \"detail.h\"\n#define TILE 400\n");
-	kjit_kernel *k_edit = make_kernel(e, inc, "#define MEM 2\n", 0);
+	kjit_kernel *k_edit = make_kernel(e, inc, "#define MEM 2\n");
 	CHECK(get(k_edit, k2, &cubin2, &size2) == KJIT_TIER_COMPILED);
 	CHECK(strcmp(k1, k2) != 0);
 	CHECK(size1 != size2 || memcmp(cubin1, cubin2, size1) != 0);
@@ -302,7 +303,7 @@ int main(int argc, char **argv)
 	OK("header file edited: a new kernel gets %s, COMPILED, another cubin", k2);
 	expect_disk(argv[0], dir, k2, "the edited header's binary");
 
-	kjit_kernel *k_mem = make_kernel(e, inc, "#define MEM 3\n", 0);
+	kjit_kernel *k_mem = make_kernel(e, inc, "#define MEM 3\n");
 	CHECK(get(k_mem, k3, NULL, NULL) == KJIT_TIER_COMPILED);
 	CHECK(strcmp(k3, k2) != 0 && strcmp(k3, k1) != 0);
 	OK("memory header edited: %s", k3);

@@ -20,7 +20,7 @@ static char tool[TU_PATH];
 static int run(const char *args, const char **out)
 {
 	static char buf[65536];
-	char cmd[3 * TU_PATH];
+	char cmd[4 * TU_PATH];
 	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", tool, args);
 	*out = buf;
 	return tu_run(cmd, buf, sizeof buf);
@@ -72,6 +72,17 @@ static const char t1_spec[] =
 	"  }\n"
 	"}\n";
 
+/* kjit-tune --compile-only of spec into db: its output. */
+static const char *compile_only(const char *spec, const char *db)
+{
+	char cmd[2 * TU_PATH + 64];
+	const char *out;
+	snprintf(cmd, sizeof cmd, "'%s' --compile-only --arch sm_90 --db '%s' -j 1", spec, db);
+	int rc = run(cmd, &out);
+	CHECK_MSG(rc == 0, "kjit-tune %s: exit %d:\n%s", cmd, rc, out);
+	return out;
+}
+
 static void bad(const char *dir, const char *kernel, const char *field, const char *expect)
 {
 	char text[2048];
@@ -91,7 +102,7 @@ int main(int argc, char **argv)
 	snprintf(tool, sizeof tool, "%s", abs);
 	free(abs);
 	const char *dir = tu_tmpdir(), *out;
-	char sub[TU_PATH], spec[TU_PATH], db[TU_PATH], cmd[4 * TU_PATH];
+	char sub[TU_PATH], spec[TU_PATH], db[TU_PATH];
 	static const char *const folders[] = { "inc", "extra", "include", "detail" };
 	for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++)
 		CHECK(mkdir(tu_path(sub, dir, folders[i]), 0700) == 0);
@@ -104,10 +115,7 @@ int main(int argc, char **argv)
 
 	tu_path(spec, dir, "k.json");
 	tu_write_file(spec, kjit_spec, strlen(kjit_spec));
-	snprintf(cmd, sizeof cmd, "'%s' --compile-only --arch sm_90 --db '%s' -j 1", spec,
-	         tu_path(db, dir, "k.db"));
-	int rc = run(cmd, &out);
-	CHECK_MSG(rc == 0, "exit %d:\n%s", rc, out);
+	compile_only(spec, tu_path(db, dir, "k.db"));
 	sqlite3 *s = tu_db_open(db);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM binaries", NULL) == 2);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM manifests WHERE files LIKE '%/inc/tile.h%'",
@@ -125,11 +133,8 @@ int main(int argc, char **argv)
 	tu_path(spec, dir, "t1.json");
 	tu_write_file(spec, t1_spec, strlen(t1_spec));
 	/* from another folder: -I is the spec's folder's, not the current one's */
-	snprintf(cmd, sizeof cmd, "'%s' --compile-only --arch sm_90 --db '%s' -j 1", spec,
-	         tu_path(db, dir, "t1.db"));
 	CHECK(chdir("/") == 0);
-	rc = run(cmd, &out);
-	CHECK_MSG(rc == 0, "exit %d:\n%s", rc, out);
+	out = compile_only(spec, tu_path(db, dir, "t1.db"));
 	CHECK_CONTAINS(out, "KernelSpecification.CompilerOptions[4]");
 	CHECK_CONTAINS(out, "\"gone\"");
 	s = tu_db_open(db);
