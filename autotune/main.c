@@ -57,7 +57,9 @@ static void usage(FILE *f)
 	        "  --count                 print the size of the constrained space and of the\n"
 	        "                          unconstrained product, per problem\n"
 	        "  --compile-only          compile every valid variant into the cache (no GPU)\n"
-	        "      --arch sm_NN        target architecture (default $KJIT_ARCH)\n"
+	        "      --arch LIST         targets, comma-separated: sm_NN (a cubin each) or\n"
+	        "                          compute_NN (PTX, which later GPUs compile)\n"
+	        "                          (default $KJIT_ARCH)\n"
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
 	        "  -j, --jobs P            compile threads (default: online CPUs)\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
@@ -143,6 +145,10 @@ static int do_count(const kjit__spec *spec, const opts *o)
 
 /* ---- compile-only ---------------------------------------------------------- */
 
+/* Targets of one --arch list (more would be a typo, not a plan); the
+ * message of open_targets() says the number. */
+#define MAX_TARGETS 16
+
 /* A configuration to compile, and its compile options as text (the key
  * that makes configurations of several problems compile once). */
 typedef struct variant {
@@ -161,33 +167,28 @@ static void variant_free(variant *v)
 	free(v->config);
 }
 
-static int do_compile(const kjit__spec *spec, const opts *o)
+static void variants_free(variant *vs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		variant_free(&vs[i]);
+	free(vs);
+}
+
+/* The valid configurations of every problem (a restriction may read a
+ * size), each once, into *out (n_out of them; the caller frees them with
+ * variants_free()). Returns an exit code. */
+static int collect_variants(const kjit__spec *spec, const opts *o, variant **out, size_t *n_out)
 {
 	variant *vs = NULL;
 	size_t n = 0, cap = 0;
-	int ret = KT_EXIT_RUNTIME;
-	kjit_engine *engine = NULL;
-	kjit_kernel *kernel = NULL;
-	kjit__config_desc *store = NULL;
-	kjit_variant_desc *descs = NULL;
-	kjit_variant **vars = NULL;
-	kjit_status *status = NULL;
-	char **errors = NULL;
-	size_t n_failed = 0, n_other = 0; /* n_other: failures not a variant's compile error */
-	char *other = NULL;                /* the first of those */
-	const char *arch = o->arch ? o->arch : kjit__env(KJIT__ENV_ARCH);
-
-	if (!arch || !*arch) {
-		fprintf(stderr, "%s: --compile-only needs --arch sm_NN (or $KJIT_ARCH)\n", prog);
-		return KT_EXIT_USAGE;
-	}
-	/* The union over the problems (a restriction may read a size). */
+	*out = NULL;
+	*n_out = 0;
 	for (size_t p = 0; p < spec->n_problems; p++) {
 		kjit__space *space;
 		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
-			ret = KT_EXIT_SPEC;
-			goto done;
+			variants_free(vs, n);
+			return KT_EXIT_SPEC;
 		}
 		for (size_t i = 0; i < space->size; i++) {
 			const uint16_t *c = kjit__space_config(space, i);
@@ -200,8 +201,9 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 			if (!v.text || !v.config || !nv) {
 				variant_free(&v);
 				kjit__space_free(space);
+				variants_free(vs, n);
 				fprintf(stderr, "%s: out of memory\n", prog);
-				goto done;
+				return KT_EXIT_RUNTIME;
 			}
 			memcpy(v.config, c, spec->n_params * sizeof *v.config);
 			vs[n++] = v;
@@ -228,112 +230,199 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 		vs[i - 1] = vs[k];
 		vs[k] = t;
 	}
+	*out = vs;
+	*n_out = n;
+	return KT_EXIT_OK;
+}
 
-	kjit_engine_options eo;
-	kjit_engine_options_init(&eo);
-	eo.db_path = o->db;
-	eo.arch = arch;
-	eo.compile_threads = o->jobs;
-	eo.flags = KJIT_ENGINE_NO_GPU;
-	if (kjit_engine_open(&eo, &engine) != KJIT_OK ||
-	    kjit__spec_kernel(engine, spec, spec->entry, NULL, NULL, &kernel) != KJIT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-		goto done;
-	}
-	store = calloc(BATCH, sizeof *store);
-	descs = calloc(BATCH, sizeof *descs);
-	vars = calloc(BATCH, sizeof *vars);
-	status = calloc(BATCH, sizeof *status);
-	errors = calloc(BATCH, sizeof *errors);
-	if (!store || !descs || !vars || !status || !errors) {
+/* One target of --compile-only: its engine on the database (compile
+ * only, for that arch) and the spec's kernel there. */
+typedef struct target {
+	const char *arch;
+	kjit_engine *engine;
+	kjit_kernel *kernel;
+} target;
+
+/* Splits the --arch list (commas, in buf: a copy the caller frees) into
+ * targets[] and opens each one's engine and kernel; nothing is compiled
+ * until every target is known good. Returns an exit code: usage for a
+ * target that is empty, given twice or not an arch NVRTC compiles for,
+ * naming it. */
+static int open_targets(const kjit__spec *spec, const opts *o, const char *list, char **buf,
+                        target *targets, size_t *n)
+{
+	*n = 0;
+	if (!(*buf = strdup(list))) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-		goto done;
+		return KT_EXIT_RUNTIME;
 	}
-	kjit_engine_stats before, after;
-	kjit_engine_get_stats(engine, &before);
-	int tty = isatty(STDERR_FILENO);
+	for (char *s = *buf, *comma; s; s = comma) {
+		if ((comma = strchr(s, ',')))
+			*comma++ = '\0';
+		if (!*s)
+			return usage_error("--arch '%s': an empty target (expected sm_NN or "
+			                   "compute_NN, separated by commas)", list);
+		for (size_t i = 0; i < *n; i++)
+			if (strcmp(targets[i].arch, s) == 0)
+				return usage_error("--arch: target %s given twice", s);
+		if (*n == MAX_TARGETS)
+			return usage_error("--arch '%s': too many targets (16 at most)", list);
+		targets[(*n)++] = (target){ s, NULL, NULL };
+	}
+	int ret = KT_EXIT_OK;
+	for (size_t t = 0; t < *n && ret == KT_EXIT_OK; t++) {
+		kjit_engine_options eo;
+		kjit_engine_options_init(&eo);
+		eo.db_path = o->db;
+		eo.arch = targets[t].arch;
+		eo.compile_threads = o->jobs;
+		eo.flags = KJIT_ENGINE_NO_GPU;
+		kjit_status st = kjit_engine_open(&eo, &targets[t].engine);
+		if (st == KJIT_OK)
+			st = kjit__spec_kernel(targets[t].engine, spec, spec->entry, NULL, NULL,
+			                       &targets[t].kernel);
+		if (st == KJIT_ERR_INVALID_ARG && !targets[t].engine) {
+			ret = usage_error("--arch: %s", kjit_last_error());
+		} else if (st != KJIT_OK) {
+			fprintf(stderr, "%s: %s: %s\n", prog, targets[t].arch, kjit_last_error());
+			ret = KT_EXIT_RUNTIME;
+		}
+	}
+	return ret;
+}
+
+/* What one batch call needs, BATCH of each. */
+typedef struct batch {
+	kjit__config_desc *store;
+	kjit_variant_desc *descs;
+	kjit_variant **vars;
+	kjit_status *status;
+	char **errors;
+} batch;
+
+/* Compiles the n variants for one target, with its progress line and
+ * summary line. Returns an exit code. */
+static int compile_target(const kjit__spec *spec, const opts *o, const variant *vs, size_t n,
+                          const target *t, batch *b)
+{
+	size_t n_failed = 0, n_other = 0; /* n_other: failures not a variant's compile error */
+	char *other = NULL;                /* the first of those */
 	char *kept[SHOW_ERRORS] = { NULL };
+	kjit_engine_stats before, after;
+	kjit_engine_get_stats(t->engine, &before);
+	int tty = isatty(STDERR_FILENO), ret = KT_EXIT_RUNTIME;
 	uint64_t t0 = kjit__now_ns(), shown = t0;
 	for (size_t start = 0; start < n; start += BATCH) {
 		size_t m = n - start < BATCH ? n - start : BATCH;
 		size_t made = 0;
 		while (made < m &&
-		       kjit__config_desc_make(spec, vs[start + made].config, &store[made]) == KJIT_OK) {
-			descs[made] = store[made].desc;
+		       kjit__config_desc_make(spec, vs[start + made].config, &b->store[made]) == KJIT_OK) {
+			b->descs[made] = b->store[made].desc;
 			made++;
 		}
 		if (made == m)
-			kjit_variants_get(kernel, descs, m, o->jobs, vars, status, errors);
+			kjit_variants_get(t->kernel, b->descs, m, o->jobs, b->vars, b->status, b->errors);
 		for (size_t i = 0; i < made; i++)
-			kjit__config_desc_free(&store[i]);
+			kjit__config_desc_free(&b->store[i]);
 		if (made < m) {
 			fprintf(stderr, "%s: out of memory\n", prog);
-			for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++)
-				free(kept[i]);
 			goto done;
 		}
 		for (size_t i = 0; i < m; i++) {
-			if (status[i] != KJIT_OK && status[i] != KJIT_ERR_COMPILE && !n_other++) {
-				other = errors[i];
-				errors[i] = NULL;
+			if (b->status[i] != KJIT_OK && b->status[i] != KJIT_ERR_COMPILE && !n_other++) {
+				other = b->errors[i];
+				b->errors[i] = NULL;
 			}
-			if (status[i] != KJIT_OK) {
-				if (n_failed < SHOW_ERRORS && errors[i]) {
-					kept[n_failed] = errors[i];
-					errors[i] = NULL;
+			if (b->status[i] != KJIT_OK) {
+				if (n_failed < SHOW_ERRORS && b->errors[i]) {
+					kept[n_failed] = b->errors[i];
+					b->errors[i] = NULL;
 				}
 				n_failed++;
 			}
-			free(errors[i]);
-			errors[i] = NULL;
+			free(b->errors[i]);
+			b->errors[i] = NULL;
 		}
 		/* progress: on a terminal each batch, else a line every 10 s */
 		uint64_t now = kjit__now_ns();
 		size_t done_n = start + m;
 		double el = (double)(now - t0) * 1e-9, rate = el > 0 ? (double)done_n / el : 0;
 		if (!o->tune.quiet && (tty || now - shown >= 10000000000ull || done_n == n)) {
-			fprintf(stderr, "%s%s: %zu/%zu variants, %zu failed, %.1f/s, %.0f s, ETA %.0f s%s",
-			        tty ? "\r\033[K" : "", prog, done_n, n, n_failed, rate, el,
+			fprintf(stderr, "%s%s: %s %zu/%zu variants, %zu failed, %.1f/s, %.0f s, ETA %.0f s%s",
+			        tty ? "\r\033[K" : "", prog, t->arch, done_n, n, n_failed, rate, el,
 			        rate > 0 ? (double)(n - done_n) / rate : 0, tty ? "" : "\n");
 			shown = now;
 		}
 	}
-	if (tty && n)
+	if (tty && n && !o->tune.quiet)
 		fprintf(stderr, "\n");
-	kjit_engine_get_stats(engine, &after);
+	kjit_engine_get_stats(t->engine, &after);
 	size_t compiled = (size_t)(after.compiles - before.compiles); /* failed ones too */
 	size_t cached = (size_t)(after.memory_hits - before.memory_hits + after.disk_hits -
 	                         before.disk_hits);
-	printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, db %s)\n", n,
-	       compiled >= n_failed ? compiled - n_failed : 0, cached, n_failed, arch,
-	       kjit_engine_db_path(engine));
-	for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++) {
-		fprintf(stderr, "%s: failed variant %zu: %s\n", prog, i + 1,
+	printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, %s, db %s)\n", n,
+	       compiled >= n_failed ? compiled - n_failed : 0, cached, n_failed, t->arch,
+	       kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin", kjit_engine_db_path(t->engine));
+	for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++)
+		fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,
 		        kept[i] ? kept[i] : "(no detail)");
-		free(kept[i]);
-	}
 	/* A variant that does not compile is a result; nothing compiled, or a
-	 * failure of anything else (the database, an option, the arch), is not. */
+	 * failure of anything else (the database, an option), is not. */
 	ret = KT_EXIT_OK;
 	if (n_other) {
-		fprintf(stderr, "%s: %zu variants failed for another reason than their own compile "
-		        "error; the first: %s\n", prog, n_other, other ? other : "(no detail)");
+		fprintf(stderr, "%s: %s: %zu variants failed for another reason than their own "
+		        "compile error; the first: %s\n", prog, t->arch, n_other,
+		        other ? other : "(no detail)");
 		ret = KT_EXIT_RUNTIME;
 	} else if (n && n_failed == n) {
-		fprintf(stderr, "%s: no variant compiled\n", prog);
+		fprintf(stderr, "%s: %s: no variant compiled\n", prog, t->arch);
 		ret = KT_EXIT_RUNTIME;
 	}
 done:
+	for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++)
+		free(kept[i]);
 	free(other);
-	kjit_engine_close(engine);
-	for (size_t i = 0; i < n; i++)
-		variant_free(&vs[i]);
-	free(vs);
-	free(store);
-	free(descs);
-	free(vars);
-	free(status);
-	free(errors);
+	return ret;
+}
+
+/* --compile-only: every variant for each target of --arch, one after
+ * the other, on one database. */
+static int do_compile(const kjit__spec *spec, const opts *o)
+{
+	const char *list = o->arch ? o->arch : kjit__env(KJIT__ENV_ARCH);
+	if (!list || !*list) {
+		fprintf(stderr, "%s: --compile-only needs a target arch: give one with --arch sm_NN "
+		        "or $KJIT_ARCH (a list such as sm_80,sm_90,compute_90 for several)\n", prog);
+		return KT_EXIT_USAGE;
+	}
+	target targets[MAX_TARGETS];
+	size_t n_targets = 0, n = 0;
+	char *buf = NULL;
+	variant *vs = NULL;
+	batch b = { calloc(BATCH, sizeof *b.store), calloc(BATCH, sizeof *b.descs),
+		    calloc(BATCH, sizeof *b.vars), calloc(BATCH, sizeof *b.status),
+		    calloc(BATCH, sizeof *b.errors) };
+	int ret = open_targets(spec, o, list, &buf, targets, &n_targets);
+	if (ret == KT_EXIT_OK)
+		ret = collect_variants(spec, o, &vs, &n);
+	if (ret == KT_EXIT_OK && (!b.store || !b.descs || !b.vars || !b.status || !b.errors)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		ret = KT_EXIT_RUNTIME;
+	}
+	int ready = ret == KT_EXIT_OK;
+	for (size_t t = 0; ready && t < n_targets; t++) {
+		int r = compile_target(spec, o, vs, n, &targets[t], &b);
+		ret = ret == KT_EXIT_OK ? r : ret;
+	}
+	for (size_t t = 0; t < n_targets; t++)
+		kjit_engine_close(targets[t].engine);
+	variants_free(vs, n);
+	free(buf);
+	free(b.store);
+	free(b.descs);
+	free(b.vars);
+	free(b.status);
+	free(b.errors);
 	return ret;
 }
 

@@ -186,8 +186,11 @@ typedef struct kjit_engine_stats {
 	uint64_t memory_hits;    /* variants found in the in-process table */
 	uint64_t disk_hits;      /* variants found in the database */
 	uint64_t misses;         /* variants that had to be compiled */
-	uint64_t corrupt;        /* stored blobs rejected (checksum or load) */
+	uint64_t corrupt;        /* stored blobs rejected (checksum, load, or a PTX the
+	                            driver would not compile) */
 	double compile_ms_total; /* wall time spent in NVRTC */
+	uint64_t ptx_jits;       /* variants the driver compiled from stored PTX
+	                            (KJIT_TIER_PTX): neither compiles nor misses */
 } kjit_engine_stats;
 
 kjit_status kjit_engine_get_stats(const kjit_engine *engine, kjit_engine_stats *out);
@@ -357,21 +360,34 @@ kjit_status kjit_variants_get(kjit_kernel *kernel, const kjit_variant_desc *desc
                               size_t n, int threads, kjit_variant **out,
                               kjit_status *status, char **errors);
 
+/* What a variant's binary is: a cubin for a real arch (sm_NN), the PTX
+ * text of a virtual one (compute_NN, an engine opened with
+ * KJIT_ENGINE_NO_GPU to fill a database for other GPUs). */
+typedef enum kjit_binary_kind {
+	KJIT_BINARY_CUBIN = 0,
+	KJIT_BINARY_PTX
+} kjit_binary_kind;
+
 typedef struct kjit_variant_info {
 	const char *key;        /* binary key, 32 hex digits */
 	const char *options;    /* the canonical NVRTC option list, one per line */
 	const char *lowered_name; /* the symbol loaded from the module */
-	size_t cubin_size;      /* bytes */
-	double compile_ms;      /* NVRTC time when it was compiled (any process) */
+	size_t cubin_size;      /* bytes of the binary (a cubin, or PTX with its NUL) */
+	double compile_ms;      /* NVRTC time when it was compiled (any process); the
+	                           driver's for a cubin made from PTX */
 	int num_regs;           /* registers per thread, -1 without a GPU */
 	int max_threads_per_block; /* -1 without a GPU */
 	int static_shared_bytes;   /* -1 without a GPU */
+	const char *arch;       /* the target: the engine's arch ("sm_90", "compute_90") */
+	kjit_binary_kind kind;  /* what kjit_variant_cubin() gives */
 } kjit_variant_info;
 
 /* Strings in *out are owned by the variant. */
 kjit_status kjit_variant_get_info(const kjit_variant *variant, kjit_variant_info *out);
 
-/* The cubin bytes (owned by the variant) and their size. */
+/* The binary's bytes (owned by the variant) and their size: the cubin,
+ * or for an engine of a virtual arch the PTX text, NUL included
+ * (kjit_variant_info.kind says which). */
 kjit_status kjit_variant_cubin(const kjit_variant *variant, const void **data,
                                size_t *size);
 

@@ -1,4 +1,5 @@
-/* compile.c - one NVRTC compilation to a cubin. */
+/* compile.c - one NVRTC compilation to a cubin, or to PTX for a virtual
+ * arch; the architectures NVRTC knows. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -36,6 +37,37 @@ const char *kjit__nvrtc_id(void)
 	return nvrtc_id;
 }
 
+static int archs[64];
+static size_t n_archs;
+static kjit_status archs_status;
+static pthread_once_t archs_once = PTHREAD_ONCE_INIT;
+
+static void read_archs(void)
+{
+	int n = 0;
+	nvrtcResult r = nvrtcGetNumSupportedArchs(&n);
+	if (r == NVRTC_SUCCESS && (n <= 0 || (size_t)n > sizeof archs / sizeof archs[0]))
+		r = NVRTC_ERROR_INTERNAL_ERROR;
+	if (r == NVRTC_SUCCESS)
+		r = nvrtcGetSupportedArchs(archs);
+	if (r != NVRTC_SUCCESS) {
+		archs_status = KJIT_ERR_NVRTC;
+		return;
+	}
+	n_archs = (size_t)n;
+}
+
+kjit_status kjit__nvrtc_archs(const int **out, size_t *n)
+{
+	pthread_once(&archs_once, read_archs);
+	*out = archs;
+	*n = n_archs;
+	return archs_status == KJIT_OK
+		? KJIT_OK
+		: kjit__error(archs_status, "nvrtcGetSupportedArchs failed: NVRTC %s does not say "
+		              "which architectures it compiles for", kjit__nvrtc_id());
+}
+
 void kjit__compiled_free(kjit__compiled *c)
 {
 	free(c->cubin);
@@ -46,6 +78,33 @@ void kjit__compiled_free(kjit__compiled *c)
 static kjit_status nvrtc_fail(nvrtcResult r, const char *what, const char *program)
 {
 	return kjit__error(KJIT_ERR_NVRTC, "%s for %s: %s", what, program, nvrtcGetErrorString(r));
+}
+
+/* What NVRTC hands back: PTX for a virtual arch (its size counts the
+ * terminating NUL, which is kept), else the cubin. */
+typedef struct output {
+	const char *what, *size_fn, *get_fn;
+	nvrtcResult (*size)(nvrtcProgram, size_t *);
+	nvrtcResult (*get)(nvrtcProgram, char *);
+} output;
+
+static const output outputs[] = {
+	{ "cubin", "nvrtcGetCUBINSize", "nvrtcGetCUBIN", nvrtcGetCUBINSize, nvrtcGetCUBIN },
+	{ "PTX", "nvrtcGetPTXSize", "nvrtcGetPTX", nvrtcGetPTXSize, nvrtcGetPTX },
+};
+
+int kjit__arch_is_virtual(const char *arch)
+{
+	return strncmp(arch, "compute_", 8) == 0;
+}
+
+/* The output of an option list: PTX when its -arch is a virtual one. */
+static const output *output_of(const char *const *opts, size_t n_opts)
+{
+	for (size_t i = n_opts; i-- > 0;)
+		if (strncmp(opts[i], "-arch=", 6) == 0)
+			return &outputs[kjit__arch_is_virtual(opts[i] + 6)];
+	return &outputs[0];
 }
 
 kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
@@ -107,13 +166,14 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
 		                 program_name);
 		goto out;
 	}
-	if ((r = nvrtcGetCUBINSize(prog, &out->size)) != NVRTC_SUCCESS) {
-		st = nvrtc_fail(r, "nvrtcGetCUBINSize", program_name);
+	const output *o = output_of(opts, n_opts);
+	if ((r = o->size(prog, &out->size)) != NVRTC_SUCCESS) {
+		st = nvrtc_fail(r, o->size_fn, program_name);
 		goto out;
 	}
 	if (out->size == 0) {
-		st = kjit__error(KJIT_ERR_NVRTC, "NVRTC produced no cubin for %s: give a real "
-		                 "architecture (-arch=sm_NN), not compute_NN", program_name);
+		st = kjit__error(KJIT_ERR_NVRTC, "NVRTC produced no %s for %s", o->what,
+		                 program_name);
 		goto out;
 	}
 	out->cubin = malloc(out->size);
@@ -122,8 +182,8 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if ((r = nvrtcGetCUBIN(prog, out->cubin)) != NVRTC_SUCCESS) {
-		st = nvrtc_fail(r, "nvrtcGetCUBIN", program_name);
+	if ((r = o->get(prog, out->cubin)) != NVRTC_SUCCESS) {
+		st = nvrtc_fail(r, o->get_fn, program_name);
 		goto out;
 	}
 out:

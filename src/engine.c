@@ -86,14 +86,41 @@ static kjit_status parse_size(const char *text, int64_t *out)
 	return KJIT_OK;
 }
 
-static int valid_arch(const char *a)
+/* sm_NN or compute_NN, optionally arch-specific (a) or family-specific
+ * (f), for an NN that this NVRTC compiles for. */
+static kjit_status check_arch(const char *a)
 {
-	if (strncmp(a, "sm_", 3) != 0 || !a[3])
-		return 0;
-	for (const char *p = a + 3; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p == 'a' && !p[1]) || (*p == 'f' && !p[1])))
-			return 0;
-	return strlen(a) < 16;
+	size_t prefix = kjit__arch_is_virtual(a) ? 8 : strncmp(a, "sm_", 3) == 0 ? 3 : 0;
+	const char *p = a + prefix;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (!prefix || p == a + prefix || p - (a + prefix) > 4 ||
+	    (*p && !((*p == 'a' || *p == 'f') && !p[1])))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "invalid arch '%s': expected sm_NN such as "
+		                   "sm_90 (a cubin), or compute_NN such as compute_90 (PTX), "
+		                   "optionally with a or f", a);
+	const int *known;
+	size_t n;
+	kjit_status st = kjit__nvrtc_archs(&known, &n);
+	if (st != KJIT_OK)
+		return st;
+	int v = atoi(a + prefix);
+	for (size_t i = 0; i < n; i++)
+		if (known[i] == v)
+			return KJIT_OK;
+	char list[512] = "";
+	for (size_t i = 0, len = 0; i < n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%ssm_%d", i ? " " : "",
+		                        known[i]);
+	return kjit__error(KJIT_ERR_INVALID_ARG, "unknown arch '%s': NVRTC %s compiles for %s "
+	                   "(and compute_NN of those)", a, kjit__nvrtc_id(), list);
+}
+
+/* The one message of an engine with no GPU and no arch to compile for. */
+static kjit_status no_arch(kjit_status status, const char *reason)
+{
+	return kjit__error(status, "no GPU (%s) and no target arch: give one with --arch sm_NN or "
+	                   "$KJIT_ARCH (kjit_engine_options.arch)", reason);
 }
 
 /* Driver, device, primary context; on failure fills e->gpu_reason. */
@@ -329,12 +356,17 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	const char *arch = opts->arch;
 	if (!arch || !*arch)
 		arch = kjit__env(KJIT__ENV_ARCH);
-	if (arch && *arch && !valid_arch(arch))
-		return kjit__error(KJIT_ERR_INVALID_ARG, "invalid arch '%s': expected sm_NN such as "
-		                   "sm_90 (a real architecture, so that NVRTC emits a cubin)", arch);
+	kjit_status st = KJIT_OK;
+	if (arch && *arch && (st = check_arch(arch)) != KJIT_OK)
+		return st;
 	if (opts->flags & ~KJIT_ENGINE_NO_GPU)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: unknown flags 0x%x",
 		                   opts->flags & ~KJIT_ENGINE_NO_GPU);
+	/* A GPU runs cubins; the PTX tier gives it those a virtual arch's PTX. */
+	if (arch && *arch && kjit__arch_is_virtual(arch) && !(opts->flags & KJIT_ENGINE_NO_GPU))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "arch %s is virtual (it compiles to PTX, "
+		                   "for a database that serves later GPUs): open the engine with "
+		                   "KJIT_ENGINE_NO_GPU", arch);
 	if (opts->compile_threads < 0 || opts->cache_max_bytes < 0)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_open: compile_threads and "
 		                   "cache_max_bytes must not be negative");
@@ -349,7 +381,6 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	e->threads = opts->compile_threads ? opts->compile_threads : kjit__cpu_count();
 	e->cache_max = opts->cache_max_bytes;
 	const char *env_max = kjit__env(KJIT__ENV_CACHE_MAX_BYTES);
-	kjit_status st = KJIT_OK;
 	if (!e->cache_max && env_max && (st = parse_size(env_max, &e->cache_max)) != KJIT_OK)
 		goto fail;
 	if (e->cache_max <= 0)
@@ -376,15 +407,13 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 		snprintf(e->gpu_reason, sizeof e->gpu_reason, "%s", kjit__error_msg());
 		if (st != KJIT_ERR_NO_GPU || !e->arch[0]) {
 			if (st == KJIT_ERR_NO_GPU)
-				kjit__error(st, "%s; to compile without a GPU, give an arch (sm_90, "
-				            "KJIT_ARCH)", e->gpu_reason);
+				no_arch(st, e->gpu_reason);
 			goto fail;
 		}
 		st = KJIT_OK; /* compile-only engine */
 	}
 	if (!e->arch[0]) {
-		st = kjit__error(KJIT_ERR_INVALID_ARG, "no target arch: give one (sm_90, KJIT_ARCH) "
-		                 "when the engine has no GPU");
+		st = no_arch(KJIT_ERR_INVALID_ARG, e->gpu_reason);
 		goto fail;
 	}
 	if ((st = start_telemetry(e)) != KJIT_OK || (st = start_profiling(e)) != KJIT_OK)

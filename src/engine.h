@@ -17,7 +17,7 @@
 /* ---- NVRTC (compile.c) ----------------------------------------------- */
 
 typedef struct kjit__compiled {
-	void *cubin;   /* malloc'ed */
+	void *cubin;   /* malloc'ed: the cubin, or the PTX text (NUL included) */
 	size_t size;
 	char *lowered; /* malloc'ed lowered name of the entry point */
 	double ms;     /* wall time of nvrtcCompileProgram and the extraction */
@@ -34,13 +34,21 @@ typedef struct kjit__header_set {
 	kjit__hash128 digest;  /* of the manifest's paths and hashes */
 } kjit__header_set;
 
-/* Compiles source to a cubin. name_expr is the entry point; opts the full
+/* Compiles source to a cubin, or to PTX when the -arch of opts is a
+ * virtual arch (compute_NN). name_expr is the entry point; opts the full
  * option list; headers (NULL: none) the headers NVRTC may include. On
  * KJIT_ERR_COMPILE the thread's error holds the NVRTC log. */
 kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const char *name_expr, const char *const *opts, size_t n_opts,
                                 const kjit__header_set *headers, kjit__compiled *out);
 void kjit__compiled_free(kjit__compiled *c);
+
+/* 1 for a virtual arch (compute_NN...), whose binary is PTX. */
+int kjit__arch_is_virtual(const char *arch);
+
+/* The architecture numbers this NVRTC compiles for (75, 80, ..., 120),
+ * ascending, into *archs (static) and *n. */
+kjit_status kjit__nvrtc_archs(const int **archs, size_t *n);
 
 /* "nvrtc-13.0+<build>": the NVRTC identity that enters every binary key;
  * static storage. */
@@ -280,6 +288,17 @@ static inline kjit_status kjit__variant_shared(kjit_variant *v, unsigned shared)
 	               ? KJIT_OK
 	               : kjit__variant_shared_grow(v, shared);
 }
+
+/* ---- the PTX tier (ptx.c) ---------------------------------------------- */
+
+/* For a variant of k with the canonical options (its -arch line last)
+ * and the header files it reads, that has no cubin stored: the PTX stored
+ * for the best virtual arch the engine's GPU can run, compiled by the
+ * driver into *out (the cubin, the lowered name, the JIT's ms). KJIT_ERR_NOT_FOUND: no usable PTX, or no
+ * GPU. *corrupt counts the stored PTX rejected on the way (checksum, or
+ * the JIT failed: its log is the engine's last error). */
+kjit_status kjit__ptx_find(kjit_kernel *k, const char *options,
+                           const kjit__header_set *headers, kjit__compiled *out, int *corrupt);
 
 /* ---- module variables (symbol.c) ------------------------------------ */
 

@@ -48,6 +48,7 @@ libkjit_core_la_SOURCES = \
 	src/headers.c \
 	src/symbol.c \
 	src/variant.c \
+	src/ptx.c \
 	src/measure.c
 
 libkjit_tuning_la_CPPFLAGS = $(KJIT_INCLUDE_TUNING)

@@ -259,11 +259,30 @@ static kjit_status store_compiled(kjit_kernel *k, job *j)
 	return kjit__store_binary_put(e->store, &b, e->cache_max);
 }
 
+/* The binary of a real arch is an ELF cubin; a virtual arch's is PTX text
+ * with its NUL. Checked on every binary, so that a GPU is never handed
+ * PTX as a cubin (cuModuleLoadData would take it and compile it unseen). */
+static kjit_status check_kind(const kjit_kernel *k, const job *j, const char *key)
+{
+	const unsigned char *b = j->c.cubin;
+	int ptx = kjit__arch_is_virtual(k->engine->arch);
+	if (ptx ? j->c.size && !b[j->c.size - 1] && memcmp(b, "\177ELF", j->c.size < 4 ? j->c.size : 4)
+	        : j->c.size >= 4 && memcmp(b, "\177ELF", 4) == 0)
+		return KJIT_OK;
+	return kjit__error(KJIT_ERR_CORRUPT, "binary %s of %s is not %s for %s", key, k->name,
+	                   ptx ? "PTX text" : "a cubin", k->engine->arch);
+}
+
 /* Makes the variant of a job whose binary is in j->c, loads it and puts
  * it in the table (or takes the one another thread put there first). */
 static kjit_status publish(kjit_kernel *k, job *j)
 {
 	kjit_engine *e = k->engine;
+	char key[33];
+	kjit__hash_hex(j->kt.hkey, key);
+	kjit_status st = check_kind(k, j, key);
+	if (st != KJIT_OK)
+		return st;
 	kjit_variant *v = calloc(1, sizeof *v);
 	if (!v || !(v->options = strdup(j->kt.text))) {
 		free(v);
@@ -278,7 +297,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	v->compile_ms = j->c.ms;
 	j->c.cubin = NULL;
 	j->c.lowered = NULL;
-	kjit_status st = kjit__variant_load(v);
+	st = kjit__variant_load(v);
 	if (st != KJIT_OK) {
 		kjit__variant_free(v);
 		return st;
@@ -327,6 +346,8 @@ static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt, double comp
 		e->stats.memory_hits++;
 	else if (tier == KJIT_TIER_DISK)
 		e->stats.disk_hits++;
+	else if (tier == KJIT_TIER_PTX)
+		e->stats.ptx_jits++;
 	else {
 		e->stats.misses++;
 		e->stats.compiles++;
@@ -349,9 +370,10 @@ static kjit_status disk_hit(kjit_kernel *k, job *j, const char *key)
 	return KJIT_OK;
 }
 
-/* A binary just compiled: stored, loaded and published at once, so that
- * a process killed mid-batch keeps every compile that finished. */
-static void stored(kjit_kernel *k, job *j, int corrupt)
+/* A binary just compiled (by NVRTC, or by the driver from PTX: tier):
+ * stored, loaded and published at once, so that a process killed
+ * mid-batch keeps every compile that finished. */
+static void stored(kjit_kernel *k, job *j, kjit_cache_tier tier, int corrupt)
 {
 	kjit_engine *e = k->engine;
 	double ms = j->c.ms;
@@ -363,7 +385,12 @@ static void stored(kjit_kernel *k, job *j, int corrupt)
 		job_fail(j, st);
 		return;
 	}
-	count(e, KJIT_TIER_COMPILED, corrupt, ms);
+	j->tier = tier;
+	count(e, tier, corrupt, ms);
+	if (tier == KJIT_TIER_PTX) { /* value: the JIT's ms; NVRTC did not run */
+		kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_PTX, ms, 1);
+		return;
+	}
 	kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_MISS, NAN, 1);
 	kjit__engine_event(e, KJIT__EV_COMPILE, k, j->v, KJIT__TIER_MISS, ms, 1);
 }
@@ -399,6 +426,12 @@ static void compile_one(void *arg, size_t i)
 		}
 		kjit__compiled_free(&j->c);
 	}
+	int bad = 0, corrupt = cc->corrupt[cc->todo[i]];
+	if (kjit__ptx_find(cc->k, j->kt.text, j->headers, &j->c, &bad) == KJIT_OK) {
+		stored(cc->k, j, KJIT_TIER_PTX, corrupt + bad);
+		return;
+	}
+	corrupt += bad;
 	const char *opts[KJIT__MAX_OPTIONS + 2];
 	size_t n = 0;
 	char *canon = strdup(j->kt.text);
@@ -421,13 +454,14 @@ static void compile_one(void *arg, size_t i)
 	free(canon);
 	st = kjit__headers_missing(cc->k->headers, st);
 	if (st == KJIT_OK) {
-		stored(cc->k, j, cc->corrupt[cc->todo[i]]);
+		stored(cc->k, j, KJIT_TIER_COMPILED, corrupt);
 		return;
 	}
 	job_fail(j, st);
 	kjit_engine *e = cc->k->engine; /* NVRTC ran and failed: still a compile */
 	pthread_mutex_lock(&e->lock);
 	e->stats.compiles++;
+	e->stats.corrupt += (uint64_t)corrupt;
 	pthread_mutex_unlock(&e->lock);
 }
 
@@ -491,7 +525,7 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 				continue;
 			/* Stored but not loadable: a miss, compiled and replaced. */
 			kjit__compiled_free(&j->c);
-			if (st != KJIT_ERR_CUDA && st != KJIT_ERR_NOMEM) {
+			if (st != KJIT_ERR_CUDA && st != KJIT_ERR_NOMEM && st != KJIT_ERR_CORRUPT) {
 				job_fail(j, st);
 				continue;
 			}
@@ -622,6 +656,8 @@ kjit_status kjit_variant_get_info(const kjit_variant *v, kjit_variant_info *out)
 	out->lowered_name = v->lowered;
 	out->cubin_size = v->size;
 	out->compile_ms = v->compile_ms;
+	out->arch = v->kernel->engine->arch;
+	out->kind = kjit__arch_is_virtual(out->arch) ? KJIT_BINARY_PTX : KJIT_BINARY_CUBIN;
 	return KJIT_OK;
 }
 

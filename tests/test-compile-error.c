@@ -13,7 +13,8 @@
  *    in the flags, newlines, empty flags, bad parameter names, negative
  *    options) give KJIT_ERR_INVALID_ARG with a message naming the problem;
  *  - a missing source file gives KJIT_ERR_IO naming the path;
- *  - an invalid arch at engine open is refused.
+ *  - an invalid arch at engine open is refused (malformed, or a number NVRTC
+ *    does not know), and a virtual arch without KJIT_ENGINE_NO_GPU.
  */
 #include "testutil.h"
 
@@ -298,7 +299,10 @@ static void test_engine_open_args(const char *dir)
 {
 	char db[TU_PATH];
 	tu_path(db, dir, "open.db");
-	expect_bad_arch(db, "compute_90");
+	expect_bad_arch(db, "compute_");
+	expect_bad_arch(db, "compute_9x");
+	expect_bad_arch(db, "sm_91");
+	expect_bad_arch(db, "compute_91");
 	expect_bad_arch(db, "sm_");
 	expect_bad_arch(db, "sm_9x");
 	expect_bad_arch(db, "90");
@@ -306,16 +310,31 @@ static void test_engine_open_args(const char *dir)
 	expect_bad_arch(db, "sm_1234567890123");
 
 	/* KJIT_ARCH is checked the same way when opts->arch is NULL. */
-	CHECK(setenv("KJIT_ARCH", "compute_80", 1) == 0);
+	CHECK(setenv("KJIT_ARCH", "compute_8x", 1) == 0);
 	kjit_engine_options o;
 	kjit_engine_options_init(&o);
 	o.db_path = db;
 	o.flags = KJIT_ENGINE_NO_GPU;
 	kjit_engine *e = NULL;
 	CHECK_ST(kjit_engine_open(&o, &e), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "compute_80");
+	CHECK_CONTAINS(kjit_last_error(), "compute_8x");
 	CHECK(unsetenv("KJIT_ARCH") == 0);
-	OK("KJIT_ARCH=compute_80 refused the same way");
+	OK("KJIT_ARCH=compute_8x refused the same way");
+
+	/* A virtual arch compiles PTX: only for an engine that never uses the GPU. */
+	o.arch = "compute_90";
+	CHECK_OK(kjit_engine_open(&o, &e));
+	CHECK_STREQ(kjit_engine_arch(e), "compute_90");
+	kjit_engine_close(e);
+	o.flags = 0;
+	e = (kjit_engine *)1;
+	CHECK_ST(kjit_engine_open(&o, &e), KJIT_ERR_INVALID_ARG);
+	CHECK(e == NULL);
+	CHECK_CONTAINS(kjit_last_error(), "compute_90");
+	CHECK_CONTAINS(kjit_last_error(), "KJIT_ENGINE_NO_GPU");
+	o.flags = KJIT_ENGINE_NO_GPU;
+	OK("compute_90: opens with KJIT_ENGINE_NO_GPU, refused without: \"%s\"",
+	   kjit_last_error());
 
 	/* Architecture suffixes that NVRTC accepts are accepted. */
 	o.arch = "sm_90a";

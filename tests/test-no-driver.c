@@ -159,15 +159,14 @@ int main(int argc, char **argv)
 	CHECK_ST(open_engine(db, NULL, 0, &e), KJIT_ERR_NO_GPU);
 	CHECK_CONTAINS(kjit_last_error(), "libcuda");
 	CHECK_CONTAINS(kjit_last_error(), MISSING);
-	CHECK_CONTAINS(kjit_last_error(), "sm_90");
-	CHECK_CONTAINS(kjit_last_error(), "arch");
+	CHECK_CONTAINS(kjit_last_error(), "--arch sm_NN or $KJIT_ARCH");
 	OK("no driver, no arch: KJIT_ERR_NO_GPU, \"%s\"", kjit_last_error());
 	/* Asking twice gives the same answer (the load is remembered). */
 	CHECK_ST(open_engine(db, NULL, 0, &e), KJIT_ERR_NO_GPU);
 	CHECK_CONTAINS(kjit_last_error(), MISSING);
 
 	CHECK_ST(open_engine(db, NULL, KJIT_ENGINE_NO_GPU, &e), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "arch");
+	CHECK_CONTAINS(kjit_last_error(), "--arch sm_NN or $KJIT_ARCH");
 	OK("KJIT_ENGINE_NO_GPU without an arch: KJIT_ERR_INVALID_ARG, \"%s\"", kjit_last_error());
 
 	CHECK_OK(open_engine(db, "sm_90", 0, &e));

@@ -196,7 +196,11 @@ const kjit__env_entry *kjit__env_table(void);
 	X(cuGetErrorString)                                                  \
 	X(cuCtxGetDevice)                                                    \
 	X(cuMemsetD8Async)                                                   \
-	X(cuLaunchHostFunc)
+	X(cuLaunchHostFunc)                                                  \
+	X(cuLinkCreate)                                                      \
+	X(cuLinkAddData)                                                     \
+	X(cuLinkComplete)                                                    \
+	X(cuLinkDestroy)
 
 typedef struct kjit__cu_api {
 #define KJIT__CU_MEMBER(fn) __typeof__(fn) *fn;

@@ -19,7 +19,8 @@
 
 #define KJIT__T_DEVICES "devices"
 #define KJIT__T_KERNELS "kernels"
-#define KJIT__T_BINARIES "binaries"
+#define KJIT__T_BINARIES "binaries" /* arch: the target; a compute_NN row holds PTX text
+                                      * (NUL included), an sm_NN row a cubin */
 #define KJIT__T_RUNS "runs"
 #define KJIT__T_RESULTS "results"
 #define KJIT__T_BEST "best"
@@ -110,7 +111,8 @@ kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out
 
 #define KJIT__EVENT_KINDS(X)                                                 \
 	X(COMPILE, "compile") /* value: NVRTC ms; tier miss */               \
-	X(CACHE, "cache")     /* tier memory|disk|miss; count: lookups */    \
+	X(CACHE, "cache")     /* tier memory|disk|ptx|miss; count: lookups;  \
+	                         value: the driver's ms for ptx */           \
 	X(LOAD, "load")       /* value: module load us */                    \
 	X(LAUNCH, "launch")   /* value: kernel ns of a sampled launch; count */ \
 	X(TUNE, "tune")       /* value: evaluated so far; detail: run id, status */ \
@@ -132,6 +134,7 @@ kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out);
 /* Where a cache lookup was answered (events.tier). */
 #define KJIT__TIER_MEMORY "memory"
 #define KJIT__TIER_DISK "disk"
+#define KJIT__TIER_PTX "ptx"   /* no cubin stored: the driver compiled a virtual arch's PTX */
 #define KJIT__TIER_MISS "miss"
 
 #endif /* KJIT_STORE_SCHEMA_H */
