@@ -77,6 +77,8 @@ static inline void top_test_fill(const char *path)
 	}
 	top_test_event(db, 15, 103, "cache", SIG_REDUCE, "reduce", NULL, "memory", NULL, 40);
 	top_test_event(db, 16, 103, "cache", SIG_REDUCE, "reduce", NULL, "miss", NULL, 10);
+	/* the driver compiled stored PTX: a hit of its own tier (value: its ms) */
+	top_test_event(db, 17, 103, "cache", SIG_REDUCE, "reduce", NULL, "ptx", "45", 10);
 	/* counted launches, and timed samples */
 	top_test_event(db, 3, 101, "launch", SIG_SAXPY, "saxpy", NULL, NULL, NULL, 600);
 	top_test_event(db, 50, 102, "launch", SIG_SAXPY, "saxpy", NULL, NULL, NULL, 600);

@@ -56,8 +56,10 @@ static void check_known(const char *path)
 	CHECK(NEAR(t->compile_p50_ms, 50) && NEAR(t->compile_p95_ms, 100) &&
 	      NEAR(t->compile_max_ms, 100));
 	OK("compile latency over the last minute: 10 compiles, p50 50 p95 100 max 100 ms");
-	CHECK_MSG(t->mem == 130 && t->disk == 5 && t->miss == 15, "mem %lld disk %lld miss %lld", (long long)t->mem, (long long)t->disk, (long long)t->miss);
-	OK("cache lookups: 130 memory, 5 disk, 15 miss (hit rate 90%%)");
+	CHECK_MSG(t->mem == 130 && t->disk == 5 && t->ptx == 10 && t->miss == 15,
+	          "mem %lld disk %lld ptx %lld miss %lld", (long long)t->mem, (long long)t->disk,
+	          (long long)t->ptx, (long long)t->miss);
+	OK("cache lookups: 130 memory, 5 disk, 10 ptx, 15 miss (hit rate 90.6%%)");
 	CHECK(NEAR(t->launches_per_s, 25));
 	OK("launches: 1500 counted in the last minute = 25/s (samples, older and future "
 	   "rows left out)");
@@ -76,7 +78,7 @@ static void check_known(const char *path)
 	OK("saxpy: 1200 launches, 95%% hits, compile p50 20 ms, best 1 us (newest row), "
 	   "recent 1.1 us, drift +10%%");
 	k = kernel(&m, "reduce");
-	CHECK(k->launches == 300 && k->mem == 40 && k->miss == 10);
+	CHECK(k->launches == 300 && k->mem == 40 && k->ptx == 10 && k->miss == 10);
 	CHECK(NEAR(k->compile_p50_ms, 70) && NEAR(k->recent_ns, 2000) && NEAR(k->drift, -0.2));
 	OK("reduce: compile p50 70 ms, recent 2 us against 2.5 us: drift -20%%");
 	k = kernel(&m, "gemm_tiled");
@@ -158,8 +160,12 @@ static void check_known(const char *path)
 	CHECK_STREQ(d->v[1].config, "binary dddddddddddd");
 	CHECK(NEAR(d->v[1].median_ns, 2200) && d->v[1].n_samples == 1);
 	CHECK(isnan(d->v[2].median_ns) && d->n_samples == 3);
+	CHECK(d->mem == 40 && d->disk == 0 && d->ptx == 10 && d->miss == 10);
+	char tiers[160];
+	top_format_tiers(d->mem, d->disk, d->ptx, d->miss, tiers, sizeof tiers);
+	CHECK_STREQ(tiers, "hit 83.3% mem 66.7 disk 0.0 ptx 16.7 miss 16.7");
 	OK("detail of reduce: binaries, BLOCK=512 timed at 2 us from 3 samples, an evicted "
-	   "binary known by its key, an untimed one last");
+	   "binary known by its key, an untimed one last; its lookups by tier: %s", tiers);
 	CHECK(top_model_load_detail(&m, SIG_TRANSPOSE, 0, now) == 0);
 	CHECK(d->n_v == 0 && d->n_samples == 0);
 	CHECK_CONTAINS(d->rule, "default");

@@ -163,7 +163,7 @@ static void keys_and_resizes(void)
 	setenv("KJIT_TOP_NOW", TOP_TEST_NOW_TEXT, 1);
 	snprintf(args, sizeof args, "--db '%s' --interval 0.2", db);
 	start_top(args, 100, 30);
-	SHOWS(5, "kjit-top", "compile p50 50.0 ms", "cache hit 90.0%", "launches 25.0/s",
+	SHOWS(5, "kjit-top", "compile p50 50.0 ms", "hit 90.6% mem 81.2 disk 3.1 ptx 6.2", "launches 25.0/s",
 	      "writers 3", "run 1 saxpy", "saxpy", "reduce", "gemm_tiled", "transpose",
 	      "compiles/s", "EVALUATED", "ok 30 ce 5 cr 2 to 3");
 	OK("100x30: meters, run progress, history, the four kernels and the runs table");
@@ -180,10 +180,12 @@ static void keys_and_resizes(void)
 	SHOWS(2, "filter: sax");
 	OK("/sax filters the kernels table");
 	tmux("send-keys -t top Enter");
-	SHOWS(2, "40 variants", "rule: exact", "samples of variant 1: 4", "CONFIGURATION");
+	SHOWS(2, "40 variants", "cache hit 95.0% mem 90.0 disk 5.0 ptx 0.0", "rule: exact",
+	      "samples of variant 1: 4", "CONFIGURATION");
 	tmux("send-keys -t top j");
 	SHOWS(2, "samples of variant 2");
-	OK("Enter opens saxpy's detail: variants, the rule, the histogram; j moves");
+	OK("Enter opens saxpy's detail: variants, its lookups by tier, the rule, the histogram; "
+	   "j moves");
 	tmux("send-keys -t top Escape");
 	SHOWS(2, "LAUNCHES", "saxpy");
 	tmux("send-keys -t top Escape");

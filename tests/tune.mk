@@ -11,7 +11,8 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-args \
 	tests/test-tune-rejected \
 	tests/test-tune-t4 \
-	tests/test-tune-cli
+	tests/test-tune-cli \
+	tests/test-tune-arch
 
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
 TESTS += $(KJIT_TUNE_TESTS)
@@ -63,3 +64,8 @@ tests_test_tune_cli_SOURCES = tests/test-tune-cli.c tests/testutil.h
 tests_test_tune_cli_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_cli_LDADD = $(KJIT_TEST_LDADD)
 tests_test_tune_cli_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+tests_test_tune_arch_SOURCES = tests/test-tune-arch.c tests/travel.h tests/testutil.h
+tests_test_tune_arch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_arch_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_arch_DEPENDENCIES = libkjit.la autotune/kjit-tune

@@ -253,8 +253,10 @@ static void draw_detail(WINDOW *vw, WINDOW *hw, const top_model *m, top_ui *ui)
 	int width = getmaxx(vw), h = getmaxy(vw);
 	char row[512];
 	werase(vw);
-	textf(vw, 0, A_BOLD | color(ui, PAIR_TITLE), "%s  %s  %zu variants", d->name, d->signature,
-	      d->n_v);
+	char tiers[160];
+	top_format_tiers(d->mem, d->disk, d->ptx, d->miss, tiers, sizeof tiers);
+	textf(vw, 0, A_BOLD | color(ui, PAIR_TITLE), "%s  %s  %zu variants  cache %s",
+	      d->name, d->signature, d->n_v, tiers);
 	textf(vw, 1, A_NORMAL, "%s", d->rule);
 	top_columns c;
 	top_variant_columns(width, &c);

@@ -281,10 +281,25 @@ void top_config_text(const char *config, char *out, size_t size)
 		snprintf(out, size, "-");
 }
 
-static double hit_rate(int64_t mem, int64_t disk, int64_t miss)
+static double hit_rate(int64_t mem, int64_t disk, int64_t ptx, int64_t miss)
 {
-	int64_t all = mem + disk + miss;
-	return all ? (double)(mem + disk) / (double)all : NAN;
+	int64_t all = mem + disk + ptx + miss;
+	return all ? (double)(mem + disk + ptx) / (double)all : NAN;
+}
+
+void top_format_tiers(int64_t mem, int64_t disk, int64_t ptx, int64_t miss, char *out,
+                      size_t size)
+{
+	int64_t all = mem + disk + ptx + miss;
+	double d = all ? 100.0 / (double)all : 0;
+	double h = hit_rate(mem, disk, ptx, miss);
+	char hit[16];
+	if (isnan(h))
+		snprintf(hit, sizeof hit, "-");
+	else
+		snprintf(hit, sizeof hit, "%.1f%%", 100 * h);
+	snprintf(out, size, "hit %s mem %.1f disk %.1f ptx %.1f miss %.1f", hit,
+	         (double)mem * d, (double)disk * d, (double)ptx * d, (double)miss * d);
 }
 
 void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int width)
@@ -298,7 +313,7 @@ void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int
 	}
 	char launches[32], hit[32], comp[32], cfg[128], best[32], recent[32], drift[32];
 	fmt_count(k->launches, launches, sizeof launches);
-	double h = hit_rate(k->mem, k->disk, k->miss);
+	double h = hit_rate(k->mem, k->disk, k->ptx, k->miss);
 	if (isnan(h))
 		snprintf(hit, sizeof hit, "-");
 	else
@@ -400,17 +415,10 @@ void top_format_meter_line(const top_model *m, int line, char *buf, int width)
 		fmt_ms(t->compile_p50_ms, p50, sizeof p50);
 		fmt_ms(t->compile_p95_ms, p95, sizeof p95);
 		fmt_ms(t->compile_max_ms, max, sizeof max);
-		int64_t all = t->mem + t->disk + t->miss;
-		double d = all ? 100.0 / (double)all : 0;
-		double h = hit_rate(t->mem, t->disk, t->miss);
-		char hit[16];
-		if (isnan(h))
-			snprintf(hit, sizeof hit, "-");
-		else
-			snprintf(hit, sizeof hit, "%.1f%%", 100 * h);
-		snprintf(s, sizeof s, "compile p50 %s p95 %s max %s (%lld/min) | cache hit %s "
-		         "mem %.1f disk %.1f miss %.1f", p50, p95, max, (long long)t->compiles, hit,
-		         (double)t->mem * d, (double)t->disk * d, (double)t->miss * d);
+		char tiers[160];
+		top_format_tiers(t->mem, t->disk, t->ptx, t->miss, tiers, sizeof tiers);
+		snprintf(s, sizeof s, "compile p50 %s p95 %s max %s (%lld/min) | %s", p50, p95, max,
+		         (long long)t->compiles, tiers);
 	} else {
 		snprintf(s, sizeof s, "launches %.1f/s | writers %lld | tuning %lld active | "
 		         "dropped %lld", t->launches_per_s, (long long)t->writers,
@@ -510,7 +518,8 @@ static int cmp_view(const void *pa, const void *pb)
 	switch (cur_sort) {
 	case TOP_SORT_LAUNCHES: c = (a->launches < b->launches) - (a->launches > b->launches); break;
 	case TOP_SORT_HIT: { /* worst hit rate first, NAN last */
-		double x = hit_rate(a->mem, a->disk, a->miss), y = hit_rate(b->mem, b->disk, b->miss);
+		double x = hit_rate(a->mem, a->disk, a->ptx, a->miss),
+		       y = hit_rate(b->mem, b->disk, b->ptx, b->miss);
 		c = isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x > y) - (x < y);
 		break;
 	}

@@ -567,7 +567,7 @@ static const char *col_text(sqlite3_stmt *st, int col)
 
 /* ---- the event cache -------------------------------------------------------------- */
 
-enum { TIER_NONE, TIER_MEMORY, TIER_DISK, TIER_MISS };
+enum { TIER_NONE, TIER_MEMORY, TIER_DISK, TIER_PTX, TIER_MISS };
 #define NO_KEY UINT32_MAX
 
 struct top_ev {
@@ -690,6 +690,7 @@ static int parse_tier(const char *t)
 		return TIER_NONE;
 	return strcmp(t, KJIT__TIER_MEMORY) == 0 ? TIER_MEMORY
 	     : strcmp(t, KJIT__TIER_DISK) == 0 ? TIER_DISK
+	     : strcmp(t, KJIT__TIER_PTX) == 0 ? TIER_PTX
 	     : strcmp(t, KJIT__TIER_MISS) == 0 ? TIER_MISS : TIER_NONE;
 }
 
@@ -808,14 +809,16 @@ static int count_event(top_model *m, window *w, const struct top_ev *e, size_t s
 		break;
 	case KJIT__EV_CACHE:
 		b->lookups += c;
-		b->hits += e->tier == TIER_MEMORY || e->tier == TIER_DISK ? c : 0;
+		/* a hit: no NVRTC (the driver's compile of stored PTX included) */
+		b->hits += e->tier == TIER_MEMORY || e->tier == TIER_DISK || e->tier == TIER_PTX ? c : 0;
 		if (!minute)
 			break;
 		int64_t *tier = e->tier == TIER_MEMORY ? &mt->mem : e->tier == TIER_DISK ? &mt->disk
-		              : e->tier == TIER_MISS ? &mt->miss : NULL;
+		              : e->tier == TIER_PTX ? &mt->ptx : e->tier == TIER_MISS ? &mt->miss
+		              : NULL;
 		int64_t *ktier = !k ? NULL : e->tier == TIER_MEMORY ? &k->mem
-		               : e->tier == TIER_DISK ? &k->disk : e->tier == TIER_MISS ? &k->miss
-		               : NULL;
+		               : e->tier == TIER_DISK ? &k->disk : e->tier == TIER_PTX ? &k->ptx
+		               : e->tier == TIER_MISS ? &k->miss : NULL;
 		if (tier)
 			*tier += e->count;
 		if (ktier)
@@ -1274,9 +1277,17 @@ int top_model_load_detail(top_model *m, const char *signature, size_t sel, doubl
 	d->sel = 0;
 	d->rule[0] = '\0';
 	d->name[0] = '\0';
-	for (size_t i = 0; i < m->n_kernels; i++)
-		if (strcmp(m->kernels[i].signature, d->signature) == 0)
-			snprintf(d->name, sizeof d->name, "%s", m->kernels[i].name);
+	d->mem = d->disk = d->ptx = d->miss = 0;
+	for (size_t i = 0; i < m->n_kernels; i++) {
+		const top_kernel *k = &m->kernels[i];
+		if (strcmp(k->signature, d->signature) != 0)
+			continue;
+		snprintf(d->name, sizeof d->name, "%s", k->name);
+		d->mem = k->mem;
+		d->disk = k->disk;
+		d->ptx = k->ptx;
+		d->miss = k->miss;
+	}
 	if (!m->db && connect(m) != 0)
 		return -1;
 	if (begin(m) != 0) {

@@ -179,9 +179,10 @@ void top_print_json(FILE *f, const top_model *m)
 	json_num(f, t->compile_p95_ms);
 	fprintf(f, ",\"max\":");
 	json_num(f, t->compile_max_ms);
-	fprintf(f, "},\"cache\":{\"memory\":%lld,\"disk\":%lld,\"miss\":%lld,\"hit_rate\":",
-	        (long long)t->mem, (long long)t->disk, (long long)t->miss);
-	json_num(f, rate(t->mem + t->disk, t->mem + t->disk + t->miss));
+	fprintf(f, "},\"cache\":{\"memory\":%lld,\"disk\":%lld,\"ptx\":%lld,\"miss\":%lld,"
+	        "\"hit_rate\":", (long long)t->mem, (long long)t->disk, (long long)t->ptx,
+	        (long long)t->miss);
+	json_num(f, rate(t->mem + t->disk + t->ptx, t->mem + t->disk + t->ptx + t->miss));
 	fprintf(f, "},\"launches_per_s\":");
 	json_num(f, t->launches_per_s);
 	fprintf(f, ",\"writers\":%lld,\"dropped\":%lld,\"active_runs\":%lld},\n",
@@ -199,10 +200,10 @@ void top_print_json(FILE *f, const top_model *m)
 		json_str(f, k->name);
 		fprintf(f, ",\"signature\":");
 		json_str(f, k->signature);
-		fprintf(f, ",\"launches\":%lld,\"cache\":{\"memory\":%lld,\"disk\":%lld,\"miss\":%lld},"
-		        "\"hit_rate\":", (long long)k->launches, (long long)k->mem,
-		        (long long)k->disk, (long long)k->miss);
-		json_num(f, rate(k->mem + k->disk, k->mem + k->disk + k->miss));
+		fprintf(f, ",\"launches\":%lld,\"cache\":{\"memory\":%lld,\"disk\":%lld,"
+		        "\"ptx\":%lld,\"miss\":%lld},\"hit_rate\":", (long long)k->launches,
+		        (long long)k->mem, (long long)k->disk, (long long)k->ptx, (long long)k->miss);
+		json_num(f, rate(k->mem + k->disk + k->ptx, k->mem + k->disk + k->ptx + k->miss));
 		fprintf(f, ",\"compile_p50_ms\":");
 		json_num(f, k->compile_p50_ms);
 		fprintf(f, ",\"best\":");
