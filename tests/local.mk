@@ -31,7 +31,8 @@ KJIT_GPU_TESTS = \
 	tests/test-gpu-errors \
 	tests/test-gpu-measure \
 	tests/test-gpu-smem \
-	tests/test-gpu-symbol
+	tests/test-gpu-symbol \
+	tests/test-gpu-travel
 
 check_PROGRAMS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
 TESTS += $(KJIT_CPU_TESTS) $(KJIT_GPU_TESTS)
@@ -84,6 +85,11 @@ tests_test_threads_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_saxpy_SOURCES = tests/test-gpu-saxpy.c tests/testutil.h
 tests_test_gpu_saxpy_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_saxpy_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_travel_SOURCES = tests/test-gpu-travel.c tests/travel.h tests/testutil.h
+tests_test_gpu_travel_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_travel_LDADD = $(KJIT_TEST_LDADD)
+tests_test_gpu_travel_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 tests_test_gpu_errors_SOURCES = tests/test-gpu-errors.c tests/testutil.h
 tests_test_gpu_errors_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

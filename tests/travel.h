@@ -96,7 +96,7 @@ static inline kjit_status travel_variant(kjit_kernel *k, int block, int unroll,
 static inline int travel_tune(const char *args, char *out, size_t size)
 {
 	const char *build = getenv("KJIT_BUILDDIR");
-	char tool[TU_PATH], cmd[4 * TU_PATH];
+	char tool[TU_PATH], cmd[5 * TU_PATH];
 	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
 	CHECK_MSG(tu_exists(tool), "%s not built", tool);
 	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", tool, args);
