@@ -96,7 +96,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bench-compile [-n RUNS]\n"
 	           "Cold compile through kjit_variant_get() against bare NVRTC, interleaved.\n"
 	           "  -n, --runs N   timed repetitions of each path (default 15)\n"
-	           "Environment: KJIT_BENCH_SAXPY (kernel source), KJIT_BENCH_ARCH.\n");
+	           "Environment: KJIT_BENCH_SAXPY (kernel source), KJIT_ARCH (needed without a GPU).\n");
 }
 
 int main(int argc, char **argv)

@@ -351,9 +351,10 @@ static inline const char *bench_empty_source(void)
 /* ---- engines -------------------------------------------------------------- */
 
 /*
- * Opens an engine on db, with the GPU when there is one. arch NULL: the
- * device's arch, else $KJIT_BENCH_ARCH, else sm_90 without a GPU.
- * no_gpu: never touch the driver. Prints nothing.
+ * Opens an engine on db, with the GPU when there is one. arch NULL:
+ * $KJIT_ARCH, else the device's; without a GPU one of them is needed, and
+ * the library's message says so. no_gpu: never touch the driver. Prints
+ * nothing.
  */
 static inline kjit_engine *bench_engine_open(const char *db, const char *arch, int no_gpu)
 {
@@ -361,19 +362,10 @@ static inline kjit_engine *bench_engine_open(const char *db, const char *arch, i
 	kjit_engine_options_init(&o);
 	o.db_path = db;
 	o.arch = arch;
-	if (!o.arch || !*o.arch)
-		o.arch = getenv("KJIT_BENCH_ARCH");
-	if (no_gpu) {
+	if (no_gpu)
 		o.flags |= KJIT_ENGINE_NO_GPU;
-		if (!o.arch || !*o.arch)
-			o.arch = "sm_90";
-	}
 	kjit_engine *e = NULL;
 	kjit_status st = kjit_engine_open(&o, &e);
-	if (st == KJIT_ERR_NO_GPU && (!o.arch || !*o.arch)) {
-		o.arch = "sm_90"; /* no GPU: compile and cache for the H200 */
-		st = kjit_engine_open(&o, &e);
-	}
 	if (st != KJIT_OK)
 		bench_die("kjit_engine_open(%s) failed: %s\n  detail: %s", db, kjit_status_str(st),
 		          kjit_last_error());

@@ -13,3 +13,7 @@ tests_test_tune_sgemm_replay_SOURCES = tests/test-tune-sgemm-replay.c tests/test
 tests_test_tune_sgemm_replay_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_sgemm_replay_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/data/sgemm-h200.csv
+
+# the example programs and the benches without a GPU: no arch of their own
+TESTS += tests/test-examples-arch.sh
+EXTRA_DIST += tests/test-examples-arch.sh

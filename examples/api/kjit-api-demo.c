@@ -156,16 +156,28 @@ static int run_sgemm(kjit_engine *e, kjit_kernel *k, int m, int n, int kk, int g
 
 int main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : KJIT_EXAMPLES;
-	if (argc > 2)
-		repeat = atoi(argv[2]);
-	if (argc > 3 || repeat < 1 ||
-	    (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))) {
-		printf("usage: kjit-api-demo [EXAMPLES_DIR [REPEAT]]\n"
+	const char *dir = KJIT_EXAMPLES, *arch = NULL;
+	int help = 0, bad = 0, n_pos = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			help = 1;
+		else if ((!strcmp(argv[i], "-a") || !strcmp(argv[i], "--arch")) && i + 1 < argc)
+			arch = argv[++i];
+		else if (argv[i][0] == '-' || n_pos == 2)
+			bad = 1;
+		else if (n_pos++ == 0)
+			dir = argv[i];
+		else
+			repeat = atoi(argv[i]);
+	}
+	if (help || bad || repeat < 1) {
+		printf("usage: kjit-api-demo [--arch sm_NN] [EXAMPLES_DIR [REPEAT]]\n"
 		       "Launches saxpy and SGEMM through kjit_launch() at several sizes (each\n"
 		       "REPEAT times, default 1) and prints the variant chosen for each and why.\n"
-		       "KJIT_DB, KJIT_TUNE, KJIT_ARCH apply.\n");
-		return argc == 2 ? 0 : 2;
+		       "  -a, --arch sm_NN  target arch (default $KJIT_ARCH, else the GPU's; without\n"
+		       "                    a GPU, one of them shows the choices for that arch)\n"
+		       "KJIT_DB, KJIT_TUNE apply.\n");
+		return help ? 0 : 2;
 	}
 	char saxpy_spec[4096], sgemm_src[4096];
 	snprintf(saxpy_spec, sizeof saxpy_spec, "%s/saxpy/saxpy.json", dir);
@@ -174,11 +186,8 @@ int main(int argc, char **argv)
 	kjit_engine *e;
 	kjit_engine_options o;
 	kjit_engine_options_init(&o);
+	o.arch = arch;
 	kjit_status st = kjit_engine_open(&o, &e);
-	if (st == KJIT_ERR_NO_GPU) { /* show the choices for the H200 */
-		o.arch = "sm_90";
-		st = kjit_engine_open(&o, &e);
-	}
 	if (!check(st, "kjit_engine_open"))
 		return 1;
 	int gpu = kjit_engine_has_gpu(e);
