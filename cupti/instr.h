@@ -98,10 +98,15 @@ typedef struct kjit__protocol_opts {
 	int cold_l2;          /* flush 2x the L2 before every launch */
 	double best_ns;       /* the best median so far (0: none) */
 	double early_factor;  /* stop once ci_low > best_ns * early_factor (0: off) */
+	double best_hi_ns;    /* the best's ci_high: with early stop on, stop once
+	                       * ci_low is above it (0: unknown) */
+	double budget_ms;     /* past this much timed phase, stop at 6 samples (0: off) */
+	double warmed_ms;     /* the caller's runs of the kernel just before (a
+	                       * checked run): counted as warm-up */
 } kjit__protocol_opts;
 
 /* The defaults: 20 ms warm-up, 1% CI, 2 s cap, 10..10000 samples, warm
- * L2, no early stop. */
+ * L2, no early stop, no budget, nothing warmed. */
 void kjit__protocol_defaults(kjit__protocol_opts *opts);
 
 typedef enum kjit__stop {
@@ -109,7 +114,8 @@ typedef enum kjit__stop {
 	KJIT__STOP_CONVERGED, /* the CI of the median reached the target */
 	KJIT__STOP_TIME_CAP,
 	KJIT__STOP_COUNT_CAP,
-	KJIT__STOP_EARLY      /* certainly slower than the best by early_factor */
+	KJIT__STOP_EARLY,     /* certainly slower than the best */
+	KJIT__STOP_BUDGET     /* the time budget spent, the CI meaningful */
 } kjit__stop;
 
 const char *kjit__stop_name(kjit__stop stop);
@@ -133,6 +139,7 @@ typedef struct kjit__measurement {
 	kjit__timer_kind timer;
 	int cold_l2;
 	double wall_ms;              /* warm-up and timed phase */
+	double warmup_ms;            /* of wall_ms, the warm-up */
 } kjit__measurement;
 
 /* Runs the protocol: warm-up, then batches of timed launches (growing

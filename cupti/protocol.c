@@ -1,17 +1,24 @@
 /*
  * protocol.c - the measurement protocol: how many launches to time, and
- * when to stop.
+ * when to stop. Its cost should follow the information a measurement
+ * still lacks, not a fixed count: a tight long kernel is known after a
+ * handful of samples, a configuration certainly slower than the best
+ * needs no precise median, a noisy short kernel needs many samples.
  *
  * 1. Warm-up by time: 2 launches, then more until warmup_ms of wall time
  *    has passed since those 2 (timed by the same timer, in batches sized
  *    from the rate seen, up to 256; durations discarded). Clocks ramp up,
- *    caches and TLBs fill, CUPTI instruments the module.
+ *    caches and TLBs fill, CUPTI instruments the module. warmed_ms is the
+ *    caller's own run of the kernel just before (kjit-tune's checked run,
+ *    and the previous variant's measurement when it ended a moment ago):
+ *    it counts against warmup_ms, and 1 launch replaces the 2, since the
+ *    first-launch costs are paid.
  * 2. Timed batches: the first of 10 launches (of the early-stop minimum
  *    when early stop is on, so that a variant that is clearly slower costs
  *    6 launches), each next one twice the last, up to 256; never more than
- *    the count cap allows, nor more than the time left under max_ms at the
- *    rate seen so far. After each batch, kjit__protocol_decide() on every
- *    sample so far.
+ *    the count cap allows, nor more than the time left under the budget
+ *    (else max_ms) at the rate seen so far, but at least what 6 samples
+ *    need. After each batch, kjit__protocol_decide() on every sample so far.
  *
  * The statistic is the median, and its 95% confidence interval is the
  * distribution-free one from order statistics (no normality assumed:
@@ -34,12 +41,36 @@
  * Stopping rule (first that applies, in this order):
  *   converged      n >= max(min_samples, 6) and
  *                  (ci_high - ci_low) / median <= target_rel_ci
- *   stopped early  best_ns > 0, early_factor > 0,
- *                  n >= max(3, min(min_samples, 6)) and
+ *   stopped early  early stop on (best_ns > 0, early_factor > 0) and
+ *                  either n >= max(3, min(min_samples, 6)) and
  *                  ci_low > best_ns * early_factor: the lower bound of the
- *                  median is already worse than the best by the factor.
- *                  At 6 samples ci_low is the minimum, which lies above
- *                  the true median with probability 1/64.
+ *                  median is already worse than the best by the factor
+ *                  (at 6 samples ci_low is the minimum, which lies above
+ *                  the true median with probability 1/64);
+ *                  or n >= 6, best_hi_ns > 0 and ci_low > best_hi_ns: the
+ *                  two intervals are apart, so this configuration is
+ *                  slower than the best whatever more samples would show.
+ *                  This is the test that follows the spread: a tight
+ *                  kernel 2% slower than the best stops at 6 samples, a
+ *                  noisy one only when its interval has shrunk clear of
+ *                  the best's. Its error is one-sided: a configuration
+ *                  truly faster than the best stops here only when its
+ *                  lower bound lies above its true median (below 2.5%
+ *                  per look, 1/64 at 6 samples).
+ *   budget         budget_ms > 0, elapsed_ms >= budget_ms and n >= 6: the
+ *                  time a configuration is worth is spent and the interval
+ *                  means something. A long kernel stops here after a
+ *                  handful of samples (a 10 ms kernel on a 10 ms budget:
+ *                  6), because an interval a few percent wide is already
+ *                  far below the differences between configurations worth
+ *                  telling apart; a bimodal kernel, whose interval spans
+ *                  both modes and never converges, stops here instead of
+ *                  at max_ms. A kernel short enough to converge within
+ *                  the budget is unaffected: the 1% target, and with it
+ *                  the stability of medians across processes, holds for
+ *                  every kernel whose interval reaches 1% within
+ *                  budget_ms (kjit_variant_measure() has no budget unless
+ *                  asked).
  *   count cap      n >= max_samples
  *   time cap       elapsed_ms >= max_ms
  *
@@ -77,6 +108,9 @@ void kjit__protocol_defaults(kjit__protocol_opts *opts)
 	opts->cold_l2 = 0;
 	opts->best_ns = 0;
 	opts->early_factor = 0;
+	opts->best_hi_ns = 0;
+	opts->budget_ms = 0;
+	opts->warmed_ms = 0;
 }
 
 const char *kjit__stop_name(kjit__stop stop)
@@ -87,6 +121,7 @@ const char *kjit__stop_name(kjit__stop stop)
 	case KJIT__STOP_TIME_CAP: return "time_cap";
 	case KJIT__STOP_COUNT_CAP: return "count_cap";
 	case KJIT__STOP_EARLY: return "stopped_early";
+	case KJIT__STOP_BUDGET: return "budget";
 	}
 	return "unknown";
 }
@@ -148,9 +183,12 @@ kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_
 		if (n >= min_ci && median > 0 && opts->target_rel_ci > 0 &&
 		    (hi - lo) / median <= opts->target_rel_ci)
 			return KJIT__STOP_CONVERGED;
-		if (early_stop_on(opts) && n >= early_min_samples(opts) &&
-		    lo > opts->best_ns * opts->early_factor)
+		if (early_stop_on(opts) &&
+		    ((n >= early_min_samples(opts) && lo > opts->best_ns * opts->early_factor) ||
+		     (n >= CI_MIN_SAMPLES && opts->best_hi_ns > 0 && lo > opts->best_hi_ns)))
 			return KJIT__STOP_EARLY;
+		if (opts->budget_ms > 0 && elapsed_ms >= opts->budget_ms && n >= CI_MIN_SAMPLES)
+			return KJIT__STOP_BUDGET;
 	}
 	if (opts->max_samples > 0 && n >= opts->max_samples)
 		return KJIT__STOP_COUNT_CAP;
@@ -209,12 +247,14 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 	else
 		kjit__protocol_defaults(&o);
 	if (!(o.warmup_ms >= 0) || !(o.max_ms >= 0) || !(o.target_rel_ci >= 0) ||
-	    o.max_samples < 1 || !(o.best_ns >= 0) || !(o.early_factor >= 0))
+	    o.max_samples < 1 || !(o.best_ns >= 0) || !(o.early_factor >= 0) ||
+	    !(o.best_hi_ns >= 0) || !(o.budget_ms >= 0) || !(o.warmed_ms >= 0))
 		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "kjit__protocol_measure: bad options (warm-up %g ms, cap %g ms, "
-		                   "target %g, max samples %zu, best %g ns, factor %g)",
-		                   o.warmup_ms, o.max_ms, o.target_rel_ci, o.max_samples, o.best_ns,
-		                   o.early_factor);
+		                   "kjit__protocol_measure: bad options (warm-up %g ms, warmed %g ms, "
+		                   "cap %g ms, budget %g ms, target %g, max samples %zu, best %g ns, "
+		                   "best high %g ns, factor %g)",
+		                   o.warmup_ms, o.warmed_ms, o.max_ms, o.budget_ms, o.target_rel_ci,
+		                   o.max_samples, o.best_ns, o.best_hi_ns, o.early_factor);
 	if (o.min_samples > o.max_samples)
 		o.min_samples = o.max_samples;
 
@@ -227,20 +267,22 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 	/* warm-up. The first 2 launches carry the one-time costs (CUPTI
 	 * instrumenting the module, first-touch of the arguments) and make the
 	 * timer's context current, which the L2 size query needs; warmup_ms of
-	 * wall time is counted after them. */
-	size_t flush = 0;
+	 * wall time is counted after them. After the caller's own runs one
+	 * launch does: the one-time costs are paid. */
+	size_t flush = 0, first = o.warmed_ms > 0 ? 1 : MIN_WARMUP_LAUNCHES;
 	double buf[MAX_BATCH];
 	uint64_t tw = kjit__now_ns();
-	if ((st = kjit__timer_run(timer, fn, ctx, stream, MIN_WARMUP_LAUNCHES, 0, buf)) != KJIT_OK)
+	if ((st = kjit__timer_run(timer, fn, ctx, stream, first, 0, buf)) != KJIT_OK)
 		return st;
-	double per_launch_ms = ms_since(tw) / MIN_WARMUP_LAUNCHES;
+	double per_launch_ms = ms_since(tw) / (double)first;
 	if (o.cold_l2 && (st = kjit__timer_l2_flush_bytes(timer, &flush)) != KJIT_OK)
 		return st;
 	tw = kjit__now_ns();
 	size_t warm = 0;
 	double warm_ms = 0;
-	while (warm_ms < o.warmup_ms) {
-		double left = (o.warmup_ms - warm_ms) / (per_launch_ms > 1e-6 ? per_launch_ms : 1e-6);
+	while (warm_ms + o.warmed_ms < o.warmup_ms) {
+		double left = (o.warmup_ms - o.warmed_ms - warm_ms) /
+		              (per_launch_ms > 1e-6 ? per_launch_ms : 1e-6);
 		size_t b = left < 1 ? 1 : left > MAX_BATCH ? MAX_BATCH : (size_t)ceil(left);
 		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, buf)) != KJIT_OK)
 			return st;
@@ -260,6 +302,7 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 	}
 	size_t batch = early_stop_on(&o) ? early_min_samples(&o) : FIRST_BATCH;
 	uint64_t t1 = kjit__now_ns();
+	out->warmup_ms = (double)(t1 - t0) * 1e-6;
 	double elapsed = 0;
 	kjit__stop stop = KJIT__GO_ON;
 	st = KJIT_OK;
@@ -267,7 +310,14 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 		size_t b = batch;
 		if (b > o.max_samples - n)
 			b = o.max_samples - n;
-		double fit = (o.max_ms - elapsed) / (per_launch_ms > 1e-6 ? per_launch_ms : 1e-6);
+		double rate = per_launch_ms > 1e-6 ? per_launch_ms : 1e-6;
+		double fit = (o.max_ms - elapsed) / rate;
+		if (o.budget_ms > 0) { /* the budget's share, but 6 samples at least */
+			double need = n < CI_MIN_SAMPLES ? (double)(CI_MIN_SAMPLES - n) : 1;
+			double within = (o.budget_ms - elapsed) / rate;
+			within = within < need ? need : within;
+			fit = within < fit ? within : fit;
+		}
 		if (fit < (double)b)
 			b = fit < 1 ? 1 : (size_t)fit;
 		if (n + b > cap) {

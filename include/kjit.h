@@ -414,7 +414,9 @@ kjit_status kjit_variant_launch(kjit_variant *variant, const unsigned grid[3],
  * Measuring a variant (the instrumentation layer): GPU time of the kernel
  * alone, from CUPTI activity records (CUDA events when another profiler
  * holds CUPTI). Warm-up by time, then repetitions until the 95% confidence
- * interval of the median is within target_rel_ci of it, or a cap.
+ * interval of the median is within target_rel_ci of it, or a cap; with a
+ * budget, once budget_ms of repetitions and 6 samples are spent; with
+ * early stop, once certainly slower than the best.
  */
 typedef struct kjit_measure_options {
 	double target_rel_ci;     /* default 0.01 */
@@ -425,6 +427,12 @@ typedef struct kjit_measure_options {
 	int cold_l2;              /* 1: overwrite twice the L2 before each launch */
 	double best_ns;           /* the best median so far, for early stop; 0: none */
 	double early_stop_factor; /* stop once certainly slower than best_ns x this; 0: off */
+	double best_hi_ns;        /* the best's ci_high_ns: with early stop, stop once the
+	                             interval is above it; 0: unknown */
+	double budget_ms;         /* stop once this much timed phase and 6 samples are
+	                             spent; default 0: off */
+	double warmed_ms;         /* the caller ran the kernel for this long just before
+	                             (a checked run): counted as warm-up; default 0 */
 } kjit_measure_options;
 
 void kjit_measure_options_init(kjit_measure_options *opts);
@@ -436,10 +444,11 @@ typedef struct kjit_measurement {
 	size_t n_samples;
 	double *samples_ns;           /* every sample, in launch order; malloc'ed */
 	const char *timer;            /* "cupti" or "events"; static */
-	const char *stop;             /* "converged", "time_cap", "count_cap" or
-	                                 "stopped_early"; static */
+	const char *stop;             /* "converged", "time_cap", "count_cap",
+	                                 "stopped_early" or "budget"; static */
 	int cold_l2;
 	double wall_ms;               /* warm-up and timed phase */
+	double warmup_ms;             /* of wall_ms, the warm-up */
 } kjit_measurement;
 
 /*

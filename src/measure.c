@@ -21,6 +21,9 @@ void kjit_measure_options_init(kjit_measure_options *o)
 	o->cold_l2 = p.cold_l2;
 	o->best_ns = p.best_ns;
 	o->early_stop_factor = p.early_factor;
+	o->best_hi_ns = p.best_hi_ns;
+	o->budget_ms = p.budget_ms;
+	o->warmed_ms = p.warmed_ms;
 }
 
 void kjit_measurement_free(kjit_measurement *m)
@@ -57,7 +60,8 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 	}
 	if (!(opts->target_rel_ci > 0) || opts->warmup_ms < 0 || !(opts->max_ms > 0) ||
 	    opts->max_samples < 1 || opts->min_samples > opts->max_samples ||
-	    opts->early_stop_factor < 0 || opts->best_ns < 0)
+	    opts->early_stop_factor < 0 || opts->best_ns < 0 || !(opts->best_hi_ns >= 0) ||
+	    !(opts->budget_ms >= 0) || !(opts->warmed_ms >= 0))
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_measure: "
 		                         "options out of range (target_rel_ci > 0, max_ms > 0, "
 		                         "1 <= min_samples <= max_samples, no negatives)"));
@@ -72,6 +76,8 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 		.max_ms = opts->max_ms, .min_samples = opts->min_samples,
 		.max_samples = opts->max_samples, .cold_l2 = opts->cold_l2 != 0,
 		.best_ns = opts->best_ns, .early_factor = opts->early_stop_factor,
+		.best_hi_ns = opts->best_hi_ns, .budget_ms = opts->budget_ms,
+		.warmed_ms = opts->warmed_ms,
 	};
 	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 	kjit__measurement m;
@@ -92,5 +98,6 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 	out->stop = kjit__stop_name(m.stop);
 	out->cold_l2 = m.cold_l2;
 	out->wall_ms = m.wall_ms;
+	out->warmup_ms = m.warmup_ms;
 	return KJIT_OK;
 }

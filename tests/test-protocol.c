@@ -9,10 +9,18 @@
  *    20% lognormal noise hits the time cap (1 ms kernel) or the count cap
  *    (5 us kernel, 3000-sample cap); early stop fires for a stream far
  *    above the best and not for one near it; min_samples is honoured;
+ *    the new rules on hand-made sets (the best's interval, the budget);
+ *  - the shapes a tuner meets, with a 10 ms budget and without: a tight
+ *    long kernel stops after 6 samples (about 150 without), a noisy short
+ *    one at the budget, a 50 us kernel of 2% still converges to 1%, a
+ *    configuration 3% slower than a tightly known best stops at 6 samples
+ *    when tight and later when noisy, a faster one never, a bimodal one
+ *    at the budget rather than a cap;
  *  - kjit__protocol_measure() end to end on an events timer whose driver
  *    is a fake kjit__cu_api (a virtual GPU clock advanced by each launch):
  *    samples in launch order, median/CI/spread/min/max of a known set,
- *    convergence, count and time caps, early stop, cold L2 (a memset of
+ *    convergence, count and time caps, early stop, one warm-up launch
+ *    after the caller's own runs, the budget, cold L2 (a memset of
  *    2 x the L2 before each launch, outside the timed interval), and
  *    KJIT_TIMER handling (events, a bad value, the CUPTI fallback).
  */
@@ -42,11 +50,12 @@ static double rng_normal(void)
 	return sqrt(-2 * log(u1)) * cos(2 * 3.14159265358979323846 * u2);
 }
 
-typedef enum { GEN_NORMAL, GEN_LOGNORMAL, GEN_LIST } gen_kind;
+typedef enum { GEN_NORMAL, GEN_LOGNORMAL, GEN_LIST, GEN_BIMODAL } gen_kind;
 
 typedef struct gen {
 	gen_kind kind;
-	double center_ns, rel; /* normal: sd = rel x center; lognormal: sigma = rel */
+	double center_ns, rel; /* normal: sd = rel x center; lognormal: sigma = rel;
+	                        * bimodal: center or center x (1 + rel), by a coin */
 	const double *list;    /* GEN_LIST: values in ns, cycled */
 	size_t n_list, pos;
 } gen;
@@ -57,6 +66,7 @@ static double gen_next(gen *g)
 	case GEN_NORMAL: return g->center_ns * (1 + g->rel * rng_normal());
 	case GEN_LOGNORMAL: return g->center_ns * exp(g->rel * rng_normal());
 	case GEN_LIST: return g->list[g->pos++ % g->n_list];
+	case GEN_BIMODAL: return g->center_ns * (rng_uniform() < 0.5 ? 1 : 1 + g->rel);
 	}
 	return 0;
 }
@@ -113,8 +123,10 @@ typedef struct sim {
 } sim;
 
 /* Feeds g to kjit__protocol_decide() in the protocol's batches (10, or 6
- * with early stop, doubling to 256), the timed phase's clock advancing by
- * the samples plus overhead_us per launch. */
+ * with early stop, doubling to 256; with a budget, no more than fit in
+ * what is left of it at the last batch's rate, but 6 samples at least),
+ * the timed phase's clock advancing by the samples plus overhead_us per
+ * launch. */
 static sim simulate(gen *g, const kjit__protocol_opts *o, double overhead_us)
 {
 	size_t cap = 1024, n = 0;
@@ -122,8 +134,18 @@ static sim simulate(gen *g, const kjit__protocol_opts *o, double overhead_us)
 	CHECK(v != NULL);
 	size_t batch = o->best_ns > 0 && o->early_factor > 0 ? 6 : 10;
 	sim s = { KJIT__GO_ON, 0, 0, 0, 0, 0 };
+	double rate_ms = g->center_ns * 1e-6 + overhead_us * 1e-3; /* as the warm-up saw it */
 	while (s.stop == KJIT__GO_ON) {
 		size_t b = batch < o->max_samples - n ? batch : o->max_samples - n;
+		if (o->budget_ms > 0) {
+			double within = (o->budget_ms - s.elapsed_ms) / rate_ms;
+			double need = n < 6 ? (double)(6 - n) : 1;
+			if (within < need)
+				within = need;
+			if (within < (double)b)
+				b = (size_t)within;
+		}
+		double before = s.elapsed_ms;
 		if (n + b > cap) {
 			cap *= 2;
 			v = realloc(v, cap * sizeof *v);
@@ -134,6 +156,7 @@ static sim simulate(gen *g, const kjit__protocol_opts *o, double overhead_us)
 			s.elapsed_ms += v[n + i] * 1e-6 + overhead_us * 1e-3;
 		}
 		n += b;
+		rate_ms = (s.elapsed_ms - before) / (double)b;
 		qsort(v, n, sizeof *v, cmp_d);
 		s.stop = kjit__protocol_decide(v, n, s.elapsed_ms, o);
 		batch = batch * 2 > 256 ? 256 : batch * 2;
@@ -158,12 +181,15 @@ static void test_decide(void)
 	CHECK(o.warmup_ms == 20 && o.target_rel_ci == 0.01 && o.max_ms == 2000);
 	CHECK(o.min_samples == 10 && o.max_samples == 10000);
 	CHECK(o.cold_l2 == 0 && o.best_ns == 0 && o.early_factor == 0);
-	OK("defaults: 20 ms warm-up, 1%% CI, 2000 ms cap, 10..10000 samples, warm L2, no early stop");
+	CHECK(o.best_hi_ns == 0 && o.budget_ms == 0 && o.warmed_ms == 0);
+	OK("defaults: 20 ms warm-up, 1%% CI, 2000 ms cap, 10..10000 samples, warm L2, no early "
+	   "stop, no budget, nothing warmed");
 
 	CHECK_STREQ(kjit__stop_name(KJIT__STOP_CONVERGED), "converged");
 	CHECK_STREQ(kjit__stop_name(KJIT__STOP_TIME_CAP), "time_cap");
 	CHECK_STREQ(kjit__stop_name(KJIT__STOP_COUNT_CAP), "count_cap");
 	CHECK_STREQ(kjit__stop_name(KJIT__STOP_EARLY), "stopped_early");
+	CHECK_STREQ(kjit__stop_name(KJIT__STOP_BUDGET), "budget");
 	CHECK_STREQ(kjit__timer_name(KJIT__TIMER_CUPTI), "cupti");
 	CHECK_STREQ(kjit__timer_name(KJIT__TIMER_EVENTS), "events");
 
@@ -247,7 +273,113 @@ static void test_decide(void)
 	CHECK(kjit__protocol_decide(spread, 3, 0, &oe3) == KJIT__STOP_EARLY); /* 100 > 75 */
 	oe3.best_ns = 70;
 	CHECK(kjit__protocol_decide(spread, 10, 0, &oe3) == KJIT__GO_ON);   /* 100 < 105 */
-	OK("decide: min_samples, the 6-sample CI floor, caps, early stop on hand-made sets");
+	/* apart from the best's interval: 6 samples at least, strictly above */
+	oe3.best_hi_ns = 99;
+	CHECK(kjit__protocol_decide(spread, 5, 0, &oe3) == KJIT__GO_ON);    /* < 6 */
+	CHECK(kjit__protocol_decide(spread, 6, 0, &oe3) == KJIT__STOP_EARLY); /* 100 > 99 */
+	oe3.best_hi_ns = 100;
+	CHECK(kjit__protocol_decide(spread, 10, 0, &oe3) == KJIT__GO_ON);   /* 100 = 100 */
+	oe3.early_factor = 0; /* early stop off: the interval test too */
+	oe3.best_hi_ns = 50;
+	CHECK(kjit__protocol_decide(spread, 10, 0, &oe3) == KJIT__GO_ON);
+	/* the budget: spent and 6 samples, after convergence and early stop */
+	kjit__protocol_opts ob = o;
+	ob.budget_ms = 10;
+	CHECK(kjit__protocol_decide(spread, 5, 100, &ob) == KJIT__GO_ON);   /* < 6 */
+	CHECK(kjit__protocol_decide(spread, 6, 9.9, &ob) == KJIT__GO_ON);   /* not spent */
+	CHECK(kjit__protocol_decide(spread, 6, 10, &ob) == KJIT__STOP_BUDGET);
+	CHECK(kjit__protocol_decide(same, 10, 10, &ob) == KJIT__STOP_CONVERGED);
+	ob.best_ns = 50;
+	ob.early_factor = 1.5;
+	CHECK(kjit__protocol_decide(spread, 6, 10, &ob) == KJIT__STOP_EARLY);
+	OK("decide: min_samples, the 6-sample CI floor, caps, early stop, the best's interval "
+	   "and the budget on hand-made sets");
+}
+
+/* The shapes of sample streams a tuner meets, under kjit-tune's settings
+ * (a 10 ms budget, early stop at 1.5) and without a budget. */
+static void test_shapes(void)
+{
+	kjit__protocol_opts o, ob;
+	kjit__protocol_defaults(&o);
+	ob = o;
+	ob.budget_ms = 10;
+
+	/* a tight long kernel (the T1 GEMM case: 9.9 ms, 2%): a handful of
+	 * samples on the budget, about a second of them without */
+	gen gemm = { GEN_NORMAL, 9.9e6, 0.02, NULL, 0, 0 };
+	sim s = simulate(&gemm, &ob, 5);
+	print_sim("9.9 ms +-2%, 10 ms budget", &s);
+	CHECK(s.stop == KJIT__STOP_BUDGET && s.n == 6);
+	CHECK(fabs(s.median - 9.9e6) < 9.9e6 * 0.03);
+	kjit__protocol_opts obe = ob;
+	obe.best_ns = 9.0e6;
+	obe.best_hi_ns = 9.1e6;
+	obe.early_factor = 1.5;
+	gemm.rel = 0.002; /* close to the best, tight: 6 samples settle it */
+	s = simulate(&gemm, &obe, 5);
+	print_sim("9.9 ms +-0.2% vs best 9.0 ms (to 9.1), 10 ms budget", &s);
+	CHECK(s.stop == KJIT__STOP_EARLY && s.n == 6);
+	gemm.rel = 0.02;
+	s = simulate(&gemm, &o, 5);
+	print_sim("9.9 ms +-2%, no budget", &s);
+	CHECK(s.n >= 40 && s.elapsed_ms > 400);
+
+	/* a noisy short kernel: the budget's worth of samples, not 10000 */
+	gen noisy = { GEN_LOGNORMAL, 5000, 0.2, NULL, 0, 0 };
+	s = simulate(&noisy, &ob, 5);
+	print_sim("5 us, 20% lognormal, 10 ms budget", &s);
+	CHECK(s.stop == KJIT__STOP_BUDGET);
+	CHECK(s.n >= 500 && s.elapsed_ms >= 10 && s.elapsed_ms < 10.5);
+	CHECK((s.hi - s.lo) / s.median > 0.01);
+
+	/* a 50 us kernel of 2% spread still converges to 1% within the budget */
+	gen mid = { GEN_NORMAL, 50000, 0.02, NULL, 0, 0 };
+	s = simulate(&mid, &ob, 5);
+	print_sim("50 us +-2%, 10 ms budget", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED);
+	CHECK((s.hi - s.lo) / s.median <= 0.01);
+
+	/* clearly slower than the best, judged by the spread seen: 3% above a
+	 * best known to 0.5% stops at the first 6 samples when tight, though
+	 * far under the 1.5 factor; when noisy (10%) it needs more; a truly
+	 * faster configuration never stops early */
+	kjit__protocol_opts oe = ob;
+	oe.best_ns = 100000;
+	oe.best_hi_ns = 100500;
+	oe.early_factor = 1.5;
+	gen slower = { GEN_NORMAL, 103000, 0.005, NULL, 0, 0 };
+	s = simulate(&slower, &oe, 5);
+	print_sim("103 us +-0.5% vs best 100 us (to 100.5)", &s);
+	CHECK(s.stop == KJIT__STOP_EARLY && s.n == 6);
+	gen slower_noisy = { GEN_NORMAL, 103000, 0.10, NULL, 0, 0 };
+	s = simulate(&slower_noisy, &oe, 5);
+	print_sim("103 us +-10% vs best 100 us (to 100.5)", &s);
+	CHECK(s.n > 6);
+	kjit__protocol_opts oe_factor = oe;
+	oe_factor.best_hi_ns = 0; /* the factor alone: 103 us is not 1.5x */
+	slower.pos = 0;
+	s = simulate(&slower, &oe_factor, 5);
+	print_sim("103 us +-0.5% vs best 100 us, factor only", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED);
+	for (int k = 0; k < 20; k++) {
+		gen faster = { GEN_NORMAL, 99000, 0.02, NULL, 0, 0 };
+		s = simulate(&faster, &oe, 5);
+		CHECK_MSG(s.stop != KJIT__STOP_EARLY, "trial %d: 99 us stopped as slower than 100 us",
+		          k);
+	}
+	OK("99 us +-2%% vs best 100 us: never stopped early in 20 trials");
+
+	/* bimodal (100 or 110 us by a coin): the median's interval spans the
+	 * gap and never reaches 1%; the budget ends it, not the 2 s cap */
+	gen bi = { GEN_BIMODAL, 100000, 0.10, NULL, 0, 0 };
+	s = simulate(&bi, &ob, 5);
+	print_sim("bimodal 100/110 us, 10 ms budget", &s);
+	CHECK(s.stop == KJIT__STOP_BUDGET && s.elapsed_ms < 11);
+	CHECK((s.hi - s.lo) / s.median > 0.01);
+	s = simulate(&bi, &o, 5);
+	print_sim("bimodal 100/110 us, no budget", &s);
+	CHECK(s.stop == KJIT__STOP_TIME_CAP || s.stop == KJIT__STOP_COUNT_CAP);
 }
 
 /* ---- a fake driver for the events timer ------------------------------------------ */
@@ -435,7 +567,8 @@ static kjit__measurement measure(kjit__timer *t, gen *g, const kjit__protocol_op
 	CHECK(m.n <= o->max_samples);
 	CHECK(m.timer == KJIT__TIMER_EVENTS);
 	CHECK(m.wall_ms > 0 && m.wall_ms <= wall + 1);
-	CHECK(c.n_log >= m.n + 2); /* at least 2 warm-up launches */
+	CHECK(c.n_log >= m.n + (o->warmed_ms > 0 ? 1 : 2)); /* the warm-up's first launches */
+	CHECK(m.warmup_ms > 0 && m.warmup_ms <= m.wall_ms);
 	/* the samples are the last n launches, in launch order (float ms) */
 	for (size_t i = 0; i < m.n; i++) {
 		double want = c.log[c.n_log - m.n + i];
@@ -569,6 +702,23 @@ static void test_fake_measure(void)
 	CHECK(m.stop == KJIT__STOP_EARLY && m.n == 6);
 	kjit__measurement_free(&m);
 
+	/* warmed by the caller: one launch of warm-up, not 2 */
+	kjit__protocol_opts ow = o;
+	ow.warmed_ms = ow.warmup_ms;
+	gen wg = { GEN_NORMAL, 50000, 0.001, NULL, 0, 0 };
+	m = measure(t, &wg, &ow, 0, "warmed by the caller");
+	CHECK_MSG(n_launches == m.n + 1, "%zu launches for %zu samples", n_launches, m.n);
+	kjit__measurement_free(&m);
+
+	/* the budget through the whole protocol: 2 ms of host time per launch
+	 * on a 10 ms budget is 6 samples, batches cut to what fits */
+	kjit__protocol_opts obg = o;
+	obg.budget_ms = 10;
+	gen bg = { GEN_BIMODAL, 50000, 0.10, NULL, 0, 0 };
+	m = measure(t, &bg, &obg, 2000, "bimodal, 2 ms per launch, 10 ms budget");
+	CHECK(m.stop == KJIT__STOP_BUDGET && m.n == 6);
+	kjit__measurement_free(&m);
+
 	/* cold L2: 2 x L2 overwritten before every launch but the first 2 of
 	 * the warm-up, each time with another byte; never inside a sample */
 	kjit__protocol_opts oL = o;
@@ -632,6 +782,7 @@ int main(int argc, char **argv)
 	tu_init(argc, argv);
 	test_ranks();
 	test_decide();
+	test_shapes();
 	test_fake_measure();
 	printf("%s: PASS\n", tu_prog);
 	return 0;
