@@ -41,6 +41,8 @@ static void usage(FILE *f)
 	        "                          than the best so far (default 1.5, 0 off)\n"
 	        "      --warmup MS         warm-up of each measurement (default 5: in a tuning\n"
 	        "                          run the GPU is busy and its clocks up already)\n"
+	        "      --measure-budget MS stop measuring a variant after MS of timed runs and\n"
+	        "                          6 samples (default 10, 0 off)\n"
 	        "      --l2 warm|cold|both L2 cache state for the measurements (default warm)\n"
 	        "      --quiet             print only the final summary\n"
 	        "      --json              the summary as JSON on stdout\n"
@@ -599,7 +601,7 @@ int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
-	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_L2, O_QUIET, O_JSON,
+	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
 	       O_VERIFY, O_ATOL, O_RTOL };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
@@ -624,6 +626,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "early-stop", required_argument, NULL, O_EARLY },
 		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "measure-budget", required_argument, NULL, O_MBUDGET },
 		{ "l2", required_argument, NULL, O_L2 },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "json", no_argument, NULL, O_JSON },
@@ -641,7 +644,8 @@ int main(int argc, char **argv)
 		return kt_worker_main(argv[4], argv[5], &wv, atoi(argv[2]), atoi(argv[3]));
 	}
 	opts o = { .seed = 1, .atol = NAN, .rtol = NAN,
-		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .l2 = 1 } };
+		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .budget_ms = 10,
+		             .l2 = 1 } };
 	uint64_t u;
 	char *end;
 	int c;
@@ -720,6 +724,12 @@ int main(int argc, char **argv)
 			o.tune.warmup_ms = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.tune.warmup_ms >= 0 && o.tune.warmup_ms <= 60000))
 				return usage_error("--warmup: expected milliseconds >= 0, got '%s'", optarg);
+			break;
+		case O_MBUDGET:
+			o.tune.budget_ms = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.tune.budget_ms >= 0 && o.tune.budget_ms <= 600000))
+				return usage_error("--measure-budget: expected milliseconds >= 0, got '%s'",
+				                   optarg);
 			break;
 		case O_L2:
 			if (strcmp(optarg, "warm") == 0)

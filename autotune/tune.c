@@ -183,6 +183,7 @@ typedef struct compiler {
 	size_t n;               /* jobs in the window, oldest first */
 	int quit;
 	double busy_s;          /* compile time, summed over the threads */
+	size_t compiled;        /* jobs done */
 } compiler;
 
 static void compile_job(compiler *c, job *j)
@@ -199,6 +200,7 @@ static void compile_job(compiler *c, job *j)
 	kjit_variants_get(c->kernel, &d.desc, 1, 1, &v, &j->status, &j->error);
 	pthread_mutex_lock(&c->lock);
 	c->busy_s += (double)(kjit__now_ns() - t0) * 1e-9;
+	c->compiled++;
 	pthread_mutex_unlock(&c->lock);
 	if (j->status == KJIT_OK && kjit_variant_get_info(v, &info) == KJIT_OK) {
 		snprintf(j->key, sizeof j->key, "%s", info.key);
@@ -248,7 +250,21 @@ typedef struct problem_run {
 	double best_median;
 	char *rejected_text, *rejected_json; /* wrong results: the summary's words */
 	double wall_s, compile_s, measure_s;
+	/* where measure_s went, from the worker's replies: the problem's
+	 * buffers and expected outputs, loading variants, checked runs, the
+	 * protocol's warm-up and timed batches; and the parent's own waits:
+	 * the database, the compiles not ready, the worker's restarts */
+	double setup_s, load_s, check_s, warmup_s, timed_s;
+	double record_s, compile_wait_s, restart_s;
+	double kernel_s;       /* the medians of the configurations measured, summed */
 } problem_run;
+
+/* The best so far per L2 mode (warm, cold): its median and the upper
+ * end of its median's interval (0: unknown, as for a best from the
+ * database). */
+typedef struct best_so_far {
+	double ns[2], hi_ns[2];
+} best_so_far;
 
 typedef struct tuner {
 	const kjit__spec *spec;
@@ -261,6 +277,8 @@ typedef struct tuner {
 	kjit_kernel *kernel;
 	kt_results *res;
 	int tty;
+	long cores;            /* for the floor */
+	double start_s;        /* the worker's first start */
 	problem_run *runs;
 	size_t n_runs;
 } tuner;
@@ -283,12 +301,16 @@ static char *log_head(const char *log)
 
 /* One measurement by the worker: fills rep (or sets status and message
  * for a timeout or a crash). Returns -1 when interrupted. */
-static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size_t why_size)
+static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size_t why_size,
+                   double *restart_s)
 {
 	kt_buf b = { 0 };
 	int ret = 0;
 	memset(rep, 0, sizeof *rep);
-	if (t->w.pid <= 0 && proc_ready(&t->w, t->spec, t->o->spec_path, t->db) != KJIT_OK) {
+	uint64_t t0 = kjit__now_ns();
+	kjit_status st = t->w.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
+	*restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
+	if (st != KJIT_OK) {
 		if (interrupted) {
 			ret = -1;
 			goto done;
@@ -347,9 +369,11 @@ done:
 	return ret;
 }
 
-/* The live line on a terminal: counts by status, best so far, ETA. */
+/* The live line on a terminal: counts by status, best so far, the
+ * compile and measure rates (configurations per second of the problem's
+ * wall time), ETA. */
 static void progress(const tuner *t, const problem_run *pr, size_t done, size_t total,
-                     double best, double elapsed)
+                     size_t compiled, double best, double elapsed)
 {
 	if (t->o->quiet || !t->tty)
 		return;
@@ -360,6 +384,9 @@ static void progress(const tuner *t, const problem_run *pr, size_t done, size_t 
 			        pr->counts[i]);
 	if (isfinite(best))
 		fprintf(stderr, ", best %.1f us", best / 1000);
+	if (elapsed > 0)
+		fprintf(stderr, ", compile %.1f/s, measure %.1f/s", (double)compiled / elapsed,
+		        (double)pr->evaluated / elapsed);
 	if (done && done < total)
 		fprintf(stderr, ", ETA %.0f s", elapsed / (double)done * (double)(total - done));
 	fflush(stderr);
@@ -418,7 +445,7 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
  * hears, *verdict 1 when the output was accepted, -1 when rejected
  * (wrong_result), 0 when it never got that far. */
 static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
-                    job *j, size_t done, size_t total, double best[2], double *objective,
+                    job *j, size_t done, size_t total, best_so_far *best, double *objective,
                     int *verdict)
 {
 	const uint16_t *cfg = kjit__space_config(space, j->index);
@@ -446,15 +473,23 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 		} else {
 			kt_request q = { .problem = (uint32_t)pr->p, .n_config = (uint32_t)space->n_params,
 				         .config = (uint16_t *)cfg, .cold_l2 = mode,
-				         .best_ns = isfinite(best[mode]) ? best[mode] : 0,
+				         .best_ns = isfinite(best->ns[mode]) ? best->ns[mode] : 0,
+				         .best_hi_ns = best->hi_ns[mode],
 				         .early_factor = t->o->early_stop,
 				         .max_ms = t->o->timeout_s * 1000 * 0.4,
-				         .warmup_ms = t->o->warmup_ms };
+				         .warmup_ms = t->o->warmup_ms, .budget_ms = t->o->budget_ms };
 			uint64_t t0 = kjit__now_ns();
 			kjit__nvtx_push(KJIT__NVTX_EVALUATE, config);
-			int r = measure(t, &q, &rep, why, sizeof why);
+			int r = measure(t, &q, &rep, why, sizeof why, &pr->restart_s);
 			kjit__nvtx_pop();
 			pr->measure_s += (double)(kjit__now_ns() - t0) * 1e-9;
+			pr->setup_s += rep.setup_ms * 1e-3;
+			pr->load_s += rep.load_ms * 1e-3;
+			pr->check_s += rep.check_ms * 1e-3;
+			pr->warmup_s += rep.warmup_ms * 1e-3;
+			pr->timed_s += rep.timed_ms * 1e-3;
+			if (isfinite(rep.median_ns))
+				pr->kernel_s += rep.median_ns * 1e-9;
 			if (r < 0) {
 				kt_reply_clear(&rep);
 				ret = -1;
@@ -480,16 +515,20 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 			e.n_samples = rep.n_samples;
 			if (strcmp(e.status, "ok") == 0) {
 				e.objective = e.median_ns;
-				if (e.median_ns < best[mode])
-					best[mode] = e.median_ns;
+				if (e.median_ns < best->ns[mode]) {
+					best->ns[mode] = e.median_ns;
+					best->hi_ns[mode] = isfinite(rep.ci_high_ns) ? rep.ci_high_ns : 0;
+				}
 			}
 		}
 		/* an unknown status is counted nowhere; recording it fails and
 		 * says why (parsed first, so that its message stands) */
 		kjit__result_status status;
 		int known = kjit__result_status_parse(e.status, &status) == KJIT_OK;
+		uint64_t t1 = kjit__now_ns();
 		if (kt_results_record(t->res, run, &e, NULL, NULL) != KJIT_OK)
 			ret = -2;
+		pr->record_s += (double)(kjit__now_ns() - t1) * 1e-9;
 		if (known)
 			pr->counts[status]++;
 		if (strcmp(e.status, "wrong_result") == 0)
@@ -555,10 +594,10 @@ static int tune_problem(tuner *t, problem_run *pr)
 	            KJIT_OK)
 		goto done;
 	pr->run_id = run->id;
-	double best[2] = { INFINITY, INFINITY };
+	best_so_far best = { { INFINITY, INFINITY }, { 0, 0 } };
 	for (size_t i = 0; i < space->size; i++)
-		if (known[i] < best[0])
-			best[0] = best[1] = known[i];
+		if (known[i] < best.ns[0])
+			best.ns[0] = best.ns[1] = known[i];
 	if (!(seen = calloc(space->size + 1, 1)) ||
 	    !(rejected = malloc((n + 1) * sizeof *rejected)) ||
 	    !(accepted = malloc((n + 1) * sizeof *accepted)) ||
@@ -631,7 +670,10 @@ static int tune_problem(tuner *t, problem_run *pr)
 		if (ret || c.n == 0)
 			break;
 		job *jb = c.jobs[0];
-		if (!wait_compiled(&c, jb))
+		uint64_t tw = kjit__now_ns();
+		int ready = wait_compiled(&c, jb);
+		pr->compile_wait_s += (double)(kjit__now_ns() - tw) * 1e-9;
+		if (!ready)
 			break;
 		pthread_mutex_lock(&c.lock);
 		memmove(c.jobs, c.jobs + 1, (c.n - 1) * sizeof *c.jobs);
@@ -640,7 +682,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 		queued--;
 		double obj;
 		int verdict;
-		int r = evaluate(t, run, pr, space, jb, covered + 1, n, best, &obj, &verdict);
+		int r = evaluate(t, run, pr, space, jb, covered + 1, n, &best, &obj, &verdict);
 		if (verdict < 0)
 			rejected[n_rejected++] = jb->index;
 		else if (verdict > 0)
@@ -656,7 +698,10 @@ static int tune_problem(tuner *t, problem_run *pr)
 		t->strategy->report(sst, index, obj);
 		pr->evaluated++;
 		covered++;
-		progress(t, pr, covered, n, best[0], (double)(kjit__now_ns() - t0) * 1e-9);
+		pthread_mutex_lock(&c.lock);
+		size_t compiled = c.compiled;
+		pthread_mutex_unlock(&c.lock);
+		progress(t, pr, covered, n, compiled, best.ns[0], (double)(kjit__now_ns() - t0) * 1e-9);
 	}
 	if (interrupted && ret == 0)
 		ret = -1;
@@ -756,6 +801,48 @@ static void put_num(kjit__buf *b, double v)
 	kjit__buf_str(b, s);
 }
 
+/* What no tuner can go below: the compiles spread over every core, or
+ * each configuration's kernel run 3 times (a checked run and a minimal
+ * measurement), whichever is longer. */
+static double floor_of(double compile_s, double kernel_s, long cores)
+{
+	double c = compile_s / (double)(cores > 0 ? cores : 1), k = 3 * kernel_s;
+	return c > k ? c : k;
+}
+
+/* "floor_s": X, "floor_ratio": X (null when the floor is 0) */
+static void put_floor(kjit__buf *b, double wall_s, double floor_s)
+{
+	kjit__buf_str(b, ", \"floor_s\": ");
+	put_num(b, floor_s);
+	kjit__buf_str(b, ", \"floor_ratio\": ");
+	put_num(b, floor_s > 0 ? wall_s / floor_s : NAN);
+}
+
+/* The "time" object of a problem: where its wall time went. */
+static void put_times(kjit__buf *b, const problem_run *pr)
+{
+	const struct {
+		const char *name;
+		double v;
+	} parts[] = {
+		{ "setup_s", pr->setup_s }, { "load_s", pr->load_s }, { "check_s", pr->check_s },
+		{ "warmup_s", pr->warmup_s }, { "timed_s", pr->timed_s },
+		{ "worker_other_s", pr->measure_s - pr->restart_s - pr->setup_s - pr->load_s -
+		                            pr->check_s - pr->warmup_s - pr->timed_s },
+		{ "restart_s", pr->restart_s }, { "record_s", pr->record_s },
+		{ "compile_wait_s", pr->compile_wait_s },
+	};
+	kjit__buf_str(b, ", \"time\": {");
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		kjit__buf_str(b, i ? ", \"" : "\"");
+		kjit__buf_str(b, parts[i].name);
+		kjit__buf_str(b, "\": ");
+		put_num(b, parts[i].v);
+	}
+	kjit__buf_str(b, "}");
+}
+
 static void print_json(tuner *t, double wall_s, int was_interrupted)
 {
 	kjit__buf b = { 0 };
@@ -776,6 +863,16 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	kjit__buf_json_str(&b, t->strategy->name);
 	kjit__buf_str(&b, ", \"wall_s\": ");
 	put_num(&b, wall_s);
+	double compile_s = 0, kernel_s = 0;
+	for (size_t i = 0; i < t->n_runs; i++) {
+		compile_s += t->runs[i].compile_s;
+		kernel_s += t->runs[i].kernel_s;
+	}
+	put_floor(&b, wall_s, floor_of(compile_s, kernel_s, t->cores));
+	kjit__buf_str(&b, ", \"cores\": ");
+	put_num(&b, (double)t->cores);
+	kjit__buf_str(&b, ", \"worker_start_s\": ");
+	put_num(&b, t->start_s);
 	kjit__buf_str(&b, was_interrupted ? ", \"interrupted\": true" : ", \"interrupted\": false");
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t i = 0; i < t->n_runs; i++) {
@@ -814,6 +911,10 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 		put_num(&b, pr->compile_s);
 		kjit__buf_str(&b, ", \"measure_s\": ");
 		put_num(&b, pr->measure_s);
+		kjit__buf_str(&b, ", \"kernel_s\": ");
+		put_num(&b, pr->kernel_s);
+		put_floor(&b, pr->wall_s, floor_of(pr->compile_s, pr->kernel_s, t->cores));
+		put_times(&b, pr);
 		kjit__buf_str(&b, "}");
 	}
 	kjit__buf_str(&b, "]}\n");
@@ -874,7 +975,8 @@ static kjit_status write_output(tuner *t)
 
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 {
-	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO) };
+	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO),
+		    .cores = sysconf(_SC_NPROCESSORS_ONLN) };
 	char *def = NULL;
 	int ret = KT_EXIT_RUNTIME, stopped = 0;
 	uint64_t t0 = kjit__now_ns();
@@ -922,6 +1024,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	/* The worker first: nothing here has touched CUDA. */
 	if (!t.db || proc_ready(&t.w, spec, o->spec_path, t.db) != KJIT_OK)
 		goto fail;
+	t.start_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);
 	eo.db_path = t.db;

@@ -365,6 +365,8 @@ typedef struct kt_request {
 	int32_t cold_l2;
 	double best_ns, early_factor, max_ms;
 	double warmup_ms; /* the protocol's warm-up; < 0: its default */
+	double best_hi_ns; /* the best's ci_high (0: unknown), for early stop */
+	double budget_ms;  /* the protocol's time budget (0: none) */
 } kt_request;
 
 /* The answer: the text of a kjit__result_status and the measurement. fatal: the
@@ -374,9 +376,14 @@ typedef struct kt_request {
 typedef struct kt_reply {
 	char *status, *message, *timer, *stop;
 	int32_t regs, fatal, setup;
-	double median_ns, spread_ns, min_ns, max_ns;
+	double median_ns, spread_ns, min_ns, max_ns, ci_high_ns;
 	double *samples;
 	uint32_t n_samples;
+	/* where the worker's time went, ms: the problem's buffers and
+	 * expected outputs (the first request of a problem), the variant's
+	 * load, the checked run (outputs restored, launch, comparison), the
+	 * protocol's warm-up and timed batches */
+	double setup_ms, load_ms, check_ms, warmup_ms, timed_ms;
 } kt_reply;
 
 /* Encoders start a new message in b (type byte first). Decoders read a
@@ -465,6 +472,7 @@ typedef struct kt_tune_opts {
 	double timeout_s;      /* per variant */
 	double early_stop;     /* factor; 0 off */
 	double warmup_ms;      /* each measurement's warm-up */
+	double budget_ms;      /* each measurement's time budget; 0 none */
 	int l2;                /* 1 warm, 2 cold, 3 both */
 	kjit__limits limits;   /* 0: min(spec's, device's) */
 	int jobs;

@@ -199,6 +199,8 @@ void kt_request_encode(kt_buf *b, const kt_request *q)
 	put_f64(b, q->early_factor);
 	put_f64(b, q->max_ms);
 	put_f64(b, q->warmup_ms);
+	put_f64(b, q->best_hi_ns);
+	put_f64(b, q->budget_ms);
 }
 
 kjit_status kt_request_decode(kt_buf *b, kt_request *q)
@@ -218,6 +220,8 @@ kjit_status kt_request_decode(kt_buf *b, kt_request *q)
 		q->early_factor = get_f64(b);
 		q->max_ms = get_f64(b);
 		q->warmup_ms = get_f64(b);
+		q->best_hi_ns = get_f64(b);
+		q->budget_ms = get_f64(b);
 	}
 	kjit_status st = close_msg(b, "request");
 	if (st != KJIT_OK)
@@ -245,6 +249,10 @@ void kt_reply_encode(kt_buf *b, const kt_reply *r)
 	put_f64(b, r->spread_ns);
 	put_f64(b, r->min_ns);
 	put_f64(b, r->max_ns);
+	put_f64(b, r->ci_high_ns);
+	const double times[] = { r->setup_ms, r->load_ms, r->check_ms, r->warmup_ms, r->timed_ms };
+	for (size_t i = 0; i < sizeof times / sizeof *times; i++)
+		put_f64(b, times[i]);
 	put_u32(b, r->n_samples);
 	for (uint32_t i = 0; i < r->n_samples; i++)
 		put_f64(b, r->samples[i]);
@@ -265,6 +273,11 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 		r->spread_ns = get_f64(b);
 		r->min_ns = get_f64(b);
 		r->max_ns = get_f64(b);
+		r->ci_high_ns = get_f64(b);
+		double *times[] = { &r->setup_ms, &r->load_ms, &r->check_ms, &r->warmup_ms,
+			            &r->timed_ms };
+		for (size_t i = 0; i < sizeof times / sizeof *times; i++)
+			*times[i] = get_f64(b);
 		r->n_samples = get_u32(b);
 		if (!b->bad && r->n_samples > (b->len - b->pos) / 8)
 			b->bad = 1;

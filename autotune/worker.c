@@ -30,7 +30,18 @@ typedef struct worker {
 	kjit_devptr *pristine; /* per buffer the kernel may write: its contents before a run */
 	kjit_devptr *want;     /* per compared buffer: the expected output */
 	kt_verify *verify;     /* NULL with verify "none" */
+	uint64_t idle_since;   /* when the last measurement ended, 0: none yet */
+	double busy_ms;        /* how long the GPU had been busy, in a row, by then */
 } worker;
+
+/* A measurement that ended this recently left the GPU's clocks up: its
+ * time counts as the next one's warm-up. */
+#define WARM_GAP_MS 50
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(kjit__now_ns() - t0) * 1e-6;
+}
 
 /* Errors after which the context is unusable: the process must go. */
 static int sticky(const char *msg)
@@ -233,7 +244,7 @@ static int verify(worker *w, kt_reply *r)
 static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 {
 	kt_reply r = { .status = "ok", .regs = -1, .median_ns = NAN, .spread_ns = NAN,
-		       .min_ns = NAN, .max_ns = NAN };
+		       .min_ns = NAN, .max_ns = NAN, .ci_high_ns = NAN };
 	kjit_measurement m = { 0 };
 	kt_launch l = { 0 };
 	kjit_variant *v = NULL;
@@ -245,13 +256,20 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
-	if ((st = setup_problem(w, q->problem)) != KJIT_OK) {
+	uint64_t t0 = kjit__now_ns();
+	st = setup_problem(w, q->problem);
+	r.setup_ms = ms_since(t0);
+	if (st != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
 		r.setup = 1;
 		goto reply;
 	}
-	if ((st = kt_launch_make(w->spec, q->problem, q->config, &l)) != KJIT_OK ||
-	    (st = kjit_variant_get(w->kernel, &l.d.desc, &v, NULL)) != KJIT_OK) {
+	t0 = kjit__now_ns();
+	st = kt_launch_make(w->spec, q->problem, q->config, &l);
+	if (st == KJIT_OK)
+		st = kjit_variant_get(w->kernel, &l.d.desc, &v, NULL);
+	r.load_ms = ms_since(t0);
+	if (st != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
@@ -262,26 +280,41 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	kt_begin_encode(&b);
 	if ((st = kt_frame_write(w->out_fd, &b)) != KJIT_OK)
 		goto done;
+	t0 = kjit__now_ns();
 	if ((st = run_once(w, v, &l)) != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
-	if (w->verify && verify(w, &r) != 0)
+	int wrong = w->verify && verify(w, &r) != 0;
+	r.check_ms = ms_since(t0);
+	if (wrong)
 		goto reply;
 	kjit_measure_options mo;
 	kjit_measure_options_init(&mo);
 	mo.cold_l2 = q->cold_l2;
 	mo.best_ns = q->best_ns;
+	mo.best_hi_ns = q->best_ns > 0 ? q->best_hi_ns : 0;
 	mo.early_stop_factor = q->best_ns > 0 ? q->early_factor : 0;
+	mo.budget_ms = q->budget_ms;
 	if (q->max_ms > 0 && q->max_ms < mo.max_ms)
 		mo.max_ms = q->max_ms;
 	if (q->warmup_ms >= 0)
 		mo.warmup_ms = q->warmup_ms;
-	if ((st = kjit_variant_measure(v, l.grid, l.block, l.shared, NULL, w->argv, &mo, &m)) !=
-	    KJIT_OK) {
+	/* the checked run warmed the GPU, and so did the last measurement
+	 * when it ended a moment ago (before this variant's load) */
+	mo.warmed_ms = r.check_ms;
+	if (w->idle_since && ms_since(w->idle_since) < WARM_GAP_MS)
+		mo.warmed_ms += w->busy_ms;
+	st = kjit_variant_measure(v, l.grid, l.block, l.shared, NULL, w->argv, &mo, &m);
+	w->idle_since = kjit__now_ns();
+	w->busy_ms = st == KJIT_OK ? mo.warmed_ms + m.wall_ms : 0; /* busy since, in a row */
+	if (st != KJIT_OK) {
 		fail_reply(&r, st, "measuring: ", kjit_last_error());
 		goto reply;
 	}
+	r.warmup_ms = m.warmup_ms;
+	r.timed_ms = m.wall_ms - m.warmup_ms;
+	r.ci_high_ns = m.ci_high_ns;
 	r.timer = (char *)m.timer;
 	r.stop = (char *)m.stop;
 	r.median_ns = m.median_ns;

@@ -55,12 +55,13 @@ static void test_protocol(void)
 	uint16_t cfg[3] = { 4, 0, 65535 };
 	kt_request q = { .problem = 2, .n_config = 3, .config = cfg, .cold_l2 = 1,
 		         .best_ns = 1234.5, .early_factor = 1.5, .max_ms = 800,
-		         .warmup_ms = 5 }, q2;
+		         .warmup_ms = 5, .best_hi_ns = 1240.25, .budget_ms = 10 }, q2;
 	kt_request_encode(&b, &q);
 	CHECK_OK(kt_request_decode(&b, &q2));
 	CHECK(q2.problem == 2 && q2.n_config == 3 && q2.config[0] == 4 && q2.config[1] == 0 &&
 	      q2.config[2] == 65535 && q2.cold_l2 == 1 && q2.best_ns == 1234.5 &&
-	      q2.early_factor == 1.5 && q2.max_ms == 800 && q2.warmup_ms == 5);
+	      q2.early_factor == 1.5 && q2.max_ms == 800 && q2.warmup_ms == 5 &&
+	      q2.best_hi_ns == 1240.25 && q2.budget_ms == 10);
 	kt_request_clear(&q2);
 	check_truncations(&b, KT_MSG_REQUEST);
 	/* a hello is not a request; bytes left over are an error too */
@@ -75,13 +76,17 @@ static void test_protocol(void)
 	kt_reply r = { .status = "stopped_early", .message = NULL, .timer = "cupti",
 		       .stop = "stopped_early", .regs = 32, .setup = 1, .median_ns = 100.75,
 		       .spread_ns = 0.5,
-		       .min_ns = 100.5, .max_ns = 1e300, .samples = samples, .n_samples = 4 }, r2;
+		       .min_ns = 100.5, .max_ns = 1e300, .ci_high_ns = 101.25, .samples = samples,
+		       .n_samples = 4, .setup_ms = 250.5, .load_ms = 1.25, .check_ms = 0.75,
+		       .warmup_ms = 0.5, .timed_ms = 12.125 }, r2;
 	kt_reply_encode(&b, &r);
 	CHECK_OK(kt_reply_decode(&b, &r2));
 	CHECK(strcmp(r2.status, "stopped_early") == 0 && !r2.message &&
 	      strcmp(r2.timer, "cupti") == 0 && r2.regs == 32 && !r2.fatal && r2.setup == 1 &&
-	      r2.median_ns == 100.75 && r2.n_samples == 4 &&
+	      r2.median_ns == 100.75 && r2.ci_high_ns == 101.25 && r2.n_samples == 4 &&
 	      memcmp(r2.samples, samples, sizeof samples) == 0);
+	CHECK(r2.setup_ms == 250.5 && r2.load_ms == 1.25 && r2.check_ms == 0.75 &&
+	      r2.warmup_ms == 0.5 && r2.timed_ms == 12.125);
 	kt_reply_clear(&r2);
 	check_truncations(&b, KT_MSG_REPLY);
 	kt_reply bad = { .status = "fine" };
