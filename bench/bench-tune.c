@@ -21,7 +21,11 @@
  *     cache, no verification): ratio = kjit-tune / serial, target <= 1.
  *     The same comparison on the first 48 configurations of the SGEMM
  *     space (sgemm48, cold cache): the whole space serially would take
- *     over half an hour.
+ *     over half an hour. Each run against its floor too (the --json
+ *     summary's problems[0].floor_s: the larger of the compile time over
+ *     the cores and 3 x the kernels' medians): tune_TAG_vs_floor (cold)
+ *     and tune_TAG_warm_vs_floor, info. The --json time breakdown of each
+ *     run is printed.
  *
  * The times are the --json summary's problems[0].wall_s (the process start,
  * the driver and the worker's start are outside it); the process wall time
@@ -63,8 +67,8 @@ static const example examples[] = {
 
 /* What the --json summary says of problem 0. */
 typedef struct summary {
-	double wall_s, evaluated, space, gbps, gflops, median_ns;
-	char config[512], statuses[512];
+	double wall_s, evaluated, space, gbps, gflops, median_ns, floor_s;
+	char config[512], statuses[512], times[1024];
 } summary;
 
 static const char *srcdir, *bindir, *kjit_tune, *parts;
@@ -137,7 +141,9 @@ static int tune(const char *label, const char *spec, const char *db, const char 
 	                       " json_extract(?1, '$.problems[0].best.gflops'),"
 	                       " json_extract(?1, '$.problems[0].best.median_ns'),"
 	                       " json_extract(?1, '$.problems[0].best.config'),"
-	                       " json_extract(?1, '$.problems[0].statuses')"
+	                       " json_extract(?1, '$.problems[0].statuses'),"
+	                       " json_extract(?1, '$.problems[0].floor_s'),"
+	                       " json_extract(?1, '$.problems[0].time')"
 	                       " WHERE json_valid(?1)",
 	                       -1, &stmt, NULL) != SQLITE_OK)
 		bench_die("SQLite: %s", sqlite3_errmsg(q));
@@ -155,10 +161,16 @@ static int tune(const char *label, const char *spec, const char *db, const char 
 		const unsigned char *c = sqlite3_column_text(stmt, 6), *t = sqlite3_column_text(stmt, 7);
 		snprintf(s->config, sizeof s->config, "%s", c ? (const char *)c : "?");
 		snprintf(s->statuses, sizeof s->statuses, "%s", t ? (const char *)t : "?");
-		printf("  %s: %.0f of %.0f configurations in %.3f s (process %.3f s), statuses %s\n"
-		       "  %s: best %s, median %.1f us\n",
-		       label, s->evaluated, s->space, s->wall_s, wall, s->statuses, label, s->config,
-		       s->median_ns / 1e3);
+		s->floor_s = sqlite3_column_type(stmt, 8) == SQLITE_NULL ? -1
+		                                                         : sqlite3_column_double(stmt, 8);
+		const unsigned char *tm = sqlite3_column_text(stmt, 9);
+		snprintf(s->times, sizeof s->times, "%s", tm ? (const char *)tm : "?");
+		printf("  %s: %.0f of %.0f configurations in %.3f s (process %.3f s, floor %.3f s), "
+		       "statuses %s\n"
+		       "  %s: best %s, median %.1f us\n"
+		       "  %s: time %s\n",
+		       label, s->evaluated, s->space, s->wall_s, wall, s->floor_s, s->statuses, label,
+		       s->config, s->median_ns / 1e3, label, s->times);
 		rc = 0;
 	} else {
 		printf("FAILED bench-tune %s: %s: no problems[0].wall_s and best in the --json "
@@ -198,11 +210,16 @@ static void versus_serial(const char *tag, const char *spec, unsigned limit, con
 	int have_cold = tune(label, spec, db, extra, &cold) == 0;
 	if (have_cold) {
 		bench_result(label, cold.wall_s, "s", -1, target);
+		snprintf(label, sizeof label, "tune_%s_vs_floor", tag);
+		bench_result(label, cold.wall_s, "s", cold.floor_s, "info");
 		if (!limit) {
 			forget_results(db);
 			snprintf(label, sizeof label, "tune_%s_warm", tag);
-			if (tune(label, spec, db, extra, &warm) == 0)
+			if (tune(label, spec, db, extra, &warm) == 0) {
 				bench_result(label, warm.wall_s, "s", -1, target);
+				snprintf(label, sizeof label, "tune_%s_warm_vs_floor", tag);
+				bench_result(label, warm.wall_s, "s", warm.floor_s, "info");
+			}
 		}
 	}
 	snprintf(name, sizeof name, "tune_serial_%s", tag);
