@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,9 +256,14 @@ static kjit_status fill(const kjit__spec *spec, size_t p, const kt_arg *a,
 				((uint8_t *)dst)[j] = (uint8_t)(kt_rng_next(&rng) >> 56);
 			return KJIT_OK;
 		}
+		if (t == T_F32) { /* the common case, in the worker's set-up: no double, no switch */
+			for (size_t j = 0; j < a->values; j++)
+				((float *)dst)[j] = (float)(kt_rng_next(&rng) >> 40) * 0x1p-24f;
+			return KJIT_OK;
+		}
+		double unit = is_float(t) ? ldexp(1, -types[t].bits) : 0; /* exact: k x unit */
 		for (size_t j = 0; j < a->values; j++) {
-			double v = is_float(t) ? ldexp((double)(kt_rng_next(&rng) >> (64 - types[t].bits)),
-			                               -types[t].bits)
+			double v = is_float(t) ? (double)(kt_rng_next(&rng) >> (64 - types[t].bits)) * unit
 			                       : (double)kt_rng_below(&rng, types[t].hi < 1000
 			                                                        ? (uint64_t)types[t].hi
 			                                                        : 1000);
@@ -394,21 +400,60 @@ static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *
 	return fill(spec, p, a, &sa->reference, what, a->reference);
 }
 
+/* One argument's build, on a thread of its own for a buffer: the fills
+ * are independent (each has its own seed), and a problem's set-up (2 x
+ * 2^26 random floats for saxpy) is on the critical path of a tuning run. */
+typedef struct build_job {
+	const kjit__spec *spec;
+	size_t p;
+	const kjit__arg *arg;
+	kt_arg *out;
+	kjit_status st;
+	char *error;           /* the failure's message, malloc'ed */
+	pthread_t thread;
+	int started;
+} build_job;
+
+static void *build_main(void *arg)
+{
+	build_job *j = arg;
+	j->st = build_one(j->spec, j->p, j->arg, j->out);
+	if (j->st != KJIT_OK) /* the message is the thread's own */
+		j->error = strdup(kjit_last_error());
+	return NULL;
+}
+
 kjit_status kt_args_build(const kjit__spec *spec, size_t p, kt_args **out)
 {
 	*out = NULL;
 	kt_args *args = calloc(1, sizeof *args);
-	if (!args || !(args->a = calloc(spec->n_args + 1, sizeof *args->a))) {
+	build_job *jobs = calloc(spec->n_args + 1, sizeof *jobs);
+	if (!args || !jobs || !(args->a = calloc(spec->n_args + 1, sizeof *args->a))) {
 		free(args);
+		free(jobs);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
 	args->n = spec->n_args;
 	for (size_t i = 0; i < spec->n_args; i++) {
-		kjit_status st = build_one(spec, p, &spec->args[i], &args->a[i]);
-		if (st != KJIT_OK) {
-			kt_args_free(args);
-			return st;
-		}
+		build_job *j = &jobs[i];
+		*j = (build_job){ .spec = spec, .p = p, .arg = &spec->args[i], .out = &args->a[i] };
+		if (j->arg->is_buffer || j->arg->symbol)
+			j->started = pthread_create(&j->thread, NULL, build_main, j) == 0;
+		if (!j->started)
+			build_main(j);
+	}
+	kjit_status st = KJIT_OK;
+	for (size_t i = 0; i < spec->n_args; i++) {
+		if (jobs[i].started)
+			pthread_join(jobs[i].thread, NULL);
+		if (st == KJIT_OK && jobs[i].st != KJIT_OK) /* the first in the spec's order */
+			st = kjit__error(jobs[i].st, "%s", jobs[i].error ? jobs[i].error : "out of memory");
+		free(jobs[i].error);
+	}
+	free(jobs);
+	if (st != KJIT_OK) {
+		kt_args_free(args);
+		return st;
 	}
 	*out = args;
 	return KJIT_OK;
