@@ -164,6 +164,20 @@ static kjit_status proc_ready(proc *w, const kjit__spec *spec, const char *spec_
 
 /* ---- the compile thread ------------------------------------------------------ */
 
+/* pthread_create() for a thread that must not take the signals: they
+ * interrupt the waits of this one. */
+static int start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int rc = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 typedef struct job {
 	size_t index;
 	int state;              /* 0 queued, 1 compiling, 2 done */
@@ -605,19 +619,11 @@ static int tune_problem(tuner *t, problem_run *pr)
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	/* The compile threads must not take the signals: they interrupt the
-	 * waits of this one. */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
 	if (n_threads < 1)
 		n_threads = 1;
 	while (started < n_threads && started < WINDOW &&
-	       pthread_create(&threads[started], NULL, compile_main, &c) == 0)
+	       start_thread(&threads[started], compile_main, &c) == 0)
 		started++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!started) {
 		kjit__error(KJIT_ERR_NOMEM, "cannot start a compile thread");
 		goto done;
@@ -758,6 +764,24 @@ done:
 	free(accepted);
 	kjit__space_free(space);
 	return ret;
+}
+
+/* The comparison kernel of every compared element type, compiled into the
+ * database beside the variants, so that the worker's first comparison is
+ * a load and not a wait on NVRTC. A failure is the worker's to report. */
+static void *compile_verify(void *arg)
+{
+	tuner *t = arg;
+	kt_verify *v;
+	if (kt_verify_open(t->engine, &v) != KJIT_OK)
+		return NULL;
+	for (size_t i = 0; i < t->spec->n_args; i++) {
+		kjit_variant *var;
+		if (kt_arg_compared(t->spec, &t->spec->args[i]))
+			(void)kt_verify_variant(v, t->spec->args[i].type, &var);
+	}
+	kt_verify_free(v);
+	return NULL;
 }
 
 /* ---- the summary -------------------------------------------------------------- */
@@ -978,7 +1002,8 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO),
 		    .cores = sysconf(_SC_NPROCESSORS_ONLN) };
 	char *def = NULL;
-	int ret = KT_EXIT_RUNTIME, stopped = 0;
+	int ret = KT_EXIT_RUNTIME, stopped = 0, verifying = 0;
+	pthread_t verifier;
 	uint64_t t0 = kjit__now_ns();
 	/* the command line's settings, else the spec's (T1 Search, Budget) */
 	const char *name = o->strategy ? o->strategy : spec->strategy ? spec->strategy : "exhaustive";
@@ -1036,6 +1061,8 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		st = kjit__spec_kernel(t.engine, spec, spec->entry, NULL, NULL, &t.kernel);
 	if (st != KJIT_OK || kt_results_open(t.db, &t.res) != KJIT_OK)
 		goto fail;
+	if (strcmp(spec->verify, "none") != 0)
+		verifying = start_thread(&verifier, compile_verify, &t) == 0;
 	size_t first = o->problem >= 0 ? (size_t)o->problem : 0;
 	size_t last = o->problem >= 0 ? first + 1 : spec->n_problems;
 	if (!(t.runs = calloc(last - first + 1, sizeof *t.runs))) {
@@ -1071,6 +1098,8 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 fail:
 	fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 done:
+	if (verifying)
+		pthread_join(verifier, NULL);
 	proc_stop(&t.w, 0);
 	kt_hello_clear(&t.w.hello);
 	for (size_t i = 0; i < t.n_runs; i++) {

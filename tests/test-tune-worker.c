@@ -4,7 +4,8 @@
  * message is an error, frames over a pipe with a deadline and EOF), the
  * arguments built from a spec (scalars, lengths, every fill, a missing or
  * short file named in the error), the output comparison, a configuration
- * as a launch (defines, flags, grid, block, shared memory), and the
+ * as a launch (defines, flags, grid, block, shared memory), the
+ * comparison kernel compiled ahead found by the next engine, and the
  * command itself without a GPU (it says why and exits 1).
  */
 #include "testutil.h"
@@ -273,6 +274,36 @@ static void test_args(void)
 	OK("a missing or short file fill and an empty buffer are errors naming them");
 }
 
+/* The comparison kernel compiled by a compile-only engine (as the tuner
+ * does beside the variants) is a disk hit for a later engine on the same
+ * database (the worker's): no NVRTC in the worker's first comparison. */
+static void test_verify_ahead(void)
+{
+	char db[TU_PATH], key[33];
+	kt_verify *v;
+	kjit_variant *var;
+	kjit_variant_info info;
+	tu_path(db, dir, "ahead.db");
+	for (int pass = 0; pass < 2; pass++) {
+		kjit_engine *e = tu_engine_cpu(db, "sm_90", 1);
+		CHECK_OK(kt_verify_open(e, &v));
+		CHECK_OK(kt_verify_variant(v, "float", &var));
+		CHECK_OK(kjit_variant_get_info(var, &info));
+		kjit_engine_stats st = tu_stats(e);
+		if (pass == 0) {
+			CHECK(st.compiles == 1 && st.disk_hits == 0);
+			snprintf(key, sizeof key, "%s", info.key);
+		} else {
+			CHECK_MSG(st.compiles == 0 && st.disk_hits == 1, "%llu compiles, %llu disk hits",
+			          (unsigned long long)st.compiles, (unsigned long long)st.disk_hits);
+			CHECK_STREQ(info.key, key);
+		}
+		kt_verify_free(v);
+		kjit_engine_close(e);
+	}
+	OK("the comparison kernel compiled ahead is a disk hit for the next engine (%s)", key);
+}
+
 /* kjit-tune SPEC on a machine without a GPU: the worker says why. */
 static void test_no_gpu(void)
 {
@@ -301,6 +332,7 @@ int main(int argc, char **argv)
 	dir = tu_tmpdir();
 	test_protocol();
 	test_args();
+	test_verify_ahead();
 	test_no_gpu();
 	return 0;
 }
