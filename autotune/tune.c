@@ -291,6 +291,7 @@ typedef struct tuner {
 	kjit_kernel *kernel;
 	kt_results *res;
 	int tty;
+	int preparing;         /* a prepare request's reply is still to be read */
 	long cores;            /* for the floor */
 	double start_s;        /* the worker's first start */
 	problem_run *runs;
@@ -313,32 +314,13 @@ static char *log_head(const char *log)
 	return kjit__buf_done(&b);
 }
 
-/* One measurement by the worker: fills rep (or sets status and message
- * for a timeout or a crash). Returns -1 when interrupted. */
-static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size_t why_size,
-                   double *restart_s)
+/* Reads the worker's reply to the request just sent into rep (or sets
+ * status and message for a timeout or a crash). Returns -1 when
+ * interrupted. */
+static int read_reply(tuner *t, kt_reply *rep, char *why, size_t why_size)
 {
 	kt_buf b = { 0 };
 	int ret = 0;
-	memset(rep, 0, sizeof *rep);
-	uint64_t t0 = kjit__now_ns();
-	kjit_status st = t->w.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
-	*restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
-	if (st != KJIT_OK) {
-		if (interrupted) {
-			ret = -1;
-			goto done;
-		}
-		snprintf(why, why_size, "restarting the worker: %s", kjit_last_error());
-		rep->status = strdup("crashed");
-		goto done;
-	}
-	kt_request_encode(&b, q);
-	if (kt_frame_write(t->w.to, &b) != KJIT_OK) {
-		proc_reason(&t->w, why, why_size);
-		rep->status = strdup("crashed");
-		goto done;
-	}
 	uint64_t deadline = kjit__now_ns() + (uint64_t)(SETUP_S + t->o->timeout_s) * 1000000000ull;
 	for (int begun = 0;;) {
 		kt_frame_result fr = kt_frame_read(t->w.from, &b, deadline, &interrupted);
@@ -374,6 +356,67 @@ static int measure(tuner *t, const kt_request *q, kt_reply *rep, char *why, size
 		}
 		break;
 	}
+	kt_buf_free(&b);
+	return ret;
+}
+
+/* Has the worker (started again if it is not running) make problem p's
+ * buffers and expected outputs while the first variants compile; the
+ * reply is read before the next request. A failure shows in that
+ * request, which sets the problem up again. */
+static void prepare(tuner *t, problem_run *pr)
+{
+	kt_buf b = { 0 };
+	kt_request q = { .prepare = 1, .problem = (uint32_t)pr->p };
+	if (t->preparing) /* an earlier problem's, never read: this one sets up on request */
+		return;
+	uint64_t t0 = kjit__now_ns();
+	kjit_status st = t->w.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
+	pr->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
+	if (st != KJIT_OK)
+		return;
+	kt_request_encode(&b, &q);
+	t->preparing = kt_frame_write(t->w.to, &b) == KJIT_OK;
+	kt_buf_free(&b);
+}
+
+/* One measurement by the worker: fills rep (or sets status and message
+ * for a timeout or a crash). Returns -1 when interrupted. */
+static int measure(tuner *t, problem_run *pr, const kt_request *q, kt_reply *rep, char *why,
+                   size_t why_size)
+{
+	kt_buf b = { 0 };
+	int ret = 0;
+	memset(rep, 0, sizeof *rep);
+	if (t->preparing) {
+		kt_reply pre = { 0 };
+		t->preparing = 0;
+		ret = read_reply(t, &pre, why, why_size);
+		pr->setup_s += pre.setup_ms * 1e-3;
+		kt_reply_clear(&pre);
+		why[0] = '\0';
+		if (ret)
+			goto done;
+	}
+	uint64_t t0 = kjit__now_ns();
+	kjit_status st = t->w.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
+	pr->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
+	if (st != KJIT_OK) {
+		if (interrupted) {
+			ret = -1;
+			goto done;
+		}
+		snprintf(why, why_size, "restarting the worker: %s", kjit_last_error());
+		rep->status = strdup("crashed");
+		goto done;
+	}
+	kt_request_encode(&b, q);
+	if (kt_frame_write(t->w.to, &b) != KJIT_OK) {
+		proc_reason(&t->w, why, why_size);
+		rep->status = strdup("crashed");
+		goto done;
+	}
+	ret = read_reply(t, rep, why, why_size);
 done:
 	kt_buf_free(&b);
 	if (!ret && !rep->status)
@@ -494,7 +537,7 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 				         .warmup_ms = t->o->warmup_ms, .budget_ms = t->o->budget_ms };
 			uint64_t t0 = kjit__now_ns();
 			kjit__nvtx_push(KJIT__NVTX_EVALUATE, config);
-			int r = measure(t, &q, &rep, why, sizeof why, &pr->restart_s);
+			int r = measure(t, pr, &q, &rep, why, sizeof why);
 			kjit__nvtx_pop();
 			pr->measure_s += (double)(kjit__now_ns() - t0) * 1e-9;
 			pr->setup_s += rep.setup_ms * 1e-3;
@@ -671,7 +714,8 @@ static int tune_problem(tuner *t, problem_run *pr)
 			c.jobs[c.n++] = jb;
 			pthread_cond_broadcast(&c.cond);
 			pthread_mutex_unlock(&c.lock);
-			queued++;
+			if (queued++ == 0 && pr->evaluated == 0)
+				prepare(t, pr); /* the first job: the worker sets up meanwhile */
 		}
 		if (ret || c.n == 0)
 			break;

@@ -357,8 +357,11 @@ typedef struct kt_hello {
 	int64_t max_threads, max_shared;
 } kt_hello;
 
-/* Evaluate one configuration (parameter value indices) of a problem. */
+/* Evaluate one configuration (parameter value indices) of a problem; or,
+ * with prepare set and no configuration, only make the problem's buffers
+ * and expected outputs (while the tuner compiles the first variants). */
 typedef struct kt_request {
+	int32_t prepare;
 	uint32_t problem;
 	uint32_t n_config;
 	uint16_t *config;

@@ -190,6 +190,7 @@ void kt_hello_clear(kt_hello *h)
 void kt_request_encode(kt_buf *b, const kt_request *q)
 {
 	start(b, KT_MSG_REQUEST);
+	put_u32(b, (uint32_t)q->prepare);
 	put_u32(b, q->problem);
 	put_u32(b, q->n_config);
 	for (uint32_t i = 0; i < q->n_config; i++)
@@ -207,6 +208,7 @@ kjit_status kt_request_decode(kt_buf *b, kt_request *q)
 {
 	memset(q, 0, sizeof *q);
 	if (open_msg(b, KT_MSG_REQUEST)) {
+		q->prepare = (int32_t)get_u32(b);
 		q->problem = get_u32(b);
 		q->n_config = get_u32(b);
 		if (!b->bad && q->n_config > (b->len - b->pos) / 2)

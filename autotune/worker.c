@@ -31,11 +31,11 @@ typedef struct worker {
 	kjit_devptr *want;     /* per compared buffer: the expected output */
 	kt_verify *verify;     /* NULL with verify "none" */
 	uint64_t idle_since;   /* when the last measurement ended, 0: none yet */
-	double busy_ms;        /* how long the GPU had been busy, in a row, by then */
+	double busy_ms;        /* its checked run and timed phase, ms */
 } worker;
 
 /* A measurement that ended this recently left the GPU's clocks up: its
- * time counts as the next one's warm-up. */
+ * checked run and timed phase count as the next one's warm-up. */
 #define WARM_GAP_MS 50
 
 static double ms_since(uint64_t t0)
@@ -250,7 +250,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	kjit_variant *v = NULL;
 	kt_buf b = { 0 };
 	kjit_status st;
-	if (q->problem >= w->spec->n_problems || q->n_config != w->spec->n_params) {
+	if (q->problem >= w->spec->n_problems ||
+	    (!q->prepare && q->n_config != w->spec->n_params)) {
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "worker: a request for problem %u with %u "
 		                 "parameters", q->problem, q->n_config);
 		fail_reply(&r, st, "", kjit_last_error());
@@ -264,6 +265,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 		r.setup = 1;
 		goto reply;
 	}
+	if (q->prepare)
+		goto reply;
 	t0 = kjit__now_ns();
 	st = kt_launch_make(w->spec, q->problem, q->config, &l);
 	if (st == KJIT_OK)
@@ -307,7 +310,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 		mo.warmed_ms += w->busy_ms;
 	st = kjit_variant_measure(v, l.grid, l.block, l.shared, NULL, w->argv, &mo, &m);
 	w->idle_since = kjit__now_ns();
-	w->busy_ms = st == KJIT_OK ? mo.warmed_ms + m.wall_ms : 0; /* busy since, in a row */
+	/* its own warm-up is not counted again: --warmup stays a floor */
+	w->busy_ms = st == KJIT_OK ? r.check_ms + m.wall_ms - m.warmup_ms : 0;
 	if (st != KJIT_OK) {
 		fail_reply(&r, st, "measuring: ", kjit_last_error());
 		goto reply;

@@ -10,7 +10,7 @@
  *    from the rate seen, up to 256; durations discarded). Clocks ramp up,
  *    caches and TLBs fill, CUPTI instruments the module. warmed_ms is the
  *    caller's own run of the kernel just before (kjit-tune's checked run,
- *    and the previous variant's measurement when it ended a moment ago):
+ *    and the previous variant's timed runs when they ended a moment ago):
  *    it counts against warmup_ms, and 1 launch replaces the 2, since the
  *    first-launch costs are paid.
  * 2. Timed batches: the first of 10 launches (of the early-stop minimum

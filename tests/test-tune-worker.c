@@ -63,8 +63,14 @@ static void test_protocol(void)
 	      q2.config[2] == 65535 && q2.cold_l2 == 1 && q2.best_ns == 1234.5 &&
 	      q2.early_factor == 1.5 && q2.max_ms == 800 && q2.warmup_ms == 5 &&
 	      q2.best_hi_ns == 1240.25 && q2.budget_ms == 10);
+	CHECK(q2.prepare == 0);
 	kt_request_clear(&q2);
 	check_truncations(&b, KT_MSG_REQUEST);
+	kt_request qp = { .prepare = 1, .problem = 3 };
+	kt_request_encode(&b, &qp);
+	CHECK_OK(kt_request_decode(&b, &q2));
+	CHECK(q2.prepare == 1 && q2.problem == 3 && q2.n_config == 0);
+	kt_request_clear(&q2);
 	/* a hello is not a request; bytes left over are an error too */
 	kt_hello_encode(&b, &h);
 	CHECK_ST(kt_request_decode(&b, &q2), KJIT_ERR_CORRUPT);
