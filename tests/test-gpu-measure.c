@@ -5,11 +5,16 @@
  *    (95% CI of the median within 1%), every sample kept and positive,
  *    median between min and max;
  *  - cold L2 runs and says so; early stop fires against a best three times
- *    faster; options out of range are refused;
+ *    faster, and against a best whose interval lies below this one's; a
+ *    short budget after the caller's warm-up stops at 6 samples or more
+ *    with a median within 3% of the converged one; options out of range
+ *    are refused;
  *  - with KJIT_PROFILE=1 (a child process), every launch through
  *    kjit_variant_launch is counted and timed into the events table.
  */
 #include "testutil.h"
+
+#include <math.h>
 
 #define N (1 << 24)
 
@@ -127,10 +132,46 @@ int main(int argc, char **argv)
 	CHECK(early.n_samples < warm.n_samples || warm.n_samples <= 10);
 	OK("early stop against a best 3x faster: %s after %zu samples", early.stop,
 	   early.n_samples);
+	kjit_measurement_free(&early);
+
+	/* 10% slower than a best known to 5%: far under the factor, but the
+	 * intervals are apart */
+	kjit_measure_options_init(&o);
+	o.best_ns = warm.median_ns * 0.90;
+	o.best_hi_ns = warm.median_ns * 0.95;
+	o.early_stop_factor = 1.5;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &early));
+	CHECK_STREQ(early.stop, "stopped_early");
+	CHECK(early.n_samples >= 6);
+	OK("early stop on the best's interval (best %.1f us, to %.1f us): after %zu samples",
+	   o.best_ns * 1e-3, o.best_hi_ns * 1e-3, early.n_samples);
+
+	/* a 0.5 ms budget, warmed by the caller: at least 6 samples, a median
+	 * near the converged one */
+	kjit_measure_options_init(&o);
+	o.budget_ms = 0.5;
+	o.warmed_ms = o.warmup_ms;
+	kjit_measurement budget;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &budget));
+	check_measurement(&budget);
+	CHECK(strcmp(budget.stop, "budget") == 0 || strcmp(budget.stop, "converged") == 0);
+	CHECK(budget.n_samples >= 6);
+	CHECK(budget.warmup_ms >= 0 && budget.warmup_ms <= budget.wall_ms);
+	CHECK_MSG(fabs(budget.median_ns - warm.median_ns) <= 0.03 * warm.median_ns,
+	          "budget median %.1f us, converged %.1f us", budget.median_ns * 1e-3,
+	          warm.median_ns * 1e-3);
+	OK("0.5 ms budget, warmed: %s after %zu samples, median %.1f us (warm-up %.2f of %.2f ms)",
+	   budget.stop, budget.n_samples, budget.median_ns * 1e-3, budget.warmup_ms,
+	   budget.wall_ms);
+	kjit_measurement_free(&budget);
 
 	kjit_measure_options_init(&o);
 	o.target_rel_ci = 0;
 	kjit_measurement bad;
+	CHECK_ST(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &bad),
+	         KJIT_ERR_INVALID_ARG);
+	kjit_measure_options_init(&o);
+	o.budget_ms = -1;
 	CHECK_ST(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &bad),
 	         KJIT_ERR_INVALID_ARG);
 	kjit_measure_options_init(&o);
