@@ -399,7 +399,9 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	if ((st = kjit__store_open(e->db_path, &e->store)) != KJIT_OK ||
 	    (st = kjit__store_prepare_binaries(e->store)) != KJIT_OK)
 		goto fail;
-	(void)kjit__nvrtc_id(); /* once per process, here rather than on a first lookup */
+	/* once per process, here rather than on a first kernel or lookup */
+	(void)kjit__nvrtc_id();
+	kjit__headers_init();
 
 	if (opts->flags & KJIT_ENGINE_NO_GPU) {
 		snprintf(e->gpu_reason, sizeof e->gpu_reason, "opened with KJIT_ENGINE_NO_GPU");

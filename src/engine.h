@@ -93,6 +93,10 @@ int kjit__scan_includes(const char *text, kjit__include_fn fn, void *ctx);
  */
 typedef struct kjit__headers kjit__headers;
 
+/* Finds the toolkit's headers and their version, once per process (a
+ * stat and a file read: at engine open, not on a first kernel). */
+void kjit__headers_init(void);
+
 /* Checks and copies the header options (opts may be NULL) of kernel who
  * with source (both kept by pointer: the kernel's own copies), read from
  * path (NULL: none; #include "..." then searches the current folder, as

@@ -200,6 +200,11 @@ static int directive(cursor *c, kjit__include_fn fn, void *ctx)
 
 int kjit__scan_includes(const char *text, kjit__include_fn fn, void *ctx)
 {
+	/* A directive that includes spells "include", which only a line
+	 * continuation can split: a text with neither (most kernels) is not
+	 * walked character by character, on the path of every kernel made. */
+	if (!strstr(text, "include") && !strstr(text, "\\\n") && !strstr(text, "\\\r\n"))
+		return 0;
 	cursor c = { text, strlen(text), 0, 1 };
 	int bol = 1; /* only blanks and comments since the line's start */
 	for (int ch; (ch = peek(&c));) {
@@ -268,6 +273,11 @@ static void find_toolkit(void)
 	}
 	snprintf(toolkit.id, sizeof toolkit.id, "cuda-%d cccl-%s %s %s", CUDA_VERSION, cccl,
 	         toolkit.n > 0 ? toolkit.opts[0] : "", toolkit.n > 1 ? toolkit.opts[1] : "");
+}
+
+void kjit__headers_init(void)
+{
+	pthread_once(&toolkit_once, find_toolkit);
 }
 
 /* ---- a kernel's headers ---------------------------------------------------- */
@@ -796,7 +806,7 @@ kjit_status kjit__headers_make(const char *who, const char *source, const char *
                                kjit__headers **out)
 {
 	*out = NULL;
-	pthread_once(&toolkit_once, find_toolkit);
+	kjit__headers_init();
 	kjit__headers *h = calloc(1, sizeof *h);
 	if (!h)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
