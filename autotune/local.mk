@@ -16,7 +16,9 @@ KJIT_TUNE_CORE = \
 	autotune/strategies/random.c \
 	autotune/strategies/annealing.c \
 	autotune/strategies/genetic.c \
-	autotune/strategies/surrogate.c
+	autotune/strategies/surrogate.c \
+	autotune/strategies/dual_annealing.c \
+	autotune/strategies/pso.c
 autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) autotune/worker.c autotune/tune.c \
 	autotune/main.c
 autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	        "Without a mode: tune SPEC on the GPU, recording every evaluation in the\n"
 	        "database; configurations already evaluated there are skipped.\n"
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
-	        "      --strategy NAME     search strategy (default: the spec's, else exhaustive)\n"
+	        "      --strategy NAME     search strategy (default: the spec's, else " KT_STRATEGY_DEFAULT "\n"
+	        "                          with a budget, exhaustive without)\n"
 	        "      --budget N, --fraction F, --time-budget SEC, --seed S (as for --replay;\n"
 	        "                          default: the spec's budget, else none)\n"
 	        "      --problem I         only problem I of the spec (default: every one)\n"
@@ -65,7 +66,7 @@ static void usage(FILE *f)
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
 	        "  -j, --jobs P            compile threads (default: online CPUs)\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
-	        "      --strategy NAME     search strategy (default random here)\n"
+	        "      --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT ")\n"
 	        "      --budget N          at most N evaluations\n"
 	        "      --fraction F        at most this fraction of the space (0 < F <= 1)\n"
 	        "      --time-budget SEC   at most this wall time\n"
@@ -452,7 +453,8 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 
 static int do_replay(const kjit__spec *spec, const opts *o)
 {
-	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy : "random");
+	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy
+	                                                           : KT_STRATEGY_DEFAULT);
 	kjit__space *space = NULL;
 	double *obj = NULL;
 	size_t ignored, missing = 0;

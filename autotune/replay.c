@@ -30,6 +30,10 @@ size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
 	return n;
 }
 
+static kjit_status replay(const kjit__space *space, const kt_strategy *strategy,
+                          const kt_budget *budget, uint64_t seed, const double *objective,
+                          double within, int until, kt_replay_result *out);
+
 kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out)
@@ -41,6 +45,21 @@ kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *st
                                  const kt_budget *budget, uint64_t seed,
                                  const double *objective, double within,
                                  kt_replay_result *out)
+{
+	return replay(space, strategy, budget, seed, objective, within, 0, out);
+}
+
+kjit_status kt_replay_until_within(const kjit__space *space, const kt_strategy *strategy,
+                                   const kt_budget *budget, uint64_t seed,
+                                   const double *objective, double within,
+                                   kt_replay_result *out)
+{
+	return replay(space, strategy, budget, seed, objective, within, 1, out);
+}
+
+static kjit_status replay(const kjit__space *space, const kt_strategy *strategy,
+                          const kt_budget *budget, uint64_t seed, const double *objective,
+                          double within, int until, kt_replay_result *out)
 {
 	kt_replay_result r = { .best_found = -1, .best_found_value = INFINITY,
 		               .best_known = -1, .best_known_value = INFINITY };
@@ -93,6 +112,8 @@ kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *st
 			if (known[j] <= r.best_known_value * (1 + within) && !r.evals_to_within)
 				r.evals_to_within = r.evaluations;
 		}
+		if (until && r.evals_to_within)
+			break;
 	}
 	strategy->free(st);
 	free(known);

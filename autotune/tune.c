@@ -1050,7 +1050,14 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	pthread_t verifier;
 	uint64_t t0 = kjit__now_ns();
 	/* the command line's settings, else the spec's (T1 Search, Budget) */
-	const char *name = o->strategy ? o->strategy : spec->strategy ? spec->strategy : "exhaustive";
+	t.budget = o->budget;
+	if (!t.budget.evaluations && !t.budget.fraction && !t.budget.seconds) {
+		t.budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
+		                                                    : 0;
+		t.budget.fraction = spec->budget_fraction;
+		t.budget.seconds = spec->budget_seconds;
+	}
+	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t.budget);
 	if (!(t.strategy = kt_strategy_find(name))) {
 		if (o->strategy) {
 			fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", name);
@@ -1059,13 +1066,6 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		fprintf(stderr, "kjit-tune: %s: the spec's search strategy '%s' is not one of "
 		        "kjit-tune's (see --help)\n", spec->path, name);
 		return KT_EXIT_SPEC;
-	}
-	t.budget = o->budget;
-	if (!t.budget.evaluations && !t.budget.fraction && !t.budget.seconds) {
-		t.budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
-		                                                    : 0;
-		t.budget.fraction = spec->budget_fraction;
-		t.budget.seconds = spec->budget_seconds;
 	}
 	if (o->problem >= 0 && (size_t)o->problem >= spec->n_problems) {
 		fprintf(stderr, "kjit-tune: --problem: the spec %s has %zu problems\n", spec->path,

@@ -33,6 +33,8 @@ uint64_t kt_rng_next(kt_rng *r);
 uint64_t kt_rng_below(kt_rng *r, uint64_t n);
 /* Uniform in [0, 1). */
 double kt_rng_unit(kt_rng *r);
+/* Standard normal. */
+double kt_rng_normal(kt_rng *r);
 
 /* A search strategy. init() receives the space, the evaluation budget
  * (it may shape a schedule with it) and a seed, and returns its state;
@@ -56,6 +58,12 @@ extern const kt_strategy kt_strategy_random;
 extern const kt_strategy kt_strategy_annealing;
 extern const kt_strategy kt_strategy_genetic;
 extern const kt_strategy kt_strategy_surrogate;
+extern const kt_strategy kt_strategy_dual_annealing;
+extern const kt_strategy kt_strategy_pso;
+
+/* The strategy kjit-tune uses when a budget is set and no strategy is
+ * named (doc/kjit-tune.1 says why this one). */
+#define KT_STRATEGY_DEFAULT "dual_annealing"
 
 /* NULL-terminated list of every strategy, and lookup by name. */
 extern const kt_strategy *const kt_strategies[];
@@ -67,6 +75,35 @@ const kt_strategy *kt_strategy_find(const char *name);
 int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng);
 /* A random index whose visited[] is 0, -1 when every one is set. */
 int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kt_rng *rng);
+/* The valid configuration nearest to pos, a point with one coordinate
+ * per parameter in value indices: pos rounded when that is valid, else
+ * the nearest of the space by squared distance (ties: the first). -1
+ * for an empty space. */
+int64_t kt_snap(const kjit__space *space, const double *pos);
+/* The configurations next to index along each parameter: for each, the
+ * nearest valid value below and above with the others kept. Writes at
+ * most 2 * n_params indices to out and returns how many. */
+size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out);
+
+/* A local search: first-improvement descent over the adjacent
+ * configurations (kt_adjacent()), looked at in a random order. */
+typedef struct kt_local {
+	int active;       /* 0 once at a local minimum */
+	int64_t at;       /* where the descent is */
+	double value;
+	int64_t *nb;      /* at's neighbours, 2 * n_params at most */
+	size_t n_nb, next;
+} kt_local;
+/* 0 when out of memory. */
+int kt_local_init(kt_local *l, const kjit__space *space);
+void kt_local_free(kt_local *l);
+/* Starts (or moves) the descent at index, of objective value. */
+void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
+                    kt_rng *rng);
+/* The next neighbour to look at; -1 at a local minimum (active is then 0). */
+int64_t kt_local_next(kt_local *l);
+/* Neighbour j has objective v: the descent moves there when it is lower. */
+void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng);
 
 /* ---- the search driver and replay (replay.c) ------------------------ */
 
@@ -79,6 +116,11 @@ typedef struct kt_budget {
 
 /* The evaluation budget in configurations for a space. */
 size_t kt_budget_evaluations(const kt_budget *b, size_t space_size);
+
+/* The name of the strategy of a run: the command line's, else the
+ * spec's, else KT_STRATEGY_DEFAULT when budget sets a limit, else
+ * exhaustive (either name may be NULL). */
+const char *kt_strategy_choose(const char *cli, const char *spec, const kt_budget *budget);
 
 typedef struct kt_replay_result {
 	size_t evaluations;       /* distinct configurations evaluated */
@@ -105,6 +147,13 @@ kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *st
                                  const kt_budget *budget, uint64_t seed,
                                  const double *objective, double within,
                                  kt_replay_result *out);
+/* As kt_replay_run_within(), stopping once a value within the tolerance
+ * is found (bench-search: the rest of the run would not change
+ * evals_to_within). */
+kjit_status kt_replay_until_within(const kjit__space *space, const kt_strategy *strategy,
+                                   const kt_budget *budget, uint64_t seed,
+                                   const double *objective, double within,
+                                   kt_replay_result *out);
 
 /* Loads (configuration -> time) from a CSV (a header of parameter names
  * and "time") or JSON (an array of objects with the parameter names and

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,13 @@ double kt_rng_unit(kt_rng *r)
 	return (double)(kt_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
+double kt_rng_normal(kt_rng *r)
+{
+	/* Box-Muller; 1 - u keeps the logarithm finite */
+	double u = 1.0 - kt_rng_unit(r), v = kt_rng_unit(r);
+	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
 int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng)
 {
 	uint16_t cfg[256];
@@ -73,9 +81,106 @@ int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng)
 	return -1;
 }
 
+int64_t kt_snap(const kjit__space *space, const double *pos)
+{
+	uint16_t cfg[256];
+	size_t n = space->n_params;
+	if (space->size == 0 || n > 256)
+		return -1;
+	for (size_t p = 0; p < n; p++) {
+		double top = (double)space->spec->params[p].n_values - 1, x = floor(pos[p] + 0.5);
+		cfg[p] = (uint16_t)(x < 0 ? 0 : x > top ? top : x);
+	}
+	int64_t j = kjit__space_find(space, cfg);
+	if (j >= 0)
+		return j;
+	/* restrictions leave holes: the nearest valid one of the whole space */
+	double best = INFINITY;
+	for (size_t i = 0; i < space->size; i++) {
+		const uint16_t *c = kjit__space_config(space, i);
+		double d = 0;
+		for (size_t p = 0; p < n && d < best; p++)
+			d += (c[p] - pos[p]) * (c[p] - pos[p]);
+		if (d < best) {
+			best = d;
+			j = (int64_t)i;
+		}
+	}
+	return j;
+}
+
+size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out)
+{
+	uint16_t cfg[256];
+	size_t n = space->n_params, k = 0;
+	if (n > 256)
+		return 0;
+	const uint16_t *c = kjit__space_config(space, index);
+	memcpy(cfg, c, n * sizeof *cfg);
+	for (size_t p = 0; p < n; p++) {
+		long nv = (long)space->spec->params[p].n_values;
+		for (long dir = -1; dir <= 1; dir += 2) {
+			for (long v = (long)c[p] + dir; v >= 0 && v < nv; v += dir) {
+				cfg[p] = (uint16_t)v;
+				int64_t j = kjit__space_find(space, cfg);
+				if (j >= 0) {
+					out[k++] = j;
+					break;
+				}
+			}
+			cfg[p] = c[p];
+		}
+	}
+	return k;
+}
+
+int kt_local_init(kt_local *l, const kjit__space *space)
+{
+	memset(l, 0, sizeof *l);
+	l->nb = calloc(2 * space->n_params + 1, sizeof *l->nb);
+	return l->nb != NULL;
+}
+
+void kt_local_free(kt_local *l)
+{
+	free(l->nb);
+	l->nb = NULL;
+}
+
+void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
+                    kt_rng *rng)
+{
+	l->active = 1;
+	l->at = (int64_t)index;
+	l->value = value;
+	l->n_nb = kt_adjacent(space, index, l->nb);
+	l->next = 0;
+	for (size_t i = l->n_nb; i > 1; i--) {
+		size_t j = (size_t)kt_rng_below(rng, i);
+		int64_t t = l->nb[i - 1];
+		l->nb[i - 1] = l->nb[j];
+		l->nb[j] = t;
+	}
+}
+
+int64_t kt_local_next(kt_local *l)
+{
+	if (l->active && l->next < l->n_nb)
+		return l->nb[l->next++];
+	l->active = 0;
+	return -1;
+}
+
+void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng)
+{
+	if (l->active && v < l->value)
+		kt_local_start(l, space, (size_t)j, v, rng);
+}
+
 const kt_strategy *const kt_strategies[] = {
 	&kt_strategy_exhaustive, &kt_strategy_random, &kt_strategy_annealing,
-	&kt_strategy_genetic, &kt_strategy_surrogate, NULL,
+	&kt_strategy_genetic, &kt_strategy_surrogate, &kt_strategy_dual_annealing,
+	&kt_strategy_pso, NULL,
 };
 
 const kt_strategy *kt_strategy_find(const char *name)
@@ -84,6 +189,17 @@ const kt_strategy *kt_strategy_find(const char *name)
 		if (strcmp(kt_strategies[i]->name, name) == 0)
 			return kt_strategies[i];
 	return NULL;
+}
+
+const char *kt_strategy_choose(const char *cli, const char *spec, const kt_budget *budget)
+{
+	if (cli)
+		return cli;
+	if (spec)
+		return spec;
+	if (budget && (budget->evaluations || budget->fraction > 0 || budget->seconds > 0))
+		return KT_STRATEGY_DEFAULT;
+	return "exhaustive";
 }
 
 int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kt_rng *rng)

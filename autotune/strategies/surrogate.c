@@ -4,7 +4,10 @@
  * from the overall mean over the configurations that had it. Each step
  * scores a pool of unseen candidates (random ones and neighbours of the
  * best) by predicted log time minus an exploration bonus for values seen
- * rarely, and evaluates the lowest; one step in ten is random.
+ * rarely, and evaluates the lowest; one step in ten is random. A new best
+ * starts a local search from it (kt_local: the model finds the region,
+ * the descent the last few percent), answered from memory where it
+ * meets configurations seen before.
  */
 #include "config.h"
 
@@ -20,6 +23,8 @@ typedef struct state {
 	const kjit__space *space;
 	kt_rng rng;
 	uint8_t *seen;
+	double *value;      /* objective of each configuration seen */
+	kt_local ls;
 	size_t n_seen;
 	double *sum;        /* per (parameter, value), at offset[p] + v */
 	uint32_t *count;
@@ -29,6 +34,20 @@ typedef struct state {
 	int64_t best;
 	double best_value;
 } state;
+
+static void destroy(void *st)
+{
+	state *s = st;
+	if (!s)
+		return;
+	free(s->offset);
+	free(s->sum);
+	free(s->count);
+	free(s->seen);
+	free(s->value);
+	kt_local_free(&s->ls);
+	free(s);
+}
 
 static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
@@ -44,12 +63,10 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->sum = calloc(nv + 1, sizeof *s->sum);
 	s->count = calloc(nv + 1, sizeof *s->count);
 	s->seen = calloc(space->size + 1, 1);
-	if (!s->offset || !s->sum || !s->count || !s->seen) {
-		free(s->offset);
-		free(s->sum);
-		free(s->count);
-		free(s->seen);
-		free(s);
+	s->value = malloc((space->size + 1) * sizeof *s->value);
+	if (!kt_local_init(&s->ls, space) || !s->offset || !s->sum || !s->count || !s->seen ||
+	    !s->value) {
+		destroy(s);
 		return NULL;
 	}
 	s->space = space;
@@ -79,6 +96,11 @@ static int64_t next(void *st)
 	size_t size = s->space->size;
 	if (s->n_seen == size)
 		return -1;
+	for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
+		if (!s->seen[j])
+			return j;
+		kt_local_take(&s->ls, s->space, j, s->value[j], &s->rng);
+	}
 	if (s->n_seen < N_INIT || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
 		return kt_random_unvisited(size, s->seen, &s->rng);
 	int64_t pick = -1;
@@ -104,10 +126,15 @@ static void report(void *st, size_t index, double objective)
 	if (s->seen[index])
 		return;
 	s->seen[index] = 1;
+	s->value[index] = objective;
 	s->n_seen++;
+	if (s->ls.active)
+		kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
 	if (objective < s->best_value) {
 		s->best = (int64_t)index;
 		s->best_value = objective;
+		if (!s->ls.active)
+			kt_local_start(&s->ls, s->space, index, objective, &s->rng);
 	}
 	/* a failure counts as worse than the worst time seen so far */
 	double y;
@@ -127,18 +154,6 @@ static void report(void *st, size_t index, double objective)
 	}
 	s->total += y;
 	s->n_total++;
-}
-
-static void destroy(void *st)
-{
-	state *s = st;
-	if (!s)
-		return;
-	free(s->offset);
-	free(s->sum);
-	free(s->count);
-	free(s->seen);
-	free(s);
 }
 
 const kt_strategy kt_strategy_surrogate = {

@@ -1,0 +1,219 @@
+/*
+ * pso.c - particle swarm optimisation over value indices, after Kernel
+ * Tuner's pso. Each particle has a position (a real coordinate per
+ * parameter, in value indices) and a velocity. Each iteration evaluates
+ * every particle at the valid configuration nearest its position
+ * (kt_snap()); then its velocity becomes
+ * W v + C1 r1 (own best - x) + C2 r2 (swarm's best - x), r1 and r2
+ * uniform in [0, 1) per particle and step, and its position x + v, kept
+ * within the parameters' ranges. The bests are the configurations
+ * evaluated. The swarm starts at distinct random configurations with
+ * velocities uniform within half of each range either way.
+ *
+ * A configuration seen before is answered from memory and never
+ * proposed again. An iteration that finds nothing new (the swarm has
+ * converged) polishes the swarm's best with a local search (kt_local),
+ * then scatters the particles to random configurations not yet seen,
+ * keeping the bests.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+#define SWARM 20
+#define W 0.5
+#define C1 3.5
+#define C2 1.0
+
+typedef struct state {
+	const kjit__space *space;
+	kt_rng rng;
+	double *value;
+	uint8_t *seen;
+	size_t n_seen, n, m;   /* parameters, particles */
+	double *x, *v, *pb;    /* m x n: positions, velocities, own bests */
+	double *pbv, *g, gv;   /* own best values; the swarm's best */
+	int64_t gi, polished;  /* the swarm's best configuration; the last polished */
+	kt_local ls;
+	int64_t *at;           /* each particle's configuration this iteration */
+	size_t k;              /* the next particle of this iteration */
+	size_t fresh;          /* configurations proposed this iteration */
+	int64_t pending;       /* the particle whose report is due */
+} state;
+
+static void destroy(void *st)
+{
+	state *s = st;
+	if (!s)
+		return;
+	free(s->value);
+	free(s->seen);
+	free(s->x);
+	free(s->v);
+	free(s->pb);
+	free(s->pbv);
+	free(s->g);
+	free(s->at);
+	kt_local_free(&s->ls);
+	free(s);
+}
+
+/* Particle i to a random configuration not yet seen, with a random
+ * velocity. taken[] marks the configurations to avoid. */
+static void place(state *s, size_t i, const uint8_t *taken)
+{
+	int64_t j = kt_random_unvisited(s->space->size, taken, &s->rng);
+	if (j < 0)
+		j = (int64_t)kt_rng_below(&s->rng, s->space->size);
+	const uint16_t *c = kjit__space_config(s->space, (size_t)j);
+	for (size_t p = 0; p < s->n; p++) {
+		double range = (double)s->space->spec->params[p].n_values;
+		s->x[i * s->n + p] = c[p];
+		s->v[i * s->n + p] = (kt_rng_unit(&s->rng) - 0.5) * range;
+	}
+	s->at[i] = j;
+}
+
+static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+{
+	state *s = calloc(1, sizeof *s);
+	size_t n = space->n_params;
+	if (!s)
+		return NULL;
+	s->space = space;
+	s->n = n;
+	s->m = space->size / 2 < SWARM ? (space->size + 1) / 2 : SWARM;
+	size_t mn = s->m * n + 1;
+	s->value = malloc((space->size + 1) * sizeof *s->value);
+	s->seen = calloc(space->size + 1, 1);
+	s->x = calloc(mn, sizeof *s->x);
+	s->v = calloc(mn, sizeof *s->v);
+	s->pb = calloc(mn, sizeof *s->pb);
+	s->pbv = calloc(s->m + 1, sizeof *s->pbv);
+	s->g = calloc(n + 1, sizeof *s->g);
+	s->at = calloc(s->m + 1, sizeof *s->at);
+	uint8_t *taken = calloc(space->size + 1, 1);
+	if (!kt_local_init(&s->ls, space) || !s->value || !s->seen || !s->x || !s->v || !s->pb ||
+	    !s->pbv || !s->g || !s->at || !taken) {
+		free(taken);
+		destroy(s);
+		return NULL;
+	}
+	kt_rng_seed(&s->rng, seed);
+	s->gv = INFINITY;
+	s->gi = s->polished = s->pending = -1;
+	for (size_t i = 0; i < s->m; i++) {
+		s->pbv[i] = INFINITY;
+		place(s, i, taken);
+		taken[s->at[i]] = 1;
+	}
+	free(taken);
+	return s;
+}
+
+static void swarm_best(state *s, int64_t j, double val)
+{
+	const uint16_t *c = kjit__space_config(s->space, (size_t)j);
+	s->gv = val;
+	s->gi = j;
+	for (size_t p = 0; p < s->n; p++)
+		s->g[p] = c[p];
+}
+
+/* Particle i's configuration j has objective val. */
+static void score(state *s, size_t i, int64_t j, double val)
+{
+	const uint16_t *c = kjit__space_config(s->space, (size_t)j);
+	if (val < s->pbv[i]) {
+		s->pbv[i] = val;
+		for (size_t p = 0; p < s->n; p++)
+			s->pb[i * s->n + p] = c[p];
+	}
+	if (val < s->gv)
+		swarm_best(s, j, val);
+}
+
+static void move(state *s)
+{
+	for (size_t i = 0; i < s->m; i++) {
+		double r1 = kt_rng_unit(&s->rng), r2 = kt_rng_unit(&s->rng);
+		double *x = s->x + i * s->n, *v = s->v + i * s->n, *pb = s->pb + i * s->n;
+		/* a particle with no best yet (all its configurations failed)
+		 * follows the swarm only */
+		int own = isfinite(s->pbv[i]), swarm = isfinite(s->gv);
+		for (size_t p = 0; p < s->n; p++) {
+			double top = (double)s->space->spec->params[p].n_values - 1;
+			v[p] = W * v[p] + (own ? C1 * r1 * (pb[p] - x[p]) : 0) +
+			       (swarm ? C2 * r2 * (s->g[p] - x[p]) : 0);
+			x[p] += v[p];
+			x[p] = x[p] < 0 ? 0 : x[p] > top ? top : x[p];
+		}
+		s->at[i] = kt_snap(s->space, x);
+	}
+}
+
+static int64_t next(void *st)
+{
+	state *s = st;
+	while (s->n_seen < s->space->size) {
+		for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
+			if (!s->seen[j])
+				return j;
+			kt_local_take(&s->ls, s->space, j, s->value[j], &s->rng);
+		}
+		if (s->k == s->m && s->fresh == 0 && s->gi >= 0 && s->polished != s->gi) {
+			s->polished = s->gi;
+			kt_local_start(&s->ls, s->space, (size_t)s->gi, s->gv, &s->rng);
+			continue;
+		}
+		if (s->k == s->m) {
+			if (s->fresh == 0) {
+				for (size_t i = 0; i < s->m; i++)
+					place(s, i, s->seen);
+			} else {
+				move(s);
+			}
+			s->k = 0;
+			s->fresh = 0;
+		}
+		size_t i = s->k++;
+		int64_t j = s->at[i];
+		if (!s->seen[j]) {
+			s->pending = (int64_t)i;
+			s->fresh++;
+			return j;
+		}
+		score(s, i, j, s->value[j]);
+	}
+	return -1;
+}
+
+static void report(void *st, size_t index, double objective)
+{
+	state *s = st;
+	if (s->seen[index])
+		return;
+	s->seen[index] = 1;
+	s->value[index] = objective;
+	s->n_seen++;
+	if (s->ls.active) {
+		kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
+		if (objective < s->gv) {
+			swarm_best(s, (int64_t)index, objective);
+			s->polished = (int64_t)index;
+		}
+		return;
+	}
+	if (s->pending >= 0 && s->at[s->pending] == (int64_t)index)
+		score(s, (size_t)s->pending, (int64_t)index, objective);
+	s->pending = -1;
+}
+
+const kt_strategy kt_strategy_pso = {
+	"pso", "particle swarm over value indices, snapped to valid configurations", 0, init,
+	next, report, destroy,
+};
