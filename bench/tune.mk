@@ -28,4 +28,5 @@ bench_bench_search_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/autotune
 bench_bench_search_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_search_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS) -lm
 
-EXTRA_DIST += bench/saxpy-32.json bench/bench-t1-peer bench/t1/gemm.json
+EXTRA_DIST += bench/saxpy-32.json bench/bench-t1-peer bench/t1/gemm.json \
+	bench/bench-search-kt bench/compare-search bench/kt-cache-to-csv bench/record-spaces
