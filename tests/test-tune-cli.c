@@ -226,7 +226,21 @@ int main(int argc, char **argv)
 	RUN(0, &out, "%s/saxpy.json --replay %s --strategy random --fraction 0.25", examples, csv);
 	CHECK_CONTAINS(out, "evaluations: 10\n");
 	RUN(2, &out, "%s/saxpy.json --replay %s --strategy nope", examples, csv);
+	CHECK_CONTAINS(out, "unknown strategy 'nope'");
+	RUN(0, &out, "%s/saxpy.json --replay %s --budget 20", examples, csv);
+	CHECK_CONTAINS(out, "strategy dual_annealing, seed 1, budget 20 of 40");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy pso --budget 20 --seed 4", examples,
+	    csv);
+	CHECK_CONTAINS(out, "strategy pso, seed 4, budget 20 of 40");
+	CHECK_CONTAINS(out, "evaluations: 20\n");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy dual_annealing --budget 40", examples,
+	    csv);
+	CHECK_CONTAINS(out, "reached the best after");
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "dual_annealing");
+	CHECK_CONTAINS(out, "pso ");
 	RUN(1, &out, "%s/saxpy.json --replay %s/none.csv", examples, dir);
-	OK("--replay: exhaustive reaches the best at 20, budgets, unknown strategy, missing file");
+	OK("--replay: exhaustive reaches the best at 20, budgets, unknown strategy, missing file;"
+	   " the default dual_annealing, pso; --help lists them");
 	return 0;
 }

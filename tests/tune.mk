@@ -7,6 +7,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-t1 \
 	tests/test-tune-space \
 	tests/test-tune-strategy \
+	tests/test-tune-search \
 	tests/test-tune-results \
 	tests/test-tune-args \
 	tests/test-tune-rejected \
@@ -39,6 +40,13 @@ tests_test_tune_space_LDADD = $(KJIT_TUNE_TEST_LDADD)
 tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_strategy_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# dual_annealing and pso on the recorded spaces, the default strategy
+tests_test_tune_search_SOURCES = tests/test-tune-search.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_search_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_search_LDADD = $(KJIT_TUNE_TEST_LDADD)
+EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx2080ti.json \
+	tests/data/README.md
 
 # results in the database; also runs the built kjit-tune when present
 tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h $(KJIT_TUNE_CORE)

@@ -1,0 +1,157 @@
+/*
+ * test-tune-search: the strategies after Kernel Tuner's (dual_annealing,
+ * pso) on recorded spaces - the SGEMM space on an H200
+ * (tests/data/sgemm-h200.csv) and a convolution on an RTX 2080 Ti
+ * (tests/data/convolution-rtx2080ti.csv, from a public Kernel Tuner
+ * cache) - reach the best known configuration within a budget at which
+ * random search, at the same seeds, mostly does not (pso on the
+ * convolution only). Driven directly
+ * on a restricted synthetic space with failures, each proposes only
+ * configurations of the space, never one twice, covers the whole space
+ * before it ends, and repeats itself for a seed (and not for another).
+ * The strategy a run gets without --strategy.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "tune.h"
+
+#define SEEDS 5
+
+static const kt_strategy *const new_ones[] = { &kt_strategy_dual_annealing, &kt_strategy_pso };
+
+/* Seeds 1..SEEDS at which strategy reaches the best known within budget. */
+static int reaches(const kjit__space *space, const kt_strategy *strategy, const kt_budget *b,
+                   const double *obj)
+{
+	int n = 0;
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		kt_replay_result r;
+		CHECK_OK(kt_replay_run(space, strategy, b, seed, obj, &r));
+		CHECK(r.evaluations <= kt_budget_evaluations(b, space->size));
+		n += r.evals_to_known > 0;
+	}
+	return n;
+}
+
+static void recorded(const char *spec_name, const char *csv_name, double fraction,
+                     const kt_strategy *const *which, size_t n_which)
+{
+	char spec_path[TU_PATH], csv[TU_PATH];
+	snprintf(spec_path, sizeof spec_path, "%s/%s", tu_srcdir(), spec_name);
+	snprintf(csv, sizeof csv, "%s/tests/data/%s", tu_srcdir(), csv_name);
+	kjit__spec *spec;
+	kjit__space *space;
+	double *obj;
+	size_t ignored;
+	CHECK_OK(kjit__spec_load(spec_path, &spec));
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
+	CHECK_OK(kt_replay_load(space, csv, &obj, &ignored));
+	CHECK_MSG(ignored == 0 && space->size >= 1000, "%s: %zu configurations, %zu outside",
+	          csv_name, space->size, ignored);
+	kt_budget b = { .fraction = fraction };
+	int random = reaches(space, &kt_strategy_random, &b, obj);
+	CHECK_MSG(random <= 2, "%s: random reaches the best at %d of %d seeds", csv_name, random,
+	          SEEDS);
+	for (size_t s = 0; s < n_which; s++) {
+		int n = reaches(space, which[s], &b, obj);
+		CHECK_MSG(n >= SEEDS - 1, "%s: %s reaches the best at %d of %d seeds", csv_name,
+		          which[s]->name, n, SEEDS);
+		OK("%s: %s reaches the best within %.0f%% of %zu at %d of %d seeds (random: %d)",
+		   csv_name, which[s]->name, fraction * 100, space->size, n, SEEDS, random);
+	}
+	free(obj);
+	kjit__space_free(space);
+	kjit__spec_free(spec);
+}
+
+/* A bowl with failures: every 7th configuration fails. */
+static double synthetic(const kjit__space *space, size_t i)
+{
+	const uint16_t *c = kjit__space_config(space, i);
+	if (i % 7 == 3)
+		return INFINITY;
+	return 1 + (c[0] - 6.0) * (c[0] - 6.0) + 0.5 * (c[1] - 3.0) * (c[1] - 3.0) +
+	       2 * (c[2] - 2.0) * (c[2] - 2.0);
+}
+
+/* Drives strategy over the whole space: the proposals in order in seq
+ * (space->size of them at most); returns how many. */
+static size_t drive(const kjit__space *space, const kt_strategy *strategy, uint64_t seed,
+                    int64_t *seq)
+{
+	void *st = strategy->init(space, space->size, seed);
+	uint8_t *seen = calloc(space->size, 1);
+	size_t n = 0;
+	CHECK(st && seen);
+	for (int64_t j; (j = strategy->next(st)) >= 0; n++) {
+		CHECK_MSG(j < (int64_t)space->size, "%s proposed %lld of %zu", strategy->name,
+		          (long long)j, space->size);
+		CHECK_MSG(!seen[j], "%s proposed %lld twice (after %zu)", strategy->name,
+		          (long long)j, n);
+		seen[j] = 1;
+		seq[n] = j;
+		strategy->report(st, (size_t)j, synthetic(space, (size_t)j));
+	}
+	strategy->free(st);
+	free(seen);
+	return n;
+}
+
+static void driven(void)
+{
+	kjit__spec *spec = tu_spec_from(tu_tmpdir(), "syn.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": ["
+		"  {\"name\": \"A\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
+		"  {\"name\": \"B\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
+		"  {\"name\": \"C\", \"values\": [0,1,2,3,4,5]}],"
+		" \"restrictions\": [\"(A + B) % 3 != 1\", \"A * B < 50\"]}");
+	kjit__space *space;
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
+	CHECK(space->size > 100 && space->size < 600);
+	int64_t *a = malloc(space->size * sizeof *a), *b = malloc(space->size * sizeof *b);
+	CHECK(a && b);
+	for (size_t s = 0; s < sizeof new_ones / sizeof new_ones[0]; s++) {
+		const kt_strategy *strategy = new_ones[s];
+		size_t n = drive(space, strategy, 11, a);
+		CHECK_MSG(n == space->size, "%s: %zu of %zu before it ended", strategy->name, n,
+		          space->size);
+		for (size_t i = 0; i < n; i++) {
+			const uint16_t *c = kjit__space_config(space, (size_t)a[i]);
+			CHECK((c[0] + c[1]) % 3 != 1 && c[0] * c[1] < 50);
+		}
+		CHECK(drive(space, strategy, 11, b) == n && memcmp(a, b, n * sizeof *a) == 0);
+		CHECK(drive(space, strategy, 12, b) == n && memcmp(a, b, n * sizeof *a) != 0);
+		OK("%s: the whole space of %zu in %zu proposals, each valid and once; repeatable "
+		   "per seed", strategy->name, space->size, n);
+	}
+	free(a);
+	free(b);
+	kjit__space_free(space);
+	kjit__spec_free(spec);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	/* pso comes near the best of the SGEMM space soon but hits it late */
+	recorded("examples/sgemm/sgemm.json", "sgemm-h200.csv", 0.1, new_ones, 1);
+	recorded("tests/data/convolution-rtx2080ti.json", "convolution-rtx2080ti.csv", 0.15,
+	         new_ones, 2);
+	driven();
+
+	kt_budget none = { 0 }, count = { .evaluations = 10 }, secs = { .seconds = 5 };
+	CHECK_STREQ(kt_strategy_choose(NULL, NULL, &none), "exhaustive");
+	CHECK_STREQ(kt_strategy_choose(NULL, NULL, NULL), "exhaustive");
+	CHECK_STREQ(kt_strategy_choose(NULL, NULL, &count), KT_STRATEGY_DEFAULT);
+	CHECK_STREQ(kt_strategy_choose(NULL, NULL, &secs), KT_STRATEGY_DEFAULT);
+	CHECK_STREQ(kt_strategy_choose(NULL, "genetic", &count), "genetic");
+	CHECK_STREQ(kt_strategy_choose("pso", "genetic", &none), "pso");
+	CHECK(kt_strategy_find(KT_STRATEGY_DEFAULT) == &kt_strategy_dual_annealing);
+	CHECK(kt_strategy_find("pso") == &kt_strategy_pso);
+	OK("a budget without a strategy gets %s; none gets exhaustive; named ones win",
+	   KT_STRATEGY_DEFAULT);
+	return 0;
+}
