@@ -85,6 +85,18 @@ int64_t kt_snap(const kjit__space *space, const double *pos);
  * most 2 * n_params indices to out and returns how many. */
 size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out);
 
+/* What a strategy has been told: each configuration's objective, once. */
+typedef struct kt_memo {
+	uint8_t *seen;
+	double *value;
+	size_t n_seen;
+} kt_memo;
+/* 0 when out of memory. */
+int kt_memo_init(kt_memo *m, const kjit__space *space);
+void kt_memo_free(kt_memo *m);
+/* Records the objective of index; 0 when it was known already (kept). */
+int kt_memo_put(kt_memo *m, size_t index, double objective);
+
 /* A local search: first-improvement descent over the adjacent
  * configurations (kt_adjacent()), looked at in a random order. */
 typedef struct kt_local {

@@ -134,6 +134,32 @@ size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out)
 	return k;
 }
 
+int kt_memo_init(kt_memo *m, const kjit__space *space)
+{
+	m->n_seen = 0;
+	m->seen = calloc(space->size + 1, 1);
+	m->value = malloc((space->size + 1) * sizeof *m->value);
+	return m->seen && m->value;
+}
+
+void kt_memo_free(kt_memo *m)
+{
+	free(m->seen);
+	free(m->value);
+	m->seen = NULL;
+	m->value = NULL;
+}
+
+int kt_memo_put(kt_memo *m, size_t index, double objective)
+{
+	if (m->seen[index])
+		return 0;
+	m->seen[index] = 1;
+	m->value[index] = objective;
+	m->n_seen++;
+	return 1;
+}
+
 int kt_local_init(kt_local *l, const kjit__space *space)
 {
 	memset(l, 0, sizeof *l);

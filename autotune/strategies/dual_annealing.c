@@ -46,9 +46,8 @@
 typedef struct state {
 	const kjit__space *space;
 	kt_rng rng;
-	double *value;        /* objective of each configuration seen */
-	uint8_t *seen;
-	size_t n_seen, n, scale;
+	kt_memo mem;
+	size_t n, scale;
 	double factor4, factor6;
 	int64_t cur, best;
 	double cur_v, best_v;
@@ -65,8 +64,7 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
-	free(s->value);
-	free(s->seen);
+	kt_memo_free(&s->mem);
 	free(s->pos);
 	free(s->cand);
 	kt_local_free(&s->ls);
@@ -79,12 +77,10 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	size_t n = space->n_params;
 	if (!s)
 		return NULL;
-	s->value = malloc((space->size + 1) * sizeof *s->value);
-	s->seen = calloc(space->size + 1, 1);
 	s->pos = calloc(n + 1, sizeof *s->pos);
 	s->cand = calloc(n + 1, sizeof *s->cand);
-	if (!kt_local_init(&s->ls, space) || !s->value || !s->seen || !s->pos || !s->cand ||
-	    n > 256) {
+	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->pos ||
+	    !s->cand || n > 256) {
 		destroy(s);
 		return NULL;
 	}
@@ -202,19 +198,19 @@ static void take(state *s, int64_t j, double v)
 static int64_t next(void *st)
 {
 	state *s = st;
-	while (s->n_seen < s->space->size) {
+	while (s->mem.n_seen < s->space->size) {
 		int64_t j = candidate(s);
 		if (j < 0 || s->stuck >= STUCK) {
 			/* a start, a restart, or nowhere new to go */
-			j = kt_random_unvisited(s->space->size, s->seen, &s->rng);
+			j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
 			s->stuck = 0;
 			s->ls.active = 0;
 			s->cur = -1;
 		}
-		if (!s->seen[j])
+		if (!s->mem.seen[j])
 			return j;
 		s->stuck++;
-		take(s, j, s->value[j]);
+		take(s, j, s->mem.value[j]);
 	}
 	return -1;
 }
@@ -222,11 +218,8 @@ static int64_t next(void *st)
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	if (s->seen[index])
+	if (!kt_memo_put(&s->mem, index, objective))
 		return;
-	s->seen[index] = 1;
-	s->value[index] = objective;
-	s->n_seen++;
 	s->stuck = 0;
 	take(s, (int64_t)index, objective);
 }

@@ -32,9 +32,8 @@
 typedef struct state {
 	const kjit__space *space;
 	kt_rng rng;
-	double *value;
-	uint8_t *seen;
-	size_t n_seen, n, m;   /* parameters, particles */
+	kt_memo mem;
+	size_t n, m;           /* parameters, particles */
 	double *x, *v, *pb;    /* m x n: positions, velocities, own bests */
 	double *pbv, *g, gv;   /* own best values; the swarm's best */
 	int64_t gi, polished;  /* the swarm's best configuration; the last polished */
@@ -50,8 +49,7 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
-	free(s->value);
-	free(s->seen);
+	kt_memo_free(&s->mem);
 	free(s->x);
 	free(s->v);
 	free(s->pb);
@@ -88,8 +86,6 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->n = n;
 	s->m = space->size / 2 < SWARM ? (space->size + 1) / 2 : SWARM;
 	size_t mn = s->m * n + 1;
-	s->value = malloc((space->size + 1) * sizeof *s->value);
-	s->seen = calloc(space->size + 1, 1);
 	s->x = calloc(mn, sizeof *s->x);
 	s->v = calloc(mn, sizeof *s->v);
 	s->pb = calloc(mn, sizeof *s->pb);
@@ -97,8 +93,8 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->g = calloc(n + 1, sizeof *s->g);
 	s->at = calloc(s->m + 1, sizeof *s->at);
 	uint8_t *taken = calloc(space->size + 1, 1);
-	if (!kt_local_init(&s->ls, space) || !s->value || !s->seen || !s->x || !s->v || !s->pb ||
-	    !s->pbv || !s->g || !s->at || !taken) {
+	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->x || !s->v ||
+	    !s->pb || !s->pbv || !s->g || !s->at || !taken) {
 		free(taken);
 		destroy(s);
 		return NULL;
@@ -159,11 +155,11 @@ static void move(state *s)
 static int64_t next(void *st)
 {
 	state *s = st;
-	while (s->n_seen < s->space->size) {
+	while (s->mem.n_seen < s->space->size) {
 		for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
-			if (!s->seen[j])
+			if (!s->mem.seen[j])
 				return j;
-			kt_local_take(&s->ls, s->space, j, s->value[j], &s->rng);
+			kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 		}
 		if (s->k == s->m && s->fresh == 0 && s->gi >= 0 && s->polished != s->gi) {
 			s->polished = s->gi;
@@ -173,7 +169,7 @@ static int64_t next(void *st)
 		if (s->k == s->m) {
 			if (s->fresh == 0) {
 				for (size_t i = 0; i < s->m; i++)
-					place(s, i, s->seen);
+					place(s, i, s->mem.seen);
 			} else {
 				move(s);
 			}
@@ -182,12 +178,12 @@ static int64_t next(void *st)
 		}
 		size_t i = s->k++;
 		int64_t j = s->at[i];
-		if (!s->seen[j]) {
+		if (!s->mem.seen[j]) {
 			s->pending = (int64_t)i;
 			s->fresh++;
 			return j;
 		}
-		score(s, i, j, s->value[j]);
+		score(s, i, j, s->mem.value[j]);
 	}
 	return -1;
 }
@@ -195,11 +191,8 @@ static int64_t next(void *st)
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	if (s->seen[index])
+	if (!kt_memo_put(&s->mem, index, objective))
 		return;
-	s->seen[index] = 1;
-	s->value[index] = objective;
-	s->n_seen++;
 	if (s->ls.active) {
 		kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
 		if (objective < s->gv) {

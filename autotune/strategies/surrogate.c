@@ -22,10 +22,8 @@
 typedef struct state {
 	const kjit__space *space;
 	kt_rng rng;
-	uint8_t *seen;
-	double *value;      /* objective of each configuration seen */
+	kt_memo mem;
 	kt_local ls;
-	size_t n_seen;
 	double *sum;        /* per (parameter, value), at offset[p] + v */
 	uint32_t *count;
 	size_t *offset;
@@ -43,8 +41,7 @@ static void destroy(void *st)
 	free(s->offset);
 	free(s->sum);
 	free(s->count);
-	free(s->seen);
-	free(s->value);
+	kt_memo_free(&s->mem);
 	kt_local_free(&s->ls);
 	free(s);
 }
@@ -62,10 +59,8 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	}
 	s->sum = calloc(nv + 1, sizeof *s->sum);
 	s->count = calloc(nv + 1, sizeof *s->count);
-	s->seen = calloc(space->size + 1, 1);
-	s->value = malloc((space->size + 1) * sizeof *s->value);
-	if (!kt_local_init(&s->ls, space) || !s->offset || !s->sum || !s->count || !s->seen ||
-	    !s->value) {
+	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->offset ||
+	    !s->sum || !s->count) {
 		destroy(s);
 		return NULL;
 	}
@@ -94,22 +89,22 @@ static int64_t next(void *st)
 {
 	state *s = st;
 	size_t size = s->space->size;
-	if (s->n_seen == size)
+	if (s->mem.n_seen == size)
 		return -1;
 	for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
-		if (!s->seen[j])
+		if (!s->mem.seen[j])
 			return j;
-		kt_local_take(&s->ls, s->space, j, s->value[j], &s->rng);
+		kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 	}
-	if (s->n_seen < N_INIT || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
-		return kt_random_unvisited(size, s->seen, &s->rng);
+	if (s->mem.n_seen < N_INIT || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
+		return kt_random_unvisited(size, s->mem.seen, &s->rng);
 	int64_t pick = -1;
 	double pick_score = INFINITY;
 	for (int i = 0; i < POOL; i++) {
 		int64_t j = i < POOL / 4 && s->best >= 0
 		                    ? kt_neighbour(s->space, (size_t)s->best, &s->rng)
-		                    : kt_random_unvisited(size, s->seen, &s->rng);
-		if (j < 0 || s->seen[j])
+		                    : kt_random_unvisited(size, s->mem.seen, &s->rng);
+		if (j < 0 || s->mem.seen[j])
 			continue;
 		double score = predict(s, (size_t)j);
 		if (score < pick_score) {
@@ -117,17 +112,14 @@ static int64_t next(void *st)
 			pick_score = score;
 		}
 	}
-	return pick >= 0 ? pick : kt_random_unvisited(size, s->seen, &s->rng);
+	return pick >= 0 ? pick : kt_random_unvisited(size, s->mem.seen, &s->rng);
 }
 
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	if (s->seen[index])
+	if (!kt_memo_put(&s->mem, index, objective))
 		return;
-	s->seen[index] = 1;
-	s->value[index] = objective;
-	s->n_seen++;
 	if (s->ls.active)
 		kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
 	if (objective < s->best_value) {
