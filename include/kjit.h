@@ -46,8 +46,9 @@ typedef enum kjit_status {
 	KJIT_ERR_DB,            /* the database failed (the SQLite message in last error) */
 	KJIT_ERR_NOT_FOUND,     /* no such entry (lookups of stored data) */
 	KJIT_ERR_LAUNCH,        /* the launch was refused (too many resources, bad config) */
-	KJIT_ERR_CORRUPT        /* stored data failed its checksum (a corrupt cached
+	KJIT_ERR_CORRUPT,       /* stored data failed its checksum (a corrupt cached
 	                           binary is recompiled instead; see kjit_engine_stats) */
+	KJIT_ERR_LINK           /* nvJitLink rejected a link (its logs in last error) */
 } kjit_status;
 
 /* A static, never-NULL name for a status code ("KJIT_ERR_COMPILE: ..."). */
@@ -182,7 +183,8 @@ kjit_status kjit_engine_make_current(kjit_engine *engine);
 
 /* Counters since the engine was opened. */
 typedef struct kjit_engine_stats {
-	uint64_t compiles;       /* NVRTC compilations run, failed ones included */
+	uint64_t compiles;       /* NVRTC compilations run, failed ones included (of
+	                          * variants, and of KJIT_LINK_SOURCE link inputs) */
 	uint64_t memory_hits;    /* variants found in the in-process table */
 	uint64_t disk_hits;      /* variants found in the database */
 	uint64_t misses;         /* variants that had to be compiled */
@@ -191,6 +193,8 @@ typedef struct kjit_engine_stats {
 	double compile_ms_total; /* wall time spent in NVRTC */
 	uint64_t ptx_jits;       /* variants the driver compiled from stored PTX
 	                            (KJIT_TIER_PTX): neither compiles nor misses */
+	uint64_t links;          /* nvJitLink links run, failed ones included */
+	double link_ms_total;    /* wall time spent in nvJitLink */
 } kjit_engine_stats;
 
 kjit_status kjit_engine_get_stats(const kjit_engine *engine, kjit_engine_stats *out);
@@ -246,7 +250,8 @@ typedef enum kjit_link_kind {
 } kjit_link_kind;
 
 typedef struct kjit_link_input {
-	kjit_link_kind kind;
+	kjit_link_kind kind;  /* 0: implied by the ending of path (.ltoir, .lto, .cubin,
+	                       * .fatbin, .o, .obj, .a, .lib, .ptx, .cu, .cuh) */
 	const char *name;     /* names the input in messages and the nvJitLink log */
 	const void *data;     /* the bytes (source text for KJIT_LINK_SOURCE), or NULL */
 	size_t size;          /* bytes of data; 0 with data for a NUL-terminated text */

@@ -1,5 +1,5 @@
-/* compile.c - one NVRTC compilation to a cubin, or to PTX for a virtual
- * arch; the architectures NVRTC knows. */
+/* compile.c - one NVRTC compilation to a cubin, to PTX for a virtual
+ * arch or to LTO IR under -dlto; the architectures NVRTC knows. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -16,19 +16,24 @@
 static char nvrtc_id[96];
 static pthread_once_t nvrtc_id_once = PTHREAD_ONCE_INIT;
 
-/* NVRTC reports only major.minor; the size of the loaded library stands
- * for its build, so that a patched NVRTC of the same version gets new keys. */
+void kjit__library_id(char *out, size_t cap, const char *name, int major, int minor,
+                      const void *symbol)
+{
+	long long size = -1;
+	Dl_info info;
+	struct stat st;
+	if (dladdr(symbol, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
+		size = (long long)st.st_size;
+	snprintf(out, cap, "%s-%d.%d+%lld", name, major, minor, size);
+}
+
+/* NVRTC reports only major.minor: its library's size stands for its build. */
 static void make_nvrtc_id(void)
 {
 	int major = 0, minor = 0;
 	if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
 		major = minor = -1;
-	long long size = -1;
-	Dl_info info;
-	struct stat st;
-	if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
-		size = (long long)st.st_size;
-	snprintf(nvrtc_id, sizeof nvrtc_id, "nvrtc-%d.%d+%lld", major, minor, size);
+	kjit__library_id(nvrtc_id, sizeof nvrtc_id, "nvrtc", major, minor, (const void *)nvrtcVersion);
 }
 
 const char *kjit__nvrtc_id(void)
@@ -80,8 +85,8 @@ static kjit_status nvrtc_fail(nvrtcResult r, const char *what, const char *progr
 	return kjit__error(KJIT_ERR_NVRTC, "%s for %s: %s", what, program, nvrtcGetErrorString(r));
 }
 
-/* What NVRTC hands back: PTX for a virtual arch (its size counts the
- * terminating NUL, which is kept), else the cubin. */
+/* What NVRTC hands back: LTO IR under -dlto, PTX for a virtual arch (its
+ * size counts the terminating NUL, which is kept), else the cubin. */
 typedef struct output {
 	const char *what, *size_fn, *get_fn;
 	nvrtcResult (*size)(nvrtcProgram, size_t *);
@@ -91,6 +96,7 @@ typedef struct output {
 static const output outputs[] = {
 	{ "cubin", "nvrtcGetCUBINSize", "nvrtcGetCUBIN", nvrtcGetCUBINSize, nvrtcGetCUBIN },
 	{ "PTX", "nvrtcGetPTXSize", "nvrtcGetPTX", nvrtcGetPTXSize, nvrtcGetPTX },
+	{ "LTO IR", "nvrtcGetLTOIRSize", "nvrtcGetLTOIR", nvrtcGetLTOIRSize, nvrtcGetLTOIR },
 };
 
 int kjit__arch_is_virtual(const char *arch)
@@ -98,9 +104,13 @@ int kjit__arch_is_virtual(const char *arch)
 	return strncmp(arch, "compute_", 8) == 0;
 }
 
-/* The output of an option list: PTX when its -arch is a virtual one. */
+/* The output of an option list: LTO IR with -dlto, else PTX when its
+ * -arch is a virtual one. */
 static const output *output_of(const char *const *opts, size_t n_opts)
 {
+	for (size_t i = 0; i < n_opts; i++)
+		if (strcmp(opts[i], "-dlto") == 0 || strcmp(opts[i], "--dlink-time-opt") == 0)
+			return &outputs[2];
 	for (size_t i = n_opts; i-- > 0;)
 		if (strncmp(opts[i], "-arch=", 6) == 0)
 			return &outputs[kjit__arch_is_virtual(opts[i] + 6)];
@@ -124,7 +134,7 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
 	if (r != NVRTC_SUCCESS)
 		return nvrtc_fail(r, "nvrtcCreateProgram", program_name);
 	kjit_status st = KJIT_OK;
-	if ((r = nvrtcAddNameExpression(prog, name_expr)) != NVRTC_SUCCESS) {
+	if (name_expr && (r = nvrtcAddNameExpression(prog, name_expr)) != NVRTC_SUCCESS) {
 		st = nvrtc_fail(r, "nvrtcAddNameExpression", name_expr);
 		goto out;
 	}
@@ -159,8 +169,9 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
 		free(log);
 		goto out;
 	}
-	const char *lowered = NULL;
-	if ((r = nvrtcGetLoweredName(prog, name_expr, &lowered)) != NVRTC_SUCCESS || !lowered) {
+	const char *lowered = "";
+	if (name_expr &&
+	    ((r = nvrtcGetLoweredName(prog, name_expr, &lowered)) != NVRTC_SUCCESS || !lowered)) {
 		st = kjit__error(KJIT_ERR_COMPILE, "entry point '%s' not found in %s: declare it "
 		                 "__global__ (extern \"C\" or a C++ name expression)", name_expr,
 		                 program_name);

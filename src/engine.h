@@ -17,10 +17,12 @@
 /* ---- NVRTC (compile.c) ----------------------------------------------- */
 
 typedef struct kjit__compiled {
-	void *cubin;   /* malloc'ed: the cubin, or the PTX text (NUL included) */
+	void *cubin;   /* malloc'ed: the cubin, the PTX text (NUL included), or LTO IR
+	               * under -dlto */
 	size_t size;
-	char *lowered; /* malloc'ed lowered name of the entry point */
-	double ms;     /* wall time of nvrtcCompileProgram and the extraction */
+	char *lowered; /* malloc'ed lowered name of the entry point ("" with none) */
+	double ms;     /* wall time of nvrtcCompileProgram and the extraction (and of
+	                * nvJitLink, for a linked variant) */
 } kjit__compiled;
 
 /* What NVRTC is handed besides the source: headers by the name written
@@ -34,9 +36,9 @@ typedef struct kjit__header_set {
 	kjit__hash128 digest;  /* of the manifest's paths and hashes */
 } kjit__header_set;
 
-/* Compiles source to a cubin, or to PTX when the -arch of opts is a
- * virtual arch (compute_NN). name_expr is the entry point; opts the full
- * option list; headers (NULL: none) the headers NVRTC may include. On
+/* Compiles source to a cubin, to PTX when the -arch of opts is a virtual
+ * arch (compute_NN), or to LTO IR when opts has -dlto. name_expr is the
+ * entry point, NULL for a library with none; opts the full option list; headers (NULL: none) the headers NVRTC may include. On
  * KJIT_ERR_COMPILE the thread's error holds the NVRTC log. */
 kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const char *name_expr, const char *const *opts, size_t n_opts,
@@ -53,6 +55,57 @@ kjit_status kjit__nvrtc_archs(const int **archs, size_t *n);
 /* "nvrtc-13.0+<build>": the NVRTC identity that enters every binary key;
  * static storage. */
 const char *kjit__nvrtc_id(void);
+
+/* "NAME-MAJOR.MINOR+SIZE" into out[cap]: a toolkit library's identity,
+ * the size of the file that holds symbol standing for its build, so that
+ * a patched library of the same version gives new keys. */
+void kjit__library_id(char *out, size_t cap, const char *name, int major, int minor,
+                      const void *symbol);
+
+/* ---- JIT LTO with nvJitLink (link.c) ------------------------------------ */
+
+/* The NVRTC options of a linked kernel's variants and of a source link
+ * input, before -arch, one per line as in a canonical option list. */
+#define KJIT__LTO_OPTIONS "-dlto\n-rdc=true\n"
+
+/* A kernel's link inputs, read and hashed once at creation; immutable
+ * after, so that the compile pool's threads share it without a lock. */
+typedef struct kjit__link kjit__link;
+
+/* Copies the link inputs and link options of opts for a kernel of engine
+ * e: files read now, a KJIT_LINK_SOURCE compiled to LTO IR (through the
+ * cache). *out is the caller's, freed with kjit__link_free(). */
+kjit_status kjit__link_make(kjit_engine *e, const kjit_kernel_options *opts, kjit__link **out);
+void kjit__link_free(kjit__link *link);
+
+/* The link key of a variant: its compile key (the hash of its NVRTC
+ * options) with the kinds and contents of the inputs, the link options
+ * and the nvJitLink identity. */
+kjit__hash128 kjit__link_key(const kjit__link *link, kjit__hash128 compile_key);
+
+/* The linked cubin of a variant of k whose canonical option list is
+ * options (opts[n] what NVRTC is handed, headers its headers): the
+ * variant's LTO IR from the store under compile_key, else from NVRTC
+ * (and stored), linked with every input. A link failure is KJIT_ERR_LINK
+ * with nvJitLink's error and info logs. */
+kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *options,
+                             const char *const *opts, size_t n,
+                             const kjit__header_set *headers, kjit__compiled *out);
+
+/* "nvjitlink-13.0+<build>": the nvJitLink identity in every link key;
+ * static storage. */
+const char *kjit__nvjitlink_id(void);
+
+/* A link kind's word ("ltoir", "cubin", "fatbin", "object", "library",
+ * "ptx", "source"; "unknown" beyond them), the kind of a word, and the
+ * kind a file name's ending implies (.ltoir, .cubin, .fatbin, .o, .a,
+ * .ptx, .cu, ...); 0 for none. */
+const char *kjit__link_kind_name(kjit_link_kind kind);
+kjit_link_kind kjit__link_kind_parse(const char *word);
+kjit_link_kind kjit__link_kind_of_path(const char *path);
+
+/* Counts a compile by NVRTC (failed ones too) of ms wall time. */
+void kjit__count_compile(kjit_engine *e, double ms);
 
 /* ---- kernels (kernel.c) ------------------------------------------------ */
 
@@ -180,6 +233,7 @@ struct kjit_kernel {
 	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
 	uint64_t reported_launches;               /* the telemetry sampler's */
 	struct kjit__tunable *tun;                /* NULL for a plain kernel */
+	kjit__link *link;                         /* NULL: whole-program compile */
 	/* module variables (kjit_kernel_set_symbol()); the lock also covers
 	 * writing them into a variant's module and publishing that variant,
 	 * so that no variant misses a change */

@@ -145,6 +145,7 @@ void kjit__kernel_free(kjit_kernel *k)
 		free(k->symbols[i].data);
 	}
 	free(k->symbols);
+	kjit__link_free(k->link);
 	pthread_mutex_destroy(&k->symbols_lock);
 	free(k->name);
 	free(k->source);
@@ -165,6 +166,17 @@ void kjit_kernel_options_init(kjit_kernel_options *opts)
 		memset(opts, 0, sizeof *opts);
 }
 
+/* The link inputs of opts made into *link (NULL when there are none). */
+static kjit_status link_inputs(kjit_engine *e, const char *name, const kjit_kernel_options *opts,
+                               kjit__link **link)
+{
+	*link = NULL;
+	if (!opts || (!opts->n_link && !opts->n_link_options))
+		return KJIT_OK;
+	kjit_status st = kjit__link_make(e, opts, link);
+	return st == KJIT_OK ? KJIT_OK : kjit__error(st, "kernel '%s': %s", name, kjit__error_msg());
+}
+
 kjit_status kjit_kernel_create_with(kjit_engine *e, const char *name, const char *source,
                                     const char *path, const char *const *param_names,
                                     size_t n_params, const kjit_kernel_options *opts,
@@ -175,23 +187,29 @@ kjit_status kjit_kernel_create_with(kjit_engine *e, const char *name, const char
 	if (!e || !out || (!source && !path))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_with: engine, out and "
 		                   "a source or a path are needed");
-	if (opts && opts->n_link)
-		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create_with: "
-		                         "link inputs are not supported yet"));
-	if (source)
-		return kernel_new(e, name, source, path, param_names, n_params, opts, out);
-	char *text;
-	size_t len;
-	kjit_status rst = kjit__read_text(path, &text, &len);
-	if (rst != KJIT_OK)
-		return kjit__engine_fail(e, kjit__error(rst, "cannot read kernel source: %s",
-		                         kjit_last_error()));
-	if (strlen(text) != len) {
+	kjit__link *link;
+	kjit_status st = link_inputs(e, name ? name : "(null)", opts, &link);
+	if (st != KJIT_OK)
+		return kjit__engine_fail(e, st);
+	if (source) {
+		st = kernel_new(e, name, source, path, param_names, n_params, opts, out);
+	} else {
+		char *text;
+		size_t len;
+		if ((st = kjit__read_text(path, &text, &len)) != KJIT_OK) {
+			st = kjit__engine_fail(e, kjit__error(st, "cannot read kernel source: %s",
+			                       kjit_last_error()));
+		} else if (strlen(text) != len) {
+			st = kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s "
+			                       "contains a NUL byte: not CUDA source text", path));
+		} else {
+			st = kernel_new(e, name, text, path, param_names, n_params, opts, out);
+		}
 		free(text);
-		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s "
-		                         "contains a NUL byte: not CUDA source text", path));
 	}
-	kjit_status st = kernel_new(e, name, text, path, param_names, n_params, opts, out);
-	free(text);
+	if (st == KJIT_OK)
+		(*out)->link = link; /* before any variant: no other thread has the kernel yet */
+	else
+		kjit__link_free(link);
 	return st;
 }

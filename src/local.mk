@@ -6,7 +6,7 @@
 #                        JSON, the CUDA driver loaded at run time, the store
 #                        (base.h)
 #   instr   cupti/       CUPTI timing, the protocol, NVTX, telemetry (instr.h)
-#   core    src/         compile, the pool, variants, kernels, module
+#   core    src/         compile, link (nvJitLink), the pool, variants, kernels, module
 #                        variables, measure (engine.h)
 #   tuning  src/tuning/  spec, expressions, space, launch configurations,
 #                        selection, best rows, tunable kernels, kjit_launch,
@@ -41,6 +41,7 @@ libkjit_core_la_CPPFLAGS = $(KJIT_INCLUDE_CORE)
 libkjit_core_la_SOURCES = \
 	src/engine.h \
 	src/compile.c \
+	src/link.c \
 	src/compile_pool.c \
 	src/vtable.c \
 	src/engine.c \
@@ -66,7 +67,7 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/tune_online.c \
 	src/tuning/drift.c
 
-KJIT_EXTERNAL_LIBS = $(SQLITE_LIBS) $(NVRTC_LIBS) $(CUPTI_LIBS) $(LIBS)
+KJIT_EXTERNAL_LIBS = $(SQLITE_LIBS) $(NVRTC_LIBS) $(NVJITLINK_LIBS) $(CUPTI_LIBS) $(LIBS)
 KJIT_INTERNAL_LIBS = libkjit_tuning.la libkjit_core.la libkjit_instr.la libkjit_base.la \
 	$(KJIT_EXTERNAL_LIBS)
 

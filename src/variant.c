@@ -13,8 +13,10 @@
 /* ---- binary keys ------------------------------------------------------- */
 
 /* The canonical option list: defines sorted by name, flags in order,
- * -arch last, one per line. The key is its hash seeded with the kernel's
- * key seed (signature and NVRTC identity). */
+ * -dlto -rdc=true for a kernel with links, -arch last, one per line. The
+ * key is its hash seeded with the kernel's key seed (signature and NVRTC
+ * identity): the compile key; a linked kernel's variant is keyed by the
+ * link key made of it. */
 typedef struct keytext {
 	char *text; /* stack or heap */
 	size_t len;
@@ -64,6 +66,13 @@ static size_t line_len(const char *s)
 	return n;
 }
 
+/* The key of a variant from its compile key: a link key for a kernel with
+ * link inputs. */
+static kjit__hash128 variant_key(const kjit_kernel *k, kjit__hash128 compile_key)
+{
+	return k->link ? kjit__link_key(k->link, compile_key) : compile_key;
+}
+
 static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, keytext *kt)
 {
 	kt->text = NULL;
@@ -78,7 +87,9 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 	size_t name_len[KJIT__MAX_OPTIONS], value_len[KJIT__MAX_OPTIONS];
 	const char *arch = k->engine->arch;
 	size_t arch_len = strlen(arch);
-	size_t len = 6 + arch_len;
+	const char *lto = k->link ? KJIT__LTO_OPTIONS : "";
+	size_t lto_len = strlen(lto);
+	size_t len = lto_len + 6 + arch_len;
 	for (size_t i = 0; i < nd; i++) {
 		const kjit_define *df = &d->defines[i];
 		if (!(name_len[i] = ident_len(df->name)))
@@ -141,6 +152,8 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 		p += value_len[nd + i];
 		*p++ = '\n';
 	}
+	memcpy(p, lto, lto_len);
+	p += lto_len;
 	memcpy(p, "-arch=", 6);
 	memcpy(p + 6, arch, arch_len);
 	p += 6 + arch_len;
@@ -148,6 +161,7 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 	kt->len = (size_t)(p - kt->text);
 	kt->base = kjit__hash(kt->text, kt->len, k->key_seed);
 	kjit__headers_key(k->headers, kt->base, &kt->hkey);
+	kt->hkey = variant_key(k, kt->hkey);
 	return KJIT_OK;
 }
 
@@ -339,7 +353,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	return KJIT_OK;
 }
 
-static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt, double compile_ms)
+static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt)
 {
 	pthread_mutex_lock(&e->lock);
 	if (tier == KJIT_TIER_MEMORY)
@@ -348,12 +362,17 @@ static void count(kjit_engine *e, kjit_cache_tier tier, int corrupt, double comp
 		e->stats.disk_hits++;
 	else if (tier == KJIT_TIER_PTX)
 		e->stats.ptx_jits++;
-	else {
+	else
 		e->stats.misses++;
-		e->stats.compiles++;
-		e->stats.compile_ms_total += compile_ms;
-	}
 	e->stats.corrupt += (uint64_t)corrupt;
+	pthread_mutex_unlock(&e->lock);
+}
+
+void kjit__count_compile(kjit_engine *e, double ms)
+{
+	pthread_mutex_lock(&e->lock);
+	e->stats.compiles++;
+	e->stats.compile_ms_total += ms;
 	pthread_mutex_unlock(&e->lock);
 }
 
@@ -386,7 +405,7 @@ static void stored(kjit_kernel *k, job *j, kjit_cache_tier tier, int corrupt)
 		return;
 	}
 	j->tier = tier;
-	count(e, tier, corrupt, ms);
+	count(e, tier, corrupt);
 	if (tier == KJIT_TIER_PTX) { /* value: the JIT's ms; NVRTC did not run */
 		kjit__engine_event(e, KJIT__EV_CACHE, k, j->v, KJIT__TIER_PTX, ms, 1);
 		return;
@@ -412,7 +431,8 @@ static void compile_one(void *arg, size_t i)
 		job_fail(j, st);
 		return;
 	}
-	j->kt.hkey = kjit__headers_final_key(j->headers, j->kt.base);
+	kjit__hash128 compile_key = kjit__headers_final_key(j->headers, j->kt.base);
+	j->kt.hkey = variant_key(cc->k, compile_key);
 	/* Another process may have stored it since the batch looked (several
 	 * compiling one space): one lookup costs far less than NVRTC. */
 	char key[33];
@@ -427,7 +447,8 @@ static void compile_one(void *arg, size_t i)
 		kjit__compiled_free(&j->c);
 	}
 	int bad = 0, corrupt = cc->corrupt[cc->todo[i]];
-	if (kjit__ptx_find(cc->k, j->kt.text, j->headers, &j->c, &bad) == KJIT_OK) {
+	if (!cc->k->link && /* a linked variant is a cubin of its link */
+	    kjit__ptx_find(cc->k, j->kt.text, j->headers, &j->c, &bad) == KJIT_OK) {
 		stored(cc->k, j, KJIT_TIER_PTX, corrupt + bad);
 		return;
 	}
@@ -447,10 +468,15 @@ static void compile_one(void *arg, size_t i)
 	}
 	for (size_t o = 0; o < j->headers->n_opts && n < sizeof opts / sizeof opts[0]; o++)
 		opts[n++] = j->headers->opts[o];
-	kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
-	st = kjit__nvrtc_compile(cc->k->source, cc->k->file, cc->k->name, opts, n, j->headers,
-	                         &j->c);
-	kjit__nvtx_pop();
+	if (cc->k->link) { /* counts its own NVRTC compile, when it needs one */
+		st = kjit__link_build(cc->k, compile_key, j->kt.text, opts, n, j->headers, &j->c);
+	} else {
+		kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
+		st = kjit__nvrtc_compile(cc->k->source, cc->k->file, cc->k->name, opts, n,
+		                         j->headers, &j->c);
+		kjit__nvtx_pop();
+		kjit__count_compile(cc->k->engine, st == KJIT_OK ? j->c.ms : 0);
+	}
 	free(canon);
 	st = kjit__headers_missing(cc->k->headers, st);
 	if (st == KJIT_OK) {
@@ -458,9 +484,8 @@ static void compile_one(void *arg, size_t i)
 		return;
 	}
 	job_fail(j, st);
-	kjit_engine *e = cc->k->engine; /* NVRTC ran and failed: still a compile */
+	kjit_engine *e = cc->k->engine;
 	pthread_mutex_lock(&e->lock);
-	e->stats.compiles++;
 	e->stats.corrupt += (uint64_t)corrupt;
 	pthread_mutex_unlock(&e->lock);
 }
@@ -500,6 +525,7 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			}
 			kjit__headers_key(k->headers, j->kt.base, &j->kt.hkey);
 		}
+		j->kt.hkey = variant_key(k, j->kt.hkey);
 		pthread_mutex_lock(&e->lock);
 		j->v = kjit__vtable_find(&e->table, j->kt.hkey);
 		pthread_mutex_unlock(&e->lock);
@@ -558,7 +584,7 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 			}
 		}
 		if (j->st == KJIT_OK && !j->need_compile)
-			count(e, j->tier, corrupt[i], 0);
+			count(e, j->tier, corrupt[i]);
 	}
 	free(corrupt);
 	free(todo);

@@ -84,6 +84,7 @@ const char *kjit_status_str(kjit_status status)
 	case KJIT_ERR_NOT_FOUND: return "KJIT_ERR_NOT_FOUND: not found";
 	case KJIT_ERR_LAUNCH: return "KJIT_ERR_LAUNCH: kernel launch failed";
 	case KJIT_ERR_CORRUPT: return "KJIT_ERR_CORRUPT: stored data failed its checksum";
+	case KJIT_ERR_LINK: return "KJIT_ERR_LINK: nvJitLink failed to link";
 	}
 	return "KJIT_ERR_?: unknown status code";
 }
