@@ -332,7 +332,8 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 			goto done;
 		}
 		for (size_t i = 0; i < m; i++) {
-			if (b->status[i] != KJIT_OK && b->status[i] != KJIT_ERR_COMPILE && !n_other++) {
+			if (b->status[i] != KJIT_OK && b->status[i] != KJIT_ERR_COMPILE &&
+			    b->status[i] != KJIT_ERR_LINK && !n_other++) {
 				other = b->errors[i];
 				b->errors[i] = NULL;
 			}

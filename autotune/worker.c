@@ -67,7 +67,7 @@ static void fail_reply(kt_reply *r, kjit_status st, const char *prefix, const ch
 	static char text[1024];
 	snprintf(text, sizeof text, "%s%s", prefix, msg);
 	r->message = text;
-	if (st == KJIT_ERR_COMPILE) {
+	if (st == KJIT_ERR_COMPILE || st == KJIT_ERR_LINK) {
 		r->status = "compile_error";
 	} else if (st == KJIT_ERR_LAUNCH && !sticky(msg)) {
 		r->status = "launch_error";

@@ -922,13 +922,61 @@ static kjit_status t1_include_dirs(parser *P)
 	return KJIT_OK;
 }
 
+/* kernel.link: a path or an array of paths and {"path", "kind"} objects;
+ * a path's ending gives the kind when none is written. */
+static kjit_status read_link(parser *P, json *v, const char *path)
+{
+	static const char *const keys[] = { "path", "kind", NULL };
+	kjit__spec *s = P->spec;
+	char sub[256], kpath[256];
+	if (!v)
+		return KJIT_OK;
+	if (v->type != KJIT__JSON_STRING && v->type != KJIT__JSON_ARRAY)
+		return fail_got(P, path, v, "a path or an array of link inputs");
+	size_t n = v->type == KJIT__JSON_STRING ? 1 : v->n;
+	if (!(s->link_paths = calloc(n + 1, sizeof *s->link_paths)) ||
+	    !(s->link_kinds = calloc(n + 1, sizeof *s->link_kinds)))
+		return nomem();
+	for (size_t i = 0; i < n; i++) {
+		json *item = v->type == KJIT__JSON_STRING ? v : &v->items[i];
+		const char *ipath = v->type == KJIT__JSON_STRING ? path : index_path(sub, path, i);
+		char *kind = NULL;
+		kjit_status st;
+		s->n_link++;
+		if (item->type == KJIT__JSON_OBJECT) {
+			if ((st = check_keys(P, item, ipath, keys)) != KJIT_OK ||
+			    (st = want_string(P, kjit__json_get(item, "path"), key_path(kpath, ipath, "path"),
+			                      1, &s->link_paths[i])) != KJIT_OK ||
+			    (st = want_string(P, kjit__json_get(item, "kind"), key_path(kpath, ipath, "kind"),
+			                      0, &kind)) != KJIT_OK)
+				return st;
+		} else if (item->type != KJIT__JSON_STRING) {
+			return fail_got(P, ipath, item, "a path or an object with \"path\" and \"kind\"");
+		} else if (!(s->link_paths[i] = strdup(item->text))) {
+			return nomem();
+		}
+		s->link_kinds[i] = kind ? kjit__link_kind_parse(kind)
+		                        : kjit__link_kind_of_path(s->link_paths[i]);
+		if (!s->link_kinds[i]) {
+			st = kind ? fail(P, key_path(kpath, ipath, "kind"), "one of ltoir, cubin, fatbin, "
+			                 "object, library, ptx, source (got \"%s\")", kind)
+			          : fail(P, ipath, "a \"kind\": the ending of \"%s\" names none (.ltoir, "
+			                 ".cubin, .fatbin, .o, .a, .ptx, .cu)", s->link_paths[i]);
+			free(kind);
+			return st;
+		}
+		free(kind);
+	}
+	return KJIT_OK;
+}
+
 static kjit_status read_kjit(parser *P)
 {
 	static const char *const top_keys[] = { "kernel", "parameters", "restrictions", "grid",
 		                                "shared_memory", "problems", "arguments", "verify",
 		                                "objective", "limits", NULL };
 	static const char *const kernel_keys[] = { "source", "entry", "flags", "include_dirs",
-		                                   "headers", NULL };
+		                                   "headers", "link", "link_options", NULL };
 	static const char *const verify_keys[] = { "against", "reference", "atol", "rtol", NULL };
 	static const char *const objective_keys[] = { "metric", "bytes", "flops", NULL };
 	static const char *const limits_keys[] = { "max_threads_per_block", "max_shared_bytes",
@@ -954,13 +1002,18 @@ static kjit_status read_kjit(parser *P)
 	                       &s->n_flags)) != KJIT_OK ||
 	    (st = read_include_dirs(P, kjit__json_get(kernel, "include_dirs"),
 	                            "kernel.include_dirs")) != KJIT_OK ||
-	    (st = read_headers(P, kjit__json_get(kernel, "headers"), "kernel.headers")) != KJIT_OK)
+	    (st = read_headers(P, kjit__json_get(kernel, "headers"), "kernel.headers")) != KJIT_OK ||
+	    (st = read_link(P, kjit__json_get(kernel, "link"), "kernel.link")) != KJIT_OK ||
+	    (st = want_strings(P, kjit__json_get(kernel, "link_options"), "kernel.link_options",
+	                       &s->link_options, &s->n_link_options)) != KJIT_OK)
 		return st;
 	for (size_t i = 0; i < s->n_flags; i++)
 		if (!strncmp(s->flags[i], "-I", 2) || !strncmp(s->flags[i], "--include-path", 14))
 			return fail(P, index_path(sub, "kernel.flags", i), "include folders in "
 			            "kernel.include_dirs, whose headers enter the binary key (got \"%s\")",
 			            s->flags[i]);
+	if (s->n_link_options && !s->n_link)
+		return fail(P, "kernel.link_options", "link options only with kernel.link inputs");
 
 	v = kjit__json_get(root, "parameters");
 	if (!v || v->type != KJIT__JSON_ARRAY || v->n == 0)
@@ -2209,6 +2262,8 @@ kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 		st = P.t1 ? KJIT_OK : check_exprs(&P); /* STUBTEST */
 	if (st == KJIT_OK && !P.t1)
 		st = resolve(path, &P.spec->source_path);
+	for (size_t i = 0; st == KJIT_OK && i < P.spec->n_link; i++)
+		st = resolve(path, &P.spec->link_paths[i]);
 	for (size_t i = 0; st == KJIT_OK && i < P.spec->n_args; i++) {
 		st = resolve(path, &P.spec->args[i].data.file);
 		if (st == KJIT_OK)
@@ -2240,6 +2295,9 @@ void kjit__spec_free(kjit__spec *spec)
 		free((char *)spec->headers[i].text);
 	}
 	free(spec->headers);
+	free_strings(spec->link_paths, spec->n_link);
+	free(spec->link_kinds);
+	free_strings(spec->link_options, spec->n_link_options);
 	for (size_t i = 0; spec->params && i < spec->n_params; i++) {
 		for (size_t j = 0; j < spec->params[i].n_values; j++)
 			free(spec->params[i].values[j].text);

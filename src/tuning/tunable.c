@@ -212,16 +212,29 @@ kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char
 	for (size_t i = 0; i < spec->n_params; i++)
 		names[i] = spec->params[i].name;
 	kjit_kernel_options own;
+	kjit_link_input *link = calloc(spec->n_link + 1, sizeof *link);
+	if (!link) {
+		free(names);
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
+	}
 	if (!opts) {
 		kjit_kernel_options_init(&own);
 		own.include_dirs = (const char *const *)spec->include_dirs;
 		own.n_include_dirs = spec->n_include_dirs;
 		own.headers = spec->headers;
 		own.n_headers = spec->n_headers;
+		for (size_t i = 0; i < spec->n_link; i++)
+			link[i] = (kjit_link_input){ .kind = spec->link_kinds[i],
+				                     .path = spec->link_paths[i] };
+		own.link = link;
+		own.n_link = spec->n_link;
+		own.link_options = (const char *const *)spec->link_options;
+		own.n_link_options = spec->n_link_options;
 		opts = &own;
 	}
 	kjit_status st = kjit_kernel_create_with(e, entry, source, source ? NULL : spec->source_path,
 	                                         names, spec->n_params, opts, out);
+	free(link);
 	free(names);
 	return st;
 }

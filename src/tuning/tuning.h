@@ -109,6 +109,11 @@ typedef struct kjit__spec {
 	size_t n_include_dirs;
 	kjit_header *headers; /* in-memory headers (names and texts owned) */
 	size_t n_headers;
+	char **link_paths;   /* kernel.link: resolved against the spec's folder */
+	kjit_link_kind *link_kinds;
+	size_t n_link;
+	char **link_options; /* kernel.link_options: nvJitLink options */
+	size_t n_link_options;
 	kjit__param *params;
 	size_t n_params;
 	char **restrictions; /* expressions, in the spec's dialect */
@@ -149,7 +154,8 @@ void kjit__spec_free(kjit__spec *spec);
 
 /* Creates the kernel of a spec for entry (spec->entry, or a reference
  * kernel's): source, or spec->source_path when NULL, with the spec's
- * parameter names and header options, or opts when not NULL. */
+ * parameter names, header options and link inputs and options, or opts
+ * when not NULL. */
 kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char *entry,
                               const char *source, const kjit_kernel_options *opts,
                               kjit_kernel **out);
