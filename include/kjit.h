@@ -281,8 +281,12 @@ void kjit_kernel_options_init(kjit_kernel_options *opts);
  * at path when source is NULL (NVRTC's messages then name it, and
  * #include "..." also searches the file's folder first).
  * KJIT_ERR_INVALID_ARG: a header with no name or text, two headers of one
- * name, an unknown link kind; KJIT_ERR_IO: a link input or source that
- * cannot be read, naming it.
+ * name, an unknown link kind (or none that the path implies), an empty
+ * link input, a link option that sets -arch, link options without
+ * inputs; KJIT_ERR_IO: a link input or source that cannot be read;
+ * KJIT_ERR_COMPILE: a KJIT_LINK_SOURCE input that NVRTC rejects (it is
+ * compiled now, for the engine's arch, and its LTO IR cached); each names
+ * the input.
  */
 kjit_status kjit_kernel_create_with(kjit_engine *engine, const char *name, const char *source,
                                     const char *path, const char *const *param_names,
@@ -347,7 +351,9 @@ typedef enum kjit_cache_tier {
  * recompiled and replaced. tier (may be NULL) says where it came from.
  *
  * On a compile error returns KJIT_ERR_COMPILE with the full NVRTC log in
- * the last error. The variant belongs to the engine.
+ * the last error; on a link error (a kernel with link inputs)
+ * KJIT_ERR_LINK with nvJitLink's error and info logs and the inputs
+ * named. The variant belongs to the engine.
  */
 kjit_status kjit_variant_get(kjit_kernel *kernel, const kjit_variant_desc *desc,
                              kjit_variant **out, kjit_cache_tier *tier);
@@ -379,7 +385,8 @@ typedef struct kjit_variant_info {
 	const char *lowered_name; /* the symbol loaded from the module */
 	size_t cubin_size;      /* bytes of the binary (a cubin, or PTX with its NUL) */
 	double compile_ms;      /* NVRTC time when it was compiled (any process); the
-	                           driver's for a cubin made from PTX */
+	                           driver's for a cubin made from PTX; NVRTC's and
+	                           nvJitLink's for a variant of a kernel with links */
 	int num_regs;           /* registers per thread, -1 without a GPU */
 	int max_threads_per_block; /* -1 without a GPU */
 	int static_shared_bytes;   /* -1 without a GPU */
