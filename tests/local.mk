@@ -175,3 +175,4 @@ include tests/api.mk
 include tests/headers.mk
 include tests/layers.mk
 include tests/man.mk
+include tests/lto.mk

@@ -19,6 +19,7 @@ static const example examples[] = {
 	{ "examples/transpose/transpose.json", 26 },
 	{ "examples/sgemm/sgemm.json", 1394 },
 	{ "examples/stencil/stencil.json", 95 },
+	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
 /* The defines of configuration cfg of spec (names and texts point into
@@ -39,8 +40,7 @@ static kjit_kernel *kernel_of(kjit_engine *e, const kjit__spec *spec, const char
 	CHECK(spec->n_params <= 32);
 	for (size_t p = 0; p < spec->n_params; p++)
 		names[p] = spec->params[p].name;
-	CHECK_OK(kjit_kernel_create_from_file(e, entry, spec->source_path, names,
-	                                      spec->n_params, &k));
+	CHECK_OK(kjit__spec_kernel(e, spec, entry, names, &k));
 	return k;
 }
 

@@ -74,6 +74,19 @@ int main(int argc, char **argv)
 	bad(dir, "{ " GOOD_PARAMS " }", "kernel", "expected an object with \"source\" and \"entry\"");
 	bad(dir, "{\"kernel\": {\"entry\": \"k\"}, " GOOD_PARAMS " }", "kernel.source",
 	    "expected a string");
+#define LINK_KERNEL(link) "\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\", " link "}"
+	bad(dir, "{ " LINK_KERNEL("\"link\": [\"ops.cu\", \"ops.bin\"]") ", " GOOD_PARAMS " }",
+	    "kernel.link[1]", "expected a \"kind\": the ending of \"ops.bin\" names none");
+	bad(dir, "{ " LINK_KERNEL("\"link\": [{\"path\": \"ops.o\", \"kind\": \"elf\"}]") ", "
+	    GOOD_PARAMS " }", "kernel.link[0].kind", "expected one of ltoir, cubin");
+	bad(dir, "{ " LINK_KERNEL("\"link\": [{\"kind\": \"ltoir\"}]") ", " GOOD_PARAMS " }",
+	    "kernel.link[0].path", "expected a string");
+	bad(dir, "{ " LINK_KERNEL("\"link\": [{\"path\": \"a.ltoir\", \"type\": \"ltoir\"}]") ", "
+	    GOOD_PARAMS " }", "kernel.link[0]", "type");
+	bad(dir, "{ " LINK_KERNEL("\"link\": 3") ", " GOOD_PARAMS " }", "kernel.link",
+	    "expected a path or an array of link inputs (got 3)");
+	bad(dir, "{ " LINK_KERNEL("\"link_options\": [\"-O3\"]") ", " GOOD_PARAMS " }",
+	    "kernel.link_options", "expected link options only with kernel.link inputs");
 	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": \"B\", \"values\": \"32\"}]}",
 	    "parameters[0].values", "expected an array");
 	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": 7, \"values\": [1]}]}",
