@@ -13,3 +13,8 @@ examples_api_kjit_api_demo_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DKJIT_EXAMPLES='"$(abs_top_srcdir)/examples"'
 examples_api_kjit_api_demo_LDADD = libkjit.la -lm
 EXTRA_DIST += examples/api/sgemm.cu
+
+noinst_PROGRAMS += examples/lto/kjit-lto
+examples_lto_kjit_lto_SOURCES = examples/lto/kjit-lto.c
+examples_lto_kjit_lto_CPPFLAGS = $(AM_CPPFLAGS) -DLTO_EXAMPLES='"$(abs_top_srcdir)/examples/lto"'
+examples_lto_kjit_lto_LDADD = libkjit.la

@@ -6,4 +6,6 @@ nobase_dist_pkgdata_DATA = \
 	examples/reduction/reduction.cu examples/reduction/reduction.json \
 	examples/transpose/transpose.cu examples/transpose/transpose.json \
 	examples/sgemm/sgemm.cu examples/sgemm/sgemm.json \
-	examples/stencil/stencil.cu examples/stencil/stencil.json
+	examples/stencil/stencil.cu examples/stencil/stencil.json \
+	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
+	examples/lto/op-affine.cu
