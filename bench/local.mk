@@ -9,7 +9,8 @@ noinst_PROGRAMS += \
 	bench/bench-hit \
 	bench/bench-fresh \
 	bench/bench-pool \
-	bench/bench-launch
+	bench/bench-launch \
+	bench/bench-lto
 
 bench_bench_compile_SOURCES = bench/bench-compile.c bench/benchutil.h
 bench_bench_compile_CPPFLAGS = $(BENCH_CPPFLAGS)
@@ -35,6 +36,11 @@ bench_bench_launch_SOURCES = bench/bench-launch.c bench/benchutil.h
 bench_bench_launch_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_launch_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_launch_LDADD = $(BENCH_LDADD)
+
+bench_bench_lto_SOURCES = bench/bench-lto.c bench/benchutil.h
+bench_bench_lto_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_lto_LDFLAGS = $(CUDA_LDFLAGS)
+bench_bench_lto_LDADD = $(BENCH_LDADD)
 
 EXTRA_DIST += bench/run-benchmarks bench/heavy.cu
 
