@@ -49,7 +49,7 @@ static kjit__compiled library_ir(const char *text, const char *arch)
 	snprintf(a, sizeof a, "-arch=%s", arch);
 	const char *opts[] = { "-dlto", "-rdc=true", a };
 	kjit__compiled c;
-	BENCH_KJIT(kjit__nvrtc_compile(text, "op-affine.cu", NULL, opts, 3, &c));
+	BENCH_KJIT(kjit__nvrtc_compile(text, "op-affine.cu", NULL, opts, 3, NULL, &c));
 	return c;
 }
 

@@ -37,7 +37,7 @@ static kjit__compiled nvrtc_ir(const char *text, const char *arch)
 	snprintf(a, sizeof a, "-arch=%s", arch);
 	const char *opts[] = { "-dlto", "-rdc=true", a };
 	kjit__compiled c;
-	CHECK_OK(kjit__nvrtc_compile(text, "lib.cu", NULL, opts, 3, &c));
+	CHECK_OK(kjit__nvrtc_compile(text, "lib.cu", NULL, opts, 3, NULL, &c));
 	CHECK(c.size > 0);
 	return c;
 }
