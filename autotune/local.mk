@@ -11,6 +11,9 @@ KJIT_TUNE_CORE = \
 	autotune/verify.c \
 	autotune/rejected.c \
 	autotune/wire.c \
+	autotune/child.c \
+	autotune/compile_pool.c \
+	autotune/compile_worker.c \
 	autotune/strategies/common.c \
 	autotune/strategies/exhaustive.c \
 	autotune/strategies/random.c \

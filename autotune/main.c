@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,6 @@
 
 #include "tune.h"
 
-/* Variants compiled per kjit_variants_get() call: large enough to keep
- * the pool busy, small enough for a live progress line. */
-#define BATCH 32
 /* NVRTC errors shown after a compile-only run. */
 #define SHOW_ERRORS 3
 
@@ -64,7 +62,11 @@ static void usage(FILE *f)
 	        "                          compute_NN (PTX, which later GPUs compile)\n"
 	        "                          (default $KJIT_ARCH)\n"
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
-	        "  -j, --jobs P            compile threads (default: online CPUs)\n"
+	        "  -j, --jobs P            compile workers, here and when tuning (default:\n"
+	        "                          online CPUs)\n"
+	        "      --compile-pool MODE threads, processes (each with its own NVRTC: many\n"
+	        "                          compile at once) or auto: processes for more than\n"
+	        "                          %d workers (default auto)\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
 	        "      --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT ")\n"
 	        "      --budget N          at most N evaluations\n"
@@ -86,7 +88,7 @@ static void usage(FILE *f)
 	        "  -h, --help              this text\n"
 	        "  -V, --version           the version\n"
 	        "\n"
-	        "Strategies:\n", prog);
+	        "Strategies:\n", prog, KT_POOL_AUTO_THREADS);
 	for (size_t i = 0; kt_strategies[i]; i++)
 		fprintf(f, "  %-12s %s\n", kt_strategies[i]->name, kt_strategies[i]->summary);
 	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error, 130 interrupted.\n");
@@ -120,6 +122,7 @@ typedef struct opts {
 	const char *device_key, *export_format;
 	uint64_t run_id;
 	int jobs;
+	kt_pool_mode pool;
 	kt_budget budget;
 	uint64_t seed, problem;
 	int problem_set;
@@ -294,103 +297,135 @@ static int open_targets(const kjit__spec *spec, const opts *o, const char *list,
 	return ret;
 }
 
-/* What one batch call needs, BATCH of each. */
-typedef struct batch {
-	kjit__config_desc *store;
-	kjit_variant_desc *descs;
-	kjit_variant **vars;
-	kjit_status *status;
-	char **errors;
-} batch;
+/* What one target's run found, for its summary. */
+typedef struct compile_tally {
+	size_t done, failed;
+	size_t n_other;              /* failures not a variant's compile or link error */
+	char *other;                 /* the first of those, malloc'ed */
+	char *kept[SHOW_ERRORS];     /* the first failures' logs, malloc'ed */
+} compile_tally;
 
-/* Compiles the n variants for one target, with its progress line and
- * summary line. Returns an exit code. */
-static int compile_target(const kjit__spec *spec, const opts *o, const variant *vs, size_t n,
-                          const target *t, batch *b)
+static volatile int interrupted;
+
+static void on_signal(int sig)
 {
-	size_t n_failed = 0, n_other = 0; /* n_other: failures not a variant's compile error */
-	char *other = NULL;                /* the first of those */
-	char *kept[SHOW_ERRORS] = { NULL };
-	kjit_engine_stats before, after;
-	kjit_engine_get_stats(t->engine, &before);
-	int tty = isatty(STDERR_FILENO), ret = KT_EXIT_RUNTIME;
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Takes the answer of j into t and frees its log. */
+static void tally_job(compile_tally *t, kt_compile_job *j)
+{
+	t->done++;
+	if (j->status != KJIT_OK) {
+		if (j->status != KJIT_ERR_COMPILE && j->status != KJIT_ERR_LINK && !t->n_other++) {
+			t->other = j->error;
+			j->error = NULL;
+		}
+		if (t->failed < SHOW_ERRORS && j->error) {
+			t->kept[t->failed] = j->error;
+			j->error = NULL;
+		}
+		t->failed++;
+	}
+	free(j->error);
+	j->error = NULL;
+}
+
+/* Compiles the n variants for arch on pool, a window ahead, with a
+ * progress line: on a terminal at most every 0.1 s, else every 10 s and at
+ * the end. Returns 1 when interrupted (Ctrl-C, SIGTERM): the jobs not
+ * compiled are dropped; what was stored stays. */
+static int compile_all(kt_pool *pool, const char *arch, const variant *vs, size_t n, int quiet,
+                       compile_tally *t)
+{
+	kt_compile_job *jobs = calloc(n + 1, sizeof *jobs);
+	if (!jobs) {
+		t->n_other = n;
+		t->failed = t->done = n;
+		t->other = strdup("out of memory");
+		return 0;
+	}
+	int tty = isatty(STDERR_FILENO);
 	uint64_t t0 = kjit__now_ns(), shown = t0;
-	for (size_t start = 0; start < n; start += BATCH) {
-		size_t m = n - start < BATCH ? n - start : BATCH;
-		size_t made = 0;
-		while (made < m &&
-		       kjit__config_desc_make(spec, vs[start + made].config, &b->store[made]) == KJIT_OK) {
-			b->descs[made] = b->store[made].desc;
-			made++;
+	size_t next = 0;
+	while (t->done < n && !interrupted) {
+		for (size_t w = kt_pool_window(pool, 0); next < n && next - t->done < w; next++) {
+			jobs[next].config = vs[next].config;
+			kt_pool_submit(pool, &jobs[next]);
 		}
-		if (made == m)
-			kjit_variants_get(t->kernel, b->descs, m, o->jobs, b->vars, b->status, b->errors);
-		for (size_t i = 0; i < made; i++)
-			kjit__config_desc_free(&b->store[i]);
-		if (made < m) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			goto done;
-		}
-		for (size_t i = 0; i < m; i++) {
-			if (b->status[i] != KJIT_OK && b->status[i] != KJIT_ERR_COMPILE &&
-			    b->status[i] != KJIT_ERR_LINK && !n_other++) {
-				other = b->errors[i];
-				b->errors[i] = NULL;
-			}
-			if (b->status[i] != KJIT_OK) {
-				if (n_failed < SHOW_ERRORS && b->errors[i]) {
-					kept[n_failed] = b->errors[i];
-					b->errors[i] = NULL;
-				}
-				n_failed++;
-			}
-			free(b->errors[i]);
-			b->errors[i] = NULL;
-		}
-		/* progress: on a terminal each batch, else a line every 10 s */
+		if (!kt_pool_wait(pool, &jobs[t->done], &interrupted, NULL))
+			break;
+		tally_job(t, &jobs[t->done]);
 		uint64_t now = kjit__now_ns();
-		size_t done_n = start + m;
-		double el = (double)(now - t0) * 1e-9, rate = el > 0 ? (double)done_n / el : 0;
-		if (!o->tune.quiet && (tty || now - shown >= 10000000000ull || done_n == n)) {
+		double el = (double)(now - t0) * 1e-9, rate = el > 0 ? (double)t->done / el : 0;
+		if (!quiet && (t->done == n || now - shown >= (tty ? 100000000ull : 10000000000ull))) {
 			fprintf(stderr, "%s%s: %s %zu/%zu variants, %zu failed, %.1f/s, %.0f s, ETA %.0f s%s",
-			        tty ? "\r\033[K" : "", prog, t->arch, done_n, n, n_failed, rate, el,
-			        rate > 0 ? (double)(n - done_n) / rate : 0, tty ? "" : "\n");
+			        tty ? "\r\033[K" : "", prog, arch, t->done, n, t->failed, rate, el,
+			        rate > 0 ? (double)(n - t->done) / rate : 0, tty ? "" : "\n");
 			shown = now;
 		}
 	}
-	if (tty && n && !o->tune.quiet)
+	int stopped = t->done < n;
+	if (stopped)
+		kt_pool_drop(pool, 1);
+	for (size_t i = t->done; i < next; i++)
+		free(jobs[i].error);
+	free(jobs);
+	if (tty && !quiet && n)
 		fprintf(stderr, "\n");
-	kjit_engine_get_stats(t->engine, &after);
-	size_t compiled = (size_t)(after.compiles - before.compiles); /* failed ones too */
-	size_t cached = (size_t)(after.memory_hits - before.memory_hits + after.disk_hits -
-	                         before.disk_hits);
-	printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, %s, db %s)\n", n,
-	       compiled >= n_failed ? compiled - n_failed : 0, cached, n_failed, t->arch,
-	       kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin", kjit_engine_db_path(t->engine));
-	for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++)
+	return stopped;
+}
+
+/* Compiles the n variants for one target on a compile pool, with its
+ * progress line and summary line. Returns an exit code. */
+static int compile_target(const kjit__spec *spec, const opts *o, const variant *vs, size_t n,
+                          const target *t)
+{
+	compile_tally tally = { 0 };
+	kt_pool_opts po = { .spec = spec, .spec_path = o->spec, .engine = t->engine,
+		            .kernel = t->kernel, .workers = o->jobs, .mode = o->pool };
+	kt_pool *pool = NULL;
+	if (kt_pool_open(&po, &pool) != KJIT_OK) {
+		fprintf(stderr, "%s: %s: %s\n", prog, t->arch, kjit_last_error());
+		return KT_EXIT_RUNTIME;
+	}
+	int stopped = compile_all(pool, t->arch, vs, n, o->tune.quiet, &tally);
+	kt_pool_stats ps;
+	kt_pool_get_stats(pool, &ps);
+	kt_pool_close(pool);
+	/* cache hits are the answers without an NVRTC run */
+	size_t ok = tally.done - tally.failed;
+	size_t compiled = ps.compiled >= tally.failed ? ps.compiled - tally.failed : 0;
+	printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, %s, db %s)%s\n", n,
+	       compiled, ok >= compiled ? ok - compiled : 0, tally.failed, t->arch,
+	       kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin", kjit_engine_db_path(t->engine),
+	       stopped ? ", interrupted" : "");
+	for (size_t i = 0; i < SHOW_ERRORS && i < tally.failed; i++) {
 		fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,
-		        kept[i] ? kept[i] : "(no detail)");
+		        tally.kept[i] ? tally.kept[i] : "(no detail)");
+		free(tally.kept[i]);
+	}
 	/* A variant that does not compile is a result; nothing compiled, or a
 	 * failure of anything else (the database, an option), is not. */
-	ret = KT_EXIT_OK;
-	if (n_other) {
+	int ret = KT_EXIT_OK;
+	if (stopped) {
+		ret = KT_EXIT_INTERRUPTED;
+	} else if (tally.n_other) {
 		fprintf(stderr, "%s: %s: %zu variants failed for another reason than their own "
-		        "compile error; the first: %s\n", prog, t->arch, n_other,
-		        other ? other : "(no detail)");
+		        "compile error; the first: %s\n", prog, t->arch, tally.n_other,
+		        tally.other ? tally.other : "(no detail)");
 		ret = KT_EXIT_RUNTIME;
-	} else if (n && n_failed == n) {
+	} else if (n && tally.failed == n) {
 		fprintf(stderr, "%s: %s: no variant compiled\n", prog, t->arch);
 		ret = KT_EXIT_RUNTIME;
 	}
-done:
-	for (size_t i = 0; i < SHOW_ERRORS && i < n_failed; i++)
-		free(kept[i]);
-	free(other);
+	free(tally.other);
 	return ret;
 }
 
 /* --compile-only: every variant for each target of --arch, one after
- * the other, on one database. */
+ * the other, on one database; Ctrl-C stops it. */
 static int do_compile(const kjit__spec *spec, const opts *o)
 {
 	const char *list = o->arch ? o->arch : kjit__env(KJIT__ENV_ARCH);
@@ -403,30 +438,24 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	size_t n_targets = 0, n = 0;
 	char *buf = NULL;
 	variant *vs = NULL;
-	batch b = { calloc(BATCH, sizeof *b.store), calloc(BATCH, sizeof *b.descs),
-		    calloc(BATCH, sizeof *b.vars), calloc(BATCH, sizeof *b.status),
-		    calloc(BATCH, sizeof *b.errors) };
 	int ret = open_targets(spec, o, list, &buf, targets, &n_targets);
 	if (ret == KT_EXIT_OK)
 		ret = collect_variants(spec, o, &vs, &n);
-	if (ret == KT_EXIT_OK && (!b.store || !b.descs || !b.vars || !b.status || !b.errors)) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		ret = KT_EXIT_RUNTIME;
-	}
 	int ready = ret == KT_EXIT_OK;
-	for (size_t t = 0; ready && t < n_targets; t++) {
-		int r = compile_target(spec, o, vs, n, &targets[t], &b);
-		ret = ret == KT_EXIT_OK ? r : ret;
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (size_t t = 0; ready && t < n_targets && ret != KT_EXIT_INTERRUPTED; t++) {
+		int r = compile_target(spec, o, vs, n, &targets[t]);
+		ret = ret == KT_EXIT_OK || r == KT_EXIT_INTERRUPTED ? r : ret;
 	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	for (size_t t = 0; t < n_targets; t++)
 		kjit_engine_close(targets[t].engine);
 	variants_free(vs, n);
 	free(buf);
-	free(b.store);
-	free(b.descs);
-	free(b.vars);
-	free(b.status);
-	free(b.errors);
 	return ret;
 }
 
@@ -594,6 +623,7 @@ static int run(opts *o)
 		o->tune.problem = o->problem_set ? (int64_t)o->problem : -1;
 		o->tune.limits = o->limits;
 		o->tune.jobs = o->jobs;
+		o->tune.pool = o->pool;
 		ret = kt_tune(spec, &o->tune);
 	}
 	kjit__spec_free(spec);
@@ -605,13 +635,14 @@ int main(int argc, char **argv)
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
 	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
-	       O_VERIFY, O_ATOL, O_RTOL };
+	       O_VERIFY, O_ATOL, O_RTOL, O_POOL };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
 		{ "arch", required_argument, NULL, O_ARCH },
 		{ "db", required_argument, NULL, O_DB },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "compile-pool", required_argument, NULL, O_POOL },
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "replay-db", no_argument, NULL, O_REPLAY_DB },
 		{ "device-key", required_argument, NULL, O_DEVKEY },
@@ -646,6 +677,11 @@ int main(int argc, char **argv)
 		kt_worker_verify wv = { argv[6], strtod(argv[7], NULL), strtod(argv[8], NULL) };
 		return kt_worker_main(argv[4], argv[5], &wv, atoi(argv[2]), atoi(argv[3]));
 	}
+	/* A compile worker: kjit-tune --compile-worker IN_FD OUT_FD SPEC DB ARCH
+	 * (compile_pool.c). */
+	if (argc == 7 && strcmp(argv[1], "--compile-worker") == 0)
+		return kt_compile_worker_main(argv[4], argv[5], argv[6], atoi(argv[2]),
+		                              atoi(argv[3]));
 	opts o = { .seed = 1, .atol = NAN, .rtol = NAN,
 		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .budget_ms = 10,
 		             .l2 = 1 } };
@@ -662,6 +698,10 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &u) || u > 1024)
 				return usage_error("-j: expected a thread count, got '%s'", optarg);
 			o.jobs = (int)u;
+			break;
+		case O_POOL:
+			if (kt_pool_mode_parse(optarg, &o.pool) != KJIT_OK)
+				return usage_error("--compile-pool: %s", kjit_last_error());
 			break;
 		case O_REPLAY: o.replay = optarg; break;
 		case O_REPLAY_DB: o.replay_from_db = 1; break;

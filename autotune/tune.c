@@ -1,29 +1,22 @@
 /*
- * tune.c - a tuning run: the strategy proposes, a compile thread compiles
- * ahead on the engine's pool (a compile-only engine for the worker's
- * arch, on the same database), the worker process measures, and every
- * evaluation is recorded in one transaction. The worker is started before
- * anything here touches CUDA (nothing here ever does) and again after a
- * crash or a timeout.
+ * tune.c - a tuning run: the strategy proposes, the compile pool
+ * (compile_pool.c: threads on a compile-only engine for the worker's arch,
+ * or compile worker processes, on the same database) compiles ahead, the
+ * worker process measures, and every evaluation is recorded in one
+ * transaction. The worker is started before anything here touches CUDA
+ * (nothing here ever does) and again after a crash or a timeout.
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tune.h"
 
-/* Proposals taken ahead (and compiled ahead) for strategies that allow it;
- * also the most compile threads. */
-#define WINDOW 64
 /* Seconds the worker has for start-up and for a new problem's buffers and
  * reference output, beyond --timeout. */
 #define SETUP_S 120
@@ -41,92 +34,34 @@ static void on_signal(int sig)
 /* ---- the worker process ----------------------------------------------------- */
 
 typedef struct proc {
-	pid_t pid;
-	int to, from;
+	kt_child c;
 	kt_hello hello;
 } proc;
 
 static void proc_stop(proc *w, int kill_it)
 {
-	if (w->pid <= 0)
-		return;
-	close(w->to);
-	if (kill_it)
-		kill(w->pid, SIGKILL);
-	int status;
-	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	close(w->from);
-	w->pid = 0;
+	kt_child_stop(&w->c, kill_it);
 }
 
-/* fork + exec of this program in worker mode: the child starts with no
- * thread, lock or connection of the parent's. */
+/* The worker in worker mode, with the verification the tuner runs with
+ * (the command line's included). */
 static kjit_status proc_start(proc *w, const kjit__spec *spec, const char *spec_path,
                               const char *db)
 {
-	int req[2], rep[2];
-	if (pipe2(req, O_CLOEXEC) != 0)
-		return kjit__error(KJIT_ERR_IO, "pipe: %s", strerror(errno));
-	if (pipe2(rep, O_CLOEXEC) != 0) {
-		close(req[0]);
-		close(req[1]);
-		return kjit__error(KJIT_ERR_IO, "pipe: %s", strerror(errno));
-	}
-	/* the verification the tuner runs with, command line included */
-	char atol[32], rtol[32];
+	char in[16], out[16], atol[32], rtol[32];
+	snprintf(in, sizeof in, "%d", KT_CHILD_IN_FD);
+	snprintf(out, sizeof out, "%d", KT_CHILD_OUT_FD);
 	snprintf(atol, sizeof atol, "%.17g", spec->atol);
 	snprintf(rtol, sizeof rtol, "%.17g", spec->rtol);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(req[0]);
-		close(req[1]);
-		close(rep[0]);
-		close(rep[1]);
-		return kjit__error(KJIT_ERR_IO, "fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-		char in[16], out[16];
-		int i = fcntl(req[0], F_DUPFD, 10), o = fcntl(rep[1], F_DUPFD, 10);
-		snprintf(in, sizeof in, "%d", i);
-		snprintf(out, sizeof out, "%d", o);
-		/* Ctrl-C is the tuner's to handle; the worker dies with it */
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_DFL);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		char *argv[] = { "kjit-tune", "--worker", in, out, (char *)spec_path, (char *)db,
-			         spec->verify, atol, rtol, NULL };
-		if (i >= 0 && o >= 0)
-			execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(req[0]);
-	close(rep[1]);
-	w->pid = pid;
-	w->to = req[1];
-	w->from = rep[0];
-	return KJIT_OK;
+	char *argv[] = { "kjit-tune", "--worker", in, out, (char *)spec_path, (char *)db,
+		         spec->verify, atol, rtol, NULL };
+	return kt_child_start(&w->c, NULL, argv);
 }
 
 /* Why the worker ended, after its pipe closed. */
 static void proc_reason(proc *w, char *buf, size_t size)
 {
-	int status = 0;
-	pid_t r;
-	close(w->to);
-	while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	close(w->from);
-	w->pid = 0;
-	if (r < 0)
-		snprintf(buf, size, "the worker process ended");
-	else if (WIFSIGNALED(status))
-		snprintf(buf, size, "the worker process was killed by signal %d (%s)",
-		         WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, size, "the worker process exited with status %d",
-		         WEXITSTATUS(status));
+	kt_child_reason(&w->c, "worker", buf, size);
 }
 
 /* Starts the worker and reads its hello. */
@@ -137,7 +72,7 @@ static kjit_status proc_ready(proc *w, const kjit__spec *spec, const char *spec_
 	kjit_status st = proc_start(w, spec, spec_path, db);
 	if (st != KJIT_OK)
 		return st;
-	kt_frame_result fr = kt_frame_read(w->from, &b, kjit__now_ns() + SETUP_S * 1000000000ull,
+	kt_frame_result fr = kt_frame_read(w->c.from, &b, kjit__now_ns() + SETUP_S * 1000000000ull,
 	                                   &interrupted);
 	kt_hello_clear(&w->hello);
 	if (fr == KT_FRAME_OK)
@@ -162,96 +97,6 @@ static kjit_status proc_ready(proc *w, const kjit__spec *spec, const char *spec_
 	return st;
 }
 
-/* ---- the compile thread ------------------------------------------------------ */
-
-/* pthread_create() for a thread that must not take the signals: they
- * interrupt the waits of this one. */
-static int start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	int rc = pthread_create(thread, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
-typedef struct job {
-	size_t index;
-	int state;              /* 0 queued, 1 compiling, 2 done */
-	kjit_status status;
-	char *error;
-	char key[33];
-	double compile_ms;
-} job;
-
-typedef struct compiler {
-	const kjit__spec *spec;
-	const kjit__space *space;
-	kjit_kernel *kernel;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	job *jobs[WINDOW];
-	size_t n;               /* jobs in the window, oldest first */
-	int quit;
-	double busy_s;          /* compile time, summed over the threads */
-	size_t compiled;        /* jobs done */
-} compiler;
-
-static void compile_job(compiler *c, job *j)
-{
-	kjit__config_desc d;
-	if (kjit__config_desc_make(c->spec, kjit__space_config(c->space, j->index), &d) != KJIT_OK) {
-		j->status = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		j->error = NULL;
-		return;
-	}
-	kjit_variant *v;
-	kjit_variant_info info;
-	uint64_t t0 = kjit__now_ns();
-	kjit_variants_get(c->kernel, &d.desc, 1, 1, &v, &j->status, &j->error);
-	pthread_mutex_lock(&c->lock);
-	c->busy_s += (double)(kjit__now_ns() - t0) * 1e-9;
-	c->compiled++;
-	pthread_mutex_unlock(&c->lock);
-	if (j->status == KJIT_OK && kjit_variant_get_info(v, &info) == KJIT_OK) {
-		snprintf(j->key, sizeof j->key, "%s", info.key);
-		j->compile_ms = info.compile_ms;
-	}
-	kjit__config_desc_free(&d);
-}
-
-/* One of the compile threads: each takes the oldest job not yet taken, so
- * that no slow compile holds up the others and the jobs are ready in the
- * order they are measured. */
-static void *compile_main(void *arg)
-{
-	compiler *c = arg;
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		job *j = NULL;
-		for (size_t i = 0; i < c->n && !j; i++)
-			if (c->jobs[i]->state == 0)
-				j = c->jobs[i];
-		if (!j) {
-			if (c->quit)
-				break;
-			pthread_cond_wait(&c->cond, &c->lock);
-			continue;
-		}
-		j->state = 1;
-		pthread_mutex_unlock(&c->lock);
-		compile_job(c, j);
-		pthread_mutex_lock(&c->lock);
-		j->state = 2;
-		pthread_cond_broadcast(&c->cond);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return NULL;
-}
-
 /* ---- one problem ------------------------------------------------------------- */
 
 typedef struct problem_run {
@@ -271,6 +116,7 @@ typedef struct problem_run {
 	double setup_s, load_s, check_s, warmup_s, timed_s;
 	double record_s, compile_wait_s, restart_s;
 	double kernel_s;       /* the medians of the configurations measured, summed */
+	size_t window_max;     /* the most proposals taken ahead */
 } problem_run;
 
 /* The best so far per L2 mode (warm, cold): its median and the upper
@@ -289,6 +135,7 @@ typedef struct tuner {
 	proc w;
 	kjit_engine *engine;
 	kjit_kernel *kernel;
+	kt_pool *pool;
 	kt_results *res;
 	int tty;
 	int preparing;         /* a prepare request's reply is still to be read */
@@ -323,7 +170,7 @@ static int read_reply(tuner *t, kt_reply *rep, char *why, size_t why_size)
 	int ret = 0;
 	uint64_t deadline = kjit__now_ns() + (uint64_t)(SETUP_S + t->o->timeout_s) * 1000000000ull;
 	for (int begun = 0;;) {
-		kt_frame_result fr = kt_frame_read(t->w.from, &b, deadline, &interrupted);
+		kt_frame_result fr = kt_frame_read(t->w.c.from, &b, deadline, &interrupted);
 		if (fr == KT_FRAME_STOP) {
 			proc_stop(&t->w, 1);
 			ret = -1;
@@ -371,12 +218,12 @@ static void prepare(tuner *t, problem_run *pr)
 	if (t->preparing) /* an earlier problem's, never read: this one sets up on request */
 		return;
 	uint64_t t0 = kjit__now_ns();
-	kjit_status st = t->w.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
+	kjit_status st = t->w.c.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
 	pr->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
 	if (st != KJIT_OK)
 		return;
 	kt_request_encode(&b, &q);
-	t->preparing = kt_frame_write(t->w.to, &b) == KJIT_OK;
+	t->preparing = kt_frame_write(t->w.c.to, &b) == KJIT_OK;
 	kt_buf_free(&b);
 }
 
@@ -399,7 +246,7 @@ static int measure(tuner *t, problem_run *pr, const kt_request *q, kt_reply *rep
 			goto done;
 	}
 	uint64_t t0 = kjit__now_ns();
-	kjit_status st = t->w.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
+	kjit_status st = t->w.c.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
 	pr->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
 	if (st != KJIT_OK) {
 		if (interrupted) {
@@ -411,7 +258,7 @@ static int measure(tuner *t, problem_run *pr, const kt_request *q, kt_reply *rep
 		goto done;
 	}
 	kt_request_encode(&b, q);
-	if (kt_frame_write(t->w.to, &b) != KJIT_OK) {
+	if (kt_frame_write(t->w.c.to, &b) != KJIT_OK) {
 		proc_reason(&t->w, why, why_size);
 		rep->status = strdup("crashed");
 		goto done;
@@ -449,6 +296,18 @@ static void progress(const tuner *t, const problem_run *pr, size_t done, size_t 
 	fflush(stderr);
 }
 
+/* The proposals to take ahead (kt_pool_window()): as far as keeps the GPU
+ * worker from waiting for a compile at the pool's compile rate and the
+ * worker's measure rate (configurations per second of its time) so far. */
+static size_t window_size(const tuner *t, problem_run *pr)
+{
+	double measure = pr->measure_s > 0 ? (double)pr->evaluated / pr->measure_s : 0;
+	size_t w = kt_pool_window(t->pool, measure);
+	if (w > pr->window_max)
+		pr->window_max = w;
+	return w;
+}
+
 /* One plain line per evaluation when stderr is not a terminal. */
 static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval *e)
 {
@@ -460,25 +319,6 @@ static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval 
 	if (e->message && strcmp(e->status, "ok") != 0)
 		fprintf(stderr, ": %s", e->message);
 	fprintf(stderr, "\n");
-}
-
-/* Waits for job j of the compile window; 0 when interrupted. */
-static int wait_compiled(compiler *c, job *j)
-{
-	pthread_mutex_lock(&c->lock);
-	while (j->state != 2 && !interrupted) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
-	}
-	int done = j->state == 2;
-	pthread_mutex_unlock(&c->lock);
-	return done;
 }
 
 /* A tune event for kjit-top: evaluated so far, the run and the status. */
@@ -502,7 +342,7 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
  * hears, *verdict 1 when the output was accepted, -1 when rejected
  * (wrong_result), 0 when it never got that far. */
 static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
-                    job *j, size_t done, size_t total, best_so_far *best, double *objective,
+                    kt_compile_job *j, size_t done, size_t total, best_so_far *best, double *objective,
                     int *verdict)
 {
 	const uint16_t *cfg = kjit__space_config(space, j->index);
@@ -623,12 +463,10 @@ static int tune_problem(tuner *t, problem_run *pr)
 	void *sst = NULL;
 	int ret = -2;
 	uint64_t t0 = kjit__now_ns();
-	compiler c = { .spec = spec, .kernel = t->kernel };
-	pthread_t threads[WINDOW];
-	long n_threads = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
-	int started = 0;
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_cond_init(&c.cond, NULL);
+	kt_compile_job **win = NULL; /* the window: submitted, in the order proposed */
+	size_t n_win = 0;
+	kt_pool_stats ps0;
+	kt_pool_get_stats(t->pool, &ps0);
 
 	if (!lim.max_threads)
 		lim.max_threads = spec->max_threads < t->w.hello.max_threads ? spec->max_threads
@@ -638,7 +476,6 @@ static int tune_problem(tuner *t, problem_run *pr)
 		                                                           : t->w.hello.max_shared;
 	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
 		goto done;
-	c.space = space;
 	pr->space = space->size;
 	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
 		goto done;
@@ -655,20 +492,11 @@ static int tune_problem(tuner *t, problem_run *pr)
 	for (size_t i = 0; i < space->size; i++)
 		if (known[i] < best.ns[0])
 			best.ns[0] = best.ns[1] = known[i];
-	if (!(seen = calloc(space->size + 1, 1)) ||
+	if (!(seen = calloc(space->size + 1, 1)) || !(win = malloc(KT_WINDOW_MAX * sizeof *win)) ||
 	    !(rejected = malloc((n + 1) * sizeof *rejected)) ||
 	    !(accepted = malloc((n + 1) * sizeof *accepted)) ||
 	    !(sst = t->strategy->init(space, n, o->seed))) {
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	if (n_threads < 1)
-		n_threads = 1;
-	while (started < n_threads && started < WINDOW &&
-	       start_thread(&threads[started], compile_main, &c) == 0)
-		started++;
-	if (!started) {
-		kjit__error(KJIT_ERR_NOMEM, "cannot start a compile thread");
 		goto done;
 	}
 	size_t covered = 0, queued = 0, repeats = 0;
@@ -678,8 +506,8 @@ static int tune_problem(tuner *t, problem_run *pr)
 		if (t->budget.seconds > 0 && (double)(kjit__now_ns() - t0) * 1e-9 >= t->budget.seconds)
 			break;
 		/* Take proposals: a window ahead, or one at a time. */
-		while (!strategy_done && covered + queued < n && c.n < WINDOW &&
-		       (t->strategy->ahead || c.n == 0)) {
+		size_t window = t->strategy->ahead ? window_size(t, pr) : 1;
+		while (!strategy_done && covered + queued < n && n_win < window) {
 			int64_t j = t->strategy->next(sst);
 			if (j < 0 || (size_t)j >= space->size) {
 				strategy_done = 1;
@@ -687,11 +515,11 @@ static int tune_problem(tuner *t, problem_run *pr)
 			}
 			if (seen[j]) {
 				/* a repeat: answered from memory */
-				if (c.n == 0)
+				if (n_win == 0)
 					t->strategy->report(sst, (size_t)j, known[j]);
 				if (++repeats > 10000)
 					strategy_done = 1;
-				if (c.n)
+				if (n_win)
 					break;
 				continue;
 			}
@@ -703,32 +531,26 @@ static int tune_problem(tuner *t, problem_run *pr)
 				t->strategy->report(sst, (size_t)j, known[j]);
 				continue;
 			}
-			job *jb = calloc(1, sizeof *jb);
+			kt_compile_job *jb = calloc(1, sizeof *jb);
 			if (!jb) {
 				kjit__error(KJIT_ERR_NOMEM, "out of memory");
 				ret = -2;
 				break;
 			}
 			jb->index = (size_t)j;
-			pthread_mutex_lock(&c.lock);
-			c.jobs[c.n++] = jb;
-			pthread_cond_broadcast(&c.cond);
-			pthread_mutex_unlock(&c.lock);
+			jb->config = kjit__space_config(space, (size_t)j);
+			kt_pool_submit(t->pool, jb);
+			win[n_win++] = jb;
 			if (queued++ == 0 && pr->evaluated == 0)
 				prepare(t, pr); /* the first job: the worker sets up meanwhile */
 		}
-		if (ret || c.n == 0)
+		if (ret || n_win == 0)
 			break;
-		job *jb = c.jobs[0];
-		uint64_t tw = kjit__now_ns();
-		int ready = wait_compiled(&c, jb);
-		pr->compile_wait_s += (double)(kjit__now_ns() - tw) * 1e-9;
-		if (!ready)
+		kt_compile_job *jb = win[0];
+		if (!kt_pool_wait(t->pool, jb, &interrupted, &pr->compile_wait_s))
 			break;
-		pthread_mutex_lock(&c.lock);
-		memmove(c.jobs, c.jobs + 1, (c.n - 1) * sizeof *c.jobs);
-		c.n--;
-		pthread_mutex_unlock(&c.lock);
+		memmove(win, win + 1, (n_win - 1) * sizeof *win);
+		n_win--;
 		queued--;
 		double obj;
 		int verdict;
@@ -748,29 +570,22 @@ static int tune_problem(tuner *t, problem_run *pr)
 		t->strategy->report(sst, index, obj);
 		pr->evaluated++;
 		covered++;
-		pthread_mutex_lock(&c.lock);
-		size_t compiled = c.compiled;
-		pthread_mutex_unlock(&c.lock);
-		progress(t, pr, covered, n, compiled, best.ns[0], (double)(kjit__now_ns() - t0) * 1e-9);
+		kt_pool_stats ps;
+		kt_pool_get_stats(t->pool, &ps);
+		progress(t, pr, covered, n, ps.jobs - ps0.jobs, best.ns[0],
+		         (double)(kjit__now_ns() - t0) * 1e-9);
 	}
 	if (interrupted && ret == 0)
 		ret = -1;
 done:
-	if (started) {
-		pthread_mutex_lock(&c.lock);
-		c.quit = 1;
-		for (size_t i = 0; i < c.n; i++)
-			if (c.jobs[i]->state == 0)
-				c.jobs[i]->state = 2; /* not compiled: dropped */
-		pthread_cond_broadcast(&c.cond);
-		pthread_mutex_unlock(&c.lock);
-		for (int i = 0; i < started; i++)
-			pthread_join(threads[i], NULL);
+	/* what is left in the window is not measured: what was compiled of
+	 * it stays in the database */
+	kt_pool_drop(t->pool, ret == -1);
+	for (size_t i = 0; i < n_win; i++) {
+		free(win[i]->error);
+		free(win[i]);
 	}
-	for (size_t i = 0; i < c.n; i++) {
-		free(c.jobs[i]->error);
-		free(c.jobs[i]);
-	}
+	free(win);
 	if (t->tty && !o->quiet)
 		fprintf(stderr, "\n");
 	if (ret == -2)
@@ -794,12 +609,12 @@ done:
 			kt_rejected_free(&rj);
 		}
 	}
-	pr->compile_s = c.busy_s;
+	kt_pool_stats ps;
+	kt_pool_get_stats(t->pool, &ps);
+	pr->compile_s = ps.busy_s - ps0.busy_s;
 	pr->wall_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	if (sst)
 		t->strategy->free(sst);
-	pthread_mutex_destroy(&c.lock);
-	pthread_cond_destroy(&c.cond);
 	kt_run_free(run);
 	free(known);
 	free(have);
@@ -911,6 +726,28 @@ static void put_times(kjit__buf *b, const problem_run *pr)
 	kjit__buf_str(b, "}");
 }
 
+/* The compile pool in the --json summary: the run's ("compile") and a
+ * problem's ("window_max"). */
+static void put_pool_json(kjit__buf *b, kt_pool *pool)
+{
+	kt_pool_stats ps;
+	kt_pool_get_stats(pool, &ps);
+	char s[256];
+	snprintf(s, sizeof s, ", \"compile\": {\"pool\": \"%s\", \"workers\": %d, \"jobs\": %zu, "
+	         "\"compiled\": %zu, \"restarts\": %zu, \"rate\": ", ps.mode, ps.workers, ps.jobs,
+	         ps.compiled, ps.restarts);
+	kjit__buf_str(b, s);
+	put_num(b, ps.rate > 0 ? ps.rate : NAN);
+	kjit__buf_str(b, "}");
+}
+
+static void put_problem_pool_json(kjit__buf *b, const problem_run *pr)
+{
+	char s[64];
+	snprintf(s, sizeof s, ", \"window_max\": %zu", pr->window_max);
+	kjit__buf_str(b, s);
+}
+
 static void print_json(tuner *t, double wall_s, int was_interrupted)
 {
 	kjit__buf b = { 0 };
@@ -942,6 +779,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	kjit__buf_str(&b, ", \"worker_start_s\": ");
 	put_num(&b, t->start_s);
 	kjit__buf_str(&b, was_interrupted ? ", \"interrupted\": true" : ", \"interrupted\": false");
+	put_pool_json(&b, t->pool);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t i = 0; i < t->n_runs; i++) {
 		problem_run *pr = &t->runs[i];
@@ -983,6 +821,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 		put_num(&b, pr->kernel_s);
 		put_floor(&b, pr->wall_s, floor_of(pr->compile_s, pr->kernel_s, t->cores));
 		put_times(&b, pr);
+		put_problem_pool_json(&b, pr);
 		kjit__buf_str(&b, "}");
 	}
 	kjit__buf_str(&b, "]}\n");
@@ -1103,10 +942,13 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	kjit_status st = kjit_engine_open(&eo, &t.engine);
 	if (st == KJIT_OK)
 		st = kjit__spec_kernel(t.engine, spec, spec->entry, NULL, NULL, &t.kernel);
-	if (st != KJIT_OK || kt_results_open(t.db, &t.res) != KJIT_OK)
+	kt_pool_opts po = { .spec = spec, .spec_path = o->spec_path, .engine = t.engine,
+		            .kernel = t.kernel, .workers = o->jobs, .mode = o->pool };
+	if (st != KJIT_OK || kt_pool_open(&po, &t.pool) != KJIT_OK ||
+	    kt_results_open(t.db, &t.res) != KJIT_OK)
 		goto fail;
 	if (strcmp(spec->verify, "none") != 0)
-		verifying = start_thread(&verifier, compile_verify, &t) == 0;
+		verifying = kt_thread_start(&verifier, compile_verify, &t) == 0;
 	size_t first = o->problem >= 0 ? (size_t)o->problem : 0;
 	size_t last = o->problem >= 0 ? first + 1 : spec->n_problems;
 	if (!(t.runs = calloc(last - first + 1, sizeof *t.runs))) {
@@ -1146,6 +988,7 @@ done:
 		pthread_join(verifier, NULL);
 	proc_stop(&t.w, 0);
 	kt_hello_clear(&t.w.hello);
+	kt_pool_close(t.pool);
 	for (size_t i = 0; i < t.n_runs; i++) {
 		free(t.runs[i].problem_json);
 		free(t.runs[i].best_config);

@@ -10,7 +10,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <sqlite3.h>
 
@@ -409,7 +411,8 @@ typedef struct kt_buf {
 } kt_buf;
 void kt_buf_free(kt_buf *b);
 
-enum { KT_MSG_HELLO = 1, KT_MSG_REQUEST, KT_MSG_BEGIN, KT_MSG_REPLY };
+enum { KT_MSG_HELLO = 1, KT_MSG_REQUEST, KT_MSG_BEGIN, KT_MSG_REPLY, KT_MSG_COMPILE,
+       KT_MSG_COMPILED };
 
 /* The worker's first message: its device, or why it has none. */
 typedef struct kt_hello {
@@ -467,6 +470,22 @@ void kt_begin_encode(kt_buf *b);
 /* The type of the message in b (its first byte), 0 when empty. */
 int kt_msg_type(const kt_buf *b);
 
+/* A compile worker's job (KT_MSG_COMPILE: a configuration's value
+ * indices) and its answer (KT_MSG_COMPILED). */
+typedef struct kt_compiled {
+	int32_t status;     /* a kjit_status */
+	char *key;          /* the binary key, NULL on a failure */
+	char *error;        /* the NVRTC log or why, NULL on success */
+	double compile_ms;
+	int32_t compiled;   /* 1: NVRTC ran; 0: a cache hit */
+} kt_compiled;
+void kt_compile_encode(kt_buf *b, const uint16_t *config, uint32_t n_config);
+/* *config (n_config + 1 entries) is malloc'ed. */
+kjit_status kt_compile_decode(kt_buf *b, uint16_t **config, uint32_t *n_config);
+void kt_compiled_encode(kt_buf *b, const kt_compiled *c);
+kjit_status kt_compiled_decode(kt_buf *b, kt_compiled *c);
+void kt_compiled_clear(kt_compiled *c);
+
 /* A frame is a 4-byte little-endian length and the message. */
 kjit_status kt_frame_write(int fd, const kt_buf *b);
 typedef enum { KT_FRAME_OK = 0, KT_FRAME_EOF, KT_FRAME_TIMEOUT, KT_FRAME_STOP,
@@ -491,6 +510,112 @@ typedef struct kt_worker_verify {
  * from in_fd until EOF. Returns the process exit code. */
 int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify *wv,
                    int in_fd, int out_fd);
+
+/* ---- child processes (child.c) ------------------------------------------ */
+
+/* A worker process on two pipes: the parent writes requests to `to` and
+ * reads answers from `from`; the child has them as these descriptors. */
+enum { KT_CHILD_IN_FD = 3, KT_CHILD_OUT_FD = 4 };
+typedef struct kt_child {
+	pid_t pid;  /* 0: none */
+	int to, from;
+} kt_child;
+
+/* fork + exec of exe (NULL: this program) with argv. The child ignores
+ * SIGINT (the parent stops it), and is killed when the thread that
+ * started it ends. */
+kjit_status kt_child_start(kt_child *c, const char *exe, char *const argv[]);
+/* Closes the pipes and waits for the child, SIGKILLed first when kill_it. */
+void kt_child_stop(kt_child *c, int kill_it);
+/* After its pipe closed: waits for the child and says why it ended ("the
+ * WHAT process was killed by signal 11 (Segmentation fault)"). */
+void kt_child_reason(kt_child *c, const char *what, char *buf, size_t size);
+/* pthread_create() of a thread that does not take SIGINT and SIGTERM:
+ * they are to interrupt the waits of the main thread. Returns its code. */
+int kt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+
+/* ---- the compile pool (compile_pool.c, compile_worker.c) -------------------- */
+
+/* One configuration to compile. The caller owns it and sets index (its
+ * own) and config (n_params value indices, read until the job is done);
+ * the pool fills the rest. */
+typedef struct kt_compile_job {
+	size_t index;
+	const uint16_t *config;
+	kjit_status status;
+	char *error;           /* the NVRTC log or why, malloc'ed: the caller frees it */
+	char key[33];          /* the binary key when status is KJIT_OK */
+	double compile_ms;
+	int done;              /* set by the pool, under its lock */
+	struct kt_compile_job *next; /* the pool's queue */
+} kt_compile_job;
+
+typedef enum { KT_POOL_AUTO, KT_POOL_THREADS, KT_POOL_PROCESSES } kt_pool_mode;
+
+/* The most workers and the largest window of jobs ahead. */
+#define KT_POOL_MAX_WORKERS 64
+#define KT_WINDOW_MAX 1024
+
+typedef struct kt_pool_opts {
+	const kjit__spec *spec;
+	const char *spec_path;  /* what the processes load */
+	kjit_engine *engine;    /* the processes' engines have its database and arch */
+	kjit_kernel *kernel;    /* of engine: what the threads compile */
+	const char *exe;        /* the processes run `exe --compile-worker`; NULL: this program */
+	int workers;            /* 0: online CPUs; more than KT_POOL_MAX_WORKERS: that many */
+	kt_pool_mode mode;
+} kt_pool_opts;
+
+typedef struct kt_pool kt_pool;
+
+/* "threads", "processes" or "auto" (KJIT_ERR_INVALID_ARG for another word). */
+kjit_status kt_pool_mode_parse(const char *s, kt_pool_mode *out);
+
+/* Starts the workers: threads, or processes each with its own engine on
+ * the same database (NVRTC serialises much of a compile within one
+ * process). AUTO picks processes for more than KT_POOL_AUTO_THREADS
+ * workers. *out is freed with kt_pool_close(). */
+#define KT_POOL_AUTO_THREADS 2
+kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out);
+/* Queues j; the oldest job queued is compiled first. */
+void kt_pool_submit(kt_pool *p, kt_compile_job *j);
+/* Waits until j is done; 0 when *stop became non-zero first. *waited_s
+ * (may be NULL) adds the time waited. */
+int kt_pool_wait(kt_pool *p, kt_compile_job *j, volatile const int *stop, double *waited_s);
+/* Drops the jobs not yet taken (done, status KJIT_ERR_INVALID_ARG) and
+ * waits for those being compiled; with now, worker processes are killed
+ * and their jobs dropped too. Afterwards no job of the caller's is in the
+ * pool. */
+void kt_pool_drop(kt_pool *p, int now);
+/* Stops the workers (kt_pool_drop(p, 0) first) and frees p. */
+void kt_pool_close(kt_pool *p);
+
+/* What the pool is and how fast it has compiled. */
+typedef struct kt_pool_stats {
+	const char *mode;      /* "threads" or "processes" */
+	int workers;
+	size_t jobs;           /* done */
+	size_t compiled;       /* NVRTC ran (failures included); the rest were cache hits */
+	size_t restarts;       /* worker processes started again after one ended */
+	double busy_s;         /* job time summed over the workers */
+	double rate;           /* configurations/s with every worker busy; 0: none yet */
+} kt_pool_stats;
+void kt_pool_get_stats(kt_pool *p, kt_pool_stats *out);
+
+/* How many jobs to keep queued or done ahead of a consumer taking
+ * consume_per_s (0: unknown): 2 x workers x max(1, consume_per_s / the
+ * compile rate), at most KT_WINDOW_MAX. With a faster compile rate, 2 x
+ * workers keeps every worker busy and a job submitted now is compiled
+ * long before the consumer reaches it; with a slower one, the pool must
+ * never stop for want of a window while the consumer is slow for a while
+ * (a new problem's set-up, a slow variant), and banks what it can. */
+size_t kt_pool_window(kt_pool *p, double consume_per_s);
+
+/* The compile worker's main: loads the spec, opens an engine (no GPU) for
+ * arch on db, then answers compile messages from in_fd on out_fd until
+ * EOF. Returns the process exit code. */
+int kt_compile_worker_main(const char *spec_path, const char *db, const char *arch, int in_fd,
+                           int out_fd);
 
 /* ---- rejected configurations (rejected.c) ----------------------------- */
 
@@ -540,6 +665,7 @@ typedef struct kt_tune_opts {
 	int l2;                /* 1 warm, 2 cold, 3 both */
 	kjit__limits limits;   /* 0: min(spec's, device's) */
 	int jobs;
+	kt_pool_mode pool;
 } kt_tune_opts;
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */

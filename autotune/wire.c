@@ -1,5 +1,5 @@
 /*
- * wire.c - the messages between kjit-tune and its GPU worker process:
+ * wire.c - the messages between kjit-tune and its worker processes (GPU, compile):
  * length-prefixed frames on pipes, fields in a fixed order per message
  * type, little-endian integers and doubles, strings with a length (or
  * none: NULL).
@@ -187,14 +187,34 @@ void kt_hello_clear(kt_hello *h)
 	memset(h, 0, sizeof *h);
 }
 
+/* A configuration: a count and that many 16-bit value indices. */
+static void put_config(kt_buf *b, const uint16_t *config, uint32_t n)
+{
+	put_u32(b, n);
+	for (uint32_t i = 0; i < n; i++)
+		put_u64(b, config[i], 2);
+}
+
+/* malloc'ed, n + 1 entries; NULL with b->bad or b->oom set on a failure. */
+static uint16_t *get_config(kt_buf *b, uint32_t *n)
+{
+	uint16_t *config = NULL;
+	*n = get_u32(b);
+	if (!b->bad && *n > (b->len - b->pos) / 2)
+		b->bad = 1;
+	else if (!b->bad && !(config = calloc(*n + 1, sizeof *config)))
+		b->oom = 1;
+	for (uint32_t i = 0; config && i < *n; i++)
+		config[i] = (uint16_t)get_u64(b, 2);
+	return config;
+}
+
 void kt_request_encode(kt_buf *b, const kt_request *q)
 {
 	start(b, KT_MSG_REQUEST);
 	put_u32(b, (uint32_t)q->prepare);
 	put_u32(b, q->problem);
-	put_u32(b, q->n_config);
-	for (uint32_t i = 0; i < q->n_config; i++)
-		put_u64(b, q->config[i], 2);
+	put_config(b, q->config, q->n_config);
 	put_u32(b, (uint32_t)q->cold_l2);
 	put_f64(b, q->best_ns);
 	put_f64(b, q->early_factor);
@@ -210,13 +230,7 @@ kjit_status kt_request_decode(kt_buf *b, kt_request *q)
 	if (open_msg(b, KT_MSG_REQUEST)) {
 		q->prepare = (int32_t)get_u32(b);
 		q->problem = get_u32(b);
-		q->n_config = get_u32(b);
-		if (!b->bad && q->n_config > (b->len - b->pos) / 2)
-			b->bad = 1;
-		else if (!b->bad && !(q->config = calloc(q->n_config + 1, sizeof *q->config)))
-			b->oom = 1;
-		for (uint32_t i = 0; q->config && i < q->n_config; i++)
-			q->config[i] = (uint16_t)get_u64(b, 2);
+		q->config = get_config(b, &q->n_config);
 		q->cold_l2 = (int32_t)get_u32(b);
 		q->best_ns = get_f64(b);
 		q->early_factor = get_f64(b);
@@ -312,6 +326,62 @@ void kt_reply_clear(kt_reply *r)
 void kt_begin_encode(kt_buf *b)
 {
 	start(b, KT_MSG_BEGIN);
+}
+
+void kt_compile_encode(kt_buf *b, const uint16_t *config, uint32_t n_config)
+{
+	start(b, KT_MSG_COMPILE);
+	put_config(b, config, n_config);
+}
+
+kjit_status kt_compile_decode(kt_buf *b, uint16_t **config, uint32_t *n_config)
+{
+	*config = NULL;
+	*n_config = 0;
+	if (open_msg(b, KT_MSG_COMPILE))
+		*config = get_config(b, n_config);
+	kjit_status st = close_msg(b, "compile");
+	if (st != KJIT_OK) {
+		free(*config);
+		*config = NULL;
+	}
+	return st;
+}
+
+void kt_compiled_encode(kt_buf *b, const kt_compiled *c)
+{
+	start(b, KT_MSG_COMPILED);
+	put_u32(b, (uint32_t)c->status);
+	put_str(b, c->key);
+	put_str(b, c->error);
+	put_f64(b, c->compile_ms);
+	put_u32(b, (uint32_t)c->compiled);
+}
+
+kjit_status kt_compiled_decode(kt_buf *b, kt_compiled *c)
+{
+	memset(c, 0, sizeof *c);
+	if (open_msg(b, KT_MSG_COMPILED)) {
+		c->status = (int32_t)get_u32(b);
+		c->key = get_str(b);
+		c->error = get_str(b);
+		c->compile_ms = get_f64(b);
+		c->compiled = (int32_t)get_u32(b);
+	}
+	kjit_status st = close_msg(b, "compiled");
+	if (st == KJIT_OK && c->status == KJIT_OK && (!c->key || strlen(c->key) != 32))
+		st = kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a compiled message without a "
+		                 "binary key");
+	if (st != KJIT_OK)
+		kt_compiled_clear(c);
+	return st;
+}
+
+void kt_compiled_clear(kt_compiled *c)
+{
+	free(c->key);
+	free(c->error);
+	memset(c, 0, sizeof *c);
 }
 
 /* ---- frames ----------------------------------------------------------------- */
