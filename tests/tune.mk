@@ -13,7 +13,8 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-rejected \
 	tests/test-tune-t4 \
 	tests/test-tune-cli \
-	tests/test-tune-arch
+	tests/test-tune-arch \
+	tests/test-tune-cworkers
 
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
 TESTS += $(KJIT_TUNE_TESTS)
@@ -77,3 +78,9 @@ tests_test_tune_arch_SOURCES = tests/test-tune-arch.c tests/travel.h tests/testu
 tests_test_tune_arch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_arch_LDADD = $(KJIT_TEST_LDADD)
 tests_test_tune_arch_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# compile worker processes: real NVRTC, real processes, SIGKILL and SIGINT
+tests_test_tune_cworkers_SOURCES = tests/test-tune-cworkers.c tests/testutil.h
+tests_test_tune_cworkers_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_cworkers_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_cworkers_DEPENDENCIES = libkjit.la autotune/kjit-tune
