@@ -3,8 +3,9 @@
 # runs the built autotune/kjit-tune on examples/saxpy and tests/tune-faults;
 # test-gpu-t1, T1 specs of every argument type, fill and validation method).
 
-check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1
-TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1
+check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 \
+	tests/test-gpu-cworkers
+TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 tests/test-gpu-cworkers
 
 tests_test_tune_worker_SOURCES = tests/test-tune-worker.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_worker_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -20,5 +21,11 @@ tests_test_gpu_t1_SOURCES = tests/test-gpu-t1.c tests/testutil.h
 tests_test_gpu_t1_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_t1_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_t1_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# the compile pool as processes against threads, on the GPU
+tests_test_gpu_cworkers_SOURCES = tests/test-gpu-cworkers.c tests/testutil.h
+tests_test_gpu_cworkers_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_cworkers_LDADD = $(KJIT_TEST_LDADD) -lm
+tests_test_gpu_cworkers_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu
