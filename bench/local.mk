@@ -9,6 +9,7 @@ noinst_PROGRAMS += \
 	bench/bench-hit \
 	bench/bench-fresh \
 	bench/bench-pool \
+	bench/bench-cworkers \
 	bench/bench-launch \
 	bench/bench-lto
 
@@ -31,6 +32,12 @@ bench_bench_pool_SOURCES = bench/bench-pool.c bench/benchutil.h
 bench_bench_pool_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_pool_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_pool_LDADD = $(BENCH_LDADD)
+
+# runs the built kjit-tune (KJIT_BENCH_TUNE)
+bench_bench_cworkers_SOURCES = bench/bench-cworkers.c bench/benchutil.h
+bench_bench_cworkers_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_cworkers_LDFLAGS = $(CUDA_LDFLAGS)
+bench_bench_cworkers_LDADD = $(BENCH_LDADD)
 
 bench_bench_launch_SOURCES = bench/bench-launch.c bench/benchutil.h
 bench_bench_launch_CPPFLAGS = $(BENCH_CPPFLAGS)

@@ -173,9 +173,14 @@ int main(int argc, char **argv)
 	RUN(1, &out, "%s --compile-only --arch sm_90 --db %s/b.db", bspec, dir);
 	CHECK_CONTAINS(out, "variants 2: compiled 0, cached 0, failed 2");
 	CHECK_CONTAINS(out, "no variant compiled");
+	RUN(1, &out, "%s --compile-only --arch sm_90 --db %s/bp.db --compile-pool processes -j 2",
+	    bspec, dir);
+	CHECK_CONTAINS(out, "variants 2: compiled 0, cached 0, failed 2");
+	CHECK_CONTAINS(out, "error: identifier \"nope\" is undefined"); /* a worker's NVRTC log */
 	RUN(2, &out, "%s/saxpy.json --compile-only --arch sm_10 --db %s/b10.db", examples, dir);
 	CHECK_CONTAINS(out, "unknown arch 'sm_10'");
-	OK("--compile-only exits 1 when no variant compiled, 2 for an arch NVRTC does not know");
+	OK("--compile-only exits 1 when no variant compiled (the NVRTC log from a compile worker "
+	   "process too), 2 for an arch NVRTC does not know");
 	CHECK(unlink(bsrc) == 0);
 	RUN(3, &out, "%s --compile-only --arch sm_90 --db %s/b.db", bspec, dir);
 	CHECK_CONTAINS(out, "kernel source");
