@@ -77,17 +77,8 @@ static void same_results(const char *rel, const char *name, const char *extra, i
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
-	kjit_engine_options o;
-	kjit_engine_options_init(&o);
-	o.db_path = ":memory:";
-	kjit_engine *e = NULL;
-	kjit_status st = kjit_engine_open(&o, &e);
-	tu_skip_without_gpu(st, e);
-	CHECK_OK(st);
-	kjit_engine_close(e);
-	const char *build = getenv("KJIT_BUILDDIR");
-	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
-	CHECK_MSG(tu_exists(tool), "%s not built", tool);
+	tu_require_gpu();
+	tu_kjit_tune(tool);
 	dir = tu_tmpdir();
 	same_results("examples/saxpy/saxpy.json", "saxpy", "--early-stop 0", 40);
 	same_results("tests/tune-faults.json", "faults", "--timeout 2", 6);

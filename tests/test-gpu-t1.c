@@ -478,18 +478,8 @@ static void test_layout(void)
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
-	kjit_engine_options o;
-	kjit_engine_options_init(&o);
-	o.db_path = ":memory:";
-	kjit_engine *e = NULL;
-	kjit_status st = kjit_engine_open(&o, &e);
-	tu_skip_without_gpu(st, e);
-	CHECK_OK(st);
-	printf("device: %s (%s)\n", kjit_engine_device_name(e), kjit_engine_arch(e));
-	kjit_engine_close(e);
-	const char *build = getenv("KJIT_BUILDDIR");
-	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
-	CHECK_MSG(tu_exists(tool), "%s not built", tool);
+	tu_require_gpu();
+	tu_kjit_tune(tool);
 	dir = tu_tmpdir();
 	test_echo();
 	test_checks();

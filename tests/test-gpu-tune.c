@@ -194,17 +194,8 @@ static void test_reference(void)
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
-	kjit_engine_options o;
-	kjit_engine_options_init(&o);
-	o.db_path = ":memory:";
-	kjit_engine *e = NULL;
-	kjit_status st = kjit_engine_open(&o, &e);
-	tu_skip_without_gpu(st, e);
-	CHECK_OK(st);
-	kjit_engine_close(e);
-	const char *build = getenv("KJIT_BUILDDIR");
-	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
-	CHECK_MSG(tu_exists(tool), "%s not built", tool);
+	tu_require_gpu();
+	tu_kjit_tune(tool);
 	const char *dir = tu_tmpdir();
 	tu_path(db, dir, "tune.db");
 	if (argc < 2 || strcmp(argv[1], "faults") != 0)

@@ -265,9 +265,7 @@ static void test_interrupt(void)
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
-	const char *build = getenv("KJIT_BUILDDIR");
-	tu_path(tool, build && *build ? build : ".", "autotune/kjit-tune");
-	CHECK_MSG(tu_exists(tool), "%s not built", tool);
+	tu_kjit_tune(tool);
 	tu_path(spec, tu_srcdir(), "examples/saxpy/saxpy.json");
 	dir = tu_tmpdir();
 	test_same_as_threads();

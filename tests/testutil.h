@@ -406,6 +406,31 @@ static inline void tu_skip_without_gpu(kjit_status st, kjit_engine *e)
 	}
 }
 
+/* GPU tests of the tools: exit 77 unless an engine on ":memory:" gets a GPU;
+ * prints the device. */
+static inline void tu_require_gpu(void)
+{
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.db_path = ":memory:";
+	kjit_engine *e = NULL;
+	kjit_status st = kjit_engine_open(&o, &e);
+	tu_skip_without_gpu(st, e);
+	CHECK_OK(st);
+	printf("device: %s (%s)\n", kjit_engine_device_name(e), kjit_engine_arch(e));
+	kjit_engine_close(e);
+}
+
+/* The built kjit-tune ($KJIT_BUILDDIR, else the current folder) into out
+ * (TU_PATH bytes); fails the test when it is not built. */
+static inline char *tu_kjit_tune(char *out)
+{
+	const char *build = getenv("KJIT_BUILDDIR");
+	tu_path(out, build && *build ? build : ".", "autotune/kjit-tune");
+	CHECK_MSG(tu_exists(out), "%s not built", out);
+	return out;
+}
+
 /* ---- cubins ------------------------------------------------------------------- */
 
 /* An ELF image for the CUDA machine (EM_CUDA = 190). */
