@@ -232,6 +232,7 @@ kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out)
 		if ((rc = kt_thread_start(&w->thread, worker_main, w)) != 0)
 			break;
 	}
+	p->n = p->started; /* fewer when a thread could not start */
 	if (!p->started) {
 		kt_pool_close(p);
 		return kjit__error(KJIT_ERR_NOMEM, "cannot start a compile thread: %s", strerror(rc));
