@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
