@@ -90,7 +90,7 @@ void kt_child_stop(kt_child *c, int kill_it)
 		reap(c, kill_it, &status);
 }
 
-void kt_child_reason(kt_child *c, const char *what, char *buf, size_t size)
+int kt_child_reason(kt_child *c, const char *what, char *buf, size_t size)
 {
 	int status = -1;
 	if (c->pid > 0)
@@ -103,6 +103,7 @@ void kt_child_reason(kt_child *c, const char *what, char *buf, size_t size)
 	else
 		snprintf(buf, size, "the %s process exited with status %d", what,
 		         WEXITSTATUS(status));
+	return status != -1 && WIFSIGNALED(status);
 }
 
 int kt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)

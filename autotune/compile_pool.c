@@ -3,9 +3,9 @@
  * and workers that are threads compiling on the tuner's engine or threads
  * each driving a compile worker process (compile_worker.c) over a pipe.
  * The processes store their binaries in the database, where the GPU worker
- * and later runs find them; a process that dies costs its job one retry on
- * a fresh process, and a job that kills two is a failed compile naming the
- * signal.
+ * and later runs find them; a process killed by a signal costs its job one
+ * retry on a fresh process, and a job that two are killed on is a failed
+ * compile naming the signal.
  */
 #include "config.h"
 
@@ -102,61 +102,69 @@ static kjit_status start_process(worker *w)
 }
 
 /* One attempt in the worker's process: 1 answered (j filled), 0 the
- * process ended (why says how), -1 abandoned (kt_pool_drop(p, 1)). */
+ * process was killed by a signal, -1 it failed otherwise (why says how for
+ * both), -2 abandoned (kt_pool_drop(p, 1)). */
 static int attempt(worker *w, kt_compile_job *j, char *why, size_t why_size, int *compiled)
 {
 	kt_pool *p = w->pool;
 	if (w->child.pid <= 0 && start_process(w) != KJIT_OK) {
 		snprintf(why, why_size, "starting a compile worker: %s", kjit_last_error());
-		return 0;
+		return -1;
 	}
 	kt_compile_encode(&w->buf, j->config, (uint32_t)p->o.spec->n_params);
-	kt_frame_result fr = KT_FRAME_ERROR;
+	kt_frame_result fr = KT_FRAME_EOF; /* a write that fails: the process is gone */
 	if (kt_frame_write(w->child.to, &w->buf) == KJIT_OK)
 		fr = kt_frame_read(w->child.from, &w->buf, 0, &p->kill);
 	if (fr == KT_FRAME_STOP) {
 		kt_child_stop(&w->child, 1);
-		return -1;
+		return -2;
 	}
+	if (fr == KT_FRAME_EOF)
+		return kt_child_reason(&w->child, "compile worker", why, why_size) ? 0 : -1;
 	kt_compiled c;
-	if (fr == KT_FRAME_OK && kt_compiled_decode(&w->buf, &c) == KJIT_OK) {
-		j->status = c.status;
-		j->error = c.error;
-		c.error = NULL;
-		if (c.key)
-			snprintf(j->key, sizeof j->key, "%s", c.key);
-		j->compile_ms = c.compile_ms;
-		*compiled = c.compiled;
-		kt_compiled_clear(&c);
-		return 1;
-	}
-	if (fr == KT_FRAME_OK) { /* a broken answer: the process is not to be trusted */
+	if (fr != KT_FRAME_OK || kt_compiled_decode(&w->buf, &c) != KJIT_OK) {
+		/* a broken answer: the process is not to be trusted */
 		snprintf(why, why_size, "%s", kjit_last_error());
 		kt_child_stop(&w->child, 1);
-	} else {
-		kt_child_reason(&w->child, "compile worker", why, why_size);
+		return -1;
 	}
-	return 0;
+	j->status = c.status;
+	j->error = c.error;
+	c.error = NULL;
+	if (c.key)
+		snprintf(j->key, sizeof j->key, "%s", c.key);
+	j->compile_ms = c.compile_ms;
+	*compiled = c.compiled;
+	kt_compiled_clear(&c);
+	return 1;
 }
 
+/* A process killed by a signal twice on this job is the job's own failure
+ * (NVRTC crashing on the kernel): a failed compile. Any other failure is
+ * the pool's. */
 static void job_in_process(worker *w, kt_compile_job *j, int *compiled)
 {
 	char why[256] = "", first[256] = "";
-	for (int n = 0; n < ATTEMPTS; n++) {
-		int r = attempt(w, j, why, sizeof why, compiled);
-		if (r > 0)
-			return;
-		if (r < 0) {
-			job_fail(j, KJIT_ERR_INVALID_ARG, "not compiled: the run was stopped");
-			return;
-		}
-		if (!n)
+	int r = 0;
+	for (int n = 0; n < ATTEMPTS && r == 0; n++) {
+		if (n)
 			snprintf(first, sizeof first, "%s", why);
+		r = attempt(w, j, why, sizeof why, compiled);
 	}
-	char *msg = kjit__strdup_printf("%s while compiling this configuration (and before, "
-	                                "on a first attempt: %s)", why, first);
-	j->status = KJIT_ERR_COMPILE;
-	j->error = msg;
+	if (r == 1)
+		return;
+	if (r == -2) {
+		job_fail(j, KJIT_ERR_INVALID_ARG, "not compiled: the run was stopped");
+	} else if (r == -1) {
+		job_fail(j, KJIT_ERR_IO, why);
+	} else {
+		j->status = KJIT_ERR_COMPILE;
+		j->error = strcmp(why, first) == 0
+		                   ? kjit__strdup_printf("%s while compiling this configuration, "
+		                                         "twice", why)
+		                   : kjit__strdup_printf("%s while compiling this configuration "
+		                                         "(the first attempt: %s)", why, first);
+	}
 }
 
 /* ---- the workers --------------------------------------------------------------- */

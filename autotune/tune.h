@@ -528,8 +528,9 @@ kjit_status kt_child_start(kt_child *c, const char *exe, char *const argv[]);
 /* Closes the pipes and waits for the child, SIGKILLed first when kill_it. */
 void kt_child_stop(kt_child *c, int kill_it);
 /* After its pipe closed: waits for the child and says why it ended ("the
- * WHAT process was killed by signal 11 (Segmentation fault)"). */
-void kt_child_reason(kt_child *c, const char *what, char *buf, size_t size);
+ * WHAT process was killed by signal 11 (Segmentation fault)"); 1 when a
+ * signal ended it. */
+int kt_child_reason(kt_child *c, const char *what, char *buf, size_t size);
 /* pthread_create() of a thread that does not take SIGINT and SIGTERM:
  * they are to interrupt the waits of the main thread. Returns its code. */
 int kt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
@@ -573,7 +574,10 @@ kjit_status kt_pool_mode_parse(const char *s, kt_pool_mode *out);
 
 /* Starts the workers: threads, or processes each with its own engine on
  * the same database (NVRTC serialises much of a compile within one
- * process). AUTO picks processes for more than KT_POOL_AUTO_THREADS
+ * process). A worker process killed by a signal costs its job one retry
+ * on a fresh process; killed twice, the job is a failed compile
+ * (KJIT_ERR_COMPILE) naming the signal; a worker that cannot start or
+ * fails otherwise is KJIT_ERR_IO. A job dropped is KJIT_ERR_INVALID_ARG. AUTO picks processes for more than KT_POOL_AUTO_THREADS
  * workers. *out is freed with kt_pool_close(). */
 #define KT_POOL_AUTO_THREADS 2
 kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out);
