@@ -34,7 +34,7 @@ static char *tune(const char *rel, const char *name, const char *mode, const cha
 	CHECK_MSG(rc == 0, "exit %d", rc);
 	CHECK_STREQ(tu_json_get(buf, "$.compile.pool"), mode);
 	CHECK(tu_json_int(buf, "$.compile.workers") == 4);
-	double wait = atof(tu_json_get(buf, "$.problems[0].compile_wait_s"));
+	double wait = atof(tu_json_get(buf, "$.problems[0].time.compile_wait_s"));
 	double wall = atof(tu_json_get(buf, "$.problems[0].wall_s"));
 	CHECK_MSG(wait >= 0 && wait <= wall, "compile_wait_s %g of wall_s %g", wait, wall);
 	CHECK(tu_json_int(buf, "$.problems[0].window_max") >= 8);
