@@ -1,8 +1,9 @@
 /*
  * test-gpu-cworkers: a tuning run with the compile pool as worker
  * processes gives what it gives with threads. examples/saxpy and
- * tests/tune-faults.json, each tuned twice into a fresh database
- * (--compile-pool threads -j 4, then processes -j 4): the same
+ * tests/tune-faults.json, each tuned twice (exhaustive, which compiles a
+ * window ahead) into a fresh database (--compile-pool threads -j 4, then
+ * processes -j 4): the same
  * configurations with the same statuses and binary keys, the best within
  * 15% of each other, a compile error's NVRTC message through the pipe,
  * and the --json summary's pool, wait and window.
@@ -25,8 +26,8 @@ static char *tune(const char *rel, const char *name, const char *mode, const cha
 	tu_path(spec, tu_srcdir(), rel);
 	snprintf(file, sizeof file, "%s-%s.db", name, mode);
 	tu_path(db, dir, file);
-	snprintf(cmd, sizeof cmd, "'%s' '%s' --json --quiet --compile-pool %s -j 4 %s --db '%s'",
-	         tool, spec, mode, extra, db);
+	snprintf(cmd, sizeof cmd, "'%s' '%s' --json --quiet --strategy exhaustive --compile-pool %s"
+	         " -j 4 %s --db '%s'", tool, spec, mode, extra, db);
 	printf("$ %s\n", cmd);
 	fflush(stdout);
 	int rc = tu_run(cmd, buf, sizeof buf);
