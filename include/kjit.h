@@ -279,7 +279,8 @@ void kjit_kernel_options_init(kjit_kernel_options *opts);
  * as kjit_kernel_create()). Everything opts points to is copied (files
  * named by a link input are read now). The source is source, or the file
  * at path when source is NULL (NVRTC's messages then name it, and
- * #include "..." also searches the file's folder first).
+ * #include "..." searches the file's folder after the in-memory headers
+ * and before the include dirs).
  * KJIT_ERR_INVALID_ARG: a header with no name or text, two headers of one
  * name, an unknown link kind (or none that the path implies), an empty
  * link input, a link option that sets -arch, link options without
