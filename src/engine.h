@@ -103,6 +103,10 @@ const char *kjit__nvjitlink_id(void);
 const char *kjit__link_kind_name(kjit_link_kind kind);
 kjit_link_kind kjit__link_kind_parse(const char *word);
 kjit_link_kind kjit__link_kind_of_path(const char *path);
+/* (link_kinds.c, with the three above) 1 for a kind of kjit_link_kind;
+ * the nvJitLinkInputType of a kind, -1 for another value. */
+int kjit__link_kind_known(kjit_link_kind kind);
+int kjit__link_kind_input(kjit_link_kind kind);
 
 /* Counts a compile by NVRTC (failed ones too) of ms wall time. */
 void kjit__count_compile(kjit_engine *e, double ms);

@@ -26,51 +26,6 @@ struct kjit__link {
 	kjit__hash128 seed; /* what a link key adds to the compile key */
 };
 
-static const struct {
-	const char *word;
-	nvJitLinkInputType type;
-	const char *const ext[3]; /* file name endings that imply the kind */
-} kinds[] = {
-	[KJIT_LINK_LTOIR] = { "ltoir", NVJITLINK_INPUT_LTOIR, { ".ltoir", ".lto", NULL } },
-	[KJIT_LINK_CUBIN] = { "cubin", NVJITLINK_INPUT_CUBIN, { ".cubin", NULL } },
-	[KJIT_LINK_FATBIN] = { "fatbin", NVJITLINK_INPUT_FATBIN, { ".fatbin", ".fatbinary", NULL } },
-	[KJIT_LINK_OBJECT] = { "object", NVJITLINK_INPUT_OBJECT, { ".o", ".obj", NULL } },
-	[KJIT_LINK_LIBRARY] = { "library", NVJITLINK_INPUT_LIBRARY, { ".a", ".lib", NULL } },
-	[KJIT_LINK_PTX] = { "ptx", NVJITLINK_INPUT_PTX, { ".ptx", NULL } },
-	[KJIT_LINK_SOURCE] = { "source", NVJITLINK_INPUT_LTOIR, { ".cu", ".cuh", NULL } },
-};
-#define N_KINDS (sizeof kinds / sizeof kinds[0])
-
-static int known_kind(kjit_link_kind kind)
-{
-	return (unsigned)kind < N_KINDS && kinds[kind].word;
-}
-
-const char *kjit__link_kind_name(kjit_link_kind kind)
-{
-	return known_kind(kind) ? kinds[kind].word : "unknown";
-}
-
-kjit_link_kind kjit__link_kind_parse(const char *word)
-{
-	for (size_t k = 0; word && k < N_KINDS; k++)
-		if (kinds[k].word && strcmp(kinds[k].word, word) == 0)
-			return (kjit_link_kind)k;
-	return 0;
-}
-
-kjit_link_kind kjit__link_kind_of_path(const char *path)
-{
-	const char *dot = path ? strrchr(path, '.') : NULL;
-	if (!dot || strchr(dot, '/'))
-		return 0;
-	for (size_t k = 0; k < N_KINDS; k++)
-		for (size_t i = 0; kinds[k].word && i < 3 && kinds[k].ext[i]; i++)
-			if (strcmp(dot, kinds[k].ext[i]) == 0)
-				return (kjit_link_kind)k;
-	return 0;
-}
-
 static char nvjitlink_id[96];
 static pthread_once_t nvjitlink_id_once = PTHREAD_ONCE_INIT;
 
@@ -200,7 +155,7 @@ static kjit_status read_input(kjit_engine *e, const kjit_link_input *src, size_t
 {
 	const char *who = src->name ? src->name : src->path ? src->path : "unnamed";
 	in->kind = src->kind ? src->kind : kjit__link_kind_of_path(src->path);
-	if (src->kind && !known_kind(in->kind))
+	if (src->kind && !kjit__link_kind_known(in->kind))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "link input %zu (%s): unknown kind %d (not "
 		                   "a kjit_link_kind)", i, who, (int)src->kind);
 	if (!in->kind)
@@ -230,7 +185,7 @@ static kjit_status read_input(kjit_engine *e, const kjit_link_input *src, size_t
 	kjit_status st = KJIT_OK;
 	if (len == 0)
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "link input %zu (%s): empty (no bytes of %s)",
-		                 i, in->name, kinds[in->kind].word);
+		                 i, in->name, kjit__link_kind_name(in->kind));
 	else if (in->kind == KJIT_LINK_SOURCE && strlen(text) != len)
 		st = kjit__error(KJIT_ERR_INVALID_ARG, "link input %zu (%s): a NUL byte in what "
 		                 "should be CUDA source text", i, in->name);
@@ -260,7 +215,7 @@ static kjit_status link_seed(kjit__link *l)
 	for (size_t i = 0; i < l->n; i++) {
 		const link_input *in = &l->inputs[i];
 		kjit__buf_str(&b, "\n");
-		kjit__buf_str(&b, kinds[in->kind].word);
+		kjit__buf_str(&b, kjit__link_kind_name(in->kind));
 		kjit__buf_str(&b, " ");
 		kjit__buf_str(&b, in->hash);
 	}
@@ -367,7 +322,7 @@ static kjit_status link_fail(const kjit__link *l, nvJitLinkHandle h, nvJitLinkRe
 		kjit__buf_str(&b, ", ");
 		kjit__buf_str(&b, l->inputs[i].name);
 		kjit__buf_str(&b, " (");
-		kjit__buf_str(&b, kinds[l->inputs[i].kind].word);
+		kjit__buf_str(&b, kjit__link_kind_name(l->inputs[i].kind));
 		kjit__buf_str(&b, ")");
 	}
 	kjit__buf_str(&b, "; options:");
@@ -399,7 +354,7 @@ static kjit_status link_ir(const kjit__link *l, const kjit__compiled *ir, const 
 	call = "nvJitLinkAddData";
 	r = nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, ir->cubin, ir->size, program);
 	for (size_t i = 0; r == NVJITLINK_SUCCESS && i < l->n; i++)
-		r = nvJitLinkAddData(h, kinds[l->inputs[i].kind].type, l->inputs[i].data,
+		r = nvJitLinkAddData(h, (nvJitLinkInputType)kjit__link_kind_input(l->inputs[i].kind), l->inputs[i].data,
 		                     l->inputs[i].size, l->inputs[i].name);
 	if (r == NVJITLINK_SUCCESS && (r = nvJitLinkComplete(h)) != NVJITLINK_SUCCESS)
 		call = "nvJitLinkComplete";

@@ -42,6 +42,7 @@ libkjit_core_la_SOURCES = \
 	src/engine.h \
 	src/compile.c \
 	src/link.c \
+	src/link_kinds.c \
 	src/compile_pool.c \
 	src/vtable.c \
 	src/engine.c \
