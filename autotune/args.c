@@ -237,12 +237,79 @@ static kjit_status fill_generator(const kjit__spec *spec, size_t p, const kt_arg
 	return st;
 }
 
+/* Random value j of a fill of seed: SplitMix64 is a counter-based
+ * generator (its output j is a mix of its start and j), so a large buffer
+ * fills on many threads with values that do not depend on the split. */
+static uint64_t random_bits(uint64_t start, uint64_t j)
+{
+	uint64_t z = start + (j + 1) * 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+typedef struct random_part {
+	elem_type t;
+	void *dst;
+	uint64_t start;
+	size_t from, to; /* values, or bytes for a custom type */
+	pthread_t thread;
+	int threaded;
+} random_part;
+
+static void *random_main(void *arg)
+{
+	random_part *r = arg;
+	elem_type t = r->t;
+	if (t == T_CUSTOM) {
+		for (size_t j = r->from; j < r->to; j++)
+			((uint8_t *)r->dst)[j] = (uint8_t)(random_bits(r->start, j) >> 56);
+	} else if (t == T_F32) { /* the common case: no double, no switch */
+		for (size_t j = r->from; j < r->to; j++)
+			((float *)r->dst)[j] = (float)(random_bits(r->start, j) >> 40) * 0x1p-24f;
+	} else {
+		double unit = is_float(t) ? ldexp(1, -types[t].bits) : 0; /* exact: k x unit */
+		uint64_t below = types[t].hi < 1000 ? (uint64_t)types[t].hi : 1000;
+		for (size_t j = r->from; j < r->to; j++) {
+			uint64_t bits = random_bits(r->start, j);
+			double v = is_float(t) ? (double)(bits >> (64 - types[t].bits)) * unit
+			                       : (double)(uint64_t)(((unsigned __int128)bits * below) >> 64);
+			store(t, r->dst, j, v);
+		}
+	}
+	return NULL;
+}
+
+/* A random fill of a (its values in [0, 1) for floats, [0, 1000) or the
+ * type's range for integers), on a thread per 2^20 values up to the
+ * CPUs: a problem's inputs are on the critical path of a tuning run. */
+static void fill_random(elem_type t, const kt_arg *a, uint64_t seed, void *dst)
+{
+	enum { PART = 1 << 20, MOST = 64 };
+	size_t n = t == T_CUSTOM ? a->bytes : a->values;
+	size_t parts = n / PART + 1, cpus = (size_t)kjit__cpu_count();
+	parts = parts < cpus ? parts : cpus;
+	parts = parts < MOST ? parts : MOST;
+	random_part part[MOST];
+	uint64_t start = random_bits(seed, UINT64_MAX); /* seeds 7 and 8: unrelated streams */
+	for (size_t i = 0; i < parts; i++) {
+		part[i] = (random_part){ .t = t, .dst = dst, .start = start, .from = n / parts * i,
+			                 .to = i + 1 == parts ? n : n / parts * (i + 1) };
+		part[i].threaded = i + 1 < parts &&
+		                   pthread_create(&part[i].thread, NULL, random_main, &part[i]) == 0;
+		if (!part[i].threaded) /* the last part, or no thread to be had */
+			random_main(&part[i]);
+	}
+	for (size_t i = 0; i < parts; i++)
+		if (part[i].threaded)
+			pthread_join(part[i].thread, NULL);
+}
+
 /* Fills dst (a->bytes) from d; what names it ("argument x"). */
 static kjit_status fill(const kjit__spec *spec, size_t p, const kt_arg *a,
                         const kjit__data *d, const char *what, void *dst)
 {
 	elem_type t = type_of(a->spec->type);
-	kt_rng rng;
 	char where[96];
 	if (t == T_CUSTOM && (d->fill == KJIT__FILL_SEQUENCE || d->fill == KJIT__FILL_GENERATOR))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: type custom is raw bytes: its fill "
@@ -250,25 +317,7 @@ static kjit_status fill(const kjit__spec *spec, size_t p, const kt_arg *a,
 		                   what, d->fill == KJIT__FILL_SEQUENCE ? "a sequence" : "a generator");
 	switch (d->fill) {
 	case KJIT__FILL_RANDOM:
-		kt_rng_seed(&rng, d->seed);
-		if (t == T_CUSTOM) {
-			for (size_t j = 0; j < a->bytes; j++)
-				((uint8_t *)dst)[j] = (uint8_t)(kt_rng_next(&rng) >> 56);
-			return KJIT_OK;
-		}
-		if (t == T_F32) { /* the common case, in the worker's set-up: no double, no switch */
-			for (size_t j = 0; j < a->values; j++)
-				((float *)dst)[j] = (float)(kt_rng_next(&rng) >> 40) * 0x1p-24f;
-			return KJIT_OK;
-		}
-		double unit = is_float(t) ? ldexp(1, -types[t].bits) : 0; /* exact: k x unit */
-		for (size_t j = 0; j < a->values; j++) {
-			double v = is_float(t) ? (double)(kt_rng_next(&rng) >> (64 - types[t].bits)) * unit
-			                       : (double)kt_rng_below(&rng, types[t].hi < 1000
-			                                                        ? (uint64_t)types[t].hi
-			                                                        : 1000);
-			store(t, dst, j, v);
-		}
+		fill_random(t, a, d->seed, dst);
 		return KJIT_OK;
 	case KJIT__FILL_CONSTANT:
 	case KJIT__FILL_SEQUENCE:
