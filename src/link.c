@@ -349,8 +349,14 @@ static kjit_status link_ir(const kjit__link *l, const kjit__compiled *ir, const 
 	nvJitLinkHandle h = NULL;
 	const char *call = "nvJitLinkCreate";
 	nvJitLinkResult r = nvJitLinkCreate(&h, (uint32_t)l->n_options, (const char **)l->options);
-	if (r != NVJITLINK_SUCCESS)
-		return link_fail(l, NULL, r, call, program);
+	if (r != NVJITLINK_SUCCESS) {
+		/* a create that fails may still hand back a handle, with the log
+		 * of the option it refused */
+		kjit_status st = link_fail(l, h, r, call, program);
+		if (h)
+			(void)nvJitLinkDestroy(&h); /* the failure above is the one to report */
+		return st;
+	}
 	call = "nvJitLinkAddData";
 	r = nvJitLinkAddData(h, NVJITLINK_INPUT_LTOIR, ir->cubin, ir->size, program);
 	for (size_t i = 0; r == NVJITLINK_SUCCESS && i < l->n; i++)

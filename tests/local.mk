@@ -157,7 +157,7 @@ AM_TESTS_ENVIRONMENT = \
 	KJIT_TEST_CC='$(CC) $(CFLAGS) $(LDFLAGS)'; export KJIT_TEST_CC; \
 	unset $$($(SHELL) '$(abs_top_srcdir)/tests/env-cleared') || :;
 
-EXTRA_DIST += tests/run-gpu-tests tests/env-cleared tests/tsan.supp
+EXTRA_DIST += tests/run-gpu-tests tests/env-cleared tests/tsan.supp tests/lsan.supp
 CLEANFILES += tests/*.gpu.log
 
 # the gate on function lengths that CI runs, cheap enough for every make check
