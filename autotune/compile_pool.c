@@ -40,7 +40,7 @@ struct kt_pool {
 	kt_compile_job *head, *tail; /* queued, oldest first */
 	int busy;                    /* jobs being compiled */
 	int quit;
-	volatile int kill;           /* kt_pool_drop(p, 1): abandon the jobs in processes */
+	atomic_int kill;             /* kt_pool_drop(p, 1): abandon the jobs in processes */
 	size_t jobs, compiled, restarts;
 	double busy_s;
 	kjit_engine_stats base;      /* threads: the engine's at open */
@@ -267,7 +267,7 @@ void kt_pool_submit(kt_pool *p, kt_compile_job *j)
 	pthread_mutex_unlock(&p->lock);
 }
 
-int kt_pool_wait(kt_pool *p, kt_compile_job *j, volatile const int *stop, double *waited_s)
+int kt_pool_wait(kt_pool *p, kt_compile_job *j, const atomic_int *stop, double *waited_s)
 {
 	uint64_t t0 = kjit__now_ns();
 	pthread_mutex_lock(&p->lock);

@@ -305,7 +305,7 @@ typedef struct compile_tally {
 	char *kept[SHOW_ERRORS];     /* the first failures' logs, malloc'ed */
 } compile_tally;
 
-static volatile int interrupted;
+static atomic_int interrupted; /* set by the signal handler: lock-free */
 
 static void on_signal(int sig)
 {

@@ -22,7 +22,7 @@
 /* NVRTC log lines kept in a compile_error's message. */
 #define LOG_LINES 4
 
-static volatile int interrupted;
+static atomic_int interrupted; /* set by the signal handler: lock-free */
 
 static void on_signal(int sig)
 {

@@ -9,6 +9,7 @@
 #define KJIT_TUNE_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -495,7 +496,7 @@ typedef enum { KT_FRAME_OK = 0, KT_FRAME_EOF, KT_FRAME_TIMEOUT, KT_FRAME_STOP,
  * 100 ms: KT_FRAME_STOP when it becomes non-zero. KT_FRAME_ERROR (detail
  * in the last error): a read error or an oversized frame. */
 kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns,
-                              volatile const int *stop);
+                              const atomic_int *stop);
 
 /* ---- the GPU worker process (worker.c) ---------------------------------- */
 
@@ -585,7 +586,7 @@ kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out);
 void kt_pool_submit(kt_pool *p, kt_compile_job *j);
 /* Waits until j is done; 0 when *stop became non-zero first. *waited_s
  * (may be NULL) adds the time waited. */
-int kt_pool_wait(kt_pool *p, kt_compile_job *j, volatile const int *stop, double *waited_s);
+int kt_pool_wait(kt_pool *p, kt_compile_job *j, const atomic_int *stop, double *waited_s);
 /* Drops the jobs not yet taken (done, status KJIT_ERR_INVALID_ARG) and
  * waits for those being compiled; with now, worker processes are killed
  * and their jobs dropped too. Afterwards no job of the caller's is in the

@@ -410,7 +410,7 @@ kjit_status kt_frame_write(int fd, const kt_buf *b)
 
 /* Reads n bytes into p; see kt_frame_read. */
 static kt_frame_result read_all(int fd, unsigned char *p, size_t n, uint64_t deadline_ns,
-                                volatile const int *stop)
+                                const atomic_int *stop)
 {
 	size_t done = 0;
 	while (done < n) {
@@ -446,7 +446,7 @@ static kt_frame_result read_all(int fd, unsigned char *p, size_t n, uint64_t dea
 	return KT_FRAME_OK;
 }
 
-kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns, volatile const int *stop)
+kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns, const atomic_int *stop)
 {
 	unsigned char head[4];
 	b->len = b->pos = 0;

@@ -118,7 +118,7 @@ static void test_protocol(void)
 	uint64_t t0 = kjit__now_ns();
 	CHECK(kt_frame_read(fd[0], &in, t0 + 200000000ull, NULL) == KT_FRAME_TIMEOUT);
 	CHECK(kjit__now_ns() - t0 >= 190000000ull);
-	int stop = 1;
+	atomic_int stop = 1;
 	CHECK(kt_frame_read(fd[0], &in, 0, &stop) == KT_FRAME_STOP);
 	/* a frame cut short by the writer's end */
 	unsigned char part[6] = { 10, 0, 0, 0, KT_MSG_REPLY, 0 };
