@@ -31,6 +31,9 @@ typedef struct kt_rng {
 	uint64_t s[4];
 } kt_rng;
 void kt_rng_seed(kt_rng *r, uint64_t seed);
+/* Output j of the SplitMix64 sequence from start: a counter-based
+ * generator, so that output j needs none of the ones before it. */
+uint64_t kt_splitmix(uint64_t start, uint64_t j);
 uint64_t kt_rng_next(kt_rng *r);
 /* Uniform in [0, n), n > 0. */
 uint64_t kt_rng_below(kt_rng *r, uint64_t n);

@@ -276,13 +276,15 @@ static kjit_status store_compiled(kjit_kernel *k, job *j)
 /* The binary of a real arch is an ELF cubin; a virtual arch's is PTX text
  * with its NUL. Checked on every binary, so that a GPU is never handed
  * PTX as a cubin (cuModuleLoadData would take it and compile it unseen). */
-static kjit_status check_kind(const kjit_kernel *k, const job *j, const char *key)
+static kjit_status check_kind(const kjit_kernel *k, const job *j)
 {
 	const unsigned char *b = j->c.cubin;
 	int ptx = kjit__arch_is_virtual(k->engine->arch);
 	if (ptx ? j->c.size && !b[j->c.size - 1] && memcmp(b, "\177ELF", j->c.size < 4 ? j->c.size : 4)
 	        : j->c.size >= 4 && memcmp(b, "\177ELF", 4) == 0)
 		return KJIT_OK;
+	char key[33];
+	kjit__hash_hex(j->kt.hkey, key);
 	return kjit__error(KJIT_ERR_CORRUPT, "binary %s of %s is not %s for %s", key, k->name,
 	                   ptx ? "PTX text" : "a cubin", k->engine->arch);
 }
@@ -292,9 +294,7 @@ static kjit_status check_kind(const kjit_kernel *k, const job *j, const char *ke
 static kjit_status publish(kjit_kernel *k, job *j)
 {
 	kjit_engine *e = k->engine;
-	char key[33];
-	kjit__hash_hex(j->kt.hkey, key);
-	kjit_status st = check_kind(k, j, key);
+	kjit_status st = check_kind(k, j);
 	if (st != KJIT_OK)
 		return st;
 	kjit_variant *v = calloc(1, sizeof *v);

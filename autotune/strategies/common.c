@@ -15,15 +15,19 @@ static uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
+uint64_t kt_splitmix(uint64_t start, uint64_t j)
+{
+	uint64_t z = start + (j + 1) * 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 void kt_rng_seed(kt_rng *r, uint64_t seed)
 {
 	/* splitmix64 spreads any seed, 0 included, over the state */
-	for (int i = 0; i < 4; i++) {
-		uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		r->s[i] = z ^ (z >> 31);
-	}
+	for (int i = 0; i < 4; i++)
+		r->s[i] = kt_splitmix(seed, (uint64_t)i);
 }
 
 uint64_t kt_rng_next(kt_rng *r)
