@@ -422,7 +422,10 @@ enum { KT_MSG_HELLO = 1, KT_MSG_REQUEST, KT_MSG_BEGIN, KT_MSG_REPLY, KT_MSG_COMP
 typedef struct kt_hello {
 	char *error;  /* NULL when the worker is ready */
 	char *arch, *device_name, *device_key;
+	char *device_uuid;     /* "GPU-8-4-4-4-12 hex digits", as nvidia-smi writes it */
 	int64_t max_threads, max_shared;
+	int32_t device;        /* the worker's device ordinal */
+	int32_t device_count;  /* the devices its driver sees */
 } kt_hello;
 
 /* Evaluate one configuration (parameter value indices) of a problem; or,
@@ -514,6 +517,55 @@ typedef struct kt_worker_verify {
  * from in_fd until EOF. Returns the process exit code. */
 int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify *wv,
                    int in_fd, int out_fd);
+
+/* ---- links to measuring workers (link.c; mpi.c for other ranks) ------- */
+
+/* A GPU worker as the tuner sees it: a worker process on this host over
+ * two pipes, or one on another MPI rank that the rank relays. The tuner
+ * speaks the worker protocol over it (the hello, requests, begin marks,
+ * replies), one request at a time, from one thread per link. */
+typedef struct kt_link kt_link;
+typedef struct kt_link_ops {
+	/* Starts the worker (again, after it ended); its hello is the first
+	 * frame read() then gives. */
+	kjit_status (*start)(kt_link *l);
+	kjit_status (*write)(kt_link *l, const kt_buf *b);
+	/* As kt_frame_read(); KT_FRAME_EOF when the worker ended. */
+	kt_frame_result (*read)(kt_link *l, kt_buf *b, uint64_t deadline_ns,
+	                        const atomic_int *stop);
+	/* Ends the worker, killed first when kill_it; start() may follow. */
+	void (*stop)(kt_link *l, int kill_it);
+	/* After read() gave KT_FRAME_EOF: why the worker ended ("the worker
+	 * process was killed by signal 9 (Killed)"); 1 when a signal or the
+	 * loss of its rank ended it. */
+	int (*reason)(kt_link *l, char *buf, size_t size);
+	/* 1 while the worker runs. */
+	int (*running)(kt_link *l);
+	/* Before a request: makes the binary of key (in the tuner's
+	 * database) available to the worker; NULL when the worker reads the
+	 * tuner's database itself. */
+	kjit_status (*binary)(kt_link *l, const char *key);
+	void (*free)(kt_link *l);
+} kt_link_ops;
+
+struct kt_link {
+	const kt_link_ops *ops;
+	void *ctx;
+	char name[64]; /* for messages: "device 1", "rank 2 device 0" */
+};
+
+/* What a worker is started with: the spec, the database it opens (on its
+ * own host), the verification the tuner runs with, the device ordinal. */
+typedef struct kt_link_args {
+	const char *spec_path, *db;
+	const char *verify;
+	double atol, rtol;
+	int device;
+} kt_link_args;
+
+/* A worker process on this host for a->device (the strings are copied).
+ * *out is freed with its ops->free. */
+kjit_status kt_link_local(const kt_link_args *a, kt_link **out);
 
 /* ---- child processes (child.c) ------------------------------------------ */
 

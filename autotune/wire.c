@@ -157,6 +157,9 @@ void kt_hello_encode(kt_buf *b, const kt_hello *h)
 	put_str(b, h->device_key);
 	put_u64(b, (uint64_t)h->max_threads, 8);
 	put_u64(b, (uint64_t)h->max_shared, 8);
+	put_str(b, h->device_uuid);
+	put_u32(b, (uint32_t)h->device);
+	put_u32(b, (uint32_t)h->device_count);
 }
 
 kjit_status kt_hello_decode(kt_buf *b, kt_hello *h)
@@ -169,6 +172,9 @@ kjit_status kt_hello_decode(kt_buf *b, kt_hello *h)
 		h->device_key = get_str(b);
 		h->max_threads = (int64_t)get_u64(b, 8);
 		h->max_shared = (int64_t)get_u64(b, 8);
+		h->device_uuid = get_str(b);
+		h->device = (int32_t)get_u32(b);
+		h->device_count = (int32_t)get_u32(b);
 	}
 	kjit_status st = close_msg(b, "hello");
 	if (st == KJIT_OK && !h->error && (!h->arch || !h->device_name || !h->device_key))
@@ -184,6 +190,7 @@ void kt_hello_clear(kt_hello *h)
 	free(h->arch);
 	free(h->device_name);
 	free(h->device_key);
+	free(h->device_uuid);
 	memset(h, 0, sizeof *h);
 }
 
