@@ -525,6 +525,10 @@ int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify
  * speaks the worker protocol over it (the hello, requests, begin marks,
  * replies), one request at a time, from one thread per link. */
 typedef struct kt_link kt_link;
+/* How a worker ended: of itself, by a signal (the variant's doing, as a
+ * fault), or with its link (a rank lost: the request was not the cause
+ * and goes to another worker). */
+typedef enum { KT_END_EXIT, KT_END_SIGNAL, KT_END_LOST } kt_end;
 typedef struct kt_link_ops {
 	/* Starts the worker (again, after it ended); its hello is the first
 	 * frame read() then gives. */
@@ -536,9 +540,8 @@ typedef struct kt_link_ops {
 	/* Ends the worker, killed first when kill_it; start() may follow. */
 	void (*stop)(kt_link *l, int kill_it);
 	/* After read() gave KT_FRAME_EOF: why the worker ended ("the worker
-	 * process was killed by signal 9 (Killed)"); 1 when a signal or the
-	 * loss of its rank ended it. */
-	int (*reason)(kt_link *l, char *buf, size_t size);
+	 * process was killed by signal 9 (Killed)", "rank 2 was lost"). */
+	kt_end (*reason)(kt_link *l, char *buf, size_t size);
 	/* 1 while the worker runs. */
 	int (*running)(kt_link *l);
 	/* Before a request: makes the binary of key (in the tuner's
