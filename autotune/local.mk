@@ -22,8 +22,8 @@ KJIT_TUNE_CORE = \
 	autotune/strategies/surrogate.c \
 	autotune/strategies/dual_annealing.c \
 	autotune/strategies/pso.c
-autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) autotune/worker.c autotune/tune.c \
-	autotune/main.c
+autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) autotune/worker.c autotune/link.c \
+	autotune/measure.c autotune/tune.c autotune/main.c
 autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune
 autotune_kjit_tune_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 

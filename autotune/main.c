@@ -34,6 +34,8 @@ static void usage(FILE *f)
 	        "      --budget N, --fraction F, --time-budget SEC, --seed S (as for --replay;\n"
 	        "                          default: the spec's budget, else none)\n"
 	        "      --problem I         only problem I of the spec (default: every one)\n"
+	        "      --devices LIST      measure on these GPUs, a worker each: all, or\n"
+	        "                          ordinals 0,2,... (default 0; devices of one model)\n"
 	        "      --force             evaluate again what the database already has\n"
 	        "      --timeout SEC       per variant, then the worker is killed (default 10)\n"
 	        "      --early-stop F      stop measuring a variant certainly F times slower\n"
@@ -635,7 +637,7 @@ int main(int argc, char **argv)
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
 	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
-	       O_VERIFY, O_ATOL, O_RTOL, O_POOL };
+	       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -643,6 +645,7 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, O_DB },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "compile-pool", required_argument, NULL, O_POOL },
+		{ "devices", required_argument, NULL, O_DEVICES },
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "replay-db", no_argument, NULL, O_REPLAY_DB },
 		{ "device-key", required_argument, NULL, O_DEVKEY },
@@ -672,10 +675,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB VERIFY ATOL RTOL
-	 * (tune.c). */
-	if (argc == 9 && strcmp(argv[1], "--worker") == 0) {
+	 * DEVICE (link.c). */
+	if (argc == 10 && strcmp(argv[1], "--worker") == 0) {
 		kt_worker_verify wv = { argv[6], strtod(argv[7], NULL), strtod(argv[8], NULL) };
-		return kt_worker_main(argv[4], argv[5], &wv, atoi(argv[2]), atoi(argv[3]));
+		return kt_worker_main(argv[4], argv[5], &wv, atoi(argv[9]), atoi(argv[2]),
+		                      atoi(argv[3]));
 	}
 	/* A compile worker: kjit-tune --compile-worker IN_FD OUT_FD SPEC DB ARCH
 	 * (compile_pool.c). */
@@ -702,6 +706,10 @@ int main(int argc, char **argv)
 		case O_POOL:
 			if (kt_pool_mode_parse(optarg, &o.pool) != KJIT_OK)
 				return usage_error("--compile-pool: %s", kjit_last_error());
+			break;
+		case O_DEVICES:
+			if (kt_devices_parse(optarg, &o.tune.devices) != KJIT_OK)
+				return usage_error("%s", kjit_last_error());
 			break;
 		case O_REPLAY: o.replay = optarg; break;
 		case O_REPLAY_DB: o.replay_from_db = 1; break;

@@ -1,10 +1,10 @@
 /*
  * tune.c - a tuning run: the strategy proposes, the compile pool
- * (compile_pool.c: threads on a compile-only engine for the worker's arch,
- * or compile worker processes, on the same database) compiles ahead, the
- * worker process measures, and every evaluation is recorded in one
- * transaction. The worker is started before anything here touches CUDA
- * (nothing here ever does) and again after a crash or a timeout.
+ * (compile_pool.c: threads on a compile-only engine for the workers'
+ * arch, or compile worker processes, on the same database) compiles ahead,
+ * the measuring workers (measure.c: one GPU worker process per device,
+ * and the other ranks' with MPI) measure, and every evaluation is
+ * recorded here, in one transaction. Nothing here ever touches CUDA.
  */
 #include "config.h"
 
@@ -16,9 +16,6 @@
 
 #include "tune.h"
 
-/* Seconds the worker has for start-up and for a new problem's buffers and
- * reference output, beyond --timeout. */
-#define SETUP_S 120
 /* NVRTC log lines kept in a compile_error's message. */
 #define LOG_LINES 4
 
@@ -28,72 +25,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-/* ---- the worker process ----------------------------------------------------- */
-
-typedef struct proc {
-	kt_child c;
-	kt_hello hello;
-} proc;
-
-static void proc_stop(proc *w, int kill_it)
-{
-	kt_child_stop(&w->c, kill_it);
-}
-
-/* The worker in worker mode, with the verification the tuner runs with
- * (the command line's included). */
-static kjit_status proc_start(proc *w, const kjit__spec *spec, const char *spec_path,
-                              const char *db)
-{
-	char in[16], out[16], atol[32], rtol[32];
-	snprintf(in, sizeof in, "%d", KT_CHILD_IN_FD);
-	snprintf(out, sizeof out, "%d", KT_CHILD_OUT_FD);
-	snprintf(atol, sizeof atol, "%.17g", spec->atol);
-	snprintf(rtol, sizeof rtol, "%.17g", spec->rtol);
-	char *argv[] = { "kjit-tune", "--worker", in, out, (char *)spec_path, (char *)db,
-		         spec->verify, atol, rtol, NULL };
-	return kt_child_start(&w->c, NULL, argv);
-}
-
-/* Why the worker ended, after its pipe closed. */
-static void proc_reason(proc *w, char *buf, size_t size)
-{
-	kt_child_reason(&w->c, "worker", buf, size);
-}
-
-/* Starts the worker and reads its hello. */
-static kjit_status proc_ready(proc *w, const kjit__spec *spec, const char *spec_path,
-                              const char *db)
-{
-	kt_buf b = { 0 };
-	kjit_status st = proc_start(w, spec, spec_path, db);
-	if (st != KJIT_OK)
-		return st;
-	kt_frame_result fr = kt_frame_read(w->c.from, &b, kjit__now_ns() + SETUP_S * 1000000000ull,
-	                                   &interrupted);
-	kt_hello_clear(&w->hello);
-	if (fr == KT_FRAME_OK)
-		st = kt_hello_decode(&b, &w->hello);
-	else if (fr == KT_FRAME_STOP)
-		st = kjit__error(KJIT_ERR_INVALID_ARG, "interrupted");
-	else if (fr != KT_FRAME_ERROR)
-		st = kjit__error(KJIT_ERR_NO_GPU, "the GPU worker did not start (%s)",
-		                 fr == KT_FRAME_TIMEOUT ? "no answer" : "it exited");
-	else
-		st = KJIT_ERR_IO;
-	if (st == KJIT_OK && w->hello.error)
-		st = kjit__error(KJIT_ERR_NO_GPU, "the GPU worker cannot run: %s%s", w->hello.error,
-		                 strstr(w->hello.error, "no GPU")
-		                         ? "\ntuning needs a GPU; without one, --compile-only --arch "
-		                           "sm_NN compiles the space into the database, --count sizes "
-		                           "it, and --replay runs a strategy against known times"
-		                         : "");
-	kt_buf_free(&b);
-	if (st != KJIT_OK)
-		proc_stop(w, 1);
-	return st;
 }
 
 /* ---- one problem ------------------------------------------------------------- */
@@ -108,22 +39,16 @@ typedef struct problem_run {
 	double best_median;
 	char *rejected_text, *rejected_json; /* wrong results: the summary's words */
 	double wall_s, compile_s, measure_s;
-	/* where measure_s went, from the worker's replies: the problem's
-	 * buffers and expected outputs, loading variants, checked runs, the
-	 * protocol's warm-up and timed batches; and the parent's own waits:
-	 * the database, the compiles not ready, the worker's restarts */
+	/* where measure_s (summed over the workers) went, from the workers'
+	 * replies: the problem's buffers and expected outputs, loading
+	 * variants, checked runs, the protocol's warm-up and timed batches;
+	 * and the waits: the workers' restarts, the database, the compiles
+	 * not ready */
 	double setup_s, load_s, check_s, warmup_s, timed_s;
 	double record_s, compile_wait_s, restart_s;
 	double kernel_s;       /* the medians of the configurations measured, summed */
 	size_t window_max;     /* the most proposals taken ahead */
 } problem_run;
-
-/* The best so far per L2 mode (warm, cold): its median and the upper
- * end of its median's interval (0: unknown, as for a best from the
- * database). */
-typedef struct best_so_far {
-	double ns[2], hi_ns[2];
-} best_so_far;
 
 typedef struct tuner {
 	const kjit__spec *spec;
@@ -131,15 +56,16 @@ typedef struct tuner {
 	const kt_strategy *strategy;
 	kt_budget budget;      /* the command line's, else the spec's */
 	const char *db;
-	proc w;
+	kt_meas *meas;
+	kt_meas_opts mo;
+	const kt_hello *hello; /* the first worker's: the run's device */
 	kjit_engine *engine;
 	kjit_kernel *kernel;
 	kt_pool *pool;
 	kt_results *res;
 	int tty;
-	int preparing;         /* a prepare request's reply is still to be read */
 	long cores;            /* for the floor */
-	double start_s;        /* the worker's first start */
+	double start_s;        /* the workers' first start */
 	problem_run *runs;
 	size_t n_runs;
 } tuner;
@@ -160,121 +86,9 @@ static char *log_head(const char *log)
 	return kjit__buf_done(&b);
 }
 
-/* Reads the worker's reply to the request just sent into rep (or sets
- * status and message for a timeout or a crash). Returns -1 when
- * interrupted. */
-static int read_reply(tuner *t, kt_reply *rep, char *why, size_t why_size)
-{
-	kt_buf b = { 0 };
-	int ret = 0;
-	uint64_t deadline = kjit__now_ns() + (uint64_t)(SETUP_S + t->o->timeout_s) * 1000000000ull;
-	for (int begun = 0;;) {
-		kt_frame_result fr = kt_frame_read(t->w.c.from, &b, deadline, &interrupted);
-		if (fr == KT_FRAME_STOP) {
-			proc_stop(&t->w, 1);
-			ret = -1;
-			break;
-		}
-		if (fr == KT_FRAME_TIMEOUT) {
-			proc_stop(&t->w, 1);
-			snprintf(why, why_size, "no answer after %g s%s (the worker was killed)",
-			         begun ? t->o->timeout_s : SETUP_S + t->o->timeout_s,
-			         begun ? "" : " of set-up");
-			rep->status = strdup("timeout");
-			break;
-		}
-		if (fr != KT_FRAME_OK) {
-			proc_reason(&t->w, why, why_size);
-			rep->status = strdup("crashed");
-			break;
-		}
-		if (!begun && kt_msg_type(&b) == KT_MSG_BEGIN) {
-			begun = 1;
-			deadline = kjit__now_ns() + (uint64_t)(t->o->timeout_s * 1e9);
-			continue;
-		}
-		if (kt_reply_decode(&b, rep) != KJIT_OK) {
-			snprintf(why, why_size, "%s", kjit_last_error());
-			proc_stop(&t->w, 1);
-			rep->status = strdup("crashed");
-		} else if (rep->fatal) {
-			proc_stop(&t->w, 0);
-		}
-		break;
-	}
-	kt_buf_free(&b);
-	return ret;
-}
-
-/* Has the worker (started again if it is not running) make problem p's
- * buffers and expected outputs while the first variants compile; the
- * reply is read before the next request. A failure shows in that
- * request, which sets the problem up again. */
-static void prepare(tuner *t, problem_run *pr)
-{
-	kt_buf b = { 0 };
-	kt_request q = { .prepare = 1, .problem = (uint32_t)pr->p };
-	if (t->preparing) /* an earlier problem's, never read: this one sets up on request */
-		return;
-	uint64_t t0 = kjit__now_ns();
-	kjit_status st = t->w.c.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
-	pr->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
-	if (st != KJIT_OK)
-		return;
-	kt_request_encode(&b, &q);
-	t->preparing = kt_frame_write(t->w.c.to, &b) == KJIT_OK;
-	kt_buf_free(&b);
-}
-
-/* One measurement by the worker: fills rep (or sets status and message
- * for a timeout or a crash). Returns -1 when interrupted. */
-static int measure(tuner *t, problem_run *pr, const kt_request *q, kt_reply *rep, char *why,
-                   size_t why_size)
-{
-	kt_buf b = { 0 };
-	int ret = 0;
-	memset(rep, 0, sizeof *rep);
-	if (t->preparing) {
-		kt_reply pre = { 0 };
-		t->preparing = 0;
-		ret = read_reply(t, &pre, why, why_size);
-		pr->setup_s += pre.setup_ms * 1e-3;
-		kt_reply_clear(&pre);
-		why[0] = '\0';
-		if (ret)
-			goto done;
-	}
-	uint64_t t0 = kjit__now_ns();
-	kjit_status st = t->w.c.pid > 0 ? KJIT_OK : proc_ready(&t->w, t->spec, t->o->spec_path, t->db);
-	pr->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
-	if (st != KJIT_OK) {
-		if (interrupted) {
-			ret = -1;
-			goto done;
-		}
-		snprintf(why, why_size, "restarting the worker: %s", kjit_last_error());
-		rep->status = strdup("crashed");
-		goto done;
-	}
-	kt_request_encode(&b, q);
-	if (kt_frame_write(t->w.c.to, &b) != KJIT_OK) {
-		proc_reason(&t->w, why, why_size);
-		rep->status = strdup("crashed");
-		goto done;
-	}
-	ret = read_reply(t, rep, why, why_size);
-done:
-	kt_buf_free(&b);
-	if (!ret && !rep->status)
-		rep->status = strdup("crashed");
-	if (!rep->timer) /* nothing was measured */
-		rep->median_ns = rep->spread_ns = rep->min_ns = rep->max_ns = NAN;
-	return ret;
-}
-
 /* The live line on a terminal: counts by status, best so far, the
  * compile and measure rates (configurations per second of the problem's
- * wall time), ETA. */
+ * wall time), the workers when there are several, ETA. */
 static void progress(const tuner *t, const problem_run *pr, size_t done, size_t total,
                      size_t compiled, double best, double elapsed)
 {
@@ -290,31 +104,39 @@ static void progress(const tuner *t, const problem_run *pr, size_t done, size_t 
 	if (elapsed > 0)
 		fprintf(stderr, ", compile %.1f/s, measure %.1f/s", (double)compiled / elapsed,
 		        (double)pr->evaluated / elapsed);
+	if (kt_meas_count(t->meas) > 1)
+		fprintf(stderr, " on %zu workers", kt_meas_live(t->meas));
 	if (done && done < total)
 		fprintf(stderr, ", ETA %.0f s", elapsed / (double)done * (double)(total - done));
 	fflush(stderr);
 }
 
-/* The proposals to take ahead (kt_pool_window()): as far as keeps the GPU
- * worker from waiting for a compile at the pool's compile rate and the
- * worker's measure rate (configurations per second of its time) so far. */
+/* The proposals to take ahead (kt_pool_window()): as far as keeps the
+ * workers from waiting for a compile at the pool's compile rate and the
+ * workers' measure rate so far (each worker's configurations per second
+ * of its time, times the workers). */
 static size_t window_size(const tuner *t, problem_run *pr)
 {
-	double measure = pr->measure_s > 0 ? (double)pr->evaluated / pr->measure_s : 0;
+	double measure = pr->measure_s > 0
+		? (double)pr->evaluated * (double)kt_meas_live(t->meas) / pr->measure_s : 0;
 	size_t w = kt_pool_window(t->pool, measure);
 	if (w > pr->window_max)
 		pr->window_max = w;
 	return w;
 }
 
-/* One plain line per evaluation when stderr is not a terminal. */
-static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval *e)
+/* One plain line per evaluation when stderr is not a terminal; with
+ * several workers, the one that measured it. */
+static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval *e,
+                       const char *worker)
 {
 	if (t->o->quiet || t->tty)
 		return;
 	fprintf(stderr, "%zu/%zu %s %s %s", done, total, e->config, e->l2, e->status);
 	if (!isnan(e->median_ns))
 		fprintf(stderr, " %.0f ns", e->median_ns);
+	if (kt_meas_count(t->meas) > 1)
+		fprintf(stderr, " (%s)", worker);
 	if (e->message && strcmp(e->status, "ok") != 0)
 		fprintf(stderr, ": %s", e->message);
 	fprintf(stderr, "\n");
@@ -335,16 +157,14 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
 	kjit__telemetry_record(t->engine->telemetry, &ev);
 }
 
-/* Evaluates the job's configuration in each L2 mode and records it.
- * Returns -1 when interrupted, -2 on a database error or when the
- * problem cannot be set up, else 0; *objective is what the strategy
- * hears, *verdict 1 when the output was accepted, -1 when rejected
- * (wrong_result), 0 when it never got that far. */
-static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
-                    kt_compile_job *j, size_t done, size_t total, best_so_far *best, double *objective,
-                    int *verdict)
+/* Records the measured task in each L2 mode. Returns -2 on a database
+ * error or when the problem cannot be set up, else 0; *objective is what
+ * the strategy hears, *verdict 1 when the output was accepted, -1 when
+ * rejected (wrong_result), 0 when it never got that far. */
+static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
+                  kt_task *task, size_t done, size_t total, double *objective, int *verdict)
 {
-	const uint16_t *cfg = kjit__space_config(space, j->index);
+	kt_compile_job *j = task->job;
 	char *config = kjit__config_json(space, j->index);
 	char *message = NULL;
 	int ret = 0;
@@ -352,70 +172,53 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 	*verdict = 0;
 	if (!config)
 		return -2;
+	kt_worker_info wi;
+	kt_meas_info(t->meas, task->worker, &wi);
+	pr->measure_s += task->measure_s;
+	pr->restart_s += task->restart_s;
+	pr->compile_wait_s += task->compile_wait_s;
+	pr->setup_s += task->setup_s;
 	for (int mode = 0; mode < 2 && ret == 0; mode++) {
-		if (!(t->o->l2 & (1 << mode)))
+		if (!(task->modes & (1 << mode)))
 			continue;
-		kt_reply rep = { 0 };
-		char why[512] = "";
+		kt_reply *rep = &task->rep[mode];
 		kt_eval e = { .config = config, .l2 = mode ? "cold" : "warm",
 			      .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
 			      .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
-			      .compile_ms = j->compile_ms, .arch = t->w.hello.arch,
+			      .compile_ms = j->compile_ms, .arch = t->hello->arch,
 			      .nvrtc = kjit__nvrtc_id() };
 		if (j->status != KJIT_OK) {
 			e.status = "compile_error";
 			message = log_head(j->error ? j->error : kjit_status_str(j->status));
 			e.message = message;
 		} else {
-			kt_request q = { .problem = (uint32_t)pr->p, .n_config = (uint32_t)space->n_params,
-				         .config = (uint16_t *)cfg, .cold_l2 = mode,
-				         .best_ns = isfinite(best->ns[mode]) ? best->ns[mode] : 0,
-				         .best_hi_ns = best->hi_ns[mode],
-				         .early_factor = t->o->early_stop,
-				         .max_ms = t->o->timeout_s * 1000 * 0.4,
-				         .warmup_ms = t->o->warmup_ms, .budget_ms = t->o->budget_ms };
-			uint64_t t0 = kjit__now_ns();
-			kjit__nvtx_push(KJIT__NVTX_EVALUATE, config);
-			int r = measure(t, pr, &q, &rep, why, sizeof why);
-			kjit__nvtx_pop();
-			pr->measure_s += (double)(kjit__now_ns() - t0) * 1e-9;
-			pr->setup_s += rep.setup_ms * 1e-3;
-			pr->load_s += rep.load_ms * 1e-3;
-			pr->check_s += rep.check_ms * 1e-3;
-			pr->warmup_s += rep.warmup_ms * 1e-3;
-			pr->timed_s += rep.timed_ms * 1e-3;
-			if (isfinite(rep.median_ns))
-				pr->kernel_s += rep.median_ns * 1e-9;
-			if (r < 0) {
-				kt_reply_clear(&rep);
-				ret = -1;
-				break;
-			}
-			if (rep.setup) {
+			pr->setup_s += rep->setup_ms * 1e-3;
+			pr->load_s += rep->load_ms * 1e-3;
+			pr->check_s += rep->check_ms * 1e-3;
+			pr->warmup_s += rep->warmup_ms * 1e-3;
+			pr->timed_s += rep->timed_ms * 1e-3;
+			if (isfinite(rep->median_ns))
+				pr->kernel_s += rep->median_ns * 1e-9;
+			if (task->setup) {
 				/* not this configuration's doing: no configuration of the
 				 * problem can be evaluated */
 				kjit__error(KJIT_ERR_INVALID_ARG, "problem %s: %s", pr->problem_json,
-				            rep.message ? rep.message : "cannot be set up");
-				kt_reply_clear(&rep);
+				            rep->message ? rep->message : "cannot be set up");
 				ret = -2;
 				break;
 			}
-			e.status = rep.status ? rep.status : "crashed";
-			e.message = rep.message ? rep.message : why[0] ? why : NULL;
-			e.timer = rep.timer;
-			e.median_ns = rep.median_ns;
-			e.spread_ns = rep.spread_ns;
-			e.min_ns = rep.min_ns;
-			e.max_ns = rep.max_ns;
-			e.samples = rep.samples;
-			e.n_samples = rep.n_samples;
-			if (strcmp(e.status, "ok") == 0) {
+			e.status = rep->status ? rep->status : "crashed";
+			e.message = rep->message ? rep->message
+			          : task->why[mode][0] ? task->why[mode] : NULL;
+			e.timer = rep->timer;
+			e.median_ns = rep->median_ns;
+			e.spread_ns = rep->spread_ns;
+			e.min_ns = rep->min_ns;
+			e.max_ns = rep->max_ns;
+			e.samples = rep->samples;
+			e.n_samples = rep->n_samples;
+			if (strcmp(e.status, "ok") == 0)
 				e.objective = e.median_ns;
-				if (e.median_ns < best->ns[mode]) {
-					best->ns[mode] = e.median_ns;
-					best->hi_ns[mode] = isfinite(rep.ci_high_ns) ? rep.ci_high_ns : 0;
-				}
-			}
 		}
 		/* an unknown status is counted nowhere; recording it fails and
 		 * says why (parsed first, so that its message stands) */
@@ -438,14 +241,93 @@ static int evaluate(tuner *t, const kt_run *run, problem_run *pr, const kjit__sp
 			else if (strcmp(e.status, "stopped_early") == 0)
 				*objective = e.median_ns; /* a lower bound: slower than the best */
 		}
-		plain_line(t, done, total, &e);
+		plain_line(t, done, total, &e, wi.name);
 		tune_event(t, run->id, e.status, pr->evaluated + 1);
-		kt_reply_clear(&rep);
 		free(message);
 		message = NULL;
 	}
 	free(config);
 	return ret;
+}
+
+static void task_free(kt_task *task)
+{
+	if (!task)
+		return;
+	kt_reply_clear(&task->rep[0]);
+	kt_reply_clear(&task->rep[1]);
+	if (task->job)
+		free(task->job->error);
+	free(task->job);
+	free(task);
+}
+
+/* The proposals of a problem not yet answered: each index in flight, and
+ * the repeats of it the strategy made meanwhile (answered with it). */
+typedef struct flight {
+	size_t *index, *owed;
+	size_t n, cap;
+} flight;
+
+static int flight_find(const flight *f, size_t index)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->index[i] == index)
+			return (int)i;
+	return -1;
+}
+
+static int flight_add(flight *f, size_t index)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		size_t *a = realloc(f->index, cap * sizeof *a), *b;
+		if (!a)
+			return 0;
+		f->index = a;
+		if (!(b = realloc(f->owed, cap * sizeof *b)))
+			return 0;
+		f->owed = b;
+		f->cap = cap;
+	}
+	f->index[f->n] = index;
+	f->owed[f->n++] = 0;
+	return 1;
+}
+
+/* Removes index; returns the repeats owed. */
+static size_t flight_take(flight *f, size_t index)
+{
+	int i = flight_find(f, index);
+	if (i < 0)
+		return 0;
+	size_t owed = f->owed[i];
+	f->index[i] = f->index[f->n - 1];
+	f->owed[i] = f->owed[f->n - 1];
+	f->n--;
+	return owed;
+}
+
+/* Compiles and queues configuration j for measurement; 0 when out of
+ * memory. */
+static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j)
+{
+	kt_task *task = calloc(1, sizeof *task);
+	kt_compile_job *jb = calloc(1, sizeof *jb);
+	if (!task || !jb) {
+		free(task);
+		free(jb);
+		kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	jb->index = j;
+	jb->config = kjit__space_config(space, j);
+	task->job = jb;
+	task->problem = (uint32_t)pr->p;
+	task->modes = t->o->l2;
+	kt_pool_submit(t->pool, jb);
+	kt_meas_submit(t->meas, task);
+	return 1;
 }
 
 /* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
@@ -462,17 +344,16 @@ static int tune_problem(tuner *t, problem_run *pr)
 	void *sst = NULL;
 	int ret = -2;
 	uint64_t t0 = kjit__now_ns();
-	kt_compile_job **win = NULL; /* the window: submitted, in the order proposed */
-	size_t n_win = 0;
+	flight fl = { 0 };
 	kt_pool_stats ps0;
 	kt_pool_get_stats(t->pool, &ps0);
 
 	if (!lim.max_threads)
-		lim.max_threads = spec->max_threads < t->w.hello.max_threads ? spec->max_threads
-		                                                              : t->w.hello.max_threads;
+		lim.max_threads = spec->max_threads < t->hello->max_threads ? spec->max_threads
+		                                                            : t->hello->max_threads;
 	if (!lim.max_shared)
-		lim.max_shared = spec->max_shared < t->w.hello.max_shared ? spec->max_shared
-		                                                           : t->w.hello.max_shared;
+		lim.max_shared = spec->max_shared < t->hello->max_shared ? spec->max_shared
+		                                                         : t->hello->max_shared;
 	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
 		goto done;
 	pr->space = space->size;
@@ -480,45 +361,51 @@ static int tune_problem(tuner *t, problem_run *pr)
 		goto done;
 	size_t n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
-	kt_run_desc d = { sig, t->w.hello.device_key, spec->entry, o->spec_path,
+	kt_run_desc d = { sig, t->hello->device_key, spec->entry, o->spec_path,
 		          t->strategy->name, pr->problem_json, (int64_t)n };
 	if (kt_run_start(t->res, &d, &run) != KJIT_OK ||
-	    kt_results_load(t->res, space, sig, t->w.hello.device_key, &known, &have, NULL) !=
+	    kt_results_load(t->res, space, sig, t->hello->device_key, &known, &have, NULL) !=
 	            KJIT_OK)
 		goto done;
 	pr->run_id = run->id;
-	best_so_far best = { { INFINITY, INFINITY }, { 0, 0 } };
+	double best = INFINITY;
 	for (size_t i = 0; i < space->size; i++)
-		if (known[i] < best.ns[0])
-			best.ns[0] = best.ns[1] = known[i];
-	if (!(seen = calloc(space->size + 1, 1)) || !(win = malloc(KT_WINDOW_MAX * sizeof *win)) ||
+		if (known[i] < best)
+			best = known[i];
+	kt_meas_problem(t->meas, best);
+	if (!(seen = calloc(space->size + 1, 1)) ||
 	    !(rejected = malloc((n + 1) * sizeof *rejected)) ||
 	    !(accepted = malloc((n + 1) * sizeof *accepted)) ||
 	    !(sst = t->strategy->init(space, n, o->seed))) {
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	size_t covered = 0, queued = 0, repeats = 0;
-	int strategy_done = 0;
+	size_t covered = 0, repeats = 0;
+	int strategy_done = 0, proposing = 1;
 	ret = 0;
 	while (!interrupted) {
 		if (t->budget.seconds > 0 && (double)(kjit__now_ns() - t0) * 1e-9 >= t->budget.seconds)
-			break;
-		/* Take proposals: a window ahead, or one at a time. */
-		size_t window = t->strategy->ahead ? window_size(t, pr) : 1;
-		while (!strategy_done && covered + queued < n && n_win < window) {
+			proposing = 0; /* the ones in flight are still measured */
+		/* Take proposals: a window ahead, or one per worker. */
+		size_t window = t->strategy->ahead ? window_size(t, pr) : kt_meas_live(t->meas);
+		while (proposing && !strategy_done && covered + fl.n < n && fl.n < window) {
 			int64_t j = t->strategy->next(sst);
+			if (j == KT_NEXT_WAIT && fl.n)
+				break;
 			if (j < 0 || (size_t)j >= space->size) {
 				strategy_done = 1;
 				break;
 			}
 			if (seen[j]) {
-				/* a repeat: answered from memory */
-				if (n_win == 0)
+				/* a repeat: answered from memory, or with the one in flight */
+				int at = flight_find(&fl, (size_t)j);
+				if (at >= 0)
+					fl.owed[at]++;
+				else
 					t->strategy->report(sst, (size_t)j, known[j]);
 				if (++repeats > 10000)
 					strategy_done = 1;
-				if (n_win)
+				if (at >= 0)
 					break;
 				continue;
 			}
@@ -530,61 +417,60 @@ static int tune_problem(tuner *t, problem_run *pr)
 				t->strategy->report(sst, (size_t)j, known[j]);
 				continue;
 			}
-			kt_compile_job *jb = calloc(1, sizeof *jb);
-			if (!jb) {
+			if (!flight_add(&fl, (size_t)j) || !submit(t, pr, space, (size_t)j)) {
 				kjit__error(KJIT_ERR_NOMEM, "out of memory");
 				ret = -2;
 				break;
 			}
-			jb->index = (size_t)j;
-			jb->config = kjit__space_config(space, (size_t)j);
-			kt_pool_submit(t->pool, jb);
-			win[n_win++] = jb;
-			if (queued++ == 0 && pr->evaluated == 0)
-				prepare(t, pr); /* the first job: the worker sets up meanwhile */
 		}
-		if (ret || n_win == 0)
+		if (ret || fl.n == 0)
 			break;
-		kt_compile_job *jb = win[0];
-		if (!kt_pool_wait(t->pool, jb, &interrupted, &pr->compile_wait_s))
+		kt_task *task;
+		int w = kt_meas_wait(t->meas, &task);
+		if (w <= 0) {
+			ret = w < 0 ? -2 : -1;
 			break;
-		memmove(win, win + 1, (n_win - 1) * sizeof *win);
-		n_win--;
-		queued--;
+		}
+		if (task->stopped) {
+			task_free(task);
+			break;
+		}
 		double obj;
 		int verdict;
-		int r = evaluate(t, run, pr, space, jb, covered + 1, n, &best, &obj, &verdict);
+		int r = record(t, run, pr, space, task, covered + 1, n, &obj, &verdict);
+		size_t index = task->job->index;
+		task_free(task);
+		size_t owed = flight_take(&fl, index);
 		if (verdict < 0)
-			rejected[n_rejected++] = jb->index;
+			rejected[n_rejected++] = index;
 		else if (verdict > 0)
-			accepted[n_accepted++] = jb->index;
-		free(jb->error);
-		size_t index = jb->index;
-		free(jb);
+			accepted[n_accepted++] = index;
 		if (r < 0) {
 			ret = r;
 			break;
 		}
 		known[index] = obj;
-		t->strategy->report(sst, index, obj);
+		for (size_t k = 0; k <= owed; k++)
+			t->strategy->report(sst, index, obj);
 		pr->evaluated++;
 		covered++;
 		kt_pool_stats ps;
 		kt_pool_get_stats(t->pool, &ps);
-		progress(t, pr, covered, n, ps.jobs - ps0.jobs, best.ns[0],
+		progress(t, pr, covered, n, ps.jobs - ps0.jobs, kt_meas_best(t->meas),
 		         (double)(kjit__now_ns() - t0) * 1e-9);
 	}
 	if (interrupted && ret == 0)
 		ret = -1;
 done:
-	/* what is left in the window is not measured: what was compiled of
-	 * it stays in the database */
+	/* what is left in flight is not recorded: what was compiled of it
+	 * stays in the database */
 	kt_pool_drop(t->pool, ret == -1);
-	for (size_t i = 0; i < n_win; i++) {
-		free(win[i]->error);
-		free(win[i]);
+	for (kt_task *task = kt_meas_drain(t->meas), *next; task; task = next) {
+		next = task->next;
+		task_free(task);
 	}
-	free(win);
+	free(fl.index);
+	free(fl.owed);
 	if (t->tty && !o->quiet)
 		fprintf(stderr, "\n");
 	if (ret == -2)
@@ -594,7 +480,7 @@ done:
 		                                                        : KJIT__RUN_FAILED) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		kjit_status bst = kt_results_best(t->res, kjit_kernel_signature(t->kernel),
-		                                  t->w.hello.device_key, pr->problem_json,
+		                                  t->hello->device_key, pr->problem_json,
 		                                  &pr->best_config, &pr->best_median);
 		if (bst != KJIT_OK && bst != KJIT_ERR_NOT_FOUND)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
@@ -747,6 +633,50 @@ static void put_problem_pool_json(kjit__buf *b, const problem_run *pr)
 	kjit__buf_str(b, s);
 }
 
+/* The workers in the --json summary: each one's device, configurations
+ * measured, restarts, and why it was dropped. */
+static void put_workers_json(kjit__buf *b, kt_meas *m)
+{
+	kjit__buf_str(b, ", \"workers\": [");
+	for (size_t i = 0; i < kt_meas_count(m); i++) {
+		kt_worker_info wi;
+		kt_meas_info(m, i, &wi);
+		char s[128];
+		kjit__buf_str(b, i ? ", {\"name\": " : "{\"name\": ");
+		kjit__buf_json_str(b, wi.name);
+		snprintf(s, sizeof s, ", \"device\": %d, \"uuid\": ", wi.hello ? wi.hello->device : -1);
+		kjit__buf_str(b, s);
+		kjit__buf_json_str(b, wi.hello ? wi.hello->device_uuid : NULL);
+		snprintf(s, sizeof s, ", \"evaluated\": %zu, \"restarts\": %zu, \"dropped\": ",
+		         wi.evaluated, wi.restarts);
+		kjit__buf_str(b, s);
+		kjit__buf_json_str(b, wi.why);
+		kjit__buf_str(b, "}");
+	}
+	kjit__buf_str(b, "]");
+}
+
+/* The workers in the text summary, when there are several. */
+static void print_workers(kt_meas *m)
+{
+	if (kt_meas_count(m) < 2)
+		return;
+	printf("workers:");
+	for (size_t i = 0; i < kt_meas_count(m); i++) {
+		kt_worker_info wi;
+		kt_meas_info(m, i, &wi);
+		printf("%s %s", i ? "," : "", wi.name);
+		if (wi.hello && wi.hello->device_uuid)
+			printf(" (%.12s)", wi.hello->device_uuid);
+		printf(" %zu", wi.evaluated);
+		if (wi.restarts)
+			printf(", %zu restart%s", wi.restarts, wi.restarts == 1 ? "" : "s");
+		if (wi.dropped)
+			printf(", dropped");
+	}
+	printf("\n");
+}
+
 static void print_json(tuner *t, double wall_s, int was_interrupted)
 {
 	kjit__buf b = { 0 };
@@ -758,11 +688,11 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	kjit__buf_str(&b, ", \"signature\": ");
 	kjit__buf_json_str(&b, kjit_kernel_signature(t->kernel));
 	kjit__buf_str(&b, ", \"device\": ");
-	kjit__buf_json_str(&b, t->w.hello.device_name);
+	kjit__buf_json_str(&b, t->hello->device_name);
 	kjit__buf_str(&b, ", \"device_key\": ");
-	kjit__buf_json_str(&b, t->w.hello.device_key);
+	kjit__buf_json_str(&b, t->hello->device_key);
 	kjit__buf_str(&b, ", \"arch\": ");
-	kjit__buf_json_str(&b, t->w.hello.arch);
+	kjit__buf_json_str(&b, t->hello->arch);
 	kjit__buf_str(&b, ", \"strategy\": ");
 	kjit__buf_json_str(&b, t->strategy->name);
 	kjit__buf_str(&b, ", \"wall_s\": ");
@@ -779,6 +709,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	put_num(&b, t->start_s);
 	kjit__buf_str(&b, was_interrupted ? ", \"interrupted\": true" : ", \"interrupted\": false");
 	put_pool_json(&b, t->pool);
+	put_workers_json(&b, t->meas);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t i = 0; i < t->n_runs; i++) {
 		problem_run *pr = &t->runs[i];
@@ -833,8 +764,9 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 static void print_text(tuner *t, int was_interrupted)
 {
 	printf("%s: %s on %s (%s), strategy %s%s\n", t->o->spec_path, t->spec->entry,
-	       t->w.hello.device_name, t->w.hello.arch, t->strategy->name,
+	       t->hello->device_name, t->hello->arch, t->strategy->name,
 	       was_interrupted ? ", interrupted" : "");
+	print_workers(t->meas);
 	for (size_t i = 0; i < t->n_runs; i++) {
 		problem_run *pr = &t->runs[i];
 		printf("problem %s: run %lld, space %zu, evaluated %zu, skipped %zu (",
@@ -872,10 +804,54 @@ static kjit_status write_output(tuner *t)
 	/* a relative path is the current directory's, as KTT writes it */
 	const char *path = t->spec->output_file;
 	kjit_status st = kt_results_write_t4(t->res, t->spec, kjit_kernel_signature(t->kernel),
-	                                     t->w.hello.device_key, problems, n, path);
+	                                     t->hello->device_key, problems, n, path);
 	if (st == KJIT_OK && !t->o->quiet)
 		fprintf(stderr, "kjit-tune: T4 results in %s\n", path);
 	free(problems);
+	return st;
+}
+
+/* The measuring workers: a local one per device of --devices (device 0
+ * when it is not given; every device with "all"), and the other ranks'
+ * with --mpi. They start before the compile pool and the engine, whose
+ * arch is theirs. */
+static kjit_status open_workers(tuner *t)
+{
+	const kt_tune_opts *o = t->o;
+	const kt_devices *dv = &o->devices;
+	kt_link_args la = { .spec_path = o->spec_path, .db = t->db, .verify = t->spec->verify,
+		            .atol = t->spec->atol, .rtol = t->spec->rtol };
+	kt_link **links = NULL, **remote = NULL;
+	size_t n = 0, n_remote = 0;
+	kjit_status st = KJIT_OK;
+	size_t n_local = dv->none ? 0 : dv->all || !dv->n ? 1 : dv->n;
+	if (!(links = calloc(n_local + n_remote + 1, sizeof *links)))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; st == KJIT_OK && i < n_local; i++) {
+		la.device = dv->n && !dv->all ? dv->list[i] : 0;
+		if ((st = kt_link_local(&la, &links[n])) == KJIT_OK)
+			n++;
+	}
+	for (size_t i = 0; i < n_remote; i++) {
+		if (links)
+			links[n++] = remote[i];
+		else
+			remote[i]->ops->free(remote[i]);
+	}
+	free(remote);
+	if (st != KJIT_OK) {
+		for (size_t i = 0; i < n; i++)
+			links[i]->ops->free(links[i]);
+		free(links);
+		return st;
+	}
+	la.device = 0;
+	t->mo = (kt_meas_opts){ .stop = &interrupted, .n_params = (uint32_t)t->spec->n_params,
+		                .timeout_s = o->timeout_s, .early_stop = o->early_stop,
+		                .warmup_ms = o->warmup_ms, .budget_ms = o->budget_ms,
+		                .quiet = o->quiet };
+	st = kt_meas_open(links, n, dv->all ? &la : NULL, &t->mo, &t->meas);
+	free(links);
 	return st;
 }
 
@@ -928,14 +904,14 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	t.db = o->db;
 	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
 		t.db = def;
-	/* The worker first: nothing here has touched CUDA. */
-	if (!t.db || proc_ready(&t.w, spec, o->spec_path, t.db) != KJIT_OK)
+	if (!t.db || open_workers(&t) != KJIT_OK)
 		goto fail;
 	t.start_s = (double)(kjit__now_ns() - t0) * 1e-9;
+	t.hello = kt_meas_hello(t.meas);
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);
 	eo.db_path = t.db;
-	eo.arch = t.w.hello.arch;
+	eo.arch = t.hello->arch;
 	eo.compile_threads = o->jobs;
 	eo.flags = KJIT_ENGINE_NO_GPU;
 	kjit_status st = kjit_engine_open(&eo, &t.engine);
@@ -946,6 +922,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	if (st != KJIT_OK || kt_pool_open(&po, &t.pool) != KJIT_OK ||
 	    kt_results_open(t.db, &t.res) != KJIT_OK)
 		goto fail;
+	t.mo.pool = t.pool;
 	if (strcmp(spec->verify, "none") != 0)
 		verifying = kt_thread_start(&verifier, compile_verify, &t) == 0;
 	size_t first = o->problem >= 0 ? (size_t)o->problem : 0;
@@ -985,8 +962,7 @@ fail:
 done:
 	if (verifying)
 		pthread_join(verifier, NULL);
-	proc_stop(&t.w, 0);
-	kt_hello_clear(&t.w.hello);
+	kt_meas_close(t.meas);
 	kt_pool_close(t.pool);
 	for (size_t i = 0; i < t.n_runs; i++) {
 		free(t.runs[i].problem_json);

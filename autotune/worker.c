@@ -21,6 +21,7 @@ typedef struct worker {
 	kjit_engine *engine;
 	kjit_kernel *kernel, *reference;
 	int out_fd;
+	char uuid[48];         /* the hello's device_uuid */
 	int64_t problem;       /* the problem the buffers are for, -1 none */
 	kjit_status setup_status; /* of that problem's set-up; failures are kept */
 	char *setup_error;
@@ -340,11 +341,24 @@ done:
 	return st;
 }
 
-static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
+/* "GPU-" and the UUID's 16 bytes as 8-4-4-4-12 hex digits, as nvidia-smi
+ * writes it. */
+static void uuid_text(const CUuuid *u, char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "GPU-");
+	for (int i = 0; i < 16 && n + 3 < size; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[n++] = '-';
+		n += (size_t)snprintf(out + n, size - n, "%02x", (unsigned char)u->bytes[i]);
+	}
+}
+
+static kjit_status open_worker(worker *w, const char *db, int device, kt_hello *h)
 {
 	kjit_engine_options eo;
 	kjit_engine_options_init(&eo);
 	eo.db_path = db;
+	eo.device = device;
 	kjit_status st = kjit_engine_open(&eo, &w->engine);
 	if (st == KJIT_ERR_NO_GPU && !eo.arch) {
 		/* the library's message tells how to compile without a GPU, which
@@ -374,11 +388,21 @@ static kjit_status open_worker(worker *w, const char *db, kt_hello *h)
 	h->device_key = w->engine->device_key;
 	h->max_threads = threads;
 	h->max_shared = w->engine->shared_optin; /* launches opt in beyond 48 KiB */
+	CUuuid uuid;
+	int count;
+	if ((rc = cu->cuDeviceGetUuid(&uuid, w->engine->device)) != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetUuid");
+	if ((rc = cu->cuDeviceGetCount(&count)) != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetCount");
+	uuid_text(&uuid, w->uuid, sizeof w->uuid);
+	h->device_uuid = w->uuid;
+	h->device = device;
+	h->device_count = count;
 	return KJIT_OK;
 }
 
 int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify *wv,
-                   int in_fd, int out_fd)
+                   int device, int in_fd, int out_fd)
 {
 	worker w = { .out_fd = out_fd, .problem = -1 };
 	kjit__spec *spec = NULL;
@@ -390,7 +414,7 @@ int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify
 	if (st == KJIT_OK)
 		st = kt_verify_override(spec, wv->verify, wv->atol, wv->rtol);
 	if (st == KJIT_OK)
-		st = open_worker(&w, db, &h);
+		st = open_worker(&w, db, device, &h);
 	if (st != KJIT_OK) {
 		memset(&h, 0, sizeof h);
 		h.error = (char *)kjit_last_error();

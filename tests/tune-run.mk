@@ -4,8 +4,9 @@
 # test-gpu-t1, T1 specs of every argument type, fill and validation method).
 
 check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 \
-	tests/test-gpu-cworkers
-TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 tests/test-gpu-cworkers
+	tests/test-gpu-cworkers tests/test-gpu-devices
+TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 tests/test-gpu-cworkers \
+	tests/test-gpu-devices
 
 tests_test_tune_worker_SOURCES = tests/test-tune-worker.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_worker_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -27,5 +28,11 @@ tests_test_gpu_cworkers_SOURCES = tests/test-gpu-cworkers.c tests/testutil.h
 tests_test_gpu_cworkers_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_cworkers_LDADD = $(KJIT_TEST_LDADD) -lm
 tests_test_gpu_cworkers_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# several measuring workers (--devices), on the GPU
+tests_test_gpu_devices_SOURCES = tests/test-gpu-devices.c tests/testutil.h
+tests_test_gpu_devices_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_devices_LDADD = $(KJIT_TEST_LDADD)
+tests_test_gpu_devices_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu

@@ -165,6 +165,7 @@ const kjit__env_entry *kjit__env_table(void);
 	X(cuDeviceGetCount)                                                  \
 	X(cuDeviceGet)                                                       \
 	X(cuDeviceGetName)                                                   \
+	X(cuDeviceGetUuid)                                                   \
 	X(cuDeviceGetAttribute)                                              \
 	X(cuDevicePrimaryCtxRetain)                                          \
 	X(cuDevicePrimaryCtxRelease)                                         \
