@@ -251,7 +251,7 @@ static int run_task(worker *w, kt_task *t)
 		char why[512];
 		r = read_reply(w, &pre, why, sizeof why);
 		t->setup_s += pre.setup_ms * 1e-3;
-		if (pre.status && strcmp(pre.status, "ok") != 0)
+		if (pre.setup)
 			w->problem = -1; /* the request sets it up again, and says why */
 		kt_reply_clear(&pre);
 		if (r != R_DONE)

@@ -633,6 +633,15 @@ static void put_problem_pool_json(kjit__buf *b, const problem_run *pr)
 	kjit__buf_str(b, s);
 }
 
+/* A JSON string, null for NULL. */
+static void put_str(kjit__buf *b, const char *s)
+{
+	if (s)
+		kjit__buf_json_str(b, s);
+	else
+		kjit__buf_str(b, "null");
+}
+
 /* The workers in the --json summary: each one's device, configurations
  * measured, restarts, and why it was dropped. */
 static void put_workers_json(kjit__buf *b, kt_meas *m)
@@ -646,11 +655,11 @@ static void put_workers_json(kjit__buf *b, kt_meas *m)
 		kjit__buf_json_str(b, wi.name);
 		snprintf(s, sizeof s, ", \"device\": %d, \"uuid\": ", wi.hello ? wi.hello->device : -1);
 		kjit__buf_str(b, s);
-		kjit__buf_json_str(b, wi.hello ? wi.hello->device_uuid : NULL);
+		put_str(b, wi.hello ? wi.hello->device_uuid : NULL);
 		snprintf(s, sizeof s, ", \"evaluated\": %zu, \"restarts\": %zu, \"dropped\": ",
 		         wi.evaluated, wi.restarts);
 		kjit__buf_str(b, s);
-		kjit__buf_json_str(b, wi.why);
+		put_str(b, wi.why);
 		kjit__buf_str(b, "}");
 	}
 	kjit__buf_str(b, "]");
