@@ -1,7 +1,9 @@
 /*
  * replay.c - the search driver, run against known results: the objective
  * of every configuration is looked up instead of measured, so strategies
- * can be compared, and the tuner tested, with no GPU.
+ * can be compared, and the tuner tested, with no GPU. A batch of B
+ * proposals stands for B measuring workers: results arrive in a seeded
+ * order, so that a strategy meets out-of-order reports as in a real run.
  */
 #include "config.h"
 
@@ -30,45 +32,39 @@ size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
 	return n;
 }
 
-static kjit_status replay(const kjit__space *space, const kt_strategy *strategy,
-                          const kt_budget *budget, uint64_t seed, const double *objective,
-                          double within, int until, kt_replay_result *out);
-
 kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out)
 {
-	return kt_replay_run_within(space, strategy, budget, seed, objective, 0, out);
+	kt_replay_opts o = { .budget = budget, .seed = seed };
+	return kt_replay(space, strategy, &o, objective, out);
 }
 
-kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *strategy,
-                                 const kt_budget *budget, uint64_t seed,
-                                 const double *objective, double within,
-                                 kt_replay_result *out)
+/* Whether index is among the n proposals outstanding. */
+static int outstanding(const int64_t *pend, size_t n, int64_t index)
 {
-	return replay(space, strategy, budget, seed, objective, within, 0, out);
+	for (size_t i = 0; i < n; i++)
+		if (pend[i] == index)
+			return 1;
+	return 0;
 }
 
-kjit_status kt_replay_until_within(const kjit__space *space, const kt_strategy *strategy,
-                                   const kt_budget *budget, uint64_t seed,
-                                   const double *objective, double within,
-                                   kt_replay_result *out)
-{
-	return replay(space, strategy, budget, seed, objective, within, 1, out);
-}
-
-static kjit_status replay(const kjit__space *space, const kt_strategy *strategy,
-                          const kt_budget *budget, uint64_t seed, const double *objective,
-                          double within, int until, kt_replay_result *out)
+kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
+                      const kt_replay_opts *o, const double *objective, kt_replay_result *out)
 {
 	kt_replay_result r = { .best_found = -1, .best_found_value = INFINITY,
 		               .best_known = -1, .best_known_value = INFINITY };
+	const kt_budget *budget = o->budget;
+	size_t batch = o->batch ? o->batch : 1;
+	if (batch > KT_BATCH_MAX)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a batch of %zu: at most %d", batch,
+		                   KT_BATCH_MAX);
 	size_t n = kt_budget_evaluations(budget, space->size), repeats = 0;
 	double *known = malloc((space->size + 1) * sizeof *known);
 	uint8_t *have = calloc(space->size + 1, 1);
 	void *st = NULL;
 	kjit_status status = KJIT_OK;
-	if (!known || !have || !(st = strategy->init(space, n, seed))) {
+	if (!known || !have || !(st = strategy->init(space, n, o->seed))) {
 		free(known);
 		free(have);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -78,43 +74,79 @@ static kjit_status replay(const kjit__space *space, const kt_strategy *strategy,
 			r.best_known = (int64_t)i;
 			r.best_known_value = objective[i];
 		}
+	/* the order results arrive in: a stream of its own, so that it does
+	 * not follow the strategy's draws */
+	kt_rng order;
+	kt_rng_seed(&order, ~o->seed);
+	int64_t pend[KT_BATCH_MAX];      /* the proposals outstanding */
+	size_t n_pend = 0, measuring = 0; /* distinct configurations among them */
+	int done = 0;
 	uint64_t t0 = kjit__now_ns();
-	while (r.evaluations < n) {
-		if (budget && budget->seconds > 0 &&
-		    (double)(kjit__now_ns() - t0) * 1e-9 >= budget->seconds)
-			break;
-		int64_t j = strategy->next(st);
-		if (j < 0)
-			break;
-		if ((size_t)j >= space->size) {
-			status = kjit__error(KJIT_ERR_INVALID_ARG, "strategy %s proposed %lld of %zu",
-			                     strategy->name, (long long)j, space->size);
-			break;
-		}
-		if (have[j]) {
-			/* answered from memory: no evaluation spent */
-			strategy->report(st, (size_t)j, known[j]);
-			if (++repeats > MAX_REPEATS)
+	for (;;) {
+		/* proposals while a worker is free and the budget has room */
+		while (!done && n_pend < batch && r.evaluations + measuring < n) {
+			if (budget && budget->seconds > 0 &&
+			    (double)(kjit__now_ns() - t0) * 1e-9 >= budget->seconds)
+				goto stop;
+			int64_t j = strategy->next(st);
+			if (j == KT_NEXT_WAIT && n_pend > 0)
 				break;
-			continue;
+			if (j == -1) {
+				done = 1;
+				break;
+			}
+			if (j == KT_NEXT_WAIT) {
+				status = kjit__error(KJIT_ERR_INVALID_ARG,
+				                     "strategy %s waits with nothing outstanding",
+				                     strategy->name);
+				goto stop;
+			}
+			if (j < 0 || (size_t)j >= space->size) {
+				status = kjit__error(KJIT_ERR_INVALID_ARG,
+				                     "strategy %s proposed %lld of %zu",
+				                     strategy->name, (long long)j, space->size);
+				goto stop;
+			}
+			if (have[j]) {
+				/* answered from memory: no evaluation spent */
+				strategy->report(st, (size_t)j, known[j]);
+				if (++repeats > MAX_REPEATS)
+					done = 1;
+				continue;
+			}
+			repeats = 0;
+			measuring += !outstanding(pend, n_pend, j);
+			pend[n_pend++] = j;
 		}
-		repeats = 0;
+		if (n_pend == 0)
+			break;
+		/* one result arrives, of any of the configurations outstanding */
+		int64_t j = pend[kt_rng_below(&order, n_pend)];
 		have[j] = 1;
 		known[j] = objective[j];
+		measuring--;
 		r.evaluations++;
-		strategy->report(st, (size_t)j, known[j]);
+		/* the proposal and its repeats, in the order they were made */
+		size_t k = 0;
+		for (size_t i = 0; i < n_pend; i++)
+			if (pend[i] != j)
+				pend[k++] = pend[i];
+		for (size_t i = k; i < n_pend; i++)
+			strategy->report(st, (size_t)j, known[j]);
+		n_pend = k;
 		if (known[j] < r.best_found_value) {
 			r.best_found = j;
 			r.best_found_value = known[j];
 			r.evals_to_found = r.evaluations;
 			if (known[j] <= r.best_known_value && !r.evals_to_known)
 				r.evals_to_known = r.evaluations;
-			if (known[j] <= r.best_known_value * (1 + within) && !r.evals_to_within)
+			if (known[j] <= r.best_known_value * (1 + o->within) && !r.evals_to_within)
 				r.evals_to_within = r.evaluations;
 		}
-		if (until && r.evals_to_within)
+		if (o->until && r.evals_to_within)
 			break;
 	}
+stop:
 	strategy->free(st);
 	free(known);
 	free(have);

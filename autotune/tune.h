@@ -44,9 +44,26 @@ double kt_rng_normal(kt_rng *r);
 
 /* A search strategy. init() receives the space, the evaluation budget
  * (it may shape a schedule with it) and a seed, and returns its state;
- * next() returns the next configuration index to evaluate or -1 when it
- * is done; report() gives the objective of an index next() returned
- * (lower is better; INFINITY for a failure). */
+ * next() returns the next configuration index to evaluate, KT_NEXT_WAIT
+ * or -1; report() gives the objective of an index next() returned (lower
+ * is better; INFINITY for a failure).
+ *
+ * The batch contract. The tuner has B measuring workers (1 ..
+ * KT_BATCH_MAX; the strategy is not told B) and calls next() while fewer
+ * than B proposals are outstanding: returned by next() and not yet
+ * reported. Every index next() returned gets exactly one report(), and
+ * the reports of outstanding proposals arrive in any order. A repeat of
+ * a configuration already known is reported at once, from memory; a
+ * repeat of an outstanding one when that one's result arrives.
+ * next() returns KT_NEXT_WAIT when it has nothing to propose until it
+ * hears back, never while nothing is outstanding. -1 is final: next() is
+ * not called again, and the proposals still outstanding are reported.
+ * With B = 1 (next(), its report(), next() ...) a strategy proposes what
+ * it always has for a seed. Each strategy's file says what it proposes
+ * in a batch and when it waits. */
+#define KT_NEXT_WAIT (-2)
+#define KT_BATCH_MAX 64
+
 typedef struct kt_strategy {
 	const char *name;
 	const char *summary;
@@ -97,36 +114,52 @@ int64_t kt_snap(const kjit__space *space, const double *pos);
  * most 2 * n_params indices to out and returns how many. */
 size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out);
 
-/* What a strategy has been told: each configuration's objective, once. */
+/* What a strategy has been told: each configuration's objective, once.
+ * seen[] is KT_KNOWN once reported, KT_ASKED while proposed and
+ * outstanding, 0 before (kt_random_unvisited() avoids both). */
+enum { KT_KNOWN = 1, KT_ASKED = 2 };
 typedef struct kt_memo {
 	uint8_t *seen;
 	double *value;
-	size_t n_seen;
+	size_t n_seen;    /* known */
 } kt_memo;
 /* 0 when out of memory. */
 int kt_memo_init(kt_memo *m, const kjit__space *space);
 void kt_memo_free(kt_memo *m);
+/* Marks index proposed and returns it (next()'s return). */
+int64_t kt_memo_ask(kt_memo *m, int64_t index);
 /* Records the objective of index; 0 when it was known already (kept). */
 int kt_memo_put(kt_memo *m, size_t index, double objective);
 
 /* A local search: first-improvement descent over the adjacent
- * configurations (kt_adjacent()), looked at in a random order. */
+ * configurations (kt_adjacent()), looked at in a random order. In a batch
+ * several neighbours are out at once: the descent moves on the first
+ * better result and stays active, waiting, while neighbours it handed out
+ * are still to be taken. */
 typedef struct kt_local {
 	int active;       /* 0 once at a local minimum */
 	int64_t at;       /* where the descent is */
 	double value;
 	int64_t *nb;      /* at's neighbours, 2 * n_params at most */
 	size_t n_nb, next;
+	int64_t out[KT_BATCH_MAX]; /* handed out, not yet taken */
+	size_t n_out;
 } kt_local;
 /* 0 when out of memory. */
 int kt_local_init(kt_local *l, const kjit__space *space);
 void kt_local_free(kt_local *l);
-/* Starts (or moves) the descent at index, of objective value. */
+/* Starts (or moves) the descent at index, of objective value; what is
+ * out stays out. */
 void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
                     kt_rng *rng);
-/* The next neighbour to look at; -1 at a local minimum (active is then 0). */
+/* Ends the descent, forgetting what is out. */
+void kt_local_stop(kt_local *l);
+/* The next neighbour to look at (out until taken); -1 when none is left:
+ * at a local minimum (active is then 0), or, while neighbours are out,
+ * until they are taken (active stays 1). */
 int64_t kt_local_next(kt_local *l);
-/* Neighbour j has objective v: the descent moves there when it is lower. */
+/* Configuration j has objective v (a neighbour handed out or any other
+ * result): the descent moves there when it is active and v is lower. */
 void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng);
 
 /* ---- the search driver and replay (replay.c) ------------------------ */
@@ -159,25 +192,33 @@ typedef struct kt_replay_result {
 	                           * first seen; 0 when never */
 } kt_replay_result;
 
+/* How a replay runs. */
+typedef struct kt_replay_opts {
+	const kt_budget *budget;  /* NULL: none */
+	uint64_t seed;            /* the strategy's, and the order results arrive in */
+	double within;            /* evals_to_within's tolerance (0.05: within 5% of
+	                           * the best known) */
+	int until;                /* stop once a value within the tolerance is found
+	                           * (bench-search: the rest would not change
+	                           * evals_to_within) */
+	size_t batch;             /* proposals outstanding, 1 .. KT_BATCH_MAX (0: 1) */
+} kt_replay_opts;
+
 /* Runs strategy on space against objective[space->size] (INFINITY for a
- * failure): answers repeats from memory (they do not count) and stops at
- * the budget or when the strategy is done. */
+ * failure) as the tuner would with o->batch workers (the batch contract
+ * above): results arrive in a pseudo-random order of the seed among the
+ * outstanding proposals; repeats are answered from memory (they do not
+ * count). Ends when the strategy is done or the evaluation budget is
+ * spent (with what was outstanding reported), or at once at the time
+ * budget or o->until. KJIT_ERR_INVALID_ARG when the strategy breaks the
+ * contract (an index outside the space, KT_NEXT_WAIT with nothing
+ * outstanding). */
+kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
+                      const kt_replay_opts *o, const double *objective, kt_replay_result *out);
+/* kt_replay() with batch 1 and within 0. */
 kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out);
-/* As kt_replay_run(), with out->evals_to_within for a tolerance within
- * (0.05: within 5% of the best known; kt_replay_run() uses 0). */
-kjit_status kt_replay_run_within(const kjit__space *space, const kt_strategy *strategy,
-                                 const kt_budget *budget, uint64_t seed,
-                                 const double *objective, double within,
-                                 kt_replay_result *out);
-/* As kt_replay_run_within(), stopping once a value within the tolerance
- * is found (bench-search: the rest of the run would not change
- * evals_to_within). */
-kjit_status kt_replay_until_within(const kjit__space *space, const kt_strategy *strategy,
-                                   const kt_budget *budget, uint64_t seed,
-                                   const double *objective, double within,
-                                   kt_replay_result *out);
 
 /* Loads (configuration -> time) from a CSV (a header of parameter names
  * and "time") or JSON (an array of objects with the parameter names and

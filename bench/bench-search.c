@@ -44,8 +44,8 @@ static double median_to_within(const kjit__space *space, const kt_strategy *stra
 	*reached = 0;
 	for (int seed = 0; seed < seeds; seed++) {
 		kt_replay_result r;
-		BENCH_KJIT(kt_replay_until_within(space, strategy, NULL, (uint64_t)seed + 1, obj,
-		                                  within, &r));
+		kt_replay_opts o = { .seed = (uint64_t)seed + 1, .within = within, .until = 1 };
+		BENCH_KJIT(kt_replay(space, strategy, &o, obj, &r));
 		*reached += r.evals_to_within > 0;
 		frac[seed] = (double)(r.evals_to_within ? r.evals_to_within : space->size) /
 		             (double)space->size;

@@ -58,7 +58,8 @@ int main(int argc, char **argv)
 		size_t reached = 0;
 		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 			kt_replay_result r;
-			CHECK_OK(kt_replay_run_within(space, strategy, &budget, seed, obj, WITHIN, &r));
+			kt_replay_opts o = { .budget = &budget, .seed = seed, .within = WITHIN };
+			CHECK_OK(kt_replay(space, strategy, &o, obj, &r));
 			int ok = r.evals_to_within > 0 &&
 			         r.best_found_value <= r.best_known_value * (1 + WITHIN);
 			reached += ok;

@@ -8,6 +8,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-space \
 	tests/test-tune-strategy \
 	tests/test-tune-search \
+	tests/test-tune-batch \
 	tests/test-tune-results \
 	tests/test-tune-args \
 	tests/test-tune-rejected \
@@ -48,6 +49,11 @@ tests_test_tune_search_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_search_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx2080ti.json \
 	tests/data/README.md
+
+# every strategy with 1, 4 and 16 proposals outstanding, on the recorded spaces
+tests_test_tune_batch_SOURCES = tests/test-tune-batch.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_batch_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_batch_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # results in the database; also runs the built kjit-tune when present
 tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h $(KJIT_TUNE_CORE)

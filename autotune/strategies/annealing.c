@@ -6,6 +6,10 @@
  * go jumps to a random configuration not yet seen. A walk that has not
  * improved on its own best for STUCK steps restarts from a random
  * configuration: one valley is rarely the best of a large space.
+ *
+ * In a batch: several distinct neighbours of the current configuration
+ * (none proposed before: seen[] is set when proposed), each result a step
+ * of the walk as it arrives. It never waits.
  */
 #include "config.h"
 
@@ -44,9 +48,10 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	return s;
 }
 
-static int64_t next(void *st)
+/* The next configuration to look at: a new neighbour of the current one,
+ * else a random one not yet seen. */
+static int64_t candidate(state *s)
 {
-	state *s = st;
 	if (s->cur < 0)
 		return kt_random_unvisited(s->space->size, s->seen, &s->rng);
 	for (int tries = 0; tries < 8; tries++) {
@@ -57,11 +62,19 @@ static int64_t next(void *st)
 	return kt_random_unvisited(s->space->size, s->seen, &s->rng);
 }
 
+static int64_t next(void *st)
+{
+	state *s = st;
+	int64_t j = candidate(s);
+	if (j >= 0)
+		s->seen[j] = 1;
+	return j;
+}
+
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
 	double t = T_START * pow(T_END / T_START, (double)s->step / (double)s->budget);
-	s->seen[index] = 1;
 	s->step++;
 	if (objective < s->walk_best) {
 		s->walk_best = objective;

@@ -154,11 +154,17 @@ void kt_memo_free(kt_memo *m)
 	m->value = NULL;
 }
 
+int64_t kt_memo_ask(kt_memo *m, int64_t index)
+{
+	m->seen[index] = KT_ASKED;
+	return index;
+}
+
 int kt_memo_put(kt_memo *m, size_t index, double objective)
 {
-	if (m->seen[index])
+	if (m->seen[index] == KT_KNOWN)
 		return 0;
-	m->seen[index] = 1;
+	m->seen[index] = KT_KNOWN;
 	m->value[index] = objective;
 	m->n_seen++;
 	return 1;
@@ -193,16 +199,39 @@ void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double 
 	}
 }
 
+void kt_local_stop(kt_local *l)
+{
+	l->active = 0;
+	l->n_out = 0;
+}
+
+/* Takes j off the list of neighbours out, when it is there. */
+static void local_drop(kt_local *l, int64_t j)
+{
+	for (size_t i = 0; i < l->n_out; i++)
+		if (l->out[i] == j) {
+			l->out[i] = l->out[--l->n_out];
+			return;
+		}
+}
+
 int64_t kt_local_next(kt_local *l)
 {
-	if (l->active && l->next < l->n_nb)
-		return l->nb[l->next++];
-	l->active = 0;
+	/* a neighbour already out (from a descent before a move) is not
+	 * listed twice, so that the list holds outstanding proposals only */
+	if (l->active && l->next < l->n_nb && l->n_out < KT_BATCH_MAX) {
+		int64_t j = l->nb[l->next++];
+		local_drop(l, j);
+		l->out[l->n_out++] = j;
+		return j;
+	}
+	l->active = l->active && l->n_out > 0;
 	return -1;
 }
 
 void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng)
 {
+	local_drop(l, j);
 	if (l->active && v < l->value)
 		kt_local_start(l, space, (size_t)j, v, rng);
 }

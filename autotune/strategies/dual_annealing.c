@@ -24,6 +24,14 @@
  * A configuration seen before is answered from memory (value[]) and
  * never proposed again; after STUCK answers in a row the state jumps to
  * a random configuration not yet seen.
+ *
+ * In a batch: several visits from the current state (each keeps its own
+ * visited point, which becomes the state if it is accepted when its
+ * result arrives), or the descent's neighbours while it has some; while
+ * the descent waits for its last neighbours the anneal visits meanwhile,
+ * and any result lower than the descent's point moves the descent. A
+ * visit that lands on an outstanding configuration counts as a repeat.
+ * It never waits (but for more than KT_BATCH_MAX outstanding).
  */
 #include "config.h"
 
@@ -57,6 +65,13 @@ typedef struct state {
 	int improved;         /* a new best in this outer step */
 	kt_local ls;          /* a local search from a new best */
 	size_t stuck;
+	int local;            /* the last candidate() was the descent's */
+	/* the proposals outstanding: index, whether the descent's, and the
+	 * visited point (KT_BATCH_MAX x n) */
+	int64_t out[KT_BATCH_MAX];
+	uint8_t out_local[KT_BATCH_MAX];
+	double *out_cand;
+	size_t n_out;
 } state;
 
 static void destroy(void *st)
@@ -67,6 +82,7 @@ static void destroy(void *st)
 	kt_memo_free(&s->mem);
 	free(s->pos);
 	free(s->cand);
+	free(s->out_cand);
 	kt_local_free(&s->ls);
 	free(s);
 }
@@ -79,8 +95,9 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		return NULL;
 	s->pos = calloc(n + 1, sizeof *s->pos);
 	s->cand = calloc(n + 1, sizeof *s->cand);
+	s->out_cand = calloc(KT_BATCH_MAX * n + 1, sizeof *s->out_cand);
 	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->pos ||
-	    !s->cand || n > 256) {
+	    !s->cand || !s->out_cand || n > 256) {
 		destroy(s);
 		return NULL;
 	}
@@ -133,15 +150,20 @@ static void set_pos(state *s, double *pos, size_t index)
  * a visit of the anneal (a random one to start or restart). */
 static int64_t candidate(state *s)
 {
+	s->local = 0;
 	if (s->ls.active) {
 		int64_t j = kt_local_next(&s->ls);
-		if (j >= 0)
+		if (j >= 0) {
+			s->local = 1;
 			return j;
-		/* a local minimum: the anneal goes on from it */
-		s->improved = 0;
-		s->cur = s->ls.at;
-		s->cur_v = s->ls.value;
-		set_pos(s, s->pos, (size_t)s->cur);
+		}
+		if (!s->ls.active) {
+			/* a local minimum: the anneal goes on from it */
+			s->improved = 0;
+			s->cur = s->ls.at;
+			s->cur_v = s->ls.value;
+			set_pos(s, s->pos, (size_t)s->cur);
+		}
 	}
 	double t = temperature(s);
 	if (s->cur < 0 || t < RESTART * T0) {
@@ -161,18 +183,18 @@ static int64_t candidate(state *s)
 	return kt_snap(s->space, s->cand);
 }
 
-/* What the objective v of configuration j means to the search. */
-static void take(state *s, int64_t j, double v)
+/* What the objective v of configuration j, the descent's neighbour when
+ * local, else a visit (with s->cand its point), means to the search. */
+static void take(state *s, int64_t j, double v, int local)
 {
 	if (v < s->best_v) {
 		s->best = j;
 		s->best_v = v;
 		s->improved = 1;
 	}
-	if (s->ls.active) {
-		kt_local_take(&s->ls, s->space, j, v, &s->rng);
+	kt_local_take(&s->ls, s->space, j, v, &s->rng);
+	if (local)
 		return;
-	}
 	int accept = s->cur < 0 || v < s->cur_v || isinf(s->cur_v);
 	if (!accept && isfinite(v)) {
 		double d = (v - s->cur_v) / (fabs(s->cur_v) > 0 ? fabs(s->cur_v) : 1.0);
@@ -195,22 +217,38 @@ static void take(state *s, int64_t j, double v)
 	}
 }
 
+/* Proposes j, keeping what take() needs of it when its result arrives. */
+static int64_t propose(state *s, int64_t j)
+{
+	s->out[s->n_out] = j;
+	s->out_local[s->n_out] = (uint8_t)s->local;
+	memcpy(s->out_cand + s->n_out * s->n, s->cand, s->n * sizeof *s->cand);
+	s->n_out++;
+	return kt_memo_ask(&s->mem, j);
+}
+
 static int64_t next(void *st)
 {
 	state *s = st;
+	if (s->n_out == KT_BATCH_MAX)
+		return KT_NEXT_WAIT;
 	while (s->mem.n_seen < s->space->size) {
 		int64_t j = candidate(s);
 		if (j < 0 || s->stuck >= STUCK) {
 			/* a start, a restart, or nowhere new to go */
 			j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
 			s->stuck = 0;
-			s->ls.active = 0;
+			kt_local_stop(&s->ls);
 			s->cur = -1;
+			s->local = 0;
+			if (j < 0)
+				return -1; /* every configuration is proposed */
 		}
 		if (!s->mem.seen[j])
-			return j;
+			return propose(s, j);
 		s->stuck++;
-		take(s, j, s->mem.value[j]);
+		if (s->mem.seen[j] == KT_KNOWN)
+			take(s, j, s->mem.value[j], s->local);
 	}
 	return -1;
 }
@@ -221,7 +259,19 @@ static void report(void *st, size_t index, double objective)
 	if (!kt_memo_put(&s->mem, index, objective))
 		return;
 	s->stuck = 0;
-	take(s, (int64_t)index, objective);
+	int local = 0;
+	for (size_t k = 0; k < s->n_out; k++)
+		if (s->out[k] == (int64_t)index) {
+			local = s->out_local[k];
+			memcpy(s->cand, s->out_cand + k * s->n, s->n * sizeof *s->cand);
+			s->n_out--;
+			s->out[k] = s->out[s->n_out];
+			s->out_local[k] = s->out_local[s->n_out];
+			memmove(s->out_cand + k * s->n, s->out_cand + s->n_out * s->n,
+			        s->n * sizeof *s->cand);
+			break;
+		}
+	take(s, (int64_t)index, objective, local);
 }
 
 const kt_strategy kt_strategy_dual_annealing = {

@@ -3,8 +3,13 @@
  * two elites kept, parents by tournaments of three, uniform crossover,
  * one mutation per child on average. A child outside the space (or seen
  * before) is mutated again, then replaced by a random unseen
- * configuration. The driver calls report() after each next(), so the
- * individual being reported is always the last one handed out.
+ * configuration.
+ *
+ * In a batch: the individuals of a generation, in order; results are
+ * matched to individuals by index, and the next generation is bred once
+ * every one of this one is reported, so that a seed gives the same
+ * generations whatever the batch. next() waits when the whole generation
+ * is out.
  */
 #include "config.h"
 
@@ -25,6 +30,8 @@ typedef struct state {
 	int64_t pop[POP];
 	double fit[POP];
 	size_t handed;       /* individuals of this generation handed out */
+	uint8_t got[POP];    /* individuals reported */
+	size_t n_got;
 } state;
 
 static void *init(const kjit__space *space, size_t budget, uint64_t seed)
@@ -112,7 +119,9 @@ static void breed(state *s)
 	for (size_t e = 0; e < ELITE && e < s->n; e++)
 		s->fit[e] = elite_fit[e];
 	/* elites are known: the new generation starts after them */
-	s->handed = s->n < ELITE ? s->n : ELITE;
+	s->handed = s->n_got = s->n < ELITE ? s->n : ELITE;
+	for (size_t i = 0; i < s->n; i++)
+		s->got[i] = i < s->handed;
 }
 
 static int64_t next(void *st)
@@ -123,6 +132,8 @@ static int64_t next(void *st)
 	if (s->handed == s->n) {
 		if (s->n <= ELITE)
 			return -1; /* generation 0 was the whole space */
+		if (s->n_got < s->n)
+			return KT_NEXT_WAIT;
 		breed(s);
 	}
 	return s->pop[s->handed++];
@@ -132,8 +143,15 @@ static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
 	s->seen[index] = 1;
-	if (s->handed > 0)
-		s->fit[s->handed - 1] = objective;
+	/* the first individual of index not yet reported: a child can equal
+	 * another of its generation */
+	for (size_t i = 0; i < s->handed; i++)
+		if (s->pop[i] == (int64_t)index && !s->got[i]) {
+			s->got[i] = 1;
+			s->n_got++;
+			s->fit[i] = objective;
+			return;
+		}
 }
 
 static void destroy(void *st)

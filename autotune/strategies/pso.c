@@ -15,6 +15,12 @@
  * converged) polishes the swarm's best with a local search (kt_local),
  * then scatters the particles to random configurations not yet seen,
  * keeping the bests.
+ *
+ * In a batch: an iteration's particles, each at its configuration (a
+ * particle at one outstanding already is scored with it), and the polish's
+ * neighbours. next() waits at the end of an iteration until every
+ * particle is scored (the swarm moves on all of them), and at the end of
+ * the polish until its neighbours are reported.
  */
 #include "config.h"
 
@@ -41,7 +47,8 @@ typedef struct state {
 	int64_t *at;           /* each particle's configuration this iteration */
 	size_t k;              /* the next particle of this iteration */
 	size_t fresh;          /* configurations proposed this iteration */
-	int64_t pending;       /* the particle whose report is due */
+	uint8_t *waits;        /* particles whose configuration is outstanding */
+	size_t n_waits;
 } state;
 
 static void destroy(void *st)
@@ -56,6 +63,7 @@ static void destroy(void *st)
 	free(s->pbv);
 	free(s->g);
 	free(s->at);
+	free(s->waits);
 	kt_local_free(&s->ls);
 	free(s);
 }
@@ -92,16 +100,17 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->pbv = calloc(s->m + 1, sizeof *s->pbv);
 	s->g = calloc(n + 1, sizeof *s->g);
 	s->at = calloc(s->m + 1, sizeof *s->at);
+	s->waits = calloc(s->m + 1, 1);
 	uint8_t *taken = calloc(space->size + 1, 1);
 	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->x || !s->v ||
-	    !s->pb || !s->pbv || !s->g || !s->at || !taken) {
+	    !s->pb || !s->pbv || !s->g || !s->at || !s->waits || !taken) {
 		free(taken);
 		destroy(s);
 		return NULL;
 	}
 	kt_rng_seed(&s->rng, seed);
 	s->gv = INFINITY;
-	s->gi = s->polished = s->pending = -1;
+	s->gi = s->polished = -1;
 	for (size_t i = 0; i < s->m; i++) {
 		s->pbv[i] = INFINITY;
 		place(s, i, taken);
@@ -158,9 +167,14 @@ static int64_t next(void *st)
 	while (s->mem.n_seen < s->space->size) {
 		for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
 			if (!s->mem.seen[j])
-				return j;
-			kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
+				return kt_memo_ask(&s->mem, j);
+			/* one outstanding is taken when it is reported */
+			if (s->mem.seen[j] == KT_KNOWN)
+				kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 		}
+		/* the polish's neighbours, or the iteration's particles, are out */
+		if (s->ls.active || (s->k == s->m && s->n_waits))
+			return KT_NEXT_WAIT;
 		if (s->k == s->m && s->fresh == 0 && s->gi >= 0 && s->polished != s->gi) {
 			s->polished = s->gi;
 			kt_local_start(&s->ls, s->space, (size_t)s->gi, s->gv, &s->rng);
@@ -178,12 +192,16 @@ static int64_t next(void *st)
 		}
 		size_t i = s->k++;
 		int64_t j = s->at[i];
-		if (!s->mem.seen[j]) {
-			s->pending = (int64_t)i;
-			s->fresh++;
-			return j;
+		if (s->mem.seen[j] == KT_KNOWN) {
+			score(s, i, j, s->mem.value[j]);
+			continue;
 		}
-		score(s, i, j, s->mem.value[j]);
+		s->waits[i] = 1;
+		s->n_waits++;
+		if (!s->mem.seen[j]) {
+			s->fresh++;
+			return kt_memo_ask(&s->mem, j);
+		}
 	}
 	return -1;
 }
@@ -201,9 +219,12 @@ static void report(void *st, size_t index, double objective)
 		}
 		return;
 	}
-	if (s->pending >= 0 && s->at[s->pending] == (int64_t)index)
-		score(s, (size_t)s->pending, (int64_t)index, objective);
-	s->pending = -1;
+	for (size_t i = 0; i < s->m; i++)
+		if (s->waits[i] && s->at[i] == (int64_t)index) {
+			s->waits[i] = 0;
+			s->n_waits--;
+			score(s, i, (int64_t)index, objective);
+		}
 }
 
 const kt_strategy kt_strategy_pso = {

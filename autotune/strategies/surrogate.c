@@ -8,6 +8,12 @@
  * starts a local search from it (kt_local: the model finds the region,
  * the descent the last few percent), answered from memory where it
  * meets configurations seen before.
+ *
+ * In a batch: the descent's neighbours while it has some to hand out,
+ * then the model's picks, each the best predicted of its own pool of
+ * candidates not yet proposed (so the lowest few of what the model says
+ * before the batch's results arrive). It never waits: a result that
+ * arrives while the descent is on moves it when lower.
  */
 #include "config.h"
 
@@ -85,6 +91,12 @@ static double predict(const state *s, size_t index)
 	return score;
 }
 
+/* j proposed; -1 (every configuration proposed) is done. */
+static int64_t ask(state *s, int64_t j)
+{
+	return j < 0 ? j : kt_memo_ask(&s->mem, j);
+}
+
 static int64_t next(void *st)
 {
 	state *s = st;
@@ -93,11 +105,13 @@ static int64_t next(void *st)
 		return -1;
 	for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
 		if (!s->mem.seen[j])
-			return j;
-		kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
+			return kt_memo_ask(&s->mem, j);
+		/* one outstanding is taken when it is reported */
+		if (s->mem.seen[j] == KT_KNOWN)
+			kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 	}
 	if (s->mem.n_seen < N_INIT || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
-		return kt_random_unvisited(size, s->mem.seen, &s->rng);
+		return ask(s, kt_random_unvisited(size, s->mem.seen, &s->rng));
 	int64_t pick = -1;
 	double pick_score = INFINITY;
 	for (int i = 0; i < POOL; i++) {
@@ -112,7 +126,7 @@ static int64_t next(void *st)
 			pick_score = score;
 		}
 	}
-	return pick >= 0 ? pick : kt_random_unvisited(size, s->mem.seen, &s->rng);
+	return ask(s, pick >= 0 ? pick : kt_random_unvisited(size, s->mem.seen, &s->rng));
 }
 
 static void report(void *st, size_t index, double objective)
@@ -120,8 +134,7 @@ static void report(void *st, size_t index, double objective)
 	state *s = st;
 	if (!kt_memo_put(&s->mem, index, objective))
 		return;
-	if (s->ls.active)
-		kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
+	kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
 	if (objective < s->best_value) {
 		s->best = (int64_t)index;
 		s->best_value = objective;
