@@ -21,6 +21,10 @@
 
 static const char *prog = "kjit-tune";
 
+/* A number macro as text, for the help and the messages. */
+#define KT_STR_(x) #x
+#define KT_STR(x) KT_STR_(x)
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -75,6 +79,9 @@ static void usage(FILE *f)
 	        "      --fraction F        at most this fraction of the space (0 < F <= 1)\n"
 	        "      --time-budget SEC   at most this wall time\n"
 	        "      --seed S            random seed (default 1)\n"
+	        "      --batch B           B proposals outstanding, as with B measuring\n"
+	        "                          workers; results arrive in an order of the seed\n"
+	        "                          (1 to " KT_STR(KT_BATCH_MAX) ", default 1)\n"
 	        "      --problem I         problem index of the spec (default 0)\n"
 	        "  --replay-db             replay against the results table of the database\n"
 	        "                          (--db) for the spec's kernel; also --replay db:PATH\n"
@@ -121,6 +128,7 @@ typedef struct opts {
 	const char *arch, *db, *replay, *strategy;
 	const char *replay_db; /* the database of --replay-db or --replay db:PATH */
 	int replay_from_db;
+	size_t batch;          /* --batch; 0: not given */
 	const char *device_key, *export_format;
 	uint64_t run_id;
 	int jobs;
@@ -506,7 +514,8 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	} else if (kt_replay_load(space, o->replay, &obj, &ignored) != KJIT_OK) {
 		goto fail;
 	}
-	if (kt_replay_run(space, strategy, &o->budget, o->seed, obj, &r) != KJIT_OK) {
+	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .batch = o->batch };
+	if (kt_replay(space, strategy, &ro, obj, &r) != KJIT_OK) {
 	fail:
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		goto done;
@@ -516,6 +525,8 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	printf("strategy %s, seed %llu, budget %zu of %zu configurations\n", strategy->name,
 	       (unsigned long long)o->seed, kt_budget_evaluations(&o->budget, space->size),
 	       space->size);
+	if (o->batch > 1)
+		printf("batch: %zu proposals outstanding\n", o->batch);
 	printf("results: %zu rows outside the space, %zu configurations without a time\n",
 	       ignored, missing);
 	printf("evaluations: %zu\n", r.evaluations);
@@ -637,7 +648,7 @@ int main(int argc, char **argv)
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
 	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
-	       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES };
+	       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -656,6 +667,7 @@ int main(int argc, char **argv)
 		{ "fraction", required_argument, NULL, O_FRACTION },
 		{ "time-budget", required_argument, NULL, O_TIME },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "batch", required_argument, NULL, O_BATCH },
 		{ "problem", required_argument, NULL, O_PROBLEM },
 		{ "max-threads", required_argument, NULL, O_MAXT },
 		{ "max-shared", required_argument, NULL, O_MAXS },
@@ -739,6 +751,12 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &o.seed))
 				return usage_error("--seed: expected a non-negative integer, got '%s'",
 				                   optarg);
+			break;
+		case O_BATCH:
+			if (parse_u64(optarg, &u) || u == 0 || u > KT_BATCH_MAX)
+				return usage_error("--batch: expected a count from 1 to "
+				                   KT_STR(KT_BATCH_MAX) ", got '%s'", optarg);
+			o.batch = (size_t)u;
 			break;
 		case O_PROBLEM:
 			if (parse_u64(optarg, &o.problem) || o.problem > INT64_MAX)
@@ -828,6 +846,8 @@ int main(int argc, char **argv)
 	if (o.count + o.compile_only + (o.replay != NULL) + (o.export_format != NULL) > 1)
 		return usage_error("%s", "--count, --compile-only, --replay and --export do not "
 		                         "combine");
+	if (o.batch && !o.replay)
+		return usage_error("%s", "--batch goes with --replay");
 	o.spec = argv[optind];
 
 	return run(&o);

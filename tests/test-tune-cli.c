@@ -1,7 +1,7 @@
 /*
  * test-tune-cli: the kjit-tune command as a user runs it: exit codes,
  * tuning options, --count on both saxpy specs, --compile-only into a fresh database (40
- * compiled, then 40 cached; real NVRTC, no GPU) and --replay.
+ * compiled, then 40 cached; real NVRTC, no GPU) and --replay (--batch too).
  */
 #include "testutil.h"
 
@@ -247,5 +247,23 @@ int main(int argc, char **argv)
 	RUN(1, &out, "%s/saxpy.json --replay %s/none.csv", examples, dir);
 	OK("--replay: exhaustive reaches the best at 20, budgets, unknown strategy, missing file;"
 	   " the default dual_annealing, pso; --help lists them");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy pso --budget 20 --seed 4 --batch 4",
+	    examples, csv);
+	CHECK_CONTAINS(out, "batch: 4 proposals outstanding\n");
+	CHECK_CONTAINS(out, "evaluations: 20\n");
+	RUN(0, &out, "%s/saxpy.json --replay %s --budget 40 --batch 4", examples, csv);
+	CHECK_CONTAINS(out, "strategy dual_annealing, seed 1, budget 40 of 40");
+	CHECK_CONTAINS(out, "reached the best after");
+	RUN(2, &out, "%s/saxpy.json --replay %s --batch 0", examples, csv);
+	CHECK_CONTAINS(out, "--batch: expected a count from 1 to 64, got '0'");
+	RUN(2, &out, "%s/saxpy.json --replay %s --batch x", examples, csv);
+	CHECK_CONTAINS(out, "--batch: expected a count from 1 to 64, got 'x'");
+	RUN(2, &out, "%s/saxpy.json --replay %s --batch 65", examples, csv);
+	RUN(2, &out, "%s/saxpy.json --batch 4", examples);
+	CHECK_CONTAINS(out, "--batch goes with --replay");
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "--batch B");
+	OK("--replay --batch 4: pso within its budget, dual_annealing reaches the best; --batch "
+	   "0, x, 65 and without --replay are usage errors");
 	return 0;
 }
