@@ -76,12 +76,6 @@ typedef struct kt_strategy {
 	void (*free)(void *state);
 } kt_strategy;
 
-/* What next() returns when it has nothing to propose until report()
- * gives it a result of one in flight. */
-#ifndef KT_NEXT_WAIT
-#define KT_NEXT_WAIT (-2)
-#endif
-
 extern const kt_strategy kt_strategy_exhaustive;
 extern const kt_strategy kt_strategy_random;
 extern const kt_strategy kt_strategy_annealing;
