@@ -5,8 +5,10 @@
  *     is recorded once with its device, one best over all of them.
  *  2. one worker killed (SIGKILL) mid-run: only that worker restarts, the
  *     run finishes every configuration, nothing reported is lost.
- *  3. a device that does not exist: a clear error naming it, exit 1.
- *  4. a strategy that waits for results proposes a batch: both workers
+ *  3. SIGINT mid-run: exit 130, every worker stopped, the run marked
+ *     interrupted, what was measured kept.
+ *  4. a device that does not exist: a clear error naming it, exit 1.
+ *  5. a strategy that waits for results proposes a batch: both workers
  *     measure a budgeted genetic run.
  * Skips (77) without a GPU.
  */
@@ -90,10 +92,10 @@ static void test_two_workers(void)
 	OK("two workers on one GPU: %ld + %ld of 40 measured, one best, the lowest", a, b);
 }
 
-static void test_kill_one(void)
+/* Starts a forced run on two workers of device 0 with a warm-up of
+ * warmup ms, stdout into outpath, and waits until it has evaluated 4. */
+static pid_t start_run(const char *outpath, const char *warmup, sqlite3 *d)
 {
-	char outpath[TU_PATH + 8];
-	snprintf(outpath, sizeof outpath, "%s.out", db);
 	pid_t pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
@@ -101,14 +103,22 @@ static void test_kill_one(void)
 		if (fd < 0 || dup2(fd, 1) < 0)
 			_exit(127);
 		execl(tool, "kjit-tune", spec, "--devices", "0,0", "--json", "--quiet", "--force",
-		      "--early-stop", "0", "--warmup", "100", "--db", db, (char *)NULL);
+		      "--early-stop", "0", "--warmup", warmup, "--db", db, (char *)NULL);
 		_exit(127);
 	}
-	sqlite3 *d = tu_db_open(db);
 	const char *progress = "SELECT count(*) FROM runs WHERE status = 'running' AND evaluated >= 4";
 	for (int i = 0; i < 1200 && tu_db_int(d, progress, NULL) == 0; i++)
 		usleep(50000);
 	CHECK_MSG(tu_db_int(d, progress, NULL) == 1, "the run never got to 4 evaluations");
+	return pid;
+}
+
+static void test_kill_one(void)
+{
+	char outpath[TU_PATH + 8];
+	snprintf(outpath, sizeof outpath, "%s.out", db);
+	sqlite3 *d = tu_db_open(db);
+	pid_t pid = start_run(outpath, "100", d);
 	pid_t w[4];
 	size_t n = worker_pids(pid, w, 4);
 	CHECK_MSG(n == 2, "%zu worker processes found", n);
@@ -132,6 +142,34 @@ static void test_kill_one(void)
 	tu_db_close(d);
 	OK("a worker killed after %ld evaluations: only it restarted (%ld, %ld), 40 recorded, "
 	   "%ld crashed", before, r0, r1, crashed);
+}
+
+static void test_interrupt(void)
+{
+	char outpath[TU_PATH + 8];
+	snprintf(outpath, sizeof outpath, "%s.out", db);
+	sqlite3 *d = tu_db_open(db);
+	pid_t pid = start_run(outpath, "300", d);
+	pid_t w[4];
+	CHECK(worker_pids(pid, w, 4) == 2);
+	CHECK(kill(pid, SIGINT) == 0);
+	int status;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status 0x%x", status);
+	for (int i = 0; i < 2; i++)
+		CHECK_MSG(kill(w[i], 0) != 0, "worker %d still runs", (int)w[i]);
+	size_t len;
+	char *text = tu_read_file(outpath, &len);
+	printf("%s", text);
+	CHECK(strcmp(tu_json_get(text, "$.interrupted"), "1") == 0);
+	long done = tu_json_int(text, "$.problems[0].evaluated");
+	CHECK(done >= 4 && done < 40);
+	free(text);
+	CHECK(tu_db_int(d, "SELECT status = 'interrupted' FROM runs ORDER BY id DESC LIMIT 1", NULL) ==
+	      1);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok'", NULL) >= 39);
+	tu_db_close(d);
+	OK("SIGINT: exit 130 after %ld evaluations, both workers gone, the run interrupted", done);
 }
 
 static void test_no_such_device(void)
@@ -162,6 +200,7 @@ int main(int argc, char **argv)
 	tu_path(spec, tu_srcdir(), "examples/saxpy/saxpy.json");
 	test_two_workers();
 	test_kill_one();
+	test_interrupt();
 	test_no_such_device();
 	test_batch();
 	return 0;
