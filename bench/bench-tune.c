@@ -27,6 +27,15 @@
  *     and tune_TAG_warm_vs_floor, info. The --json time breakdown of each
  *     run is printed.
  *
+ * (4) Several GPUs (the part "devices", not in the default parts: it tunes
+ *     the SGEMM space twice more). The SGEMM example's whole space
+ *     (exhaustive) and a 200-configuration random budget of the T1 GEMM
+ *     space (bench/t1/gemm.json, seed 1), each with --devices 0 and with
+ *     --devices all, a fresh database each: devices_TAG_speedup = wall
+ *     time on device 0 over wall time on all (target >= 1.8 on two GPUs)
+ *     and devices_TAG_best = best median on all over best on device 0
+ *     (target <= 1.01). SKIPs on a machine with one GPU.
+ *
  * The times are the --json summary's problems[0].wall_s (the process start,
  * the driver and the worker's start are outside it); the process wall time
  * is printed too. Needs a GPU; without one it SKIPs and exits 0.
@@ -41,8 +50,8 @@
  * (a folder: the examples' databases are written there and kept, so that a
  * run's results can be exported or replayed later; default: a temporary
  * folder removed at exit), KJIT_BENCH_TUNE_PARTS (names of the parts to run,
- * separated by spaces: the examples' names, saxpy32 and sgemm48; default
- * all).
+ * separated by spaces: the examples' names, saxpy32, sgemm48 and devices;
+ * default all but devices).
  */
 #include "config.h"
 
@@ -68,17 +77,19 @@ static const example examples[] = {
 /* What the --json summary says of problem 0. */
 typedef struct summary {
 	double wall_s, evaluated, space, gbps, gflops, median_ns, floor_s;
+	int workers;
 	char config[512], statuses[512], times[1024];
 } summary;
 
 static const char *srcdir, *bindir, *kjit_tune, *parts;
 static int failures;
 
-/* Whether KJIT_BENCH_TUNE_PARTS selects part (all when unset). */
+/* Whether KJIT_BENCH_TUNE_PARTS selects part (all but "devices" when
+ * unset). */
 static int selected(const char *part)
 {
 	if (!parts || !*parts)
-		return 1;
+		return strcmp(part, "devices") != 0;
 	size_t n = strlen(part);
 	for (const char *p = parts; (p = strstr(p, part)) != NULL; p += n)
 		if ((p == parts || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
@@ -143,7 +154,8 @@ static int tune(const char *label, const char *spec, const char *db, const char 
 	                       " json_extract(?1, '$.problems[0].best.config'),"
 	                       " json_extract(?1, '$.problems[0].statuses'),"
 	                       " json_extract(?1, '$.problems[0].floor_s'),"
-	                       " json_extract(?1, '$.problems[0].time')"
+	                       " json_extract(?1, '$.problems[0].time'),"
+	                       " json_array_length(?1, '$.workers')"
 	                       " WHERE json_valid(?1)",
 	                       -1, &stmt, NULL) != SQLITE_OK)
 		bench_die("SQLite: %s", sqlite3_errmsg(q));
@@ -165,6 +177,7 @@ static int tune(const char *label, const char *spec, const char *db, const char 
 		                                                         : sqlite3_column_double(stmt, 8);
 		const unsigned char *tm = sqlite3_column_text(stmt, 9);
 		snprintf(s->times, sizeof s->times, "%s", tm ? (const char *)tm : "?");
+		s->workers = sqlite3_column_int(stmt, 10);
 		printf("  %s: %.0f of %.0f configurations in %.3f s (process %.3f s, floor %.3f s), "
 		       "statuses %s\n"
 		       "  %s: best %s, median %.1f us\n"
@@ -234,6 +247,33 @@ static void versus_serial(const char *tag, const char *spec, unsigned limit, con
 		snprintf(label, sizeof label, "tune_%s_vs_serial", tag);
 		bench_result(label, cold.wall_s, "s", serial, "ratio<=1");
 	}
+}
+
+/* (4): spec with extra on device 0 and on every device. */
+static void versus_devices(const char *tag, const char *spec, const char *extra)
+{
+	char db[BENCH_PATH_MAX], label[64], name[64], args[256];
+	summary one, all;
+	snprintf(name, sizeof name, "devices_%s_one.db", tag);
+	snprintf(args, sizeof args, "%s --devices 0", extra);
+	snprintf(label, sizeof label, "devices_%s_one", tag);
+	if (tune(label, spec, bench_tmp_path(db, sizeof db, name), args, &one) != 0)
+		return;
+	snprintf(name, sizeof name, "devices_%s_all.db", tag);
+	snprintf(args, sizeof args, "%s --devices all", extra);
+	snprintf(label, sizeof label, "devices_%s_all", tag);
+	if (tune(label, spec, bench_tmp_path(db, sizeof db, name), args, &all) != 0)
+		return;
+	snprintf(label, sizeof label, "devices_%s", tag);
+	if (all.workers < 2) {
+		bench_skip(label, "one GPU: --devices all started one worker");
+		return;
+	}
+	printf("  %s: %d workers\n", label, all.workers);
+	snprintf(label, sizeof label, "devices_%s_speedup", tag);
+	bench_result(label, one.wall_s / all.wall_s, "x", -1, "value>=1.8");
+	snprintf(label, sizeof label, "devices_%s_best", tag);
+	bench_result(label, all.median_ns, "ns", one.median_ns, "ratio<=1.01");
 }
 
 static void usage(FILE *f)
@@ -319,5 +359,12 @@ int main(int argc, char **argv)
 	snprintf(spec, sizeof spec, "%s/examples/sgemm/sgemm.json", srcdir);
 	if (selected("sgemm48"))
 		versus_serial("sgemm48", spec, 48, "info");
+	/* (4) several GPUs */
+	if (selected("devices")) {
+		snprintf(spec, sizeof spec, "%s/examples/sgemm/sgemm.json", srcdir);
+		versus_devices("sgemm", spec, "");
+		snprintf(spec, sizeof spec, "%s/bench/t1/gemm.json", srcdir);
+		versus_devices("gemm200", spec, "--strategy random --budget 200 --seed 1");
+	}
 	return failures ? 1 : 0;
 }
