@@ -299,9 +299,10 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	if ((st = prep(c->r,
 	               "INSERT INTO results(run_id, signature, device_key, problem, config,"
 	               " binary_key, status, timer, l2, median_ns, spread_ns, min_ns, max_ns,"
-	               " n_samples, samples, objective, compile_ms, message, created)"
+	               " n_samples, samples, objective, compile_ms, message, created,"
+	               " device_ordinal, device_uuid)"
 	               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-	               " ?15, ?16, ?17, ?18, ?19)"
+	               " ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
 	               " ON CONFLICT(signature, device_key, problem, config, l2) DO UPDATE SET"
 	               " run_id = excluded.run_id, binary_key = excluded.binary_key,"
 	               " status = excluded.status, timer = excluded.timer,"
@@ -309,7 +310,9 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	               " min_ns = excluded.min_ns, max_ns = excluded.max_ns,"
 	               " n_samples = excluded.n_samples, samples = excluded.samples,"
 	               " objective = excluded.objective, compile_ms = excluded.compile_ms,"
-	               " message = excluded.message, created = excluded.created",
+	               " message = excluded.message, created = excluded.created,"
+	               " device_ordinal = excluded.device_ordinal,"
+	               " device_uuid = excluded.device_uuid",
 	               &s, "recording a result")) != KJIT_OK)
 		return st;
 	sqlite3_bind_int64(s, 1, run->id);
@@ -334,6 +337,11 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	bind_real(s, 17, e->compile_ms);
 	bind_text(s, 18, e->message);
 	sqlite3_bind_double(s, 19, now);
+	if (e->has_device_ordinal)
+		sqlite3_bind_int(s, 20, e->device_ordinal);
+	else
+		sqlite3_bind_null(s, 20);
+	bind_text(s, 21, e->device_uuid);
 	if ((st = step_done(c->r, s, "recording a result")) != KJIT_OK)
 		return st;
 
@@ -454,6 +462,9 @@ kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e
 		                   STATUS_LIST, e->status ? e->status : "(null)");
 	if (e->n_samples > (size_t)INT32_MAX / 8)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "too many samples: %zu", e->n_samples);
+	if (e->has_device_ordinal && e->device_ordinal < 0)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "device ordinal %d: expected 0 or more "
+		                   "(or none, for an unknown device)", (int)e->device_ordinal);
 	record_ctx c = { r, run, e, 0, 0 };
 	kjit__store_lock(r->store);
 	kjit_status st = kjit__store_transaction(r->store, record_tx, &c);
@@ -688,7 +699,7 @@ static void put_samples(FILE *f, sqlite3_stmt *s, int col, double per)
 
 enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_MEDIAN,
        C_SPREAD, C_MIN, C_MAX, C_N, C_SAMPLES, C_OBJ, C_COMPILE, C_MSG, C_CREATED,
-       C_PARAMS };
+       C_ORDINAL, C_UUID, C_PARAMS };
 
 /* T4's invalidity for a status (the schema's enum): stopped_early was
  * verified and measured, only cut short as certainly slow. */
@@ -752,6 +763,14 @@ static void put_json_text(FILE *f, const char *t)
 	kjit__buf_json_str(&b, t ? t : "");
 	fputs(b.oom ? "\"\"" : b.p, f);
 	free(b.p);
+}
+
+static void put_json_text_or_null(FILE *f, const char *t)
+{
+	if (t)
+		put_json_text(f, t);
+	else
+		fputs("null", f);
 }
 
 /* The device key and signature of the export (a run's from its row), for
@@ -853,7 +872,7 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	kjit__buf q = { 0 };
 	kjit__buf_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer,"
 	              " l2, median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
-	              " compile_ms, message, created");
+	              " compile_ms, message, created, device_ordinal, device_uuid");
 	size_t np = spec ? spec->n_params : 0;
 	for (size_t i = 0; i < np; i++) {
 		/* parameter names are identifiers (spec.c checks them) */
@@ -908,8 +927,10 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 			fprintf(f, "%s,", spec->params[i].name);
 		if (!np)
 			fputs("config,", f);
+		/* the device columns last: a reader that knows the columns before
+		 * them by position still finds them there (--replay reads by name) */
 		fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
-		      "compile_ms,message\n", f);
+		      "compile_ms,message,device_ordinal,device_uuid\n", f);
 	} else if (format == KT_EXPORT_JSON) {
 		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", f);
 	} else {
@@ -948,6 +969,10 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 			put_csv_num(f, s, C_COMPILE);
 			fputc(',', f);
 			put_csv_text(f, col_text(s, C_MSG));
+			fputc(',', f);
+			put_csv_num(f, s, C_ORDINAL);
+			fputc(',', f);
+			put_csv_text(f, col_text(s, C_UUID));
 			fputc('\n', f);
 			continue;
 		}
@@ -964,6 +989,10 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 		put_json_text(f, col_text(s, C_SIG));
 		fputs(",\"device_key\":", f);
 		put_json_text(f, col_text(s, C_DEV));
+		fputs(",\"device_ordinal\":", f);
+		put_num(f, s, C_ORDINAL, 1);
+		fputs(",\"device_uuid\":", f);
+		put_json_text_or_null(f, col_text(s, C_UUID));
 		fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
 		        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
 		put_json_text(f, status);
@@ -971,10 +1000,7 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 		static const char *const text_names[] = { "timer", "l2" };
 		for (int k = 0; k < 2; k++) {
 			fprintf(f, ",\"%s\":", text_names[k]);
-			if (col_text(s, texts[k]))
-				put_json_text(f, col_text(s, texts[k]));
-			else
-				fputs("null", f);
+			put_json_text_or_null(f, col_text(s, texts[k]));
 		}
 		static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
 			                             "n_samples" };
@@ -989,10 +1015,7 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 		fputs(",\"compile_ms\":", f);
 		put_num(f, s, C_COMPILE, 1);
 		fputs(",\"message\":", f);
-		if (col_text(s, C_MSG))
-			put_json_text(f, col_text(s, C_MSG));
-		else
-			fputs("null", f);
+		put_json_text_or_null(f, col_text(s, C_MSG));
 		fputs(",\"created\":", f);
 		put_num(f, s, C_CREATED, 1);
 		fputc('}', f);

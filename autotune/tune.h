@@ -272,12 +272,20 @@ typedef struct kt_eval {
 	double objective, compile_ms;
 	const char *message;
 	const char *arch, *nvrtc; /* for the best row */
+	/* The device that measured it, among those sharing the device key
+	 * (the worker's kt_hello). Zero, as in an initialiser that names
+	 * neither, is unknown: stored NULL. */
+	int has_device_ordinal;   /* 1: device_ordinal is set */
+	int32_t device_ordinal;   /* its CUDA ordinal on its host, >= 0 */
+	const char *device_uuid;  /* "GPU-..." as kt_hello has it; NULL: unknown */
 } kt_eval;
 
 /* Records e in ONE transaction: the results row (upsert on signature,
- * device key, problem, config, l2), runs.evaluated/updated and, when e
- * is ok and its median is below the stored best's (or the stored best is
- * stale), the best row (stale = 0).
+ * device key, problem, config, l2; the device columns too, so that they
+ * name the latest measurement's), runs.evaluated/updated and, when e is
+ * ok and its median is below the stored best's (or the stored best is
+ * stale), the best row (stale = 0). A negative device_ordinal that is
+ * set is KJIT_ERR_INVALID_ARG, nothing stored.
  * *result_id and *improved may be NULL. */
 kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e,
                               int64_t *result_id, int *improved);

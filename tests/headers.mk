@@ -10,7 +10,7 @@ KJIT_HEADERS_GPU_TESTS = tests/test-gpu-headers
 check_PROGRAMS += $(KJIT_HEADERS_CPU_TESTS) $(KJIT_HEADERS_GPU_TESTS)
 TESTS += $(KJIT_HEADERS_CPU_TESTS) $(KJIT_HEADERS_GPU_TESTS)
 
-tests_test_headers_SOURCES = tests/test-headers.c tests/testutil.h
+tests_test_headers_SOURCES = tests/test-headers.c tests/testutil.h tests/old-schemas.h
 tests_test_headers_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_headers_LDADD = $(KJIT_TEST_LDADD)
 

@@ -23,6 +23,7 @@
  *  - a database of schema version 1 is migrated and keeps its binaries.
  */
 #include "testutil.h"
+#include "old-schemas.h"
 
 #include <signal.h>
 
@@ -224,18 +225,27 @@ static void tunable(const char *dir, const char *inc)
 }
 
 /* A database of schema version 1 (no manifests) opens, is migrated and
- * keeps its binaries. */
+ * keeps its binaries: one compiled into a current database, copied into
+ * a file of the version 1 schema (binaries have not changed since). */
 static void migration(const char *dir)
 {
-	char db[TU_PATH], key[33], again[33];
+	char made[TU_PATH], db[TU_PATH], key[33], again[33];
+	tu_path(made, dir, "made.db");
 	tu_path(db, dir, "v1.db");
-	kjit_engine *e = tu_engine_cpu(db, "sm_90", 1);
+	kjit_engine *e = tu_engine_cpu(made, "sm_90", 1);
 	kjit_kernel *k = NULL;
 	CHECK_OK(kjit_kernel_create(e, "k", "extern \"C\" __global__ void k() {}\n", NULL, 0, &k));
 	CHECK(get(k, key, NULL, NULL) == KJIT_TIER_COMPILED);
 	kjit_engine_close(e);
-	sqlite3 *s = tu_db_open(db);
-	tu_db_exec(s, "DROP TRIGGER binaries_manifest; DROP TABLE manifests; PRAGMA user_version = 1");
+	sqlite3 *s = NULL;
+	CHECK_SQL(s, sqlite3_open(db, &s), SQLITE_OK);
+	tu_db_exec(s, TU_SCHEMA_V1 "PRAGMA user_version = 1;");
+	char *copy = kjit__strdup_printf("ATTACH '%s' AS made; INSERT INTO binaries SELECT * FROM"
+	                                 " made.binaries; DETACH made", made);
+	CHECK(copy);
+	tu_db_exec(s, copy);
+	free(copy);
+	CHECK(tu_db_int(s, "SELECT count(*) FROM binaries", NULL) == 1);
 	tu_db_close(s);
 	e = tu_engine_cpu(db, "sm_90", 1);
 	CHECK_OK(kjit_kernel_create(e, "k", "extern \"C\" __global__ void k() {}\n", NULL, 0, &k));

@@ -252,6 +252,15 @@ int main(int argc, char **argv)
 	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 2 &&
 	      sqlite3_column_int(q, 1) == 6);
 	sqlite3_finalize(q);
+	/* measured again online: no longer the device's that measured it before */
+	CHECK_SQL(db, sqlite3_exec(db, "UPDATE results SET device_ordinal = 1, device_uuid = 'GPU-1'"
+	                           " WHERE message = 'online'", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_OK(kjit__store_best_commit(e->store, tune_sig, DEV, "{\"n\":123456}", "sm_90", tr, 2, 1));
+	CHECK_SQL(db, sqlite3_prepare_v2(db, "SELECT count(*) FROM results WHERE message = 'online'"
+	                                 " AND device_ordinal IS NULL AND device_uuid IS NULL", -1,
+	                                 &q, NULL), SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 2);
+	sqlite3_finalize(q);
 	/* Drift: sampled times within the threshold leave the row; beyond
 	 * it over a full window, the entry and (at the writer's tick) the
 	 * row turn stale. */

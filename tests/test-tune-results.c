@@ -262,6 +262,44 @@ int main(int argc, char **argv)
 	CHECK(improved == 1 && q_real(db, "SELECT median_ns FROM best") == 500);
 	OK("results rows; the best moves only on faster ok results; upsert per l2");
 
+	/* the device that measured a row: the latest measurement's */
+	char *dev5 = kjit__strdup_printf("SELECT coalesce(device_ordinal, 'null') || '|' ||"
+	                                 " coalesce(device_uuid, 'null') FROM results"
+	                                 " WHERE config = '%s' AND l2 = 'warm'", cfg[5]);
+	CHECK(dev5);
+	t = q_text(db, dev5);
+	CHECK_STREQ(t, "null|null");
+	free(t);
+	e.has_device_ordinal = 1;
+	e.device_ordinal = 1;
+	e.device_uuid = "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d";
+	CHECK_OK(kt_results_record(r, run, &e, &id, &improved));
+	t = q_text(db, dev5);
+	CHECK_STREQ(t, "1|GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d");
+	free(t);
+	e.device_ordinal = 0;
+	e.device_uuid = "GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11";
+	CHECK_OK(kt_results_record(r, run, &e, &id, &improved));
+	t = q_text(db, dev5);
+	CHECK_STREQ(t, "0|GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11");
+	free(t);
+	e.device_ordinal = -1;
+	CHECK_ST(kt_results_record(r, run, &e, &id, &improved), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "device ordinal -1");
+	t = q_text(db, dev5);
+	CHECK_STREQ(t, "0|GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11");
+	free(t);
+	e = eval_ok(cfg[5], 500); /* names no device */
+	CHECK_OK(kt_results_record(r, run, &e, &id, &improved));
+	t = q_text(db, dev5);
+	CHECK_STREQ(t, "null|null");
+	free(t);
+	CHECK(q_int(db, "SELECT count(*) FROM results") == 6);
+	CHECK(q_int(db, "SELECT evaluated FROM runs") == 6);
+	free(dev5);
+	OK("device ordinal and UUID stored, overwritten by the next measurement, NULL when "
+	   "unnamed; a negative ordinal refused, the row kept");
+
 	/* samples round-trip bit for bit */
 	double samples[] = { 1.0 / 3, -0.0, 1e-300, 123456789.123456789, 5e300, 0x1p-1074 };
 	e = eval_ok(cfg[6], 900);
@@ -413,6 +451,10 @@ int main(int argc, char **argv)
 		} else if (synthetic(space1, i) < synthetic(space1, argmin) || argmin % 7 == 3) {
 			argmin = i;
 		}
+		/* the odd ones measured on gpu 1, the even ones on no known device */
+		e.has_device_ordinal = i % 2;
+		e.device_ordinal = 1;
+		e.device_uuid = i % 2 ? "GPU-3f9d7b25" : NULL;
 		CHECK_OK(kt_results_record(r, run1, &e, NULL, NULL));
 	}
 	CHECK_OK(kt_results_load(r, space1, sig, dev, &obj, NULL, &ignored));
@@ -438,8 +480,12 @@ int main(int argc, char **argv)
 	for (const char *p = csv; *p; p++)
 		lines += *p == '\n';
 	CHECK(lines == 1 + space1->size);
+	CHECK_CONTAINS(csv, ",compile_ms,message,device_ordinal,device_uuid\n");
 	CHECK_CONTAINS(csv, "\n3,y,0,100,ok,warm,events,100,");
-	CHECK_CONTAINS(csv, ",launch_error,warm,,,,,,0,,\"it failed, \"\"badly\"\" line 2\"\n");
+	/* i = 3 on gpu 1, i = 10 on no known device */
+	CHECK_CONTAINS(csv, ",launch_error,warm,,,,,,0,,\"it failed, \"\"badly\"\" line 2\","
+	               "1,GPU-3f9d7b25\n");
+	CHECK_CONTAINS(csv, ",launch_error,warm,,,,,,0,,\"it failed, \"\"badly\"\" line 2\",,\n");
 	free(csv);
 	/* the CSV reads back as a replay table */
 	char csv_path[TU_PATH];
@@ -461,7 +507,19 @@ int main(int argc, char **argv)
 	v = json_get(db, json, "$.results[2].message");
 	CHECK_STREQ(v, "it failed, \"badly\"\nline 2");
 	free(v);
+	CHECK_CONTAINS(json, "\"device_key\":\"sm_90|Test GPU|132|12040\",\"device_ordinal\":null,"
+	               "\"device_uuid\":null,");
 	CHECK(q_int(db, "SELECT 1") == 1);
+	free(json);
+	json = export_to(r, spec, run1->id, NULL, NULL, NULL, KT_EXPORT_JSON, "run1.json");
+	CHECK(json_valid(db, json));
+	v = json_get(db, json, "$.results[1].device_ordinal");
+	CHECK_STREQ(v, "1");
+	free(v);
+	v = json_get(db, json, "$.results[1].device_uuid");
+	CHECK_STREQ(v, "GPU-3f9d7b25");
+	free(v);
+	CHECK((v = json_get(db, json, "$.results[0].device_uuid")) == NULL);
 	free(json);
 	char *t4 = export_to(r, spec, 0, sig, dev, prob, KT_EXPORT_T4, "p0.t4.json");
 	CHECK(json_valid(db, t4));
@@ -484,7 +542,7 @@ int main(int argc, char **argv)
 	char *empty = export_to(r, spec, 0, sig, "none", prob, KT_EXPORT_JSON, "none.json");
 	CHECK(json_valid(db, empty));
 	free(empty);
-	OK("CSV (replayable), JSON and T4 exports");
+	OK("CSV (replayable, the device columns last), JSON (with the devices) and T4 exports");
 
 	/* only one device? two are present for this signature */
 	char *only;

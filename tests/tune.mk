@@ -10,6 +10,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-search \
 	tests/test-tune-batch \
 	tests/test-tune-results \
+	tests/test-tune-migrate \
 	tests/test-tune-args \
 	tests/test-tune-rejected \
 	tests/test-tune-t4 \
@@ -60,6 +61,12 @@ tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h $(K
 tests_test_tune_results_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_results_LDADD = $(KJIT_TUNE_TEST_LDADD)
 tests_test_tune_results_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# a database of schema version 2 migrated in place
+tests_test_tune_migrate_SOURCES = tests/test-tune-migrate.c tests/old-schemas.h tests/testutil.h \
+	$(KJIT_TUNE_CORE)
+tests_test_tune_migrate_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_migrate_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 tests_test_tune_args_SOURCES = tests/test-tune-args.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_args_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)

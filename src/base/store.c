@@ -97,9 +97,18 @@ static const char schema_v2[] =
 	"CREATE TRIGGER binaries_manifest AFTER DELETE ON binaries BEGIN"
 	" DELETE FROM manifests WHERE key = OLD.key; END;";
 
+/* Version 3: which device measured a result. Devices of one model share
+ * a device key and so its results rows; the ordinal (on its host) and
+ * the UUID tell them apart. NULL: not known (every row from before). */
+static const char schema_v3[] =
+	"ALTER TABLE results ADD COLUMN device_ordinal INTEGER;"
+	"ALTER TABLE results ADD COLUMN device_uuid TEXT;";
+
 /* Forward migrations: migrations[v] takes a database from version v to
  * v + 1. Version 0 is an empty file. */
-static const char *const migrations[] = { schema_v1, schema_v2 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
+_Static_assert(sizeof migrations / sizeof *migrations == KJIT__SCHEMA_VERSION,
+               "one migration per schema version");
 
 kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 {

@@ -13,7 +13,7 @@
 
 #include "kjit.h"
 
-#define KJIT__SCHEMA_VERSION 2
+#define KJIT__SCHEMA_VERSION 3
 
 /* ---- tables ----------------------------------------------------------- */
 
@@ -62,6 +62,9 @@
 #define KJIT__C_RUN_ID "run_id"       /* results */
 #define KJIT__C_MEDIAN_NS "median_ns" /* results, best */
 #define KJIT__C_N_SAMPLES "n_samples" /* results */
+#define KJIT__C_CREATED "created"     /* results: when it was (last) measured */
+#define KJIT__C_DEVICE_ORDINAL "device_ordinal" /* results: NULL unknown */
+#define KJIT__C_DEVICE_UUID "device_uuid" /* results: "GPU-...", NULL unknown */
 #define KJIT__C_SAMPLES "samples"     /* results: float64 little-endian ns */
 #define KJIT__C_STALE "stale"         /* best */
 #define KJIT__C_TS "ts"               /* events */

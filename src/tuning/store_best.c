@@ -168,6 +168,7 @@ static kjit_status commit_tx(kjit__store *store, void *arg)
 	sqlite3_stmt *res = NULL, *best = NULL;
 	int64_t best_id = 0;
 	double now = kjit__wall_time();
+	/* a row measured again here is no longer a run's, nor its device's */
 	int rc = sqlite3_prepare_v2(
 		db,
 		"INSERT INTO results(signature, device_key, problem, config, binary_key, status,"
@@ -176,7 +177,8 @@ static kjit_status commit_tx(kjit__store *store, void *arg)
 		" VALUES(?1, ?2, ?3, ?4, ?5, 'ok', ?6, 'warm', ?7, ?8, ?9, ?10, ?11, ?12, ?7,"
 		" 'online', ?13)"
 		" ON CONFLICT(signature, device_key, problem, config, l2) DO UPDATE SET"
-		" run_id = NULL, binary_key = excluded.binary_key, status = 'ok',"
+		" run_id = NULL, device_ordinal = NULL, device_uuid = NULL,"
+		" binary_key = excluded.binary_key, status = 'ok',"
 		" timer = excluded.timer, median_ns = excluded.median_ns,"
 		" spread_ns = excluded.spread_ns, min_ns = excluded.min_ns,"
 		" max_ns = excluded.max_ns, n_samples = excluded.n_samples,"

@@ -1,0 +1,159 @@
+/*
+ * test-tune-migrate - a database of schema version 2, made here with the
+ * tables as version 2 defined them and rows in every one, opened by this
+ * kjit: migrated in place to the current version, every row and every
+ * value kept, the results' new device columns NULL for the old rows and
+ * filled by the next measurement; a newer version refused, unchanged.
+ */
+#include "testutil.h"
+#include "old-schemas.h"
+
+#include "tune.h"
+
+#define SIG "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
+#define DEV "sm_90|NVIDIA H200|132|13000"
+#define PROB "{\"n\":1024}"
+
+/* Rows in every table, as kjit-tune and the C API of version 2 left them. */
+static const char rows_v2[] =
+	"INSERT INTO devices VALUES(1, '" DEV "', 'NVIDIA H200', 'sm_90', 132, 13000, 1.5e9,"
+	" 1.6e9);"
+	"INSERT INTO kernels VALUES('" SIG "', 'saxpy', 'src', 'BLOCK', 1.5e9);"
+	"INSERT INTO binaries VALUES(7, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '" SIG "',"
+	" '-DBLOCK=256', 'sm_90', '13.0', 'saxpy', 4, 'c', 50.5, 1.5e9, 1.6e9, x'7f454c46');"
+	"INSERT INTO manifests VALUES('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'b', '- - - a.h', 1.5e9);"
+	"INSERT INTO runs(id, signature, device_key, kernel, spec, strategy, problem, total,"
+	" evaluated, pid, started, updated) VALUES(3, '" SIG "', '" DEV "', 'saxpy', 'saxpy.json',"
+	" 'random', '" PROB "', 10, 3, NULL, 1.5e9, 1.5e9 + 60);"
+	"INSERT INTO results VALUES(1, 3, '" SIG "', '" DEV "', '" PROB "', '{\"BLOCK\":128}',"
+	" 'b1', 'ok', 'cupti', 'warm', 1234.5, 2.25, 1230, 1240, 2,"
+	" x'00000000004893400000000000509340', 1234.5, 50.5, NULL, 1.5e9 + 10);"
+	"INSERT INTO results VALUES(2, 3, '" SIG "', '" DEV "', '" PROB "', '{\"BLOCK\":128}',"
+	" 'b1', 'ok', 'cupti', 'cold', 2345.25, 3, 2340, 2350, 0, NULL, 2345.25, 50.5, NULL,"
+	" 1.5e9 + 20);"
+	"INSERT INTO results VALUES(3, 3, '" SIG "', '" DEV "', '" PROB "', '{\"BLOCK\":2048}',"
+	" NULL, 'launch_error', NULL, 'warm', NULL, NULL, NULL, NULL, 0, NULL, NULL, 12.25,"
+	" 'too many resources, \"requested\"', 1.5e9 + 30);"
+	"INSERT INTO best VALUES('" SIG "', '" DEV "', '" PROB "', 'sm_90', '{\"BLOCK\":128}', 1,"
+	" 1234.5, '13.0', 0, 1.5e9 + 10);"
+	"INSERT INTO events(ts, pid, kind, signature, kernel, tier, value, count, detail)"
+	" VALUES(1.5e9, 42, 'tune', '" SIG "', 'saxpy', NULL, 3, 1, 'run 3 running');";
+
+static const char *const tables[] = { "devices", "kernels", "binaries", "cache_size",
+	                              "manifests", "runs", "results", "best", "events" };
+#define N_TABLES (sizeof tables / sizeof *tables)
+
+/* The quoted columns of table, as it is now, joined for a SELECT. */
+static char *columns_of(sqlite3 *db, const char *table)
+{
+	char out[2048];
+	tu_db_text(db, "SELECT group_concat('quote(' || name || ')', ' || '','' || ')"
+	           " FROM pragma_table_info(?1)", table, out, sizeof out);
+	CHECK_MSG(out[0], "no table %s", table);
+	return strdup(out);
+}
+
+/* Every row of table, those columns, one line each, in rowid order. */
+static char *dump(sqlite3 *db, const char *table, const char *columns)
+{
+	char *sql = kjit__strdup_printf("SELECT coalesce(group_concat(r, char(10)), '') FROM"
+	                                " (SELECT %s AS r FROM %s ORDER BY rowid)", columns, table);
+	CHECK(sql);
+	static char out[65536];
+	tu_db_text(db, sql, NULL, out, sizeof out);
+	free(sql);
+	return strdup(out);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	const char *dir = tu_tmpdir();
+	char path[TU_PATH];
+	tu_path(path, dir, "v2.db");
+	sqlite3 *db = NULL;
+	CHECK_SQL(db, sqlite3_open(path, &db), SQLITE_OK);
+	tu_db_exec(db, TU_SCHEMA_V1 TU_SCHEMA_V2 "PRAGMA user_version = 2;");
+	tu_db_exec(db, rows_v2);
+	char *cols[N_TABLES], *before[N_TABLES];
+	for (size_t i = 0; i < N_TABLES; i++) {
+		cols[i] = columns_of(db, tables[i]);
+		before[i] = dump(db, tables[i], cols[i]);
+	}
+	CHECK(tu_db_int(db, "SELECT count(*) FROM results", NULL) == 3);
+	tu_db_close(db);
+
+	kt_results *r;
+	CHECK_OK(kt_results_open(path, &r));
+	CHECK_OK(kt_results_close(r));
+	db = tu_db_open(path);
+	CHECK(tu_db_int(db, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
+	for (size_t i = 0; i < N_TABLES; i++) {
+		char *after = dump(db, tables[i], cols[i]);
+		CHECK_MSG(strcmp(before[i], after) == 0, "%s changed:\n%s\n--- now\n%s", tables[i],
+		          before[i], after);
+		free(after);
+	}
+	CHECK(tu_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE"
+	                " (name = 'device_ordinal' AND type = 'INTEGER') OR"
+	                " (name = 'device_uuid' AND type = 'TEXT')", NULL) == 2);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE device_ordinal IS NULL AND"
+	                " device_uuid IS NULL", NULL) == 3);
+	tu_db_close(db);
+	OK("a version 2 database migrates to %d in place: the rows of its %zu tables unchanged, "
+	   "results gain device_ordinal and device_uuid, NULL for the old rows",
+	   KJIT__SCHEMA_VERSION, N_TABLES);
+
+	/* the run goes on, on a known device */
+	CHECK_OK(kt_results_open(path, &r));
+	kt_run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
+		          .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
+	kt_run *run;
+	CHECK_OK(kt_run_start(r, &d, &run));
+	CHECK(run->resumed && run->id == 3);
+	kt_eval e = { .config = "{\"BLOCK\":256}", .status = "ok", .timer = "cupti", .l2 = "warm",
+		      .median_ns = 1000, .spread_ns = 1, .min_ns = 999, .max_ns = 1001,
+		      .objective = 1000, .compile_ms = 40, .arch = "sm_90", .nvrtc = "13.0",
+		      .has_device_ordinal = 1, .device_ordinal = 1,
+		      .device_uuid = "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d" };
+	int improved = 0;
+	CHECK_OK(kt_results_record(r, run, &e, NULL, &improved));
+	CHECK(improved);
+	kt_run_free(run);
+	CHECK_OK(kt_results_close(r));
+	db = tu_db_open(path);
+	char text[256];
+	tu_db_text(db, "SELECT device_ordinal || ' ' || device_uuid FROM results WHERE config = ?1",
+	           "{\"BLOCK\":256}", text, sizeof text);
+	CHECK_STREQ(text, "1 GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d");
+	CHECK(tu_db_int(db, "SELECT evaluated FROM runs WHERE id = 3", NULL) == 4);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE device_uuid IS NULL", NULL) == 3);
+	OK("the migrated run resumes; its next result names gpu 1, the old rows stay unknown");
+
+	/* a version beyond this kjit's: refused, nothing changed */
+	char sql[64], want[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", KJIT__SCHEMA_VERSION + 1);
+	snprintf(want, sizeof want, "schema version %d, newer", KJIT__SCHEMA_VERSION + 1);
+	tu_db_exec(db, sql);
+	char *rcols = columns_of(db, "results");
+	char *results_now = dump(db, "results", rcols);
+	tu_db_close(db);
+	CHECK_ST(kt_results_open(path, &r), KJIT_ERR_DB);
+	CHECK_CONTAINS(kjit_last_error(), want);
+	db = tu_db_open(path);
+	CHECK(tu_db_int(db, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION + 1);
+	char *results_then = dump(db, "results", rcols);
+	CHECK_STREQ(results_then, results_now);
+	tu_db_close(db);
+	OK("version %d: refused, \"%s\"; version and rows kept", KJIT__SCHEMA_VERSION + 1,
+	   kjit_last_error());
+	free(rcols);
+	free(results_now);
+	free(results_then);
+	for (size_t i = 0; i < N_TABLES; i++) {
+		free(cols[i]);
+		free(before[i]);
+	}
+	printf("PASS\n");
+	return 0;
+}
