@@ -12,6 +12,9 @@
  * Runs: 1 saxpy running 40/100 since 200 s, updated 10 s ago (ETA 285 s),
  * results ok 30, compile_error 5, timeout 3, crashed 2; 2 reduce done;
  * 3 gemm failed long ago (not listed); 4 transpose running, total unknown.
+ * Run 1's results by device: gpu 0 (UUID_GPU0) ok 15, to 1, cr 1, best
+ * 1 us, last 24 s ago; gpu 1 (UUID_GPU1) ok 15, to 2, cr 1, best 1.1 us,
+ * last 22 s ago; the 5 compile errors name no device (last 32 s ago).
  */
 #ifndef KJIT_TEST_TOP_DB_H
 #define KJIT_TEST_TOP_DB_H
@@ -28,6 +31,8 @@
 #define SIG_TRANSPOSE "1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
 #define KEY_REDUCE_256 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define KEY_REDUCE_512 "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define UUID_GPU0 "GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11"
+#define UUID_GPU1 "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d"
 
 /* An event at TOP_TEST_NOW - ago. kernel_sig: "saxpy" etc. */
 static inline void top_test_event(sqlite3 *db, double ago, int pid, const char *kind,
@@ -122,25 +127,33 @@ static inline void top_test_fill(const char *path)
 	               " (4, '" SIG_TRANSPOSE "', 'sm_90|H200', 'transpose', 'random', '{}',"
 	               "  'running', NULL, 5, 1799999950, 1799999995)");
 	/* run 1's results: 30 ok (1000 ns and slower), 5 compile errors, 3
-	 * timeouts, 2 crashes; the fastest has four samples */
+	 * timeouts, 2 crashes, 2 s apart; the fastest has four samples. They
+	 * alternate between gpu 0 and gpu 1, but for the compile errors,
+	 * which reached no device. */
 	static const struct { const char *status; int n; } mix[] = {
 		{ "ok", 30 }, { "compile_error", 5 }, { "timeout", 3 }, { "crashed", 2 }
 	};
 	int c = 0;
 	for (size_t k = 0; k < sizeof mix / sizeof mix[0]; k++)
 		for (int i = 0; i < mix[k].n; i++, c++) {
-			char sql[512], median[32];
+			char sql[768], median[32], device[96];
 			int ok = strcmp(mix[k].status, "ok") == 0;
 			if (ok)
 				snprintf(median, sizeof median, "%d", 1000 + 100 * i);
 			else
 				snprintf(median, sizeof median, "NULL");
+			if (strcmp(mix[k].status, "compile_error") == 0)
+				snprintf(device, sizeof device, "NULL, NULL");
+			else
+				snprintf(device, sizeof device, "%d, '%s'", c % 2,
+				         c % 2 ? UUID_GPU1 : UUID_GPU0);
 			snprintf(sql, sizeof sql,
 			         "INSERT INTO results(run_id, signature, device_key, problem, config,"
-			         " status, median_ns, n_samples, created) VALUES(1, '" SIG_SAXPY "',"
-			         " 'sm_90|H200', '{\"n\":1048576}', '{\"BLOCK_SIZE\":%d,"
-			         "\"ITEMS_PER_THREAD\":%d}', '%s', %s, %d, 1799999900)",
-			         64 << (c % 5), 1 + c / 5, mix[k].status, median, ok ? 4 : 0);
+			         " status, median_ns, n_samples, created, device_ordinal, device_uuid)"
+			         " VALUES(1, '" SIG_SAXPY "', 'sm_90|H200', '{\"n\":1048576}',"
+			         " '{\"BLOCK_SIZE\":%d,\"ITEMS_PER_THREAD\":%d}', '%s', %s, %d, %d, %s)",
+			         64 << (c % 5), 1 + c / 5, mix[k].status, median, ok ? 4 : 0,
+			         1799999900 + 2 * c, device);
 			tu_db_exec(db, sql);
 		}
 	/* the samples of the fastest: 990, 1000, 1005, 1010 as float64 LE */

@@ -36,10 +36,12 @@ static top_model sample_model(void)
 {
 	static top_kernel k[4];
 	static top_run r[2];
+	static top_run_device d[3];
 	top_model m;
 	memset(&m, 0, sizeof m);
 	memset(k, 0, sizeof k);
 	memset(r, 0, sizeof r);
+	memset(d, 0, sizeof d);
 	m.path = (char *)"/a/rather/long/path/to/the/kjit/database/kjit.db";
 	snprintf(k[0].name, sizeof k[0].name, "%s",
 	         "a_kernel_with_a_name_much_longer_than_any_column_is_wide_at_all");
@@ -85,6 +87,26 @@ static top_model sample_model(void)
 	r[1].total = -1;
 	r[1].best_ns = r[1].eta_s = NAN;
 	snprintf(r[1].status, sizeof r[1].status, "done");
+	/* run 0 ran on a device of a huge ordinal, one of a long UUID without
+	 * "GPU-", and on none; run 1 is done */
+	d[0].ordinal = 2147483647;
+	snprintf(d[0].uuid, sizeof d[0].uuid, "GPU-0123456789abcdef-0000");
+	d[0].evaluated = 9223372036854775807LL;
+	d[0].best_ns = 1e15;
+	d[0].last = 1;
+	for (int i = 0; i < KJIT__RS_COUNT; i++)
+		d[0].by_status[i] = 1000000000 + i;
+	d[1].ordinal = -1;
+	snprintf(d[1].uuid, sizeof d[1].uuid, "MIG\x01\tbad");
+	d[1].best_ns = NAN;
+	d[1].last = 2e9;
+	d[2].ordinal = -1;
+	d[2].best_ns = NAN;
+	r[0].n_devices = 3;
+	r[1].first_device = 3;
+	m.devices = d;
+	m.n_devices = 3;
+	m.now = 1.8e9;
 	m.runs = r;
 	m.n_runs = 2;
 	m.meters.compile_p50_ms = 1e6;
@@ -169,6 +191,10 @@ static void check_sizes(void)
 			top_format_run_bar(&m.runs[i], row, w);
 			check_row(row, w, "run bar");
 		}
+		for (size_t i = 0; i < m.n_devices; i++) {
+			top_format_run_device(&m.devices[i], m.now, row, w);
+			check_row(row, w, "run device line");
+		}
 		top_variant_columns(w, &c);
 		top_format_variant(NULL, 0, &c, row, w);
 		check_row(row, w, "variant title");
@@ -178,7 +204,7 @@ static void check_sizes(void)
 			top_format_meter_line(&m, line, row, w);
 			check_row(row, w, "meter line");
 		}
-		rows_checked += 8 + 3 * (long)m.n_runs;
+		rows_checked += 8 + 3 * (long)m.n_runs + (long)m.n_devices;
 	}
 	OK("%ld rows at widths 1..300 with huge numbers, NaNs, long and unprintable names: "
 	   "exactly as wide as their window", rows_checked);
@@ -200,6 +226,30 @@ static void check_sizes(void)
 	top_format_kernel(&m.kernels[1], &c, row, 200);
 	CHECK_CONTAINS(row, "saxpy?bad?name");
 	OK("cut text ends in ~, stale best marked *, drift signed, control bytes shown as ?");
+
+	CHECK(top_run_device_lines(&m, &m.runs[0]) == 3);
+	CHECK(top_run_device_lines(&m, &m.runs[1]) == 0);
+	CHECK(top_run_rows(&m) == 5);
+	m.devices[0].ordinal = -1;
+	m.devices[0].uuid[0] = '\0';
+	m.devices[1].uuid[0] = '\0';
+	CHECK(top_run_device_lines(&m, &m.runs[0]) == 0 && top_run_rows(&m) == 2);
+	OK("a running run shows a line per device; none when no result names a device, nor "
+	   "for a finished run");
+	top_run_device g = { .ordinal = 1, .evaluated = 18, .best_ns = 1100, .last = 1.8e9 - 22 };
+	snprintf(g.uuid, sizeof g.uuid, "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d");
+	g.by_status[KJIT__RS_OK] = 15;
+	g.by_status[KJIT__RS_TIMEOUT] = 2;
+	top_format_run_device(&g, 1.8e9, row, 100);
+	CHECK_CONTAINS(row, "     gpu 1 3f9d7b25    18 evaluated  best 1.10 us  last 22s ago  ok 15 to 2 ");
+	g.ordinal = -1;
+	top_format_run_device(&g, 1.8e9 - 30, row, 100);
+	CHECK_CONTAINS(row, "gpu ? 3f9d7b25 ");
+	CHECK_CONTAINS(row, "last 0s ago"); /* a writer's clock ahead: just now */
+	g.uuid[0] = '\0';
+	top_format_run_device(&g, 1.8e9, row, 100);
+	CHECK_CONTAINS(row, "unknown device");
+	OK("device lines: ordinal, short UUID, evaluated, best, age, counts; unknown ones");
 }
 
 static void check_text(void)
@@ -233,6 +283,15 @@ static void check_text(void)
 	top_fmt_eta(NAN, s, sizeof s);
 	CHECK_STREQ(s, "-");
 	OK("durations and ETAs");
+	top_short_uuid("GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11", s, sizeof s);
+	CHECK_STREQ(s, "8c4e2a1f");
+	top_short_uuid("GPU-12ab", s, sizeof s);
+	CHECK_STREQ(s, "12ab");
+	top_short_uuid("", s, sizeof s);
+	CHECK_STREQ(s, "-");
+	top_short_uuid("0123456789abcdef", s, sizeof s);
+	CHECK_STREQ(s, "01234567");
+	OK("short UUIDs: the first 8 hex digits after GPU-");
 
 	const double v[] = { NAN, 0, 1, 2, 4, 8 };
 	int lv[6];

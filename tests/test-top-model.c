@@ -98,8 +98,24 @@ static void check_known(const char *path)
 	CHECK(NEAR(r->best_ns, 1000) && r->total == 100 && r->evaluated == 40);
 	CHECK(NEAR(r->eta_s, 285));
 	OK("run 1: ok 30, compile_error 5, timeout 3, crashed 2, best 1 us, ETA 285 s");
+	CHECK_EQ_U64(r->n_devices, 3);
+	const top_run_device *dv = &m.devices[r->first_device];
+	CHECK(dv[0].ordinal == 0 && strcmp(dv[0].uuid, UUID_GPU0) == 0 && dv[0].evaluated == 17 &&
+	      dv[0].by_status[KJIT__RS_OK] == 15 && dv[0].by_status[KJIT__RS_TIMEOUT] == 1 &&
+	      dv[0].by_status[KJIT__RS_CRASHED] == 1 && NEAR(dv[0].best_ns, 1000) &&
+	      NEAR(dv[0].last, now - 24));
+	CHECK(dv[1].ordinal == 1 && strcmp(dv[1].uuid, UUID_GPU1) == 0 && dv[1].evaluated == 18 &&
+	      dv[1].by_status[KJIT__RS_OK] == 15 && dv[1].by_status[KJIT__RS_TIMEOUT] == 2 &&
+	      dv[1].by_status[KJIT__RS_CRASHED] == 1 && NEAR(dv[1].best_ns, 1100) &&
+	      NEAR(dv[1].last, now - 22));
+	CHECK(dv[2].ordinal == -1 && dv[2].uuid[0] == '\0' && dv[2].evaluated == 5 &&
+	      dv[2].by_status[KJIT__RS_COMPILE_ERROR] == 5 && isnan(dv[2].best_ns));
+	CHECK(top_run_device_lines(&m, r) == 3);
+	OK("run 1 by device: gpu 0 17 (best 1 us, 24 s ago), gpu 1 18 (best 1.1 us, 22 s "
+	   "ago), no device 5 compile errors");
 	r = run(&m, 4);
 	CHECK(r->total == -1 && isnan(r->eta_s));
+	CHECK(r->n_devices == 0 && top_run_device_lines(&m, r) == 0);
 	r = run(&m, 2);
 	CHECK(strcmp(r->status, "done") == 0 && isnan(r->eta_s) && isnan(r->best_ns));
 	CHECK(run(&m, 3) == NULL);
@@ -232,8 +248,10 @@ static void check_bad(const char *dir)
 	tu_db_close(db);
 	top_model_init(&m, path);
 	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 1) == -1 && m.state == TOP_DB_SCHEMA);
+	CHECK_CONTAINS(m.message, "schema version 1, older than this kjit-top reads");
+	CHECK_CONTAINS(m.message, "migrates it when it opens it");
 	top_model_close(&m);
-	OK("empty, not SQLite, foreign, newer and incomplete schemas: a message each");
+	OK("empty, not SQLite, foreign, newer and older schemas: a message each");
 }
 
 /* A run left "running" by a process that is gone reads as abandoned. */

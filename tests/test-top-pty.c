@@ -2,7 +2,9 @@
  * test-top-pty - kjit-top in a real terminal (a detached tmux session,
  * read back with capture-pane): the known database's kernels and meters
  * on screen; sort, filter, detail, help, pause and quit keys; resizes,
- * down to the "too small" message and back. Then kjit-top running while
+ * down to the "too small" message and back; under the running run whose
+ * results came from two GPUs, a line for each and one for the results
+ * that name no device. Then kjit-top running while
  * four processes write telemetry through the real writer
  * (kjit__telemetry_*): their data shows within two refreshes and every
  * writer wrote every event, none dropped.
@@ -167,6 +169,18 @@ static void keys_and_resizes(void)
 	      "writers 3", "run 1 saxpy", "saxpy", "reduce", "gemm_tiled", "transpose",
 	      "compiles/s", "EVALUATED", "ok 30 ce 5 cr 2 to 3");
 	OK("100x30: meters, run progress, history, the four kernels and the runs table");
+	SHOWS(2, "gpu 0 8c4e2a1f    17 evaluated  best 1.00 us  last 24s ago  ok 15 cr 1 to 1",
+	      "gpu 1 3f9d7b25    18 evaluated  best 1.10 us  last 22s ago  ok 15 cr 1 to 2",
+	      "unknown device     5 evaluated  best -        last 32s ago  ce 5");
+	{
+		const char *s = screen(), *run1 = strstr(s, "40/100 running");
+		const char *g0 = strstr(s, "gpu 0 "), *g1 = strstr(s, "gpu 1 ");
+		const char *none = strstr(s, "unknown device"), *run2 = strstr(s, "20/20 done");
+		CHECK_MSG(run1 && g0 && g1 && none && run2 && run1 < g0 && g0 < g1 && g1 < none &&
+		          none < run2, "screen:\n%s", s);
+	}
+	OK("run 1's devices under it: gpu 0 and gpu 1 (ordinal, short UUID, evaluated, best, "
+	   "age, counts), then its results of no device");
 	char row[256];
 	first_row(row, sizeof row);
 	CHECK_CONTAINS(row, "saxpy");

@@ -222,12 +222,18 @@ static void draw_runs(WINDOW *w, const top_model *m, const top_ui *ui)
 	werase(w);
 	top_format_run(NULL, &c, row, width);
 	line(w, 0, row, A_BOLD | A_UNDERLINE);
-	for (size_t i = 0; i < m->n_runs && (int)i + 1 < h; i++) {
+	int y = 1;
+	for (size_t i = 0; i < m->n_runs && y < h; i++) {
 		const top_run *r = &m->runs[i];
 		top_format_run(r, &c, row, width);
 		int running = strcmp(r->status, KJIT__RUN_RUNNING) == 0;
-		line(w, (int)i + 1, row, running ? color(ui, PAIR_GOOD) :
+		line(w, y++, row, running ? color(ui, PAIR_GOOD) :
 		     strcmp(r->status, KJIT__RUN_FAILED) == 0 ? color(ui, PAIR_BAD) : A_NORMAL);
+		size_t n = top_run_device_lines(m, r);
+		for (size_t k = 0; k < n && y < h; k++) {
+			top_format_run_device(&m->devices[r->first_device + k], m->now, row, width);
+			line(w, y++, row, A_NORMAL);
+		}
 	}
 	wnoutrefresh(w);
 }
@@ -332,8 +338,8 @@ void top_draw(const top_model *m, top_ui *ui)
 	getmaxyx(stdscr, rows, cols);
 	size_t active = (size_t)(m->state == TOP_DB_OK ? m->meters.active_runs : 0);
 	top_layout lay;
-	top_layout_compute(rows, cols, ui->view, active, m->state == TOP_DB_OK ? m->n_runs : 0,
-	                   &lay);
+	size_t run_rows = m->state == TOP_DB_OK ? top_run_rows(m) : 0;
+	top_layout_compute(rows, cols, ui->view, active, run_rows, &lay);
 	place(&lay);
 	if (lay.too_small) {
 		werase(stdscr);

@@ -24,7 +24,7 @@ static top_rect rect(int y, int x, int h, int w)
 static int imin(int a, int b) { return a < b ? a : b; }
 
 void top_layout_compute(int rows, int cols, top_view_kind view, size_t active_runs,
-                        size_t n_runs, top_layout *out)
+                        size_t run_rows, top_layout *out)
 {
 	memset(out, 0, sizeof *out);
 	out->rows = rows;
@@ -53,8 +53,9 @@ void top_layout_compute(int rows, int cols, top_view_kind view, size_t active_ru
 	int history = avail >= 3 + 6 ? 3 : 0;
 	avail -= history;
 	int runs = 0;
-	if (n_runs > 0) {
-		runs = imin((int)(n_runs < 5 ? n_runs : 5) + 1, avail - 5);
+	if (run_rows > 0) {
+		runs = imin((int)(run_rows < TOP_MAX_RUN_ROWS ? run_rows : TOP_MAX_RUN_ROWS) + 1,
+		            avail - 5);
 		if (runs < 2)
 			runs = 0;
 	}
@@ -343,7 +344,7 @@ void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int
 }
 
 /* "ok 40 ce 2 cr 1": the non-zero counts by result status. */
-static void fmt_counts(const top_run *r, char *out, size_t size)
+static void fmt_counts(const int64_t *by_status, char *out, size_t size)
 {
 #define ABBREV(id, text, abbrev) abbrev,
 	static const char *const abbr[KJIT__RS_COUNT] = { KJIT__RESULT_STATUSES(ABBREV) };
@@ -351,9 +352,9 @@ static void fmt_counts(const top_run *r, char *out, size_t size)
 	size_t n = 0;
 	out[0] = '\0';
 	for (int i = 0; i < KJIT__RS_COUNT; i++)
-		if (r->by_status[i] && n < size) {
+		if (by_status[i] && n < size) {
 			int k = snprintf(out + n, size - n, "%s%s %lld", n ? " " : "", abbr[i],
-			                 (long long)r->by_status[i]);
+			                 (long long)by_status[i]);
 			n += k > 0 ? (size_t)k : 0;
 		}
 	if (!out[0])
@@ -380,12 +381,63 @@ void top_format_run(const top_run *r, const top_columns *c, char *buf, int width
 	char id[24], prog[48], counts[128], best[24], eta[16];
 	snprintf(id, sizeof id, "%lld", (long long)r->id);
 	fmt_progress(r, prog, sizeof prog);
-	fmt_counts(r, counts, sizeof counts);
+	fmt_counts(r->by_status, counts, sizeof counts);
 	top_fmt_ns(r->best_ns, best, sizeof best);
 	top_fmt_eta(r->eta_s, eta, sizeof eta);
 	const char *cells[TOP_RCOL_COUNT] = { id, r->kernel, r->strategy, prog, r->status, counts,
 		                              best, eta };
 	put_row(buf, width, c, rcols, cells);
+}
+
+size_t top_run_device_lines(const top_model *m, const top_run *r)
+{
+	if (strcmp(r->status, KJIT__RUN_RUNNING) != 0)
+		return 0;
+	for (size_t i = 0; i < r->n_devices; i++) {
+		const top_run_device *d = &m->devices[r->first_device + i];
+		if (d->ordinal >= 0 || d->uuid[0])
+			return r->n_devices;
+	}
+	return 0;
+}
+
+size_t top_run_rows(const top_model *m)
+{
+	size_t n = m->n_runs;
+	for (size_t i = 0; i < m->n_runs; i++)
+		n += top_run_device_lines(m, &m->runs[i]);
+	return n;
+}
+
+void top_short_uuid(const char *uuid, char *out, size_t size)
+{
+	if (strncmp(uuid, "GPU-", 4) == 0)
+		uuid += 4;
+	int n = (int)strcspn(uuid, "-");
+	if (n == 0)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.*s", n < 8 ? n : 8, uuid);
+}
+
+void top_format_run_device(const top_run_device *d, double now, char *buf, int width)
+{
+	char label[48], uuid[16], best[24], age[16], counts[128], s[512];
+	top_short_uuid(d->uuid, uuid, sizeof uuid);
+	if (d->ordinal < 0 && !d->uuid[0])
+		snprintf(label, sizeof label, "unknown device");
+	else if (d->ordinal < 0)
+		snprintf(label, sizeof label, "gpu ? %s", uuid);
+	else
+		snprintf(label, sizeof label, "gpu %lld %s", (long long)d->ordinal, uuid);
+	top_fmt_ns(d->best_ns, best, sizeof best);
+	/* a writer's clock a little ahead of ours: just now */
+	top_fmt_eta(now > d->last ? now - d->last : 0, age, sizeof age);
+	fmt_counts(d->by_status, counts, sizeof counts);
+	/* indented under the run's kernel (the RUN column and its space) */
+	snprintf(s, sizeof s, "     %-14s %5lld evaluated  best %-8s last %s ago  %s", label,
+	         (long long)d->evaluated, best, age, counts);
+	put_line(buf, width, s);
 }
 
 void top_format_variant(const top_variant *v, size_t rank, const top_columns *c, char *buf,

@@ -27,7 +27,7 @@
 
 enum {
 	S_VERSION, S_BEGIN, S_COMMIT, S_FIRST_ID, S_MAX_ID, S_NEW, S_KERNELS, S_BEST, S_RUNS,
-	S_RUN_RESULTS, S_D_RESULTS, S_D_BINARIES,
+	S_RUN_DEVICES, S_D_RESULTS, S_D_BINARIES,
 	S_D_RSAMPLES, S_D_ESAMPLES, S_D_BEST, S_COUNT
 };
 _Static_assert(S_COUNT <= sizeof ((top_model *)0)->st / sizeof (sqlite3_stmt *),
@@ -60,11 +60,15 @@ static const char *const sql[S_COUNT] = {
 		" WHERE " KJIT__C_STATUS " = '" KJIT__RUN_RUNNING "' OR " KJIT__C_UPDATED " >= ?1"
 		" ORDER BY " KJIT__C_STATUS " <> '" KJIT__RUN_RUNNING "',"
 		" " KJIT__C_UPDATED " DESC, " KJIT__C_ID " DESC LIMIT 64",
-	/* the prefix of results' UNIQUE index, so that no run scans the table */
-	[S_RUN_RESULTS] = "SELECT " KJIT__C_STATUS ", count(*), min(" KJIT__C_MEDIAN_NS ")"
+	/* the prefix of results' UNIQUE index, so that no run scans the table;
+	 * each device's rows together, by ordinal, the unknown one last */
+	[S_RUN_DEVICES] = "SELECT " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", "
+		KJIT__C_STATUS ", count(*), min(" KJIT__C_MEDIAN_NS "), max(" KJIT__C_CREATED ")"
 		" FROM " KJIT__T_RESULTS " WHERE " KJIT__C_SIGNATURE " = ?1 AND "
 		KJIT__C_DEVICE_KEY " = ?2 AND " KJIT__C_PROBLEM " = ?3 AND " KJIT__C_RUN_ID " = ?4"
-		" GROUP BY " KJIT__C_STATUS,
+		" GROUP BY " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", " KJIT__C_STATUS
+		" ORDER BY " KJIT__C_DEVICE_ORDINAL " IS NULL AND " KJIT__C_DEVICE_UUID " IS NULL, "
+		KJIT__C_DEVICE_ORDINAL " IS NULL, " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID,
 	[S_D_RESULTS] = "SELECT " KJIT__C_ID ", " KJIT__C_CONFIG ", " KJIT__C_STATUS ", "
 		KJIT__C_MEDIAN_NS ", " KJIT__C_N_SAMPLES " FROM " KJIT__T_RESULTS
 		" WHERE " KJIT__C_SIGNATURE " = ?1 ORDER BY " KJIT__C_MEDIAN_NS " IS NULL, "
@@ -163,6 +167,7 @@ void top_model_close(top_model *m)
 	free(m->path);
 	free(m->kernels);
 	free(m->runs);
+	free(m->devices);
 	free(m->detail.v);
 	free(m->detail.samples);
 	memset(m, 0, sizeof *m);
@@ -216,6 +221,14 @@ static int check_schema(top_model *m)
 	if (version == 0)
 		return fail(m, TOP_DB_FOREIGN, "%s is not a kjit database (no kjit schema)",
 		            m->path, NULL);
+	/* kjit-top only reads: a writer of this kjit migrates an older file */
+	if (version < KJIT__SCHEMA_VERSION) {
+		char v[64];
+		snprintf(v, sizeof v, "%lld, older than this kjit-top reads (%d)", (long long)version,
+		         KJIT__SCHEMA_VERSION);
+		return fail(m, TOP_DB_SCHEMA, "%s has kjit schema version %s: a program of this kjit "
+		            "(kjit-tune, an application) migrates it when it opens it", m->path, v);
+	}
 	if (version != KJIT__SCHEMA_VERSION || tables < N_TABLES) {
 		char v[64];
 		snprintf(v, sizeof v, "%lld, this kjit-top reads %d", (long long)version,
@@ -897,10 +910,29 @@ static int bind_text(top_model *m, sqlite3_stmt *st, int i, const unsigned char 
 	return rc == SQLITE_OK ? 0 : fail_sql(m, rc, "binding a key");
 }
 
-/* Counts by status and the best so far of one run (stepping `runs`). */
+static top_run_device *add_device(top_model *m, int64_t ordinal, const char *uuid)
+{
+	if (m->n_devices == m->cap_devices) {
+		size_t cap = m->cap_devices ? 2 * m->cap_devices : 16;
+		top_run_device *p = realloc(m->devices, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		m->devices = p;
+		m->cap_devices = cap;
+	}
+	top_run_device *d = &m->devices[m->n_devices++];
+	memset(d, 0, sizeof *d);
+	d->ordinal = ordinal;
+	snprintf(d->uuid, sizeof d->uuid, "%s", uuid);
+	d->best_ns = NAN;
+	return d;
+}
+
+/* Counts by status and the best so far of one run, in all and by the
+ * device that measured them (stepping `runs`). */
 static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 {
-	sqlite3_stmt *st = m->st[S_RUN_RESULTS];
+	sqlite3_stmt *st = m->st[S_RUN_DEVICES];
 	if (bind_text(m, st, 1, sqlite3_column_text(runs, 8)) != 0 ||
 	    bind_text(m, st, 2, sqlite3_column_text(runs, 9)) != 0 ||
 	    bind_text(m, st, 3, sqlite3_column_text(runs, 10)) != 0)
@@ -908,14 +940,33 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 	int rc = sqlite3_bind_int64(st, 4, r->id);
 	if (rc != SQLITE_OK)
 		return fail_sql(m, rc, "binding a run id");
+	r->first_device = m->n_devices;
+	top_run_device *d = NULL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t ordinal = sqlite3_column_type(st, 0) == SQLITE_NULL
+		                          ? -1 : sqlite3_column_int64(st, 0);
+		const char *uuid = col_text(st, 1) ? col_text(st, 1) : "";
+		if (!d || d->ordinal != ordinal || strncmp(d->uuid, uuid, sizeof d->uuid - 1) != 0) {
+			if (!(d = add_device(m, ordinal, uuid))) {
+				sqlite3_reset(st);
+				return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
+			}
+			r->n_devices++;
+		}
+		d->evaluated += sqlite3_column_int64(st, 3);
+		if (sqlite3_column_double(st, 5) > d->last)
+			d->last = sqlite3_column_double(st, 5);
 		kjit__result_status s;
 		/* a status this kjit-top does not know is counted nowhere */
-		if (kjit__result_status_parse(col_text(st, 0), &s) != KJIT_OK)
+		if (kjit__result_status_parse(col_text(st, 2), &s) != KJIT_OK)
 			continue;
-		r->by_status[s] += sqlite3_column_int64(st, 1);
-		if (s == KJIT__RS_OK && sqlite3_column_type(st, 2) != SQLITE_NULL)
-			r->best_ns = sqlite3_column_double(st, 2);
+		r->by_status[s] += sqlite3_column_int64(st, 3);
+		d->by_status[s] += sqlite3_column_int64(st, 3);
+		if (s == KJIT__RS_OK && sqlite3_column_type(st, 4) != SQLITE_NULL) {
+			d->best_ns = sqlite3_column_double(st, 4);
+			if (isnan(r->best_ns) || d->best_ns < r->best_ns)
+				r->best_ns = d->best_ns;
+		}
 	}
 	return done(m, st, rc, "reading a run's results");
 }
@@ -923,6 +974,7 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 static int query_runs(top_model *m, double now)
 {
 	m->n_runs = 0;
+	m->n_devices = 0;
 	sqlite3_stmt *st = m->st[S_RUNS];
 	int rc = sqlite3_bind_double(st, 1, now - TOP_RUN_RECENT_S);
 	if (rc != SQLITE_OK)

@@ -107,8 +107,14 @@ void top_print_text(FILE *f, const top_model *m, int width)
 		top_format_run(NULL, &c, row, width);
 		print_row(f, row);
 		for (size_t i = 0; i < m->n_runs; i++) {
-			top_format_run(&m->runs[i], &c, row, width);
+			const top_run *r = &m->runs[i];
+			top_format_run(r, &c, row, width);
 			print_row(f, row);
+			size_t lines = top_run_device_lines(m, r);
+			for (size_t k = 0; k < lines; k++) {
+				top_format_run_device(&m->devices[r->first_device + k], m->now, row, width);
+				print_row(f, row);
+			}
 		}
 	}
 	/* the footnote in two lines where one would pass the width */
@@ -155,6 +161,43 @@ static void json_series(FILE *f, const top_model *m, top_series which)
 		if (i)
 			fputc(',', f);
 		json_num(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void json_by_status(FILE *f, const int64_t *by_status)
+{
+	fputc('{', f);
+	for (int s = 0; s < KJIT__RS_COUNT; s++)
+		fprintf(f, "%s\"%s\":%lld", s ? "," : "",
+		        kjit__result_status_name((kjit__result_status)s), (long long)by_status[s]);
+	fputc('}', f);
+}
+
+/* Every device entry of the run, the unknown one included: the screen
+ * leaves out what tells nothing apart, the data does not. */
+static void json_devices(FILE *f, const top_model *m, const top_run *r)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < r->n_devices; i++) {
+		const top_run_device *d = &m->devices[r->first_device + i];
+		fprintf(f, "%s{\"ordinal\":", i ? "," : "");
+		if (d->ordinal >= 0)
+			fprintf(f, "%lld", (long long)d->ordinal);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"uuid\":");
+		if (d->uuid[0])
+			json_str(f, d->uuid);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"evaluated\":%lld,\"by_status\":", (long long)d->evaluated);
+		json_by_status(f, d->by_status);
+		fprintf(f, ",\"best_ns\":");
+		json_num(f, d->best_ns);
+		fprintf(f, ",\"last_result\":");
+		json_num(f, d->last);
+		fputc('}', f);
 	}
 	fputc(']', f);
 }
@@ -236,12 +279,9 @@ void top_print_json(FILE *f, const top_model *m)
 			fprintf(f, "%lld", (long long)r->total);
 		else
 			fputs("null", f);
-		fprintf(f, ",\"by_status\":{");
-		for (int s = 0; s < KJIT__RS_COUNT; s++)
-			fprintf(f, "%s\"%s\":%lld", s ? "," : "",
-			        kjit__result_status_name((kjit__result_status)s),
-			        (long long)r->by_status[s]);
-		fprintf(f, "},\"best_ns\":");
+		fprintf(f, ",\"by_status\":");
+		json_by_status(f, r->by_status);
+		fprintf(f, ",\"best_ns\":");
 		json_num(f, r->best_ns);
 		fprintf(f, ",\"eta_s\":");
 		json_num(f, r->eta_s);
@@ -249,6 +289,8 @@ void top_print_json(FILE *f, const top_model *m)
 		json_num(f, r->started);
 		fprintf(f, ",\"updated\":");
 		json_num(f, r->updated);
+		fprintf(f, ",\"devices\":");
+		json_devices(f, m, r);
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");

@@ -87,6 +87,18 @@ typedef struct top_kernel {
 	double drift;              /* recent / best - 1; NAN when either is missing */
 } top_kernel;
 
+/* The results of a run that one device measured; one entry for the
+ * results that name no device (from before devices were recorded, or a
+ * compile error that reached none). */
+typedef struct top_run_device {
+	int64_t ordinal;           /* -1: unknown */
+	char uuid[64];             /* "GPU-..."; "": unknown */
+	int64_t evaluated;         /* its results of the run (as top_run.evaluated counts) */
+	int64_t by_status[KJIT__RS_COUNT];
+	double best_ns;            /* its best ok median; NAN: none */
+	double last;               /* when its latest result was stored */
+} top_run_device;
+
 typedef struct top_run {
 	int64_t id;
 	char kernel[64], strategy[32], status[16];
@@ -96,6 +108,8 @@ typedef struct top_run {
 	double best_ns;            /* best ok median so far; NAN: none */
 	double eta_s;              /* running runs at the rate so far; NAN: unknown */
 	double started, updated;
+	size_t first_device, n_devices; /* top_model.devices[first_device..], by ordinal,
+	                                 * the unknown device last */
 } top_run;
 
 typedef struct top_variant {
@@ -145,6 +159,8 @@ typedef struct top_model {
 	size_t n_kernels, cap_kernels;
 	top_run *runs;
 	size_t n_runs, cap_runs;
+	top_run_device *devices;    /* of every run, each run's in one stretch */
+	size_t n_devices, cap_devices;
 	top_detail detail;
 
 	double build_ms;            /* the last frame's queries */
@@ -181,6 +197,7 @@ typedef enum top_view_kind { TOP_VIEW_MAIN = 0, TOP_VIEW_DETAIL, TOP_VIEW_HELP }
 #define TOP_MIN_COLS 50
 #define TOP_MIN_ROWS 12
 #define TOP_MAX_RUN_LINES 3 /* progress bars in the header */
+#define TOP_MAX_RUN_ROWS 10 /* rows of the runs table, its devices' included */
 
 typedef struct top_layout {
 	int rows, cols;
@@ -191,9 +208,16 @@ typedef struct top_layout {
 	int run_lines; /* progress bars in the header */
 } top_layout;
 
-/* Rectangles for a terminal of rows x cols; empty ones have h == 0. */
+/* Rectangles for a terminal of rows x cols; empty ones have h == 0.
+ * run_rows: the rows the runs table would show (top_run_rows). */
 void top_layout_compute(int rows, int cols, top_view_kind view, size_t active_runs,
-                        size_t n_runs, top_layout *out);
+                        size_t run_rows, top_layout *out);
+
+/* The device lines shown under run r: one per device of a running run,
+ * none when no result of it names a device (nothing to tell apart). */
+size_t top_run_device_lines(const top_model *m, const top_run *r);
+/* The rows of the runs table: every run and its device lines. */
+size_t top_run_rows(const top_model *m);
 
 /* Table columns. A column of width 0 is hidden (too narrow a screen). */
 typedef enum top_kcol {
@@ -237,6 +261,12 @@ void top_format_meter_line(const top_model *m, int line, char *buf, int width);
 void top_format_tiers(int64_t mem, int64_t disk, int64_t ptx, int64_t miss, char *out,
                       size_t size);
 void top_format_run_bar(const top_run *r, char *buf, int width);
+/* A device line of a run: "gpu 0 8c4e2a1f   17 evaluated  best 1.00 us
+ * last 24s ago  ok 15 cr 1 to 1", indented under the run's kernel; the
+ * age from now. */
+void top_format_run_device(const top_run_device *d, double now, char *buf, int width);
+/* The first 8 hex digits of a UUID after its "GPU-"; "-" for "". */
+void top_short_uuid(const char *uuid, char *out, size_t size);
 
 /* "BLOCK=256 ITEMS=4" from '{"BLOCK":256,"ITEMS":4}' or from an option
  * list of one "-DNAME=VALUE" a line (other options left out). */
