@@ -42,6 +42,8 @@ struct kt_meas {
 	worker *w;
 	size_t n, live;
 	double best_ns[2], best_hi_ns[2];
+	kt_hello lead;               /* the first worker's first hello, kept: a
+	                              * restart replaces the worker's own */
 	int quit;
 };
 
@@ -261,6 +263,9 @@ static int run_task(worker *w, kt_task *t)
 	}
 	if (t->job->status != KJIT_OK)
 		return R_DONE; /* a compile error: nothing to measure */
+	t->device = w->hello.device;
+	snprintf(t->device_uuid, sizeof t->device_uuid, "%s",
+	         w->hello.device_uuid ? w->hello.device_uuid : "");
 	for (int mode = 0; mode < 2; mode++) {
 		if (!(t->modes & (1 << mode)))
 			continue;
@@ -438,6 +443,12 @@ kjit_status kt_meas_open(kt_link **links, size_t n, const kt_link_args *all,
 				        "disturb each other\n", m->w[j].link->name, w->link->name,
 				        w->hello.device_uuid);
 	}
+	if (st == KJIT_OK) {
+		kt_buf b = { 0 };
+		kt_hello_encode(&b, &m->w[0].hello);
+		st = b.oom ? kjit__error(KJIT_ERR_NOMEM, "out of memory") : kt_hello_decode(&b, &m->lead);
+		kt_buf_free(&b);
+	}
 	m->live = m->n;
 	for (size_t i = 0; st == KJIT_OK && i < m->n; i++) {
 		if (kt_thread_start(&m->w[i].thread, worker_main, &m->w[i]) != 0)
@@ -455,7 +466,7 @@ kjit_status kt_meas_open(kt_link **links, size_t n, const kt_link_args *all,
 
 const kt_hello *kt_meas_hello(kt_meas *m)
 {
-	return &m->w[0].hello;
+	return &m->lead;
 }
 
 void kt_meas_problem(kt_meas *m, double best_ns)
@@ -578,6 +589,7 @@ void kt_meas_close(kt_meas *m)
 		if (m->w[i].thread_started)
 			pthread_join(m->w[i].thread, NULL);
 	free_workers(m);
+	kt_hello_clear(&m->lead);
 	pthread_mutex_destroy(&m->lock);
 	pthread_cond_destroy(&m->cond);
 	free(m);

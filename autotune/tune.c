@@ -187,6 +187,11 @@ static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__spac
 			      .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
 			      .compile_ms = j->compile_ms, .arch = t->hello->arch,
 			      .nvrtc = kjit__nvrtc_id() };
+		if (task->device_uuid[0]) {
+			e.has_device_ordinal = 1;
+			e.device_ordinal = task->device;
+			e.device_uuid = task->device_uuid;
+		}
 		if (j->status != KJIT_OK) {
 			e.status = "compile_error";
 			message = log_head(j->error ? j->error : kjit_status_str(j->status));

@@ -756,6 +756,8 @@ typedef struct kt_task {
 	int setup;             /* the problem cannot be set up: rep's message says why */
 	int stopped;           /* interrupted before the end */
 	size_t worker;         /* the index of the worker that took it last */
+	int32_t device;        /* the ordinal and UUID of its device, "" unknown */
+	char device_uuid[48];
 	/* wall time: of the requests; of the worker's restarts; waiting for
 	 * the compile; the problem's set-up before it (the prepare reply's) */
 	double measure_s, restart_s, compile_wait_s, setup_s;
@@ -772,7 +774,7 @@ typedef struct kt_meas_opts {
 	int quiet;
 } kt_meas_opts;
 
-/* A worker as the summary reports it. */
+/* A worker as the summary reports it (hello: while no task is out). */
 typedef struct kt_worker_info {
 	const char *name;      /* the link's */
 	const kt_hello *hello; /* its last hello; NULL when it never started */

@@ -84,6 +84,8 @@ static void test_two_workers(void)
 	CHECK_STREQ(tu_json_get(out, "$.workers[1].uuid"), uuid);
 	sqlite3 *d = tu_db_open(db);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok'", NULL) == 40);
+	CHECK(tu_db_int(d, "SELECT count(*) FROM results WHERE device_ordinal = 0 AND device_uuid = ?",
+	                uuid) == 40);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM best", NULL) == 1);
 	CHECK(tu_db_int(d, "SELECT count(*) FROM best b JOIN results r ON r.id = b.result_id"
 	                   " WHERE b.median_ns = (SELECT min(median_ns) FROM results"
