@@ -75,12 +75,12 @@ static void drop(worker *w, const char *fmt, const char *detail)
 	snprintf(w->why, sizeof w->why, fmt, detail);
 	pthread_mutex_lock(&m->lock);
 	w->dropped = 1;
-	m->live--;
+	size_t live = --m->live;
 	pthread_cond_broadcast(&m->cond);
 	pthread_mutex_unlock(&m->lock);
 	w->link->ops->stop(w->link, 1);
 	fprintf(stderr, "\nkjit-tune: %s dropped: %s; %zu worker%s left\n", w->link->name, w->why,
-	        m->live, m->live == 1 ? "" : "s");
+	        live, live == 1 ? "" : "s");
 }
 
 /* Reads the hello of w's worker, just started. */
@@ -218,7 +218,9 @@ static int ensure(worker *w, kt_task *t)
 	t->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
 	if (st == KJIT_OK) {
 		w->failures = 0;
+		pthread_mutex_lock(&w->m->lock);
 		w->restarts++;
+		pthread_mutex_unlock(&w->m->lock);
 		return R_DONE;
 	}
 	if (*w->m->o->stop)
