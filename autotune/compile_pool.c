@@ -5,7 +5,9 @@
  * The processes store their binaries in the database, where the GPU worker
  * and later runs find them; a process killed by a signal costs its job one
  * retry on a fresh process, and a job that two are killed on is a failed
- * compile naming the signal.
+ * compile naming the signal. With --mpi the other ranks are workers too,
+ * a thread per job one takes at once (mpi_ranks.c ships the binaries
+ * back); a rank lost gives its job back to the queue, first in line.
  */
 #include "config.h"
 
@@ -25,6 +27,7 @@
 typedef struct worker {
 	kt_pool *pool;
 	pthread_t thread;
+	int rank;               /* another rank's: it compiles there */
 	kt_child child;         /* processes: pid 0 until started */
 	int ran;                /* processes: one was started before */
 	kt_buf buf;
@@ -41,7 +44,9 @@ struct kt_pool {
 	int busy;                    /* jobs being compiled */
 	int quit;
 	atomic_int kill;             /* kt_pool_drop(p, 1): abandon the jobs in processes */
-	size_t jobs, compiled, restarts;
+	size_t jobs, compiled, restarts; /* compiled: by processes and other ranks */
+	size_t *rank_jobs, *rank_compiled; /* per rank, [kt_mpi_size()] */
+	int *told;                   /* a rank's loss was told */
 	double busy_s;
 	kjit_engine_stats base;      /* threads: the engine's at open */
 	char argv_in[16], argv_out[16];
@@ -77,12 +82,65 @@ static void job_in_thread(worker *w, kt_compile_job *j)
 	}
 	kjit_variant *v;
 	kjit_variant_info info;
-	kjit_variants_get(o->kernel, &d.desc, 1, 1, &v, &j->status, &j->error);
+	kjit_cache_tier tier = KJIT_TIER_MEMORY;
+	j->status = kjit_variant_get(o->kernel, &d.desc, &v, &tier);
 	if (j->status == KJIT_OK && kjit_variant_get_info(v, &info) == KJIT_OK) {
+		snprintf(j->key, sizeof j->key, "%s", info.key);
+		j->compile_ms = info.compile_ms;
+	} else if (j->status != KJIT_OK && *kjit_last_error()) {
+		j->error = strdup(kjit_last_error());
+	}
+	j->compiled = tier == KJIT_TIER_COMPILED || j->status == KJIT_ERR_COMPILE ||
+	              j->status == KJIT_ERR_LINK;
+	kjit__config_desc_free(&d);
+}
+
+/* A job for another rank that this process's cache has: answered here
+ * (*by 0), so that a binary rank 0 holds is never compiled again. */
+static int job_cached(worker *w, kt_compile_job *j)
+{
+	const kt_pool_opts *o = &w->pool->o;
+	kjit__config_desc d;
+	kjit_variant *v;
+	kjit_variant_info info;
+	if (kjit__config_desc_make(o->spec, j->config, &d) != KJIT_OK)
+		return 0;
+	int hit = kjit__variant_cached(o->kernel, &d.desc, &v) == KJIT_OK &&
+	          kjit_variant_get_info(v, &info) == KJIT_OK;
+	if (hit) {
 		snprintf(j->key, sizeof j->key, "%s", info.key);
 		j->compile_ms = info.compile_ms;
 	}
 	kjit__config_desc_free(&d);
+	return hit;
+}
+
+/* On another rank, unless cached here: *by is the rank that answered.
+ * 0 when the rank was lost (j untouched but for why). */
+static int job_on_rank(worker *w, kt_compile_job *j, int *by, char *why, size_t why_size)
+{
+	kt_pool *p = w->pool;
+	kt_compiled c;
+	*by = 0;
+	if (job_cached(w, j))
+		return 1;
+	int r = kt_mpi_compile(w->rank, kjit_engine_arch(p->o.engine), j->config,
+	                       (uint32_t)p->o.spec->n_params, p->o.engine, &c, &p->kill, why,
+	                       why_size);
+	if (r == -2) {
+		job_fail(j, KJIT_ERR_INVALID_ARG, "not compiled: the run was stopped");
+	} else if (r == 1) {
+		*by = w->rank;
+		j->status = c.status;
+		j->error = c.error;
+		c.error = NULL;
+		if (c.key)
+			snprintf(j->key, sizeof j->key, "%s", c.key);
+		j->compile_ms = c.compile_ms;
+		j->compiled = c.compiled;
+	}
+	kt_compiled_clear(&c);
+	return r != 0;
 }
 
 static kjit_status start_process(worker *w)
@@ -104,7 +162,7 @@ static kjit_status start_process(worker *w)
 /* One attempt in the worker's process: 1 answered (j filled), 0 the
  * process was killed by a signal, -1 it failed otherwise (why says how for
  * both), -2 abandoned (kt_pool_drop(p, 1)). */
-static int attempt(worker *w, kt_compile_job *j, char *why, size_t why_size, int *compiled)
+static int attempt(worker *w, kt_compile_job *j, char *why, size_t why_size)
 {
 	kt_pool *p = w->pool;
 	if (w->child.pid <= 0 && start_process(w) != KJIT_OK) {
@@ -134,7 +192,7 @@ static int attempt(worker *w, kt_compile_job *j, char *why, size_t why_size, int
 	if (c.key)
 		snprintf(j->key, sizeof j->key, "%s", c.key);
 	j->compile_ms = c.compile_ms;
-	*compiled = c.compiled;
+	j->compiled = c.compiled;
 	kt_compiled_clear(&c);
 	return 1;
 }
@@ -142,14 +200,14 @@ static int attempt(worker *w, kt_compile_job *j, char *why, size_t why_size, int
 /* A process killed by a signal twice on this job is the job's own failure
  * (NVRTC crashing on the kernel): a failed compile. Any other failure is
  * the pool's. */
-static void job_in_process(worker *w, kt_compile_job *j, int *compiled)
+static void job_in_process(worker *w, kt_compile_job *j)
 {
 	char why[256] = "", first[256] = "";
 	int r = 0;
 	for (int n = 0; n < ATTEMPTS && r == 0; n++) {
 		if (n)
 			snprintf(first, sizeof first, "%s", why);
-		r = attempt(w, j, why, sizeof why, compiled);
+		r = attempt(w, j, why, sizeof why);
 	}
 	if (r == 1)
 		return;
@@ -186,17 +244,35 @@ static void *worker_main(void *arg)
 			p->tail = NULL;
 		p->busy++;
 		pthread_mutex_unlock(&p->lock);
-		int compiled = 0;
+		char why[320];
+		int kept = 1, by = 0;
 		uint64_t t0 = kjit__now_ns();
-		if (p->processes)
-			job_in_process(w, j, &compiled);
+		if (w->rank)
+			kept = job_on_rank(w, j, &by, why, sizeof why);
+		else if (p->processes)
+			job_in_process(w, j);
 		else
 			job_in_thread(w, j);
 		double dt = (double)(kjit__now_ns() - t0) * 1e-9;
 		pthread_mutex_lock(&p->lock);
 		p->busy--;
+		if (!kept) {
+			/* first in line for another worker; this one's rank is gone */
+			if (!(j->next = p->head))
+				p->tail = j;
+			p->head = j;
+			p->n--;
+			if (!p->told[w->rank]++)
+				fprintf(stderr, "\nkjit-tune: %s; its compiles go to the other workers\n",
+				        why);
+			pthread_cond_broadcast(&p->cond);
+			break;
+		}
 		p->jobs++;
-		p->compiled += (size_t)compiled;
+		p->rank_jobs[by]++;
+		p->rank_compiled[by] += (size_t)j->compiled;
+		if (p->processes || by)
+			p->compiled += (size_t)j->compiled;
 		p->busy_s += dt;
 		j->done = 1;
 		pthread_cond_broadcast(&p->cond);
@@ -211,18 +287,39 @@ static void *worker_main(void *arg)
 kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out)
 {
 	*out = NULL;
+	size_t size = (size_t)kt_mpi_size(), n_ranks = 0;
+	int *ranks = calloc(size, sizeof *ranks), *slots = calloc(size, sizeof *slots);
+	if (ranks && slots)
+		n_ranks = kt_mpi_compilers(ranks, slots, size);
 	kt_pool *p = calloc(1, sizeof *p);
 	int n = o->workers > 0 ? o->workers : kjit__cpu_count();
 	if (n > KT_POOL_MAX_WORKERS)
 		n = KT_POOL_MAX_WORKERS;
 	if (n < 1)
 		n = 1;
-	if (!p || !(p->workers = calloc((size_t)n, sizeof *p->workers))) {
+	int total = n;
+	for (size_t i = 0; i < n_ranks; i++)
+		total += slots[i] < KT_POOL_MAX_WORKERS ? slots[i] : KT_POOL_MAX_WORKERS;
+	if (!p || !ranks || !slots || !(p->workers = calloc((size_t)total, sizeof *p->workers)) ||
+	    !(p->rank_jobs = calloc(size, sizeof *p->rank_jobs)) ||
+	    !(p->rank_compiled = calloc(size, sizeof *p->rank_compiled)) ||
+	    !(p->told = calloc(size, sizeof *p->told))) {
+		if (p) {
+			free(p->workers);
+			free(p->rank_jobs);
+			free(p->rank_compiled);
+		}
 		free(p);
+		free(ranks);
+		free(slots);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
+	for (int i = n, r = 0; i < total; r++)
+		for (int k = 0; k < slots[r] && k < KT_POOL_MAX_WORKERS; k++)
+			p->workers[i++].rank = ranks[r];
+	free(ranks);
+	free(slots);
 	p->o = *o;
-	p->n = n;
 	p->processes = o->mode == KT_POOL_PROCESSES ||
 	               (o->mode == KT_POOL_AUTO && n > KT_POOL_AUTO_THREADS);
 	snprintf(p->argv_in, sizeof p->argv_in, "%d", KT_CHILD_IN_FD);
@@ -234,7 +331,7 @@ kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	int rc = 0;
-	for (; p->started < n; p->started++) {
+	for (; p->started < total; p->started++) {
 		worker *w = &p->workers[p->started];
 		w->pool = p;
 		if ((rc = kt_thread_start(&w->thread, worker_main, w)) != 0)
@@ -256,6 +353,7 @@ void kt_pool_submit(kt_pool *p, kt_compile_job *j)
 	j->error = NULL;
 	j->key[0] = '\0';
 	j->compile_ms = 0;
+	j->compiled = 0;
 	j->status = KJIT_OK;
 	pthread_mutex_lock(&p->lock);
 	if (p->tail)
@@ -318,6 +416,9 @@ void kt_pool_close(kt_pool *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	free(p->workers);
+	free(p->rank_jobs);
+	free(p->rank_compiled);
+	free(p->told);
 	free(p);
 }
 
@@ -327,8 +428,8 @@ void kt_pool_get_stats(kt_pool *p, kt_pool_stats *out)
 {
 	memset(out, 0, sizeof *out);
 	out->mode = p->processes ? "processes" : "threads";
-	out->workers = p->n;
 	pthread_mutex_lock(&p->lock);
+	out->workers = p->n;
 	out->jobs = p->jobs;
 	out->compiled = p->compiled;
 	out->restarts = p->restarts;
@@ -337,9 +438,22 @@ void kt_pool_get_stats(kt_pool *p, kt_pool_stats *out)
 	if (!p->processes) {
 		kjit_engine_stats now;
 		kjit_engine_get_stats(p->o.engine, &now);
-		out->compiled = (size_t)(now.compiles - p->base.compiles);
+		out->compiled += (size_t)(now.compiles - p->base.compiles);
 	}
-	out->rate = out->busy_s > 0 ? (double)p->n * (double)out->jobs / out->busy_s : 0;
+	out->rate = out->busy_s > 0 ? (double)out->workers * (double)out->jobs / out->busy_s : 0;
+}
+
+size_t kt_pool_rank_jobs(kt_pool *p, int rank, size_t *compiled)
+{
+	size_t jobs = 0;
+	pthread_mutex_lock(&p->lock);
+	if (rank >= 0 && rank < kt_mpi_size()) {
+		jobs = p->rank_jobs[rank];
+		if (compiled)
+			*compiled = p->rank_compiled[rank];
+	}
+	pthread_mutex_unlock(&p->lock);
+	return jobs;
 }
 
 size_t kt_pool_window(kt_pool *p, double consume_per_s)

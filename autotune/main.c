@@ -73,6 +73,7 @@ static void usage(FILE *f)
 	        "      --compile-pool MODE threads, processes (each with its own NVRTC: many\n"
 	        "                          compile at once) or auto: processes for more than\n"
 	        "                          %d workers (default auto)\n"
+	        "      --json              the summary as JSON on stdout\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
 	        "      --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT ")\n"
 	        "      --budget N          at most N evaluations\n"
@@ -90,6 +91,16 @@ static void usage(FILE *f)
 	        "                          format) for the spec's kernel, --device-key and\n"
 	        "                          --problem, or of one run with --run ID (uses --db)\n"
 	        "\n"
+	        "Many hosts (kjit-tune built --with-mpi; see kjit-tune(1), MPI):\n"
+	        "  mpirun -n N %s SPEC --mpi [options]\n"
+	        "                          rank 0 runs the tuning or --compile-only run and owns\n"
+	        "                          --db; the other ranks compile for it and measure on\n"
+	        "                          their --devices (default: local rank mod GPU count),\n"
+	        "                          each on a database of its own (--db, else\n"
+	        "                          $TMPDIR/kjit-UID/mpi.db)\n"
+	        "      --mpi-timeout SEC   a rank silent this long is lost; its jobs go to the\n"
+	        "                          others (default 10)\n"
+	        "\n"
 	        "Device limits:\n"
 	        "  --max-threads N         threads per block (default the spec's, else 1024)\n"
 	        "  --max-shared BYTES      dynamic shared memory (default the spec's, else 49152)\n"
@@ -97,7 +108,7 @@ static void usage(FILE *f)
 	        "  -h, --help              this text\n"
 	        "  -V, --version           the version\n"
 	        "\n"
-	        "Strategies:\n", prog, KT_POOL_AUTO_THREADS);
+	        "Strategies:\n", prog, KT_POOL_AUTO_THREADS, prog);
 	for (size_t i = 0; kt_strategies[i]; i++)
 		fprintf(f, "  %-12s %s\n", kt_strategies[i]->name, kt_strategies[i]->summary);
 	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error, 130 interrupted.\n");
@@ -139,6 +150,7 @@ typedef struct opts {
 	const char *verify; /* NULL, atol and rtol NaN: the spec's */
 	double atol, rtol;
 	kjit__limits limits;
+	double mpi_timeout;  /* --mpi: a rank silent this long is lost */
 	kt_tune_opts tune;
 } opts;
 
@@ -387,10 +399,36 @@ static int compile_all(kt_pool *pool, const char *arch, const variant *vs, size_
 	return stopped;
 }
 
+/* The jobs each rank did (with --mpi): a line "ranks: 0 on HOST 12 (12
+ * compiled), ..." of the summary, or the JSON array "ranks". */
+static void put_ranks(kjit__buf *b, kt_pool *pool, int json)
+{
+	char host[256] = "", s[384];
+	gethostname(host, sizeof host - 1);
+	kjit__buf_str(b, json ? ", \"ranks\": [" : "ranks:");
+	for (int r = 0; r < kt_mpi_size(); r++) {
+		size_t compiled = 0, jobs = kt_pool_rank_jobs(pool, r, &compiled);
+		const kt_role *role = kt_mpi_role(r);
+		const char *h = r == 0 ? host : role ? role->host : "?";
+		if (json) {
+			snprintf(s, sizeof s, "%s{\"rank\": %d, \"host\": ", r ? ", " : "", r);
+			kjit__buf_str(b, s);
+			kjit__buf_json_str(b, h);
+			snprintf(s, sizeof s, ", \"jobs\": %zu, \"compiled\": %zu}", jobs, compiled);
+		} else {
+			snprintf(s, sizeof s, "%s %d on %s %zu (%zu compiled)", r ? "," : "", r, h, jobs,
+			         compiled);
+		}
+		kjit__buf_str(b, s);
+	}
+	kjit__buf_str(b, json ? "]" : "\n");
+}
+
 /* Compiles the n variants for one target on a compile pool, with its
- * progress line and summary line. Returns an exit code. */
+ * progress line and summary line, or its object of the --json summary in
+ * json. Returns an exit code. */
 static int compile_target(const kjit__spec *spec, const opts *o, const variant *vs, size_t n,
-                          const target *t)
+                          const target *t, kjit__buf *json)
 {
 	compile_tally tally = { 0 };
 	kt_pool_opts po = { .spec = spec, .spec_path = o->spec, .engine = t->engine,
@@ -403,14 +441,33 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 	int stopped = compile_all(pool, t->arch, vs, n, o->tune.quiet, &tally);
 	kt_pool_stats ps;
 	kt_pool_get_stats(pool, &ps);
-	kt_pool_close(pool);
 	/* cache hits are the answers without an NVRTC run */
 	size_t ok = tally.done - tally.failed;
 	size_t compiled = ps.compiled >= tally.failed ? ps.compiled - tally.failed : 0;
-	printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, %s, db %s)%s\n", n,
-	       compiled, ok >= compiled ? ok - compiled : 0, tally.failed, t->arch,
-	       kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin", kjit_engine_db_path(t->engine),
-	       stopped ? ", interrupted" : "");
+	size_t cached = ok >= compiled ? ok - compiled : 0;
+	const char *kind = kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin";
+	kjit__buf b = { 0 };
+	char line[512];
+	if (json) {
+		snprintf(line, sizeof line, "{\"arch\": \"%s\", \"kind\": \"%s\", \"variants\": %zu, "
+		         "\"compiled\": %zu, \"cached\": %zu, \"failed\": %zu, \"interrupted\": %s, "
+		         "\"pool\": \"%s\", \"workers\": %d", t->arch, kind, n, compiled, cached,
+		         tally.failed, stopped ? "true" : "false", ps.mode, ps.workers);
+		kjit__buf_str(json, line);
+		put_ranks(json, pool, 1);
+		kjit__buf_str(json, "}");
+	} else {
+		printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, %s, db %s)%s\n", n,
+		       compiled, cached, tally.failed, t->arch, kind, kjit_engine_db_path(t->engine),
+		       stopped ? ", interrupted" : "");
+		if (o->tune.mpi) {
+			put_ranks(&b, pool, 0);
+			char *text = kjit__buf_done(&b);
+			fputs(text ? text : "", stdout);
+			free(text);
+		}
+	}
+	kt_pool_close(pool);
 	for (size_t i = 0; i < SHOW_ERRORS && i < tally.failed; i++) {
 		fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,
 		        tally.kept[i] ? tally.kept[i] : "(no detail)");
@@ -452,16 +509,32 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	if (ret == KT_EXIT_OK)
 		ret = collect_variants(spec, o, &vs, &n);
 	int ready = ret == KT_EXIT_OK;
+	kjit__buf json = { 0 };
+	if (ready && o->tune.json) {
+		kjit__buf_str(&json, "{\"spec\": ");
+		kjit__buf_json_str(&json, spec->path);
+		kjit__buf_str(&json, ", \"db\": ");
+		kjit__buf_json_str(&json, kjit_engine_db_path(targets[0].engine));
+		kjit__buf_str(&json, ", \"targets\": [");
+	}
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	for (size_t t = 0; ready && t < n_targets && ret != KT_EXIT_INTERRUPTED; t++) {
-		int r = compile_target(spec, o, vs, n, &targets[t]);
+		if (t && o->tune.json)
+			kjit__buf_str(&json, ", ");
+		int r = compile_target(spec, o, vs, n, &targets[t], o->tune.json ? &json : NULL);
 		ret = ret == KT_EXIT_OK || r == KT_EXIT_INTERRUPTED ? r : ret;
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	if (ready && o->tune.json) {
+		kjit__buf_str(&json, "]}");
+		char *text = kjit__buf_done(&json);
+		printf("%s\n", text ? text : "null");
+		free(text);
+	}
 	for (size_t t = 0; t < n_targets; t++)
 		kjit_engine_close(targets[t].engine);
 	variants_free(vs, n);
@@ -593,6 +666,27 @@ static int do_export(const kjit__spec *spec, const opts *o)
 	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
 }
 
+/* --mpi: tells the other ranks the run (the spec by its real path, which
+ * every host reads) and hears their roles. Returns an exit code. */
+static int mpi_setup(const kjit__spec *spec, const opts *o)
+{
+	char *sig = NULL, *path = realpath(o->spec, NULL);
+	int ret = KT_EXIT_RUNTIME;
+	if (!path)
+		fprintf(stderr, "%s: %s: %s\n", prog, o->spec, strerror(errno));
+	else if (kt_spec_signature(spec, &sig) != KJIT_OK)
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+	else {
+		kt_setup s = { .spec_path = path, .signature = sig, .verify = spec->verify,
+			       .atol = spec->atol, .rtol = spec->rtol,
+			       .compile_only = o->compile_only };
+		ret = kt_mpi_setup(&s, o->db, o->tune.quiet);
+	}
+	free(path);
+	free(sig);
+	return ret;
+}
+
 /* Reads the spec and runs the mode the options name. */
 static int run(opts *o)
 {
@@ -614,6 +708,8 @@ static int run(opts *o)
 		        spec->source_path, strerror(errno));
 	} else if (spec->unrunnable && !o->count && !o->export_format) {
 		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
+	} else if (o->tune.mpi && (ret = mpi_setup(spec, o)) != KT_EXIT_OK) {
+		/* a rank cannot take part: kt_mpi_setup() said which and why */
 	} else if (o->count) {
 		/* a space is counted without its kernel, but not silently */
 		if (access(spec->source_path, R_OK) != 0)
@@ -648,7 +744,7 @@ int main(int argc, char **argv)
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
 	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
 	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
-	       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH };
+	       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_MPI, O_MPI_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -657,6 +753,8 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "compile-pool", required_argument, NULL, O_POOL },
 		{ "devices", required_argument, NULL, O_DEVICES },
+		{ "mpi", no_argument, NULL, O_MPI },
+		{ "mpi-timeout", required_argument, NULL, O_MPI_TIMEOUT },
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "replay-db", no_argument, NULL, O_REPLAY_DB },
 		{ "device-key", required_argument, NULL, O_DEVKEY },
@@ -698,7 +796,7 @@ int main(int argc, char **argv)
 	if (argc == 7 && strcmp(argv[1], "--compile-worker") == 0)
 		return kt_compile_worker_main(argv[4], argv[5], argv[6], atoi(argv[2]),
 		                              atoi(argv[3]));
-	opts o = { .seed = 1, .atol = NAN, .rtol = NAN,
+	opts o = { .seed = 1, .atol = NAN, .rtol = NAN, .mpi_timeout = 10,
 		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .budget_ms = 10,
 		             .l2 = 1 } };
 	uint64_t u;
@@ -722,6 +820,13 @@ int main(int argc, char **argv)
 		case O_DEVICES:
 			if (kt_devices_parse(optarg, &o.tune.devices) != KJIT_OK)
 				return usage_error("%s", kjit_last_error());
+			break;
+		case O_MPI: o.tune.mpi = 1; break;
+		case O_MPI_TIMEOUT:
+			o.mpi_timeout = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.mpi_timeout >= 1 && o.mpi_timeout <= 3600))
+				return usage_error("--mpi-timeout: expected seconds from 1 to 3600, got '%s'",
+				                   optarg);
 			break;
 		case O_REPLAY: o.replay = optarg; break;
 		case O_REPLAY_DB: o.replay_from_db = 1; break;
@@ -848,7 +953,27 @@ int main(int argc, char **argv)
 		                         "combine");
 	if (o.batch && !o.replay)
 		return usage_error("%s", "--batch goes with --replay");
+	if (o.tune.mpi && (o.count || o.replay || o.export_format))
+		return usage_error("%s", "--mpi is for tuning and --compile-only");
 	o.spec = argv[optind];
-
-	return run(&o);
+	if (o.tune.mpi) {
+		kjit_status st = kt_mpi_init(&argc, &argv, o.mpi_timeout);
+		if (st == KJIT_ERR_INVALID_ARG)
+			return usage_error("%s", kjit_last_error());
+		if (st != KJIT_OK) {
+			fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+			return KT_EXIT_RUNTIME;
+		}
+		if (kt_mpi_rank() > 0) {
+			/* rank 0's spec and mode; this host's database, devices and cores */
+			kt_serve_opts so = { .db = o.db, .devices = &o.tune.devices, .jobs = o.jobs,
+				             .pool = o.pool };
+			int ret = kt_mpi_serve(&so);
+			kt_mpi_finalize();
+			return ret;
+		}
+	}
+	int ret = run(&o);
+	kt_mpi_finalize();
+	return ret;
 }

@@ -463,6 +463,8 @@ typedef struct kt_buf {
 	int bad, oom;
 } kt_buf;
 void kt_buf_free(kt_buf *b);
+/* Replaces b's contents with a copy of len bytes (KJIT_ERR_NOMEM). */
+kjit_status kt_buf_set(kt_buf *b, const void *data, size_t len);
 
 enum { KT_MSG_HELLO = 1, KT_MSG_REQUEST, KT_MSG_BEGIN, KT_MSG_REPLY, KT_MSG_COMPILE,
        KT_MSG_COMPILED };
@@ -667,6 +669,7 @@ typedef struct kt_compile_job {
 	char *error;           /* the NVRTC log or why, malloc'ed: the caller frees it */
 	char key[33];          /* the binary key when status is KJIT_OK */
 	double compile_ms;
+	int compiled;          /* NVRTC ran for it (a failed compile too); 0: a cache hit */
 	int done;              /* set by the pool, under its lock */
 	struct kt_compile_job *next; /* the pool's queue */
 } kt_compile_job;
@@ -725,6 +728,9 @@ typedef struct kt_pool_stats {
 	double rate;           /* configurations/s with every worker busy; 0: none yet */
 } kt_pool_stats;
 void kt_pool_get_stats(kt_pool *p, kt_pool_stats *out);
+/* The jobs done by the workers of rank (0: this process's own), and of
+ * them those NVRTC ran for (*compiled, may be NULL). */
+size_t kt_pool_rank_jobs(kt_pool *p, int rank, size_t *compiled);
 
 /* How many jobs to keep queued or done ahead of a consumer taking
  * consume_per_s (0: unknown): 2 x workers x max(1, consume_per_s / the
@@ -874,5 +880,169 @@ typedef struct kt_tune_opts {
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);
+
+/* ---- other MPI ranks (mpi*.c; their messages in wire.c) ----------------- */
+
+/* kjit-tune --mpi: rank 0 owns the database, the strategy and the run; the
+ * other ranks compile for rank 0's compile pool and measure on the GPU
+ * workers of their hosts, each on a database of its own on its host, and
+ * send rank 0 what rank 0 records. A rank that dies or stops answering is
+ * lost: what it had in flight goes to the others. Built without MPI
+ * (mpi_off.c) there are no other ranks, and --mpi is refused. */
+
+/* The rank messages. Rank 0 sends SETUP, QUIT and RCOMPILE, and on a
+ * link's channel LSTART, LSTOP, LFRAME and LBINARY; the other ranks send
+ * ROLE, BYE and RCOMPILED, and LFRAME, LEOF and LSTORED; both BEAT. */
+enum { KT_MSG_SETUP = 32, KT_MSG_ROLE, KT_MSG_BEAT, KT_MSG_QUIT, KT_MSG_BYE, KT_MSG_RCOMPILE,
+       KT_MSG_RCOMPILED, KT_MSG_LSTART, KT_MSG_LSTOP, KT_MSG_LFRAME, KT_MSG_LEOF,
+       KT_MSG_LBINARY, KT_MSG_LSTORED };
+
+/* What rank 0 tells every rank at start-up: the spec (a path every host
+ * reads), its kernel signature (the same file everywhere), the mode, and
+ * the verification the workers run with. */
+typedef struct kt_setup {
+	char *spec_path, *signature, *verify;
+	double atol, rtol;
+	int32_t compile_only;
+} kt_setup;
+void kt_setup_encode(kt_buf *b, const kt_setup *s);
+kjit_status kt_setup_decode(kt_buf *b, kt_setup *s);
+void kt_setup_clear(kt_setup *s);
+
+/* A rank's answer: where it runs and what it does. */
+typedef struct kt_role {
+	int32_t code;        /* 0: ready; else the exit code of why it is not (error) */
+	char *error;
+	char *host, *nvrtc;  /* kjit__nvrtc_id(): binaries of the same keys as rank 0's */
+	char *db;            /* its database, a real path */
+	int32_t db_shared;   /* db is on a network file system */
+	int32_t slots;       /* compile jobs it takes at once */
+	char *note;          /* devices it cannot measure on, and why; NULL none */
+	uint32_t n_hellos;
+	kt_buf *hellos;      /* the hello of each worker it measures with, as sent */
+} kt_role;
+void kt_role_encode(kt_buf *b, const kt_role *r);
+kjit_status kt_role_decode(kt_buf *b, kt_role *r);
+void kt_role_clear(kt_role *r);
+
+/* The short messages: BEAT and QUIT (nothing), BYE (text: why it leaves
+ * before a QUIT, NULL after one), LSTART (gen), LSTOP (gen; num: kill
+ * first), LEOF (gen; num: a kt_end; text: why), LSTORED (gen; num: a
+ * kjit_status; text: why not). gen numbers a link's worker: a message of
+ * an earlier worker is stale. */
+typedef struct kt_note {
+	uint32_t gen;
+	int32_t num;
+	char *text;
+} kt_note;
+void kt_note_encode(kt_buf *b, int type, const kt_note *n);
+kjit_status kt_note_decode(kt_buf *b, int type, kt_note *n);
+void kt_note_clear(kt_note *n);
+
+/* LFRAME: a worker-protocol message on a link; *frame gets a copy. */
+void kt_lframe_encode(kt_buf *b, uint32_t gen, const kt_buf *frame);
+kjit_status kt_lframe_decode(kt_buf *b, uint32_t *gen, kt_buf *frame);
+
+/* RCOMPILE: a configuration to compile for arch, answered on channel. */
+typedef struct kt_rjob {
+	uint32_t channel;
+	char *arch;
+	uint16_t *config;   /* n_config + 1 entries */
+	uint32_t n_config;
+} kt_rjob;
+void kt_rjob_encode(kt_buf *b, const kt_rjob *j);
+kjit_status kt_rjob_decode(kt_buf *b, kt_rjob *j);
+void kt_rjob_clear(kt_rjob *j);
+
+/* A binary travels as a row of the binaries table (kjit__binary) and its
+ * checksum. RCOMPILED is a compile's answer, with its binary when
+ * c->status is KJIT_OK; LBINARY a binary for a link's rank to store. The
+ * decoders verify the checksum against the blob (KJIT_ERR_CORRUPT naming
+ * the key) and leave bin's strings and cubin in b: valid while b is. */
+void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const kjit__binary *bin,
+                         const char *checksum);
+kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, kjit__binary *bin);
+void kt_lbinary_encode(kt_buf *b, uint32_t gen, const kjit__binary *bin, const char *checksum);
+kjit_status kt_lbinary_decode(kt_buf *b, uint32_t *gen, kjit__binary *bin);
+
+/* MPI itself (mpi.c): MPI_Init_thread and one communication thread per
+ * process, which makes every MPI call until kt_mpi_finalize(). A rank
+ * silent for timeout_s (heartbeats are sent every timeout_s / 4 at most)
+ * is lost. KJIT_ERR_INVALID_ARG built without MPI. */
+kjit_status kt_mpi_init(int *argc, char ***argv, double timeout_s);
+int kt_mpi_rank(void);       /* 0 without --mpi */
+int kt_mpi_size(void);       /* 1 without --mpi */
+int kt_mpi_local_rank(void); /* among the ranks of this host */
+/* Rank 0 ends the others (QUIT, then their BYE or loss); then every rank
+ * stops its thread and calls MPI_Finalize. Nothing without --mpi. */
+void kt_mpi_finalize(void);
+
+/* Messages arrive in mailboxes, one per (rank, channel): channel 0 is
+ * the control channel between rank 0 and each rank (its mailbox is
+ * kt_mpi_control()'s, open from kt_mpi_init() on), 1 + i a rank's link
+ * i, kt_mpi_channel() a fresh one. hook (may be NULL) sees each message
+ * as it arrives, on the communication thread: it must not block. A
+ * message for no mailbox is dropped. *out is freed with
+ * kt_mpi_mbox_close(). */
+typedef struct kt_mbox kt_mbox;
+kjit_status kt_mpi_mbox_open(int rank, int channel, void (*hook)(void *, const kt_buf *),
+                             void *arg, kt_mbox **out);
+void kt_mpi_mbox_close(kt_mbox *m);
+/* NULL for rank 0 on rank 0, and for a rank other than 0 on another. */
+kt_mbox *kt_mpi_control(int rank);
+int kt_mpi_channel(void);
+/* The next message into b, as kt_frame_read(); KT_FRAME_EOF when the rank
+ * was lost (kt_mpi_lost() says why). */
+kt_frame_result kt_mpi_recv(kt_mbox *m, kt_buf *b, uint64_t deadline_ns,
+                            const atomic_int *stop);
+/* Queues a copy of b for rank's channel; KJIT_ERR_IO when it was lost. */
+kjit_status kt_mpi_send(int rank, int channel, const kt_buf *b);
+/* 1 when rank was lost: why ("rank 2 was lost: no message in 10 s"). */
+int kt_mpi_lost(int rank, char *why, size_t size);
+
+/* Rank 0 and the other ranks (mpi_ranks.c). The database path in real
+ * form (malloc'ed) and whether it is on a network file system. */
+kjit_status kt_mpi_db_where(const char *db, char **real, int *shared);
+/* Rank 0, once the spec is read: sends every rank s and waits for their
+ * roles; then prints them to stderr unless quiet. A rank that cannot
+ * take part, or whose database another host writes too, is an error
+ * naming it; the return is an exit code. */
+int kt_mpi_setup(const kt_setup *s, const char *db, int quiet);
+/* The role rank reported (NULL before kt_mpi_setup() or for rank 0). */
+const kt_role *kt_mpi_role(int rank);
+/* The ranks that compile for this one's pool and how many jobs each takes
+ * at once: at most max, their number returned (0 without other ranks). */
+size_t kt_mpi_compilers(int *ranks, int *slots, size_t max);
+/* Compiles config for arch on rank: the answer's binary is verified and
+ * stored in e's database before *c is filled (1). 0: the rank was lost
+ * (why): the job is to go to another worker. -2: *stop first. */
+int kt_mpi_compile(int rank, const char *arch, const uint16_t *config, uint32_t n_config,
+                   kjit_engine *e, kt_compiled *c, const atomic_int *stop, char *why,
+                   size_t why_size);
+/* Whether rank has the binary of key in its database (it compiled it or
+ * was sent it), and that it now has. */
+int kt_mpi_has_binary(int rank, const char *key);
+void kt_mpi_add_binary(int rank, const char *key);
+
+/* Rank 0 (mpi_link.c): one link per worker another rank measures with
+ * (none without --mpi). start() has that rank start its worker again (the
+ * first start is the one its role reported); the frames travel to and
+ * from it; binary() ships a binary from a->db unless the rank has it, and
+ * returns once the rank has verified and stored it. A lost rank ends the
+ * link with KT_END_LOST. *out is malloc'ed; each link is freed with its
+ * ops->free. */
+kjit_status kt_mpi_links(const kt_link_args *a, kt_link ***out, size_t *n);
+
+/* A rank other than 0 (mpi_serve.c): its own database (NULL:
+ * $TMPDIR/kjit-UID/mpi.db), devices, compile workers and pool mode. */
+typedef struct kt_serve_opts {
+	const char *db;
+	const kt_devices *devices;
+	int jobs;
+	kt_pool_mode pool;
+} kt_serve_opts;
+/* Waits for rank 0's SETUP, reports its role, then compiles and relays its
+ * workers until QUIT. Returns the exit code. */
+int kt_mpi_serve(const kt_serve_opts *o);
 
 #endif /* KJIT_TUNE_H */

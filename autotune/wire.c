@@ -2,7 +2,7 @@
  * wire.c - the messages between kjit-tune and its worker processes (GPU, compile):
  * length-prefixed frames on pipes, fields in a fixed order per message
  * type, little-endian integers and doubles, strings with a length (or
- * none: NULL).
+ * none: NULL); and those between MPI ranks, in the same encoding.
  */
 #include "config.h"
 
@@ -42,6 +42,15 @@ static void put(kt_buf *b, const void *p, size_t n)
 	}
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
+}
+
+kjit_status kt_buf_set(kt_buf *b, const void *data, size_t len)
+{
+	b->len = b->pos = 0;
+	b->bad = b->oom = 0;
+	if (len)
+		put(b, data, len);
+	return b->oom ? kjit__error(KJIT_ERR_NOMEM, "out of memory copying a message") : KJIT_OK;
 }
 
 static void put_u64(kt_buf *b, uint64_t v, int bytes)
@@ -484,4 +493,330 @@ kt_frame_result kt_frame_read(int fd, kt_buf *b, uint64_t deadline_ns, const ato
 	if (r == KT_FRAME_OK)
 		b->len = n;
 	return r;
+}
+
+/* ---- between MPI ranks ---------------------------------------------------- */
+
+/* Bytes with a length. */
+static void put_blob(kt_buf *b, const void *p, size_t n)
+{
+	put_u32(b, (uint32_t)n);
+	put(b, p, n);
+}
+
+/* A blob, in place: *n bytes at the returned pointer (NULL with b->bad). */
+static const unsigned char *get_blob(kt_buf *b, size_t *n)
+{
+	*n = get_u32(b);
+	if (b->bad || b->len - b->pos < *n) {
+		b->bad = 1;
+		return NULL;
+	}
+	const unsigned char *p = b->data + b->pos;
+	b->pos += *n;
+	return p;
+}
+
+/* A string kept in the message with its NUL, so that a decoder can point
+ * into the message rather than copy (a binary's blob, its source). */
+static void put_cstr(kt_buf *b, const char *s)
+{
+	put_u32(b, s ? (uint32_t)strlen(s) : NO_STRING);
+	if (s)
+		put(b, s, strlen(s) + 1);
+}
+
+static const char *get_cstr(kt_buf *b)
+{
+	uint32_t n = get_u32(b);
+	if (b->bad || n == NO_STRING)
+		return NULL;
+	if (b->len - b->pos <= n || b->data[b->pos + n] != '\0') {
+		b->bad = 1;
+		return NULL;
+	}
+	const char *s = (const char *)b->data + b->pos;
+	b->pos += (size_t)n + 1;
+	return s;
+}
+
+void kt_setup_encode(kt_buf *b, const kt_setup *s)
+{
+	start(b, KT_MSG_SETUP);
+	put_str(b, s->spec_path);
+	put_str(b, s->signature);
+	put_str(b, s->verify);
+	put_f64(b, s->atol);
+	put_f64(b, s->rtol);
+	put_u32(b, (uint32_t)s->compile_only);
+}
+
+kjit_status kt_setup_decode(kt_buf *b, kt_setup *s)
+{
+	memset(s, 0, sizeof *s);
+	if (open_msg(b, KT_MSG_SETUP)) {
+		s->spec_path = get_str(b);
+		s->signature = get_str(b);
+		s->verify = get_str(b);
+		s->atol = get_f64(b);
+		s->rtol = get_f64(b);
+		s->compile_only = (int32_t)get_u32(b);
+	}
+	kjit_status st = close_msg(b, "setup");
+	if (st == KJIT_OK && (!s->spec_path || !s->signature || !s->verify))
+		st = kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a setup without a spec");
+	if (st != KJIT_OK)
+		kt_setup_clear(s);
+	return st;
+}
+
+void kt_setup_clear(kt_setup *s)
+{
+	free(s->spec_path);
+	free(s->signature);
+	free(s->verify);
+	memset(s, 0, sizeof *s);
+}
+
+void kt_role_encode(kt_buf *b, const kt_role *r)
+{
+	start(b, KT_MSG_ROLE);
+	put_u32(b, (uint32_t)r->code);
+	put_str(b, r->error);
+	put_str(b, r->host);
+	put_str(b, r->nvrtc);
+	put_str(b, r->db);
+	put_u32(b, (uint32_t)r->db_shared);
+	put_u32(b, (uint32_t)r->slots);
+	put_str(b, r->note);
+	put_u32(b, r->n_hellos);
+	for (uint32_t i = 0; i < r->n_hellos; i++)
+		put_blob(b, r->hellos[i].data, r->hellos[i].len);
+}
+
+kjit_status kt_role_decode(kt_buf *b, kt_role *r)
+{
+	memset(r, 0, sizeof *r);
+	if (open_msg(b, KT_MSG_ROLE)) {
+		r->code = (int32_t)get_u32(b);
+		r->error = get_str(b);
+		r->host = get_str(b);
+		r->nvrtc = get_str(b);
+		r->db = get_str(b);
+		r->db_shared = (int32_t)get_u32(b);
+		r->slots = (int32_t)get_u32(b);
+		r->note = get_str(b);
+		uint32_t n = get_u32(b);
+		/* each hello takes its length at least */
+		if (!b->bad && n > (b->len - b->pos) / 4)
+			b->bad = 1;
+		else if (!b->bad && n && !(r->hellos = calloc(n, sizeof *r->hellos)))
+			b->oom = 1;
+		for (uint32_t i = 0; r->hellos && i < n && !b->bad && !b->oom; i++) {
+			size_t len;
+			const unsigned char *p = get_blob(b, &len);
+			if (p && len)
+				put(&r->hellos[i], p, len);
+			else
+				b->bad = 1;
+			b->oom |= r->hellos[i].oom;
+			r->n_hellos = i + 1;
+		}
+	}
+	kjit_status st = close_msg(b, "role");
+	if (st == KJIT_OK && (!r->host || !r->nvrtc || !r->db))
+		st = kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a role without a host");
+	if (st != KJIT_OK)
+		kt_role_clear(r);
+	return st;
+}
+
+void kt_role_clear(kt_role *r)
+{
+	free(r->error);
+	free(r->host);
+	free(r->nvrtc);
+	free(r->db);
+	free(r->note);
+	for (uint32_t i = 0; i < r->n_hellos; i++)
+		kt_buf_free(&r->hellos[i]);
+	free(r->hellos);
+	memset(r, 0, sizeof *r);
+}
+
+void kt_note_encode(kt_buf *b, int type, const kt_note *n)
+{
+	start(b, type);
+	put_u32(b, n->gen);
+	put_u32(b, (uint32_t)n->num);
+	put_str(b, n->text);
+}
+
+kjit_status kt_note_decode(kt_buf *b, int type, kt_note *n)
+{
+	memset(n, 0, sizeof *n);
+	if (open_msg(b, type)) {
+		n->gen = get_u32(b);
+		n->num = (int32_t)get_u32(b);
+		n->text = get_str(b);
+	}
+	kjit_status st = close_msg(b, "rank");
+	if (st != KJIT_OK)
+		kt_note_clear(n);
+	return st;
+}
+
+void kt_note_clear(kt_note *n)
+{
+	free(n->text);
+	memset(n, 0, sizeof *n);
+}
+
+void kt_lframe_encode(kt_buf *b, uint32_t gen, const kt_buf *frame)
+{
+	start(b, KT_MSG_LFRAME);
+	put_u32(b, gen);
+	put_blob(b, frame->data, frame->len);
+}
+
+kjit_status kt_lframe_decode(kt_buf *b, uint32_t *gen, kt_buf *frame)
+{
+	size_t n = 0;
+	const unsigned char *p = NULL;
+	if (open_msg(b, KT_MSG_LFRAME)) {
+		*gen = get_u32(b);
+		p = get_blob(b, &n);
+	}
+	kjit_status st = close_msg(b, "link frame");
+	if (st == KJIT_OK && !n)
+		st = kjit__error(KJIT_ERR_CORRUPT, "rank protocol: an empty link frame");
+	return st == KJIT_OK ? kt_buf_set(frame, p, n) : st;
+}
+
+void kt_rjob_encode(kt_buf *b, const kt_rjob *j)
+{
+	start(b, KT_MSG_RCOMPILE);
+	put_u32(b, j->channel);
+	put_str(b, j->arch);
+	put_config(b, j->config, j->n_config);
+}
+
+kjit_status kt_rjob_decode(kt_buf *b, kt_rjob *j)
+{
+	memset(j, 0, sizeof *j);
+	if (open_msg(b, KT_MSG_RCOMPILE)) {
+		j->channel = get_u32(b);
+		j->arch = get_str(b);
+		j->config = get_config(b, &j->n_config);
+	}
+	kjit_status st = close_msg(b, "remote compile");
+	if (st == KJIT_OK && !j->arch)
+		st = kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a compile without an arch");
+	if (st != KJIT_OK)
+		kt_rjob_clear(j);
+	return st;
+}
+
+void kt_rjob_clear(kt_rjob *j)
+{
+	free(j->arch);
+	free(j->config);
+	memset(j, 0, sizeof *j);
+}
+
+static void put_binary(kt_buf *b, const kjit__binary *bin, const char *checksum)
+{
+	const char *texts[] = { bin->key, bin->signature, bin->kernel_name, bin->source,
+		                bin->params, bin->options, bin->arch, bin->nvrtc,
+		                bin->lowered_name, bin->base_key, bin->manifest, checksum };
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		put_cstr(b, texts[i]);
+	put_f64(b, bin->compile_ms);
+	put_blob(b, bin->cubin, bin->size);
+}
+
+/* Reads a binary into bin (pointing into b) and checks its checksum. */
+static kjit_status get_binary(kt_buf *b, kjit__binary *bin)
+{
+	const char **texts[] = { &bin->key, &bin->signature, &bin->kernel_name, &bin->source,
+		                 &bin->params, &bin->options, &bin->arch, &bin->nvrtc,
+		                 &bin->lowered_name, &bin->base_key, &bin->manifest };
+	memset(bin, 0, sizeof *bin);
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		*texts[i] = get_cstr(b);
+	const char *sum = get_cstr(b);
+	bin->compile_ms = get_f64(b);
+	bin->cubin = get_blob(b, &bin->size);
+	if (b->bad)
+		return KJIT_OK; /* close_msg() says so */
+	/* all but the manifest's are NOT NULL columns */
+	for (size_t i = 0; i < sizeof texts / sizeof *texts - 2; i++)
+		if (!*texts[i] || !sum || (i == 0 && strlen(bin->key) != 32))
+			return kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a binary without a %s",
+			                   i == 0 ? "key" : "field of its row");
+	char have[33];
+	kjit__store_checksum(bin->cubin, bin->size, have);
+	if (strcmp(have, sum) != 0)
+		return kjit__error(KJIT_ERR_CORRUPT, "binary %s arrived with checksum %s, its "
+		                   "%zu bytes have %s", bin->key, sum, bin->size, have);
+	return KJIT_OK;
+}
+
+void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const kjit__binary *bin,
+                         const char *checksum)
+{
+	start(b, KT_MSG_RCOMPILED);
+	put_u32(b, (uint32_t)c->status);
+	put_str(b, c->key);
+	put_str(b, c->error);
+	put_f64(b, c->compile_ms);
+	put_u32(b, (uint32_t)c->compiled);
+	put_u32(b, bin != NULL);
+	if (bin)
+		put_binary(b, bin, checksum);
+}
+
+kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, kjit__binary *bin)
+{
+	kjit_status st = KJIT_OK;
+	int has = 0;
+	memset(c, 0, sizeof *c);
+	memset(bin, 0, sizeof *bin);
+	if (open_msg(b, KT_MSG_RCOMPILED)) {
+		c->status = (int32_t)get_u32(b);
+		c->key = get_str(b);
+		c->error = get_str(b);
+		c->compile_ms = get_f64(b);
+		c->compiled = (int32_t)get_u32(b);
+		if ((has = (int)get_u32(b)))
+			st = get_binary(b, bin);
+	}
+	kjit_status wire = close_msg(b, "remote compiled");
+	st = wire != KJIT_OK ? wire : st;
+	if (st == KJIT_OK && c->status == KJIT_OK &&
+	    (!c->key || !has || strcmp(c->key, bin->key) != 0))
+		st = kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a compile's answer without its "
+		                 "binary");
+	if (st != KJIT_OK)
+		kt_compiled_clear(c);
+	return st;
+}
+
+void kt_lbinary_encode(kt_buf *b, uint32_t gen, const kjit__binary *bin, const char *checksum)
+{
+	start(b, KT_MSG_LBINARY);
+	put_u32(b, gen);
+	put_binary(b, bin, checksum);
+}
+
+kjit_status kt_lbinary_decode(kt_buf *b, uint32_t *gen, kjit__binary *bin)
+{
+	kjit_status st = KJIT_OK;
+	memset(bin, 0, sizeof *bin);
+	if (open_msg(b, KT_MSG_LBINARY)) {
+		*gen = get_u32(b);
+		st = get_binary(b, bin);
+	}
+	kjit_status wire = close_msg(b, "link binary");
+	return wire != KJIT_OK ? wire : st;
 }

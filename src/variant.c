@@ -491,8 +491,9 @@ static void compile_one(void *arg, size_t i)
 }
 
 /* Resolves every job: memory, disk, then NVRTC on the pool for the
- * misses. Jobs arrive with their keys made (or failed). */
-static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
+ * misses (without compile, a miss is KJIT_ERR_NOT_FOUND). Jobs arrive
+ * with their keys made (or failed). */
+static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads, int compile)
 {
 	kjit_engine *e = k->engine;
 	size_t *todo = calloc(n ? n : 1, sizeof *todo);
@@ -567,8 +568,12 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 		todo[n_todo++] = i;
 	}
 
+	for (size_t i = 0; !compile && i < n_todo; i++) {
+		kjit__error(KJIT_ERR_NOT_FOUND, "not in the cache");
+		job_fail(&jobs[todo[i]], KJIT_ERR_NOT_FOUND);
+	}
 	struct compile_ctx cc = { k, jobs, todo, corrupt };
-	kjit__pool_run(threads, n_todo, compile_one, &cc);
+	kjit__pool_run(threads, compile ? n_todo : 0, compile_one, &cc);
 
 	for (size_t i = 0; i < n; i++) {
 		job *j = &jobs[i];
@@ -590,8 +595,8 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads)
 	free(todo);
 }
 
-kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit_variant **out,
-                             kjit_cache_tier *tier)
+static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_variant **out,
+                           kjit_cache_tier *tier, int compile)
 {
 	if (out)
 		*out = NULL;
@@ -621,7 +626,7 @@ kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit
 		return KJIT_OK;
 	}
 
-	resolve(k, &j, 1, 1);
+	resolve(k, &j, 1, 1, compile);
 	keytext_free(&j.kt);
 	if (j.st != KJIT_OK) {
 		kjit__error_take(j.st, j.err);
@@ -631,6 +636,18 @@ kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit
 	if (tier)
 		*tier = j.tier;
 	return KJIT_OK;
+}
+
+kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit_variant **out,
+                             kjit_cache_tier *tier)
+{
+	return get_one(k, desc, out, tier, 1);
+}
+
+kjit_status kjit__variant_cached(kjit_kernel *k, const kjit_variant_desc *desc,
+                                 kjit_variant **out)
+{
+	return get_one(k, desc, out, NULL, 0);
 }
 
 kjit_status kjit_variants_get(kjit_kernel *k, const kjit_variant_desc *descs, size_t n,
@@ -648,7 +665,7 @@ kjit_status kjit_variants_get(kjit_kernel *k, const kjit_variant_desc *descs, si
 		if (st != KJIT_OK)
 			job_fail(&jobs[i], st);
 	}
-	resolve(k, jobs, n, threads > 0 ? threads : e->threads);
+	resolve(k, jobs, n, threads > 0 ? threads : e->threads, 1);
 	kjit_status first = KJIT_OK;
 	for (size_t i = 0; i < n; i++) {
 		out[i] = jobs[i].st == KJIT_OK ? jobs[i].v : NULL;

@@ -310,6 +310,18 @@ typedef struct kjit__binary {
 kjit_status kjit__store_binary_get(kjit__store *store, const char *key, void **cubin,
                                    size_t *size, char **lowered, double *compile_ms);
 
+/* The whole row of key with its kernel row and manifest, for another
+ * database (kjit-tune --mpi ships binaries between ranks): b's strings
+ * and cubin point into *mem (malloc'ed, the caller frees it; base_key and
+ * manifest NULL when the compile read no header), checksum is the stored
+ * one, verified. KJIT_ERR_NOT_FOUND on a miss, KJIT_ERR_CORRUPT when the
+ * checksum does not match. */
+kjit_status kjit__store_binary_read(kjit__store *store, const char *key, kjit__binary *b,
+                                    char checksum[33], void **mem);
+
+/* The checksum the binaries table keeps of a blob: 32 hex digits. */
+void kjit__store_checksum(const void *data, size_t size, char out[33]);
+
 /* The manifest (malloc'ed, the caller frees it) stored last with a
  * binary of base key base_key; KJIT_ERR_NOT_FOUND when there is none. */
 kjit_status kjit__store_manifest_get(kjit__store *store, const char *base_key, char **manifest);

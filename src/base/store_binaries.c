@@ -60,7 +60,7 @@ kjit_status kjit__store_prepare_binaries(kjit__store *s)
 	                                              : kjit__store_fail(s, rc, "reading the binaries");
 }
 
-static void checksum_hex(const void *data, size_t size, char out[33])
+void kjit__store_checksum(const void *data, size_t size, char out[33])
 {
 	kjit__hash_hex(kjit__hash(data, size, 0x6b6a6974u), out);
 }
@@ -95,7 +95,7 @@ kjit_status kjit__store_binary_get(kjit__store *s, const char *key, void **cubin
 	const char *sum = (const char *)sqlite3_column_text(s->bin_get, 1);
 	const char *low = (const char *)sqlite3_column_text(s->bin_get, 2);
 	char have[33];
-	checksum_hex(blob ? blob : "", n, have);
+	kjit__store_checksum(blob ? blob : "", n, have);
 	if (!blob || !sum || !low || strcmp(have, sum) != 0) {
 		r = kjit__error(KJIT_ERR_CORRUPT, "binary %s in %s failed its checksum (stored %s, "
 		                "computed %s)", key, s->path, sum ? sum : "none", have);
@@ -118,6 +118,82 @@ kjit_status kjit__store_binary_get(kjit__store *s, const char *key, void **cubin
 out:
 	if (s->bin_get)
 		sqlite3_reset(s->bin_get);
+	kjit__store_unlock(s);
+	return r;
+}
+
+/* The columns of a whole row, in the order of kjit__store_binary_read()'s
+ * copies; cubin and checksum last. */
+static const char bin_row_sql[] =
+	"SELECT b.key, b.signature, k.name, k.source, k.params, b.options, b.arch, b.nvrtc,"
+	" b.lowered_name, m.base_key, m.files, b.compile_ms, b.cubin, b.checksum"
+	" FROM binaries b JOIN kernels k ON k.signature = b.signature"
+	" LEFT JOIN manifests m ON m.key = b.key WHERE b.id = ?1 AND b.key = ?2";
+
+/* Copies column col of s (NULL stays NULL) to *at, a NUL after it. */
+static const char *copy_text(sqlite3_stmt *s, int col, char **at)
+{
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	if (!t)
+		return NULL;
+	size_t n = (size_t)sqlite3_column_bytes(s, col);
+	char *out = memcpy(*at, t, n);
+	out[n] = '\0';
+	*at += n + 1;
+	return out;
+}
+
+kjit_status kjit__store_binary_read(kjit__store *s, const char *key, kjit__binary *b,
+                                    char checksum[33], void **mem)
+{
+	enum { TEXTS = 11, COMPILE_MS = 11, CUBIN = 12, SUM = 13 };
+	sqlite3_stmt *st = NULL;
+	kjit_status r;
+	memset(b, 0, sizeof *b);
+	*mem = NULL;
+	kjit__store_lock(s);
+	int rc = sqlite3_prepare_v2(s->db, bin_row_sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, key_id(key));
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	if (rc == SQLITE_DONE) {
+		r = kjit__error(KJIT_ERR_NOT_FOUND, "binary %s is not in %s", key, s->path);
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		r = kjit__store_fail(s, rc, "reading a binary");
+		goto out;
+	}
+	const void *blob = sqlite3_column_blob(st, CUBIN);
+	size_t n = (size_t)sqlite3_column_bytes(st, CUBIN), total = n + 1;
+	const char *sum = (const char *)sqlite3_column_text(st, SUM);
+	kjit__store_checksum(blob ? blob : "", n, checksum);
+	if (!blob || !sum || strcmp(checksum, sum) != 0) {
+		r = kjit__error(KJIT_ERR_CORRUPT, "binary %s in %s failed its checksum (stored %s, "
+		                "computed %s)", key, s->path, sum ? sum : "none", checksum);
+		goto out;
+	}
+	for (int c = 0; c < TEXTS; c++)
+		total += (size_t)sqlite3_column_bytes(st, c) + 1;
+	char *at = *mem = malloc(total);
+	if (!at) {
+		r = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	b->cubin = memcpy(at, blob, n);
+	b->size = n;
+	at += n + 1;
+	const char **texts[TEXTS] = { &b->key, &b->signature, &b->kernel_name, &b->source,
+		                      &b->params, &b->options, &b->arch, &b->nvrtc,
+		                      &b->lowered_name, &b->base_key, &b->manifest };
+	for (int c = 0; c < TEXTS; c++)
+		*texts[c] = copy_text(st, c, &at);
+	b->compile_ms = sqlite3_column_double(st, COMPILE_MS);
+	r = KJIT_OK;
+out:
+	sqlite3_finalize(st);
 	kjit__store_unlock(s);
 	return r;
 }
@@ -213,7 +289,7 @@ static kjit_status put_in_tx(kjit__store *s, void *arg)
 		return kjit__store_fail(s, rc, "recording the kernel");
 
 	char sum[33];
-	checksum_hex(b->cubin, b->size, sum);
+	kjit__store_checksum(b->cubin, b->size, sum);
 	/* An upsert, not REPLACE: REPLACE deletes without firing the trigger
 	 * that keeps the cache size. */
 	rc = prepare(s, &s->bin_put,
