@@ -127,10 +127,10 @@ static int job_on_rank(worker *w, kt_compile_job *j, int *by, char *why, size_t 
 	int r = kt_mpi_compile(w->rank, kjit_engine_arch(p->o.engine), j->config,
 	                       (uint32_t)p->o.spec->n_params, p->o.engine, &c, &p->kill, why,
 	                       why_size);
+	*by = w->rank;
 	if (r == -2) {
 		job_fail(j, KJIT_ERR_INVALID_ARG, "not compiled: the run was stopped");
 	} else if (r == 1) {
-		*by = w->rank;
 		j->status = c.status;
 		j->error = c.error;
 		c.error = NULL;

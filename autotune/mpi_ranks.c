@@ -247,7 +247,8 @@ int kt_mpi_compile(int rank, const char *arch, const uint16_t *config, uint32_t 
 	kjit_status st = kt_mpi_mbox_open(rank, ch, NULL, NULL, &box);
 	if (st == KJIT_OK)
 		st = kt_mpi_send(rank, 0, &b);
-	kt_frame_result fr = st == KJIT_OK ? kt_mpi_recv(box, &b, 0, stop) : KT_FRAME_ERROR;
+	kt_frame_result fr = st == KJIT_OK ? kt_mpi_recv(box, &b, 0, stop)
+	                     : kt_mpi_lost(rank, NULL, 0) ? KT_FRAME_EOF : KT_FRAME_ERROR;
 	kt_mpi_mbox_close(box);
 	if (fr == KT_FRAME_STOP) {
 		ret = -2;

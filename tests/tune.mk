@@ -16,7 +16,8 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-t4 \
 	tests/test-tune-cli \
 	tests/test-tune-arch \
-	tests/test-tune-cworkers
+	tests/test-tune-cworkers \
+	tests/test-tune-mpi
 
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
 TESTS += $(KJIT_TUNE_TESTS)
@@ -97,3 +98,9 @@ tests_test_tune_cworkers_SOURCES = tests/test-tune-cworkers.c tests/testutil.h
 tests_test_tune_cworkers_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_cworkers_LDADD = $(KJIT_TEST_LDADD)
 tests_test_tune_cworkers_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# kjit-tune --mpi over real ranks (mpirun); skips without MPI or mpirun
+tests_test_tune_mpi_SOURCES = tests/test-tune-mpi.c tests/testutil.h tests/mpirun.h
+tests_test_tune_mpi_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_mpi_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_mpi_DEPENDENCIES = libkjit.la autotune/kjit-tune
