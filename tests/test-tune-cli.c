@@ -1,7 +1,9 @@
 /*
- * test-tune-cli: the kjit-tune command as a user runs it: exit codes,
- * tuning options, --count on both saxpy specs, --compile-only into a fresh database (40
- * compiled, then 40 cached; real NVRTC, no GPU) and --replay (--batch too).
+ * test-tune-cli: the kjit-tune command as a user runs it: exit codes
+ * (--mpi without MPI built in: a usage error that says how), tuning
+ * options, --count on both saxpy specs, --compile-only into a fresh
+ * database (40 compiled, then 40 cached; real NVRTC, no GPU) and --replay
+ * (--batch too).
  */
 #include "testutil.h"
 
@@ -47,6 +49,12 @@ int main(int argc, char **argv)
 	RUN(2, &out, "--bogus %s/saxpy.json", examples);
 	RUN(2, &out, "%s/saxpy.json --replay x --budget 0", examples);
 	RUN(2, &out, "%s/saxpy.json --count --replay x", examples);
+	RUN(2, &out, "%s/saxpy.json --mpi-timeout 0", examples);
+	CHECK_CONTAINS(out, "--mpi-timeout: expected seconds from 1 to 3600, got '0'");
+#ifndef KJIT_HAVE_MPI
+	RUN(2, &out, "%s/saxpy.json --mpi --compile-only --arch sm_90", examples);
+	CHECK_CONTAINS(out, "this kjit-tune was built without MPI (configure --with-mpi");
+#endif
 	OK("--version, --help; usage errors exit 2");
 
 	RUN(3, &out, "%s/missing.json --count", dir);
