@@ -4,9 +4,9 @@
 # test-gpu-t1, T1 specs of every argument type, fill and validation method).
 
 check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 \
-	tests/test-gpu-cworkers tests/test-gpu-devices
+	tests/test-gpu-cworkers tests/test-gpu-devices tests/test-gpu-mpi
 TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 tests/test-gpu-cworkers \
-	tests/test-gpu-devices
+	tests/test-gpu-devices tests/test-gpu-mpi
 
 tests_test_tune_worker_SOURCES = tests/test-tune-worker.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_worker_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -36,3 +36,9 @@ tests_test_gpu_devices_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_devices_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu
+
+# kjit-tune --mpi with rank 1 measuring (mpirun); skips without MPI or mpirun
+tests_test_gpu_mpi_SOURCES = tests/test-gpu-mpi.c tests/testutil.h tests/mpirun.h
+tests_test_gpu_mpi_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_mpi_LDADD = $(KJIT_TEST_LDADD)
+tests_test_gpu_mpi_DEPENDENCIES = libkjit.la autotune/kjit-tune
