@@ -488,9 +488,8 @@ static char *rank_db(const char *db)
 {
 	if (db)
 		return strdup(db);
-	const char *tmp = getenv("TMPDIR");
-	return kjit__strdup_printf("%s/kjit-%ld/mpi.db", tmp && *tmp ? tmp : "/tmp",
-	                           (long)getuid());
+	const char *tmp = kjit__env(KJIT__ENV_TMPDIR);
+	return kjit__strdup_printf("%s/kjit-%ld/mpi.db", tmp ? tmp : "/tmp", (long)getuid());
 }
 
 /* Fails the role with code and a message. */

@@ -131,7 +131,9 @@ double kjit__median_sorted(const double *sorted, size_t n);
 	  "kjit-top's clock in Unix seconds, so that snapshots repeat")          \
 	X(NO_COLOR, "NO_COLOR", SETTING, "kjit-top draws no colours when set")  \
 	X(COLUMNS, "COLUMNS", SETTING, "the width of kjit-top --once")          \
-	X(TERM, "TERM", SYSTEM, "the terminal, named when curses cannot start")
+	X(TERM, "TERM", SYSTEM, "the terminal, named when curses cannot start") \
+	X(TMPDIR, "TMPDIR", SYSTEM,                                            \
+	  "kjit-tune --mpi: a rank other than 0 keeps $TMPDIR/kjit-UID/mpi.db")
 
 typedef enum kjit__env_var {
 #define KJIT__ENV_ID(id, name, kind, meaning) KJIT__ENV_##id,
