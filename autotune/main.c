@@ -739,6 +739,35 @@ static int run(opts *o)
 	return ret;
 }
 
+/* --mpi: MPI_Init_thread(); then a rank other than 0 serves rank 0 with
+ * rank 0's spec and mode, and this host's database, devices and cores.
+ * Returns 1 with the exit code in *ret when kjit-tune is to end, 0 on
+ * rank 0. */
+static int start_mpi(const opts *o, int *argc, char ***argv, int *ret)
+{
+	if (o->count || o->replay || o->export_format) {
+		*ret = usage_error("%s", "--mpi is for tuning and --compile-only");
+		return 1;
+	}
+	kjit_status st = kt_mpi_init(argc, argv, o->mpi_timeout);
+	if (st == KJIT_ERR_INVALID_ARG) {
+		*ret = usage_error("%s", kjit_last_error());
+		return 1;
+	}
+	if (st != KJIT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		*ret = KT_EXIT_RUNTIME;
+		return 1;
+	}
+	if (kt_mpi_rank() == 0)
+		return 0;
+	kt_serve_opts so = { .db = o->db, .devices = &o->tune.devices, .jobs = o->jobs,
+		             .pool = o->pool };
+	*ret = kt_mpi_serve(&so);
+	kt_mpi_finalize();
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
@@ -953,27 +982,11 @@ int main(int argc, char **argv)
 		                         "combine");
 	if (o.batch && !o.replay)
 		return usage_error("%s", "--batch goes with --replay");
-	if (o.tune.mpi && (o.count || o.replay || o.export_format))
-		return usage_error("%s", "--mpi is for tuning and --compile-only");
 	o.spec = argv[optind];
-	if (o.tune.mpi) {
-		kjit_status st = kt_mpi_init(&argc, &argv, o.mpi_timeout);
-		if (st == KJIT_ERR_INVALID_ARG)
-			return usage_error("%s", kjit_last_error());
-		if (st != KJIT_OK) {
-			fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-			return KT_EXIT_RUNTIME;
-		}
-		if (kt_mpi_rank() > 0) {
-			/* rank 0's spec and mode; this host's database, devices and cores */
-			kt_serve_opts so = { .db = o.db, .devices = &o.tune.devices, .jobs = o.jobs,
-				             .pool = o.pool };
-			int ret = kt_mpi_serve(&so);
-			kt_mpi_finalize();
-			return ret;
-		}
-	}
-	int ret = run(&o);
+	int ret;
+	if (o.tune.mpi && start_mpi(&o, &argc, &argv, &ret))
+		return ret;
+	ret = run(&o);
 	kt_mpi_finalize();
 	return ret;
 }
