@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,13 +99,13 @@ static target *target_for(server *s, const char *arch)
 	kjit_engine_options_init(&eo);
 	eo.db_path = s->db;
 	eo.arch = arch;
-	eo.compile_threads = s->o->jobs;
+	eo.compile_threads = s->role.slots;
 	eo.flags = KJIT_ENGINE_NO_GPU;
 	t->st = kjit_engine_open(&eo, &t->engine);
 	if (t->st == KJIT_OK)
 		t->st = kjit__spec_kernel(t->engine, s->spec, s->spec->entry, NULL, NULL, &t->kernel);
 	kt_pool_opts po = { .spec = s->spec, .spec_path = s->setup.spec_path, .engine = t->engine,
-		            .kernel = t->kernel, .workers = s->o->jobs, .mode = s->o->pool };
+		            .kernel = t->kernel, .workers = s->role.slots, .mode = s->o->pool };
 	if (t->st == KJIT_OK)
 		t->st = kt_pool_open(&po, &t->pool);
 	if (t->st != KJIT_OK)
@@ -492,6 +493,15 @@ static char *rank_db(const char *db)
 	return kjit__strdup_printf("%s/kjit-%ld/mpi.db", tmp ? tmp : "/tmp", (long)getuid());
 }
 
+/* The CPUs this rank may run on: mpirun binds a rank to a core or a
+ * socket unless told --bind-to none, and its compile workers inherit
+ * that. */
+static int cpus(void)
+{
+	cpu_set_t set;
+	return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : kjit__cpu_count();
+}
+
 /* Fails the role with code and a message. */
 static void refuse(server *s, int code, const char *why)
 {
@@ -506,7 +516,7 @@ static void prepare(server *s)
 	kt_role *r = &s->role;
 	const char *path = s->setup.spec_path;
 	char host[256] = "", *sig = NULL, why[1024];
-	int shared = 0, n = s->o->jobs > 0 ? s->o->jobs : kjit__cpu_count();
+	int shared = 0, n = s->o->jobs > 0 ? s->o->jobs : cpus();
 	kjit__store *st = NULL;
 	gethostname(host, sizeof host - 1);
 	r->host = strdup(host);

@@ -974,7 +974,9 @@ int kt_mpi_rank(void);       /* 0 without --mpi */
 int kt_mpi_size(void);       /* 1 without --mpi */
 int kt_mpi_local_rank(void); /* among the ranks of this host */
 /* Rank 0 ends the others (QUIT, then their BYE or loss); then every rank
- * stops its thread and calls MPI_Finalize. Nothing without --mpi. */
+ * stops its thread and calls MPI_Finalize(), unless a rank was lost other
+ * than by its BYE (its fence could wait for the dead forever: mpi.c).
+ * Nothing without --mpi. */
 void kt_mpi_finalize(void);
 
 /* Messages arrive in mailboxes, one per (rank, channel): channel 0 is

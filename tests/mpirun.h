@@ -32,12 +32,12 @@ static inline void tu_require_mpi(void)
 }
 
 /* Starts mpirun with args (NULL-terminated; after the options every run
- * needs: --oversubscribe, as root --allow-run-as-root), stdout into out,
- * stderr into err. */
+ * takes: --bind-to none, as kjit-tune(1) says, --oversubscribe, and as
+ * root --allow-run-as-root), stdout into out, stderr into err. */
 static inline pid_t tu_mpirun_start(const char *out, const char *err, const char *const *args)
 {
-	const char *argv[96] = { tu_mpirun, "--oversubscribe" };
-	int n = 2;
+	const char *argv[96] = { tu_mpirun, "--bind-to", "none", "--oversubscribe" };
+	int n = 4;
 	if (geteuid() == 0)
 		argv[n++] = "--allow-run-as-root";
 	for (; *args; args++) {
