@@ -739,33 +739,33 @@ static int run(opts *o)
 	return ret;
 }
 
-/* --mpi: MPI_Init_thread(); then a rank other than 0 serves rank 0 with
- * rank 0's spec and mode, and this host's database, devices and cores.
- * Returns 1 with the exit code in *ret when kjit-tune is to end, 0 on
- * rank 0. */
-static int start_mpi(const opts *o, int *argc, char ***argv, int *ret)
+/* --mpi-timeout: seconds from 1 to 3600, else -1. */
+static double parse_mpi_timeout(const char *s)
 {
-	if (o->count || o->replay || o->export_format) {
-		*ret = usage_error("%s", "--mpi is for tuning and --compile-only");
-		return 1;
-	}
+	char *end;
+	double v = strtod(s, &end);
+	return *end || end == s || !(v >= 1 && v <= 3600) ? -1 : v;
+}
+
+/* --mpi: MPI_Init_thread(); then rank 0 runs the mode (run()) and a rank
+ * other than 0 serves rank 0 with rank 0's spec and mode, and this host's
+ * database, devices and cores. Returns the exit code. */
+static int run_mpi(opts *o, int *argc, char ***argv)
+{
+	if (o->count || o->replay || o->export_format)
+		return usage_error("%s", "--mpi is for tuning and --compile-only");
 	kjit_status st = kt_mpi_init(argc, argv, o->mpi_timeout);
-	if (st == KJIT_ERR_INVALID_ARG) {
-		*ret = usage_error("%s", kjit_last_error());
-		return 1;
-	}
+	if (st == KJIT_ERR_INVALID_ARG)
+		return usage_error("%s", kjit_last_error());
 	if (st != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-		*ret = KT_EXIT_RUNTIME;
-		return 1;
+		return KT_EXIT_RUNTIME;
 	}
-	if (kt_mpi_rank() == 0)
-		return 0;
 	kt_serve_opts so = { .db = o->db, .devices = &o->tune.devices, .jobs = o->jobs,
 		             .pool = o->pool };
-	*ret = kt_mpi_serve(&so);
+	int ret = kt_mpi_rank() == 0 ? run(o) : kt_mpi_serve(&so);
 	kt_mpi_finalize();
-	return 1;
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -852,10 +852,8 @@ int main(int argc, char **argv)
 			break;
 		case O_MPI: o.tune.mpi = 1; break;
 		case O_MPI_TIMEOUT:
-			o.mpi_timeout = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.mpi_timeout >= 1 && o.mpi_timeout <= 3600))
-				return usage_error("--mpi-timeout: expected seconds from 1 to 3600, got '%s'",
-				                   optarg);
+			if ((o.mpi_timeout = parse_mpi_timeout(optarg)) < 0)
+				return usage_error("--mpi-timeout: expected 1 to 3600 seconds, got '%s'", optarg);
 			break;
 		case O_REPLAY: o.replay = optarg; break;
 		case O_REPLAY_DB: o.replay_from_db = 1; break;
@@ -983,10 +981,5 @@ int main(int argc, char **argv)
 	if (o.batch && !o.replay)
 		return usage_error("%s", "--batch goes with --replay");
 	o.spec = argv[optind];
-	int ret;
-	if (o.tune.mpi && start_mpi(&o, &argc, &argv, &ret))
-		return ret;
-	ret = run(&o);
-	kt_mpi_finalize();
-	return ret;
+	return o.tune.mpi ? run_mpi(&o, &argc, &argv) : run(&o);
 }

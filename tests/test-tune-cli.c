@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	RUN(2, &out, "%s/saxpy.json --replay x --budget 0", examples);
 	RUN(2, &out, "%s/saxpy.json --count --replay x", examples);
 	RUN(2, &out, "%s/saxpy.json --mpi-timeout 0", examples);
-	CHECK_CONTAINS(out, "--mpi-timeout: expected seconds from 1 to 3600, got '0'");
+	CHECK_CONTAINS(out, "--mpi-timeout: expected 1 to 3600 seconds, got '0'");
 #ifndef KJIT_HAVE_MPI
 	RUN(2, &out, "%s/saxpy.json --mpi --compile-only --arch sm_90", examples);
 	CHECK_CONTAINS(out, "this kjit-tune was built without MPI (configure --with-mpi");
