@@ -12,7 +12,10 @@
  *  - a file that is not SQLite, and a SQLite database of another program
  *    (tables, no user_version), are refused with KJIT_ERR_DB and a
  *    message, and the foreign database is left byte-identical;
- *  - a database with user_version 99 is refused as newer, its version kept.
+ *  - a database with user_version 99 is refused as newer, its version kept;
+ *  - a whole row read out with its checksum and put into another database
+ *    (kjit-tune --mpi ships binaries so) is a disk hit there; a damaged or
+ *    missing one is refused on the way out.
  */
 #include "testutil.h"
 
@@ -245,11 +248,66 @@ static void test_foreign_files(const char *dir)
 	OK("an empty file becomes a kjit database (user_version %d)", KJIT__SCHEMA_VERSION);
 }
 
+/* A whole row read out (kjit__store_binary_read(), what kjit-tune --mpi
+ * ships between databases) and put into another database is a disk hit
+ * there; a damaged one is refused on the way out. */
+static void test_row_travels(const char *dir)
+{
+	char from[TU_PATH], to[TU_PATH], key[33], sum[33];
+	tu_path(from, dir, "from.db");
+	tu_path(to, dir, "to.db");
+	kjit_engine *e = tu_engine_cpu(from, "sm_90", 1);
+	tu_saxpy_variant sv;
+	variant_of(&sv, 0);
+	kjit_variant *v = NULL;
+	kjit_variant_info info;
+	CHECK_OK(kjit_variant_get(tu_saxpy_kernel(e), &sv.desc, &v, NULL));
+	CHECK_OK(kjit_variant_get_info(v, &info));
+	snprintf(key, sizeof key, "%s", info.key);
+	kjit_engine_close(e);
+
+	kjit__store *a, *b;
+	kjit__binary bin;
+	void *mem;
+	CHECK_OK(kjit__store_open(from, &a));
+	CHECK_OK(kjit__store_binary_read(a, key, &bin, sum, &mem));
+	char want[33];
+	checksum_of(bin.cubin, bin.size, want);
+	CHECK_STREQ(sum, want);
+	CHECK(strcmp(bin.key, key) == 0 && strcmp(bin.kernel_name, "saxpy") == 0 &&
+	      strcmp(bin.arch, "sm_90") == 0 && bin.size > 0 && tu_is_cuda_elf(bin.cubin, bin.size));
+	CHECK_OK(kjit__store_open(to, &b));
+	CHECK_OK(kjit__store_binary_put(b, &bin, KJIT__DEFAULT_CACHE_MAX));
+	free(mem);
+	CHECK_OK(kjit__store_close(b));
+	e = tu_engine_cpu(to, "sm_90", 1);
+	kjit_cache_tier tier;
+	CHECK_OK(kjit_variant_get(tu_saxpy_kernel(e), &sv.desc, &v, &tier));
+	CHECK(tier == KJIT_TIER_DISK && tu_stats(e).compiles == 0);
+	kjit_engine_close(e);
+	OK("a whole row read out and put into another database: a disk hit there, no compile");
+
+	CHECK_ST(kjit__store_binary_read(a, "00000000000000000000000000000000", &bin, sum, &mem),
+	         KJIT_ERR_NOT_FOUND);
+	CHECK_OK(kjit__store_close(a));
+	sqlite3 *s = tu_db_open(from);
+	update_blob(s, "UPDATE binaries SET checksum = ?1 WHERE key = ?2", key,
+	            "00000000000000000000000000000000", 32);
+	tu_db_close(s);
+	CHECK_OK(kjit__store_open(from, &a));
+	CHECK_ST(kjit__store_binary_read(a, key, &bin, sum, &mem), KJIT_ERR_CORRUPT);
+	CHECK_CONTAINS(kjit_last_error(), key);
+	CHECK(mem == NULL);
+	CHECK_OK(kjit__store_close(a));
+	OK("reading out a missing key: KJIT_ERR_NOT_FOUND; a wrong checksum: KJIT_ERR_CORRUPT");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	const char *dir = tu_tmpdir();
 	test_checksums(dir);
+	test_row_travels(dir);
 	test_foreign_files(dir);
 	printf("%s: PASS\n", tu_prog);
 	return 0;

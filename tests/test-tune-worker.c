@@ -2,6 +2,7 @@
  * test-tune-worker: what kjit-tune's GPU worker stands on, without a GPU:
  * the worker protocol (each message round-trips, a truncated or foreign
  * message is an error, frames over a pipe with a deadline and EOF), the
+ * messages between MPI ranks (a binary checked against its checksum), the
  * arguments built from a spec (scalars, lengths, every fill, a missing or
  * short file named in the error), the output comparison, a configuration
  * as a launch (defines, flags, grid, block, shared memory), the
@@ -332,11 +333,137 @@ static void test_no_gpu(void)
 	OK("kjit-tune without a GPU: exit 1, the worker's reason");
 }
 
+/* Every shorter prefix of a rank message fails to decode. */
+static void rank_truncations(const kt_buf *whole, kjit_status (*decode)(kt_buf *))
+{
+	for (size_t n = 0; n < whole->len; n++) {
+		kt_buf b = { .data = whole->data, .len = n, .cap = whole->cap };
+		CHECK_MSG(decode(&b) == KJIT_ERR_CORRUPT, "type %d cut to %zu of %zu bytes decoded",
+		          kt_msg_type(whole), n, whole->len);
+	}
+}
+
+static kjit_status decode_role(kt_buf *b)
+{
+	kt_role r;
+	kjit_status st = kt_role_decode(b, &r);
+	kt_role_clear(&r);
+	return st;
+}
+
+static kjit_status decode_rcompiled(kt_buf *b)
+{
+	kt_compiled c;
+	kjit__binary bin;
+	kjit_status st = kt_rcompiled_decode(b, &c, &bin);
+	kt_compiled_clear(&c);
+	return st;
+}
+
+/* The messages between MPI ranks (kjit-tune --mpi): each round-trips, a
+ * truncated one fails, and a binary whose blob is not its checksum's is
+ * refused naming its key. */
+static void test_rank_messages(void)
+{
+	kt_buf b = { 0 }, hello = { 0 }, frame = { 0 };
+	kt_setup su = { .spec_path = "/specs/s.json", .signature = "abc", .verify = "default",
+		        .atol = 1e-6, .rtol = 1e-5, .compile_only = 1 }, su2;
+	kt_setup_encode(&b, &su);
+	CHECK_OK(kt_setup_decode(&b, &su2));
+	CHECK(strcmp(su2.spec_path, su.spec_path) == 0 && strcmp(su2.verify, "default") == 0 &&
+	      su2.atol == 1e-6 && su2.compile_only == 1);
+	kt_setup_clear(&su2);
+
+	kt_hello h = { .arch = "sm_90", .device_name = "H200", .device_key = "sm_90|H200",
+		       .device = 1, .device_count = 2 };
+	kt_hello_encode(&hello, &h);
+	kt_role ro = { .host = "node7", .nvrtc = "nvrtc-13.0", .db = "/tmp/kjit-0/mpi.db",
+		       .slots = 16, .note = "device 0: busy", .n_hellos = 1, .hellos = &hello },
+	        ro2;
+	kt_role_encode(&b, &ro);
+	CHECK_OK(kt_role_decode(&b, &ro2));
+	CHECK(strcmp(ro2.host, "node7") == 0 && ro2.slots == 16 && ro2.code == 0 && !ro2.error &&
+	      strcmp(ro2.note, "device 0: busy") == 0 && ro2.n_hellos == 1);
+	kt_hello h2;
+	CHECK_OK(kt_hello_decode(&ro2.hellos[0], &h2));
+	CHECK(h2.device == 1 && h2.device_count == 2 && strcmp(h2.device_name, "H200") == 0);
+	kt_hello_clear(&h2);
+	kt_role_clear(&ro2);
+	rank_truncations(&b, decode_role);
+
+	kt_note n = { .gen = 7, .num = KT_END_SIGNAL, .text = "the worker process on rank 2 was "
+		      "killed by signal 11 (Segmentation fault)" }, n2;
+	kt_note_encode(&b, KT_MSG_LEOF, &n);
+	CHECK_OK(kt_note_decode(&b, KT_MSG_LEOF, &n2));
+	CHECK(n2.gen == 7 && n2.num == KT_END_SIGNAL && strcmp(n2.text, n.text) == 0);
+	kt_note_clear(&n2);
+	CHECK_ST(kt_note_decode(&b, KT_MSG_LSTORED, &n2), KJIT_ERR_CORRUPT);
+
+	uint32_t gen = 0;
+	kt_lframe_encode(&b, 3, &hello);
+	CHECK_OK(kt_lframe_decode(&b, &gen, &frame));
+	CHECK(gen == 3 && frame.len == hello.len && memcmp(frame.data, hello.data, hello.len) == 0);
+
+	uint16_t config[2] = { 4, 1 };
+	kt_rjob j = { .channel = 1000, .arch = "sm_90", .config = config, .n_config = 2 }, j2;
+	kt_rjob_encode(&b, &j);
+	CHECK_OK(kt_rjob_decode(&b, &j2));
+	CHECK(j2.channel == 1000 && j2.n_config == 2 && j2.config[0] == 4 && j2.config[1] == 1 &&
+	      strcmp(j2.arch, "sm_90") == 0);
+	kt_rjob_clear(&j2);
+
+	/* a compile's answer with its binary: the row as the store keeps it */
+	unsigned char cubin[64];
+	for (size_t i = 0; i < sizeof cubin; i++)
+		cubin[i] = (unsigned char)(i * 7);
+	const char *key = "0123456789abcdef0123456789abcdef";
+	kjit__binary bin = { .key = key, .signature = "sig", .kernel_name = "saxpy",
+		             .source = "__global__ void saxpy() {}", .params = "B",
+		             .options = "-DB=64", .arch = "sm_90", .nvrtc = "nvrtc-13.0",
+		             .lowered_name = "saxpy", .cubin = cubin, .size = sizeof cubin,
+		             .compile_ms = 12.5 }, bin2;
+	char sum[33];
+	kjit__store_checksum(cubin, sizeof cubin, sum);
+	kt_compiled c = { .status = KJIT_OK, .key = (char *)key, .compile_ms = 12.5,
+		          .compiled = 1 }, c2;
+	kt_rcompiled_encode(&b, &c, &bin, sum);
+	CHECK_OK(kt_rcompiled_decode(&b, &c2, &bin2));
+	CHECK(c2.compiled == 1 && strcmp(c2.key, key) == 0 && bin2.size == sizeof cubin &&
+	      memcmp(bin2.cubin, cubin, sizeof cubin) == 0 && strcmp(bin2.options, "-DB=64") == 0 &&
+	      !bin2.manifest && !bin2.base_key && bin2.compile_ms == 12.5);
+	kt_compiled_clear(&c2);
+	rank_truncations(&b, decode_rcompiled);
+	/* one bit of the blob flipped on the way */
+	b.data[b.len - 1] ^= 1;
+	CHECK_ST(kt_rcompiled_decode(&b, &c2, &bin2), KJIT_ERR_CORRUPT);
+	CHECK_CONTAINS(kjit_last_error(), key);
+	CHECK_CONTAINS(kjit_last_error(), "arrived with checksum");
+	kt_lbinary_encode(&b, 9, &bin, "00000000000000000000000000000000");
+	CHECK_ST(kt_lbinary_decode(&b, &gen, &bin2), KJIT_ERR_CORRUPT);
+	kt_lbinary_encode(&b, 9, &bin, sum);
+	CHECK_OK(kt_lbinary_decode(&b, &gen, &bin2));
+	CHECK(gen == 9 && strcmp(bin2.source, bin.source) == 0);
+	/* a compile's failure needs no binary; a success without one is refused */
+	kt_compiled fail = { .status = KJIT_ERR_COMPILE, .error = "error: expected ';'" };
+	kt_rcompiled_encode(&b, &fail, NULL, NULL);
+	CHECK_OK(kt_rcompiled_decode(&b, &c2, &bin2));
+	CHECK(c2.status == KJIT_ERR_COMPILE && strcmp(c2.error, fail.error) == 0);
+	kt_compiled_clear(&c2);
+	kt_rcompiled_encode(&b, &c, NULL, NULL);
+	CHECK_ST(kt_rcompiled_decode(&b, &c2, &bin2), KJIT_ERR_CORRUPT);
+	kt_buf_free(&b);
+	kt_buf_free(&hello);
+	kt_buf_free(&frame);
+	OK("rank messages round-trip; truncated ones fail; a binary whose blob is not its "
+	   "checksum's is refused, naming its key");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	dir = tu_tmpdir();
 	test_protocol();
+	test_rank_messages();
 	test_args();
 	test_verify_ahead();
 	test_no_gpu();
