@@ -305,10 +305,12 @@ static void *relay_main(void *arg)
 		case KT_MSG_LFRAME:
 			if (kt_lframe_decode(&in, &gen, &frame) != KJIT_OK || gen != r->gen)
 				break;
-			if (r->link->ops->write(r->link, &frame) != KJIT_OK)
-				r->link->ops->stop(r->link, 1), ended(r);
-			else if (kt_msg_type(&frame) == KT_MSG_REQUEST)
+			if (r->link->ops->write(r->link, &frame) != KJIT_OK) {
+				/* gone: its pipe closed, its end is the reason */
+				ended(r);
+			} else if (kt_msg_type(&frame) == KT_MSG_REQUEST) {
 				pass(r, KT_MSG_REPLY);
+			}
 			break;
 		case KT_MSG_LBINARY:
 			store(r, &in);
