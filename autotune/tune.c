@@ -838,6 +838,8 @@ static kjit_status open_workers(tuner *t)
 	kt_link **links = NULL, **remote = NULL;
 	size_t n = 0, n_remote = 0;
 	kjit_status st = KJIT_OK;
+	if (o->mpi && (st = kt_mpi_links(&la, &remote, &n_remote)) != KJIT_OK)
+		return st;
 	size_t n_local = dv->none ? 0 : dv->all || !dv->n ? 1 : dv->n;
 	if (!(links = calloc(n_local + n_remote + 1, sizeof *links)))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
