@@ -215,7 +215,9 @@ static int ensure(worker *w, kt_task *t)
 		return R_DONE;
 	uint64_t t0 = kjit__now_ns();
 	kjit_status st = start(w);
-	t->restart_s += (double)(kjit__now_ns() - t0) * 1e-9;
+	double d = (double)(kjit__now_ns() - t0) * 1e-9;
+	t->restart_s += d;
+	t->measure_s += d; /* the worker's time: its part of measure_s */
 	if (st == KJIT_OK) {
 		w->failures = 0;
 		pthread_mutex_lock(&w->m->lock);
@@ -253,7 +255,9 @@ static int run_task(worker *w, kt_task *t)
 	if (preparing) {
 		kt_reply pre = { 0 };
 		char why[512];
+		uint64_t t0 = kjit__now_ns();
 		r = read_reply(w, &pre, why, sizeof why);
+		t->measure_s += (double)(kjit__now_ns() - t0) * 1e-9;
 		t->setup_s += pre.setup_ms * 1e-3;
 		if (pre.setup)
 			w->problem = -1; /* the request sets it up again, and says why */

@@ -764,8 +764,9 @@ typedef struct kt_task {
 	size_t worker;         /* the index of the worker that took it last */
 	int32_t device;        /* the ordinal and UUID of its device, "" unknown */
 	char device_uuid[48];
-	/* wall time: of the requests; of the worker's restarts; waiting for
-	 * the compile; the problem's set-up before it (the prepare reply's) */
+	/* wall time: the worker's (its restarts, the set-up reply and the
+	 * requests); of those, the restarts; waiting for the compile; the
+	 * problem's set-up before it (the prepare reply's) */
 	double measure_s, restart_s, compile_wait_s, setup_s;
 	struct kt_task *next;
 } kt_task;

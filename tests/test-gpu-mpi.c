@@ -32,9 +32,8 @@ int main(int argc, char **argv)
 	tu_path(out, dir, "t.out");
 	tu_path(err, dir, "t.err");
 	const char *args[] = { "-n", "1", tool, spec, "--mpi", "--devices", "none", "--db", db0,
-		               "--strategy", "random", "--budget", "12", "--seed", "1", "--json",
-		               "--quiet", ":", "-n", "1", tool, spec, "--mpi", "--db", db1, "-j", "1",
-		               NULL };
+		               "--strategy", "random", "--budget", "12", "--seed", "1", "--json", ":",
+		               "-n", "1", tool, spec, "--mpi", "--db", db1, "-j", "1", NULL };
 	int rc = tu_wait(tu_mpirun_start(out, err, args));
 	char *o = tu_read_file(out, NULL), *e = tu_read_file(err, NULL);
 	CHECK_MSG(rc == 0, "mpirun exit %d:\n%s\n%s", rc, o, e);
