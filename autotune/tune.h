@@ -766,7 +766,7 @@ typedef struct kt_task {
 	char device_uuid[48];
 	/* wall time: the worker's (its restarts, the set-up reply and the
 	 * requests); of those, the restarts; waiting for the compile; the
-	 * problem's set-up before it (the prepare reply's) */
+	 * problem's set-up before it, the part not hidden behind the compile */
 	double measure_s, restart_s, compile_wait_s, setup_s;
 	struct kt_task *next;
 } kt_task;

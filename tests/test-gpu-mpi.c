@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 	tu_path(out, dir, "t.out");
 	tu_path(err, dir, "t.err");
 	const char *args[] = { "-n", "1", tool, spec, "--mpi", "--devices", "none", "--db", db0,
-		               "--strategy", "random", "--budget", "12", "--seed", "1", "--json", ":",
+		               "--strategy", "random", "--budget", "12", "--seed", "1", "--early-stop", "0",
+		               "--json", ":",
 		               "-n", "1", tool, spec, "--mpi", "--db", db1, "-j", "1", NULL };
 	int rc = tu_wait(tu_mpirun_start(out, err, args));
 	char *o = tu_read_file(out, NULL), *e = tu_read_file(err, NULL);
