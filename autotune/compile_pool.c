@@ -369,16 +369,8 @@ int kt_pool_wait(kt_pool *p, kt_compile_job *j, const atomic_int *stop, double *
 {
 	uint64_t t0 = kjit__now_ns();
 	pthread_mutex_lock(&p->lock);
-	while (!j->done && !(stop && *stop)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&p->cond, &p->lock, &ts);
-	}
+	while (!j->done && !(stop && *stop))
+		kt_cond_wait_ns(&p->cond, &p->lock, 100000000u);
 	int done = j->done;
 	pthread_mutex_unlock(&p->lock);
 	if (waited_s)

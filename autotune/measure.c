@@ -526,14 +526,7 @@ int kt_meas_wait(kt_meas *m, kt_task **out)
 			ret = -1;
 			break;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+		kt_cond_wait_ns(&m->cond, &m->lock, 100000000u);
 	}
 	pthread_mutex_unlock(&m->lock);
 	if (ret < 0)

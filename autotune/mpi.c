@@ -369,16 +369,9 @@ static void *comm_main(void *arg)
 			nap_us = NAP_MIN_US;
 			continue;
 		}
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += nap_us * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
 		pthread_mutex_lock(&g.lock);
 		if (!g.out && !g.quit)
-			pthread_cond_timedwait(&g.wake, &g.lock, &ts);
+			kt_cond_wait_ns(&g.wake, &g.lock, (uint64_t)nap_us * 1000);
 		pthread_mutex_unlock(&g.lock);
 		nap_us = nap_us * 2 < NAP_MAX_US ? nap_us * 2 : NAP_MAX_US;
 	}
@@ -482,15 +475,7 @@ kt_frame_result kt_mpi_recv(kt_mbox *m, kt_buf *b, uint64_t deadline_ns,
 		uint64_t wait_ns = 100000000u;
 		if (deadline_ns && deadline_ns - now < wait_ns)
 			wait_ns = deadline_ns - now;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)(wait_ns / 1000000000u);
-		ts.tv_nsec += (long)(wait_ns % 1000000000u);
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&m->cond, &g.lock, &ts);
+		kt_cond_wait_ns(&m->cond, &g.lock, wait_ns);
 	}
 	msg *got = r == KT_FRAME_OK ? m->head : NULL;
 	if (got && !(m->head = got->next))

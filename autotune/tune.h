@@ -656,6 +656,9 @@ int kt_child_reason(kt_child *c, const char *what, char *buf, size_t size);
 /* pthread_create() of a thread that does not take SIGINT and SIGTERM:
  * they are to interrupt the waits of the main thread. Returns its code. */
 int kt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+/* pthread_cond_timedwait() for at most ns nanoseconds: the waits that
+ * also poll a stop flag. */
+void kt_cond_wait_ns(pthread_cond_t *c, pthread_mutex_t *m, uint64_t ns);
 
 /* ---- the compile pool (compile_pool.c, compile_worker.c) -------------------- */
 
