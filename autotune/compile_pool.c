@@ -115,6 +115,18 @@ static int job_cached(worker *w, kt_compile_job *j)
 	return hit;
 }
 
+/* A compile worker's answer into j (its log moves over). */
+static void take_answer(kt_compile_job *j, kt_compiled *c)
+{
+	j->status = c->status;
+	j->error = c->error;
+	c->error = NULL;
+	if (c->key)
+		snprintf(j->key, sizeof j->key, "%s", c->key);
+	j->compile_ms = c->compile_ms;
+	j->compiled = c->compiled;
+}
+
 /* On another rank, unless cached here: *by is the rank that answered.
  * 0 when the rank was lost (j untouched but for why). */
 static int job_on_rank(worker *w, kt_compile_job *j, int *by, char *why, size_t why_size)
@@ -131,13 +143,7 @@ static int job_on_rank(worker *w, kt_compile_job *j, int *by, char *why, size_t 
 	if (r == -2) {
 		job_fail(j, KJIT_ERR_INVALID_ARG, "not compiled: the run was stopped");
 	} else if (r == 1) {
-		j->status = c.status;
-		j->error = c.error;
-		c.error = NULL;
-		if (c.key)
-			snprintf(j->key, sizeof j->key, "%s", c.key);
-		j->compile_ms = c.compile_ms;
-		j->compiled = c.compiled;
+		take_answer(j, &c);
 	}
 	kt_compiled_clear(&c);
 	return r != 0;
@@ -186,13 +192,7 @@ static int attempt(worker *w, kt_compile_job *j, char *why, size_t why_size)
 		kt_child_stop(&w->child, 1);
 		return -1;
 	}
-	j->status = c.status;
-	j->error = c.error;
-	c.error = NULL;
-	if (c.key)
-		snprintf(j->key, sizeof j->key, "%s", c.key);
-	j->compile_ms = c.compile_ms;
-	j->compiled = c.compiled;
+	take_answer(j, &c);
 	kt_compiled_clear(&c);
 	return 1;
 }
