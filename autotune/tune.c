@@ -359,8 +359,17 @@ static int tune_problem(tuner *t, problem_run *pr)
 	if (!lim.max_shared)
 		lim.max_shared = spec->max_shared < t->hello->max_shared ? spec->max_shared
 		                                                         : t->hello->max_shared;
+	if (t->budget.evaluations || t->budget.fraction > 0 || t->budget.seconds > 0) {
+		lim.sample = KJIT__SPACE_SAMPLE;
+		lim.seed = o->seed;
+	}
 	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
 		goto done;
+	if (space->sampled && !o->quiet)
+		fprintf(stderr, "kjit-tune: problem %zu: the space (a product of %.3g) is too large "
+		        "to hold whole: searching a random sample of %zu of its valid "
+		        "configurations\n",
+		        pr->p, space->product, space->size);
 	pr->space = space->size;
 	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
 		goto done;
@@ -545,8 +554,8 @@ static double rate(const kjit__spec *spec, size_t p, const char *formula, const 
 	kjit__space *space = NULL;
 	double v = NAN;
 	uint16_t *cfg = calloc(spec->n_params + 1, sizeof *cfg);
-	if (cfg && kjit__space_build(spec, p, &(kjit__limits){ INT64_MAX, INT64_MAX }, &space) ==
-	           KJIT_OK) {
+	kjit__limits unlimited = { .max_threads = INT64_MAX, .max_shared = INT64_MAX };
+	if (cfg && kjit__space_build(spec, p, &unlimited, &space) == KJIT_OK) {
 		for (size_t i = 0; i < space->size; i++) {
 			char *c = kjit__config_json(space, i);
 			int same = c && strcmp(c, config) == 0;

@@ -2,8 +2,8 @@
  * test-tune-space: the constrained space against brute force, the
  * expression engine's two dialects and what it refuses, device limits,
  * block expressions (with products past int64), counting against
- * building, a 1e10 product enumerated lazily and an 8e11 one counted at
- * once.
+ * building, a 1e10 product enumerated lazily, an 8e11 one counted at
+ * once, refused whole and sampled uniformly.
  */
 #include "testutil.h"
 
@@ -105,6 +105,15 @@ static kjit__spec *spec_of_counts(const int *counts, int n, const int *xs, int n
 static double ms_since(uint64_t t0)
 {
 	return (double)(kjit__now_ns() - t0) / 1e6;
+}
+
+/* a before b in the order of a walk */
+static int lexless(const uint16_t *a, const uint16_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -348,6 +357,33 @@ int main(int argc, char **argv)
 	CHECK_MSG(product == 8e11 && size == 5e11, "%.0f of %.0f", size, product);
 	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
 	OK("8e11 product, block x <= 1024 keeps 5e11, counted in %.3f ms", ms);
+
+	/* too large to hold: refused without a sample, sampled with one */
+	t0 = kjit__now_ns();
+	CHECK_ST(kjit__space_build(spec, 0, NULL, &space), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "too large to hold whole");
+	CHECK_CONTAINS(kjit_last_error(), "8e+11");
+	CHECK_MSG(ms_since(t0) < 20000, "took %.0f ms", ms_since(t0));
+	OK("8e11 refused whole in %.0f ms: %s", ms_since(t0), kjit_last_error());
+	kjit__limits sampled = { .sample = 5000, .seed = 7 };
+	t0 = kjit__now_ns();
+	CHECK_OK(kjit__space_build(spec, 0, &sampled, &space));
+	CHECK(space->sampled && space->size == 5000 && space->product == 8e11);
+	size_t low_x = 0;
+	for (size_t i = 0; i < space->size; i++) {
+		const uint16_t *c = kjit__space_config(space, i);
+		CHECK_MSG(c[0] < 5, "configuration %zu has block x %d", i, xs[c[0]]);
+		low_x += c[0] == 0;
+		CHECK(kjit__space_find(space, c) == (int64_t)i);
+		if (i)
+			CHECK_MSG(lexless(kjit__space_config(space, i - 1), c, space->n_params),
+			          "configurations %zu and %zu out of order or equal", i - 1, i);
+	}
+	/* uniform over the valid ones: a fifth have the first block size */
+	CHECK_MSG(low_x > 800 && low_x < 1200, "%zu of 5000 with block x 64", low_x);
+	kjit__space_free(space);
+	OK("8e11 sampled: 5000 distinct valid configurations in order, %zu with block x 64, "
+	   "in %.0f ms", low_x, ms_since(t0));
 	kjit__spec_free(spec);
 
 	/* about 2e7 with five restrictions, one reading the last parameter:

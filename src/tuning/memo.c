@@ -167,7 +167,7 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	/* the device's shared memory limit (with opting in) where it is the
 	 * lower, as kjit-tune prunes */
-	kjit__limits lim = { 0, 0 };
+	kjit__limits lim = { 0 };
 	if (e->cu && e->shared_optin < t->spec->max_shared)
 		lim.max_shared = e->shared_optin;
 	if (st == KJIT_OK)

@@ -6,6 +6,8 @@
  * Every restriction term, grid dimension, shared memory size and block
  * expression is parsed once and runs as soon as the last name it reads
  * is set, so a prefix that fails prunes every configuration below it.
+ * A space too large to hold is refused or, when the caller asks, stood
+ * for by a uniform random sample of its valid configurations.
  */
 #include "config.h"
 
@@ -51,6 +53,8 @@ typedef struct walker {
 	uint16_t *configs;
 	size_t size, cap;
 	double count;
+	uint64_t steps;       /* nodes visited when storing: KJIT__SPACE_STEPS at most */
+	int too_large;        /* the stored walk ran past its budget */
 } walker;
 
 /* *acc *= f, when f >= 1 and the product stays within max (*acc >= 1). */
@@ -241,6 +245,10 @@ static kjit_status plan(walker *w, const char *const *names)
 static kjit_status keep(walker *w)
 {
 	size_t n = w->spec->n_params;
+	if (w->size == KJIT__SPACE_HOLD) {
+		w->too_large = 1;
+		return KJIT_ERR_NOMEM;
+	}
 	if (w->size == w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 256;
 		if (cap < w->cap || cap > SIZE_MAX / (n * sizeof *w->configs))
@@ -268,6 +276,10 @@ static kjit_status walk(walker *w, size_t depth)
 	}
 	if (depth == spec->n_params)
 		return keep(w);
+	if (w->store && ++w->steps > KJIT__SPACE_STEPS) {
+		w->too_large = 1;
+		return KJIT_ERR_NOMEM;
+	}
 	const kjit__param *p = &spec->params[depth];
 	for (size_t v = 0; v < p->n_values; v++) {
 		int ok;
@@ -294,10 +306,10 @@ static void walker_free(walker *w)
 	free(w->slots);
 }
 
-/* The walk of problem p, into w (zeroed by the caller, freed with
- * walker_free()): the configurations when store, else their count. */
-static kjit_status space_walk(walker *w, const kjit__spec *spec, size_t p,
-                              const kjit__limits *limits, int store)
+/* Readies w (zeroed by the caller, freed with walker_free()) for a walk
+ * of problem p; *ok: the checks that read problem sizes only pass. */
+static kjit_status walk_prepare(walker *w, const kjit__spec *spec, size_t p,
+                                const kjit__limits *limits, int store, int *ok)
 {
 	const kjit__problem *prob = &spec->problems[p];
 	size_t n_names = prob->n + spec->n_params;
@@ -329,9 +341,17 @@ static kjit_status space_walk(walker *w, const kjit__spec *spec, size_t p,
 	}
 	kjit_status st = plan(w, names);
 	free(names);
+	*ok = 0;
+	return st == KJIT_OK ? run_checks(w, -1, ok) : st;
+}
+
+/* The walk of problem p, into w (zeroed by the caller, freed with
+ * walker_free()): the configurations when store, else their count. */
+static kjit_status space_walk(walker *w, const kjit__spec *spec, size_t p,
+                              const kjit__limits *limits, int store)
+{
 	int ok;
-	if (st == KJIT_OK)
-		st = run_checks(w, -1, &ok);
+	kjit_status st = walk_prepare(w, spec, p, limits, store, &ok);
 	if (st == KJIT_OK && ok && spec->n_params)
 		st = walk(w, 0);
 	return st;
@@ -374,14 +394,112 @@ static kjit_status build_index(kjit__space *s)
 }
 
 
+/* ---- a sample of a space too large to hold -------------------------------- */
+
+static uint64_t splitmix(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t held_hash(const void *ctx, uintptr_t item)
+{
+	const walker *w = ctx;
+	return config_hash(w->configs + (item - 1) * w->spec->n_params, w->spec->n_params);
+}
+
+static int held_is_cur(const void *ctx, uintptr_t item)
+{
+	const walker *w = ctx;
+	size_t n = w->spec->n_params;
+	return memcmp(w->configs + (item - 1) * n, w->cur, n * sizeof *w->cur) == 0;
+}
+
+/* One draw of every parameter, the checks of each depth as it is set:
+ * *ok 0 as soon as one fails (rejection keeps the sample uniform over
+ * the valid configurations). */
+static kjit_status draw(walker *w, uint64_t *rng, int *ok)
+{
+	const kjit__spec *spec = w->spec;
+	*ok = 1;
+	for (size_t d = 0; d < spec->n_params && *ok; d++) {
+		const kjit__param *p = &spec->params[d];
+		size_t v = (size_t)(splitmix(rng) % p->n_values);
+		w->cur[d] = (uint16_t)v;
+		w->slots[w->np + d] = p->values[v];
+		w->steps++;
+		kjit_status st = run_checks(w, (long)d, ok);
+		if (st != KJIT_OK)
+			return st;
+	}
+	return KJIT_OK;
+}
+
+/* Up to want distinct valid configurations drawn at random into w's
+ * configurations, within KJIT__SPACE_STEPS. */
+static kjit_status sample(walker *w, size_t want, uint64_t seed)
+{
+	kjit__table seen = { 0 };
+	uint64_t rng = seed;
+	kjit_status st = KJIT_OK;
+	w->size = 0;
+	w->steps = 0;
+	w->too_large = 0;
+	while (st == KJIT_OK && w->size < want && w->steps < KJIT__SPACE_STEPS) {
+		int ok;
+		st = draw(w, &rng, &ok);
+		if (st != KJIT_OK || !ok)
+			continue;
+		uint64_t h = config_hash(w->cur, w->spec->n_params);
+		if (kjit__table_find(&seen, h, held_is_cur, w))
+			continue;
+		st = keep(w);
+		if (st == KJIT_OK)
+			st = kjit__table_insert(&seen, h, w->size, held_hash, w);
+	}
+	kjit__table_free(&seen);
+	return st;
+}
+
+static _Thread_local size_t sort_width;
+
+/* Lexicographic by value index, the order of a walk. */
+static int cmp_config(const void *a, const void *b)
+{
+	const uint16_t *x = a, *y = b;
+	for (size_t i = 0; i < sort_width; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
                               kjit__space **out)
 {
 	walker w = { 0 };
 	kjit__space *s = calloc(1, sizeof *s);
+	int ok = 0;
 	*out = NULL;
-	kjit_status st = s ? space_walk(&w, spec, p, limits, 1)
+	kjit_status st = s ? walk_prepare(&w, spec, p, limits, 1, &ok)
 	                   : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK && ok && spec->n_params)
+		st = walk(&w, 0);
+	if (w.too_large && limits && limits->sample) {
+		s->sampled = 1;
+		st = sample(&w, limits->sample, limits->seed);
+		if (st == KJIT_OK && !w.size)
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "no valid configuration in %llu random "
+			                 "draws of a space of %.3g configurations (the restrictions "
+			                 "leave too few to sample)", (unsigned long long)w.steps,
+			                 w.tail[0]);
+	} else if (w.too_large) {
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "the space is too large to hold whole (more "
+		                 "than %zu valid configurations, or more than %u steps to enumerate; "
+		                 "its product is %.3g): give a budget, so that a random sample of "
+		                 "it is searched", KJIT__SPACE_HOLD, KJIT__SPACE_STEPS, w.tail[0]);
+	}
 	if (st == KJIT_OK) {
 		s->spec = spec;
 		s->problem = p;
@@ -390,6 +508,10 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
 		s->configs = w.configs;
 		s->size = w.size;
 		w.configs = NULL;
+		if (s->sampled) {
+			sort_width = s->n_params;
+			qsort(s->configs, s->size, s->n_params * sizeof *s->configs, cmp_config);
+		}
 		st = build_index(s);
 	}
 	walker_free(&w);

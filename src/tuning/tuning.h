@@ -211,7 +211,20 @@ void kjit__float_repr(double d, char out[40]);
 typedef struct kjit__limits {
 	int64_t max_threads; /* block x*y*z; default 1024 */
 	int64_t max_shared;  /* dynamic shared memory bytes; default 48 KiB */
+	/* A space too large to hold whole (KJIT__SPACE_HOLD configurations,
+	 * or a walk of KJIT__SPACE_STEPS): with sample > 0, a uniform random
+	 * sample of at most that many valid configurations (drawn from seed)
+	 * stands for it; with 0 it is refused, naming its product. */
+	size_t sample;
+	uint64_t seed;
 } kjit__limits;
+
+/* What a space may hold and cost to enumerate: about 150 MB for a space
+ * of ten parameters, and a few seconds of walking. */
+#define KJIT__SPACE_HOLD ((size_t)1 << 22)
+#define KJIT__SPACE_STEPS 100000000u
+/* The sample a budgeted search of a space too large to hold draws. */
+#define KJIT__SPACE_SAMPLE ((size_t)1 << 18)
 
 /* The constrained space of one problem: every valid configuration as a
  * row of value indices (one per parameter), in lexicographic order.
@@ -225,11 +238,12 @@ typedef struct kjit__space {
 	uint16_t *configs;   /* size * n_params */
 	size_t size;
 	double product;      /* size of the unconstrained product */
+	int sampled;         /* 1: a random sample of a space too large to hold */
 	kjit__table index;   /* the configurations by value: index + 1 */
 } kjit__space;
 
-/* Builds the space of problem p of spec. limits may be NULL (the spec's).
- * The caller owns *out; kjit__space_free() frees it. */
+/* Builds the space of problem p of spec. limits may be NULL (the spec's;
+ * no sample). The caller owns *out; kjit__space_free() frees it. */
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
                            kjit__space **out);
 void kjit__space_free(kjit__space *space);
