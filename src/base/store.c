@@ -111,8 +111,30 @@ static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
 _Static_assert(sizeof migrations / sizeof *migrations == KJIT__SCHEMA_VERSION,
                "one migration per schema version");
 
+/* Notes a failure that the next write would meet too. */
+static void note_failure(kjit__store *s, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_FULL: case SQLITE_READONLY: case SQLITE_IOERR: case SQLITE_CORRUPT:
+	case SQLITE_NOTADB: case SQLITE_CANTOPEN: case SQLITE_PERM: case SQLITE_NOLFS: {
+		int none = 0;
+		atomic_compare_exchange_strong(&s->broken, &none, rc);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int kjit__store_broken(kjit__store *s)
+{
+	return s && atomic_load(&s->broken) != 0;
+}
+
 kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 {
+	if (s)
+		note_failure(s, rc);
 	const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 	return kjit__error(KJIT_ERR_DB, "%s: %s (SQLite %s, %s)", what, msg, sqlite3_errstr(rc),
 	                   s && s->path ? s->path : "no database");
@@ -277,6 +299,7 @@ static kjit_status exec(kjit__store *s, const char *sql, const char *what)
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
 		return KJIT_OK;
+	note_failure(s, rc);
 	kjit_status st = kjit__error(KJIT_ERR_DB, "%s: %s (SQLite %s, %s)", what,
 	                             msg ? msg : sqlite3_errmsg(s->db), sqlite3_errstr(rc), s->path);
 	sqlite3_free(msg);
