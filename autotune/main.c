@@ -324,7 +324,9 @@ typedef struct compile_tally {
 	size_t done, failed;
 	size_t n_other;              /* failures not a variant's compile or link error */
 	char *other;                 /* the first of those, malloc'ed */
+	size_t n_kept;
 	char *kept[SHOW_ERRORS];     /* the first failures' logs, malloc'ed */
+	int broken;                  /* the database failed for good: the run stopped */
 } compile_tally;
 
 static atomic_int interrupted; /* set by the signal handler: lock-free */
@@ -335,20 +337,24 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-/* Takes the answer of j into t and frees its log. */
-static void tally_job(compile_tally *t, kt_compile_job *j)
+/* Takes the answer of j into t and frees its log. A database that failed
+ * for good is said at once, here, and stops the run. */
+static void tally_job(compile_tally *t, const char *arch, kt_compile_job *j)
 {
 	t->done++;
-	if (j->status != KJIT_OK) {
-		if (j->status != KJIT_ERR_COMPILE && j->status != KJIT_ERR_LINK && !t->n_other++) {
-			t->other = j->error;
-			j->error = NULL;
-		}
-		if (t->failed < SHOW_ERRORS && j->error) {
-			t->kept[t->failed] = j->error;
-			j->error = NULL;
-		}
+	if (j->status != KJIT_OK)
 		t->failed++;
+	if (j->broken) {
+		t->broken = 1;
+		fprintf(stderr, "%s: %s: stopping: the database cannot keep binaries: %s\n", prog,
+		        arch, j->error ? j->error : kjit_status_str(j->status));
+	} else if (j->status != KJIT_OK) {
+		if (j->status != KJIT_ERR_COMPILE && j->status != KJIT_ERR_LINK && !t->n_other++)
+			t->other = strdup(j->error ? j->error : kjit_status_str(j->status));
+		if (t->n_kept < SHOW_ERRORS && j->error) {
+			t->kept[t->n_kept++] = j->error;
+			j->error = NULL;
+		}
 	}
 	free(j->error);
 	j->error = NULL;
@@ -356,8 +362,9 @@ static void tally_job(compile_tally *t, kt_compile_job *j)
 
 /* Compiles the n variants for arch on pool, a window ahead, with a
  * progress line: on a terminal at most every 0.1 s, else every 10 s and at
- * the end. Returns 1 when interrupted (Ctrl-C, SIGTERM): the jobs not
- * compiled are dropped; what was stored stays. */
+ * the end. Returns 1 when stopped (Ctrl-C, SIGTERM, a database that
+ * failed for good): the jobs not compiled are dropped; what was stored
+ * stays. */
 static int compile_all(kt_pool *pool, const char *arch, const variant *vs, size_t n, int quiet,
                        compile_tally *t)
 {
@@ -378,7 +385,11 @@ static int compile_all(kt_pool *pool, const char *arch, const variant *vs, size_
 		}
 		if (!kt_pool_wait(pool, &jobs[t->done], &interrupted, NULL))
 			break;
-		tally_job(t, &jobs[t->done]);
+		if (tty && !quiet && jobs[t->done].broken)
+			fprintf(stderr, "\r\033[K");
+		tally_job(t, arch, &jobs[t->done]);
+		if (t->broken)
+			break;
 		uint64_t now = kjit__now_ns();
 		double el = (double)(now - t0) * 1e-9, rate = el > 0 ? (double)t->done / el : 0;
 		if (!quiet && (t->done == n || now - shown >= (tty ? 100000000ull : 10000000000ull))) {
@@ -426,9 +437,10 @@ static void put_ranks(kjit__buf *b, kt_pool *pool, int json)
 
 /* Compiles the n variants for one target on a compile pool, with its
  * progress line and summary line, or its object of the --json summary in
- * json. Returns an exit code. */
+ * json. Returns an exit code; *broken is set when the database failed for
+ * good (the next target's binaries cannot be kept either). */
 static int compile_target(const kjit__spec *spec, const opts *o, const variant *vs, size_t n,
-                          const target *t, kjit__buf *json)
+                          const target *t, kjit__buf *json, int *broken)
 {
 	compile_tally tally = { 0 };
 	kt_pool_opts po = { .spec = spec, .spec_path = o->spec, .engine = t->engine,
@@ -451,15 +463,16 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 	if (json) {
 		snprintf(line, sizeof line, "{\"arch\": \"%s\", \"kind\": \"%s\", \"variants\": %zu, "
 		         "\"compiled\": %zu, \"cached\": %zu, \"failed\": %zu, \"interrupted\": %s, "
-		         "\"pool\": \"%s\", \"workers\": %d", t->arch, kind, n, compiled, cached,
-		         tally.failed, stopped ? "true" : "false", ps.mode, ps.workers);
+		         "\"database_failed\": %s, \"pool\": \"%s\", \"workers\": %d", t->arch, kind, n,
+		         compiled, cached, tally.failed, stopped && !tally.broken ? "true" : "false",
+		         tally.broken ? "true" : "false", ps.mode, ps.workers);
 		kjit__buf_str(json, line);
 		put_ranks(json, pool, 1);
 		kjit__buf_str(json, "}");
 	} else {
 		printf("variants %zu: compiled %zu, cached %zu, failed %zu (arch %s, %s, db %s)%s\n", n,
 		       compiled, cached, tally.failed, t->arch, kind, kjit_engine_db_path(t->engine),
-		       stopped ? ", interrupted" : "");
+		       tally.broken ? ", stopped: the database failed" : stopped ? ", interrupted" : "");
 		if (o->tune.mpi) {
 			put_ranks(&b, pool, 0);
 			char *text = kjit__buf_done(&b);
@@ -468,20 +481,23 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 		}
 	}
 	kt_pool_close(pool);
-	for (size_t i = 0; i < SHOW_ERRORS && i < tally.failed; i++) {
+	for (size_t i = 0; i < tally.n_kept; i++) {
 		fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,
-		        tally.kept[i] ? tally.kept[i] : "(no detail)");
+		        tally.kept[i]);
 		free(tally.kept[i]);
 	}
 	/* A variant that does not compile is a result; nothing compiled, or a
 	 * failure of anything else (the database, an option), is not. */
 	int ret = KT_EXIT_OK;
-	if (stopped) {
+	if (tally.broken) {
+		*broken = 1;
+		ret = KT_EXIT_RUNTIME; /* said when it happened */
+	} else if (stopped) {
 		ret = KT_EXIT_INTERRUPTED;
 	} else if (tally.n_other) {
 		fprintf(stderr, "%s: %s: %zu variants failed for another reason than their own "
 		        "compile error; the first: %s\n", prog, t->arch, tally.n_other,
-		        tally.other ? tally.other : "(no detail)");
+		        tally.other ? tally.other : "out of memory");
 		ret = KT_EXIT_RUNTIME;
 	} else if (n && tally.failed == n) {
 		fprintf(stderr, "%s: %s: no variant compiled\n", prog, t->arch);
@@ -521,10 +537,12 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (size_t t = 0; ready && t < n_targets && ret != KT_EXIT_INTERRUPTED; t++) {
+	int broken = 0;
+	for (size_t t = 0; ready && t < n_targets && ret != KT_EXIT_INTERRUPTED && !broken; t++) {
 		if (t && o->tune.json)
 			kjit__buf_str(&json, ", ");
-		int r = compile_target(spec, o, vs, n, &targets[t], o->tune.json ? &json : NULL);
+		int r = compile_target(spec, o, vs, n, &targets[t], o->tune.json ? &json : NULL,
+		                       &broken);
 		ret = ret == KT_EXIT_OK || r == KT_EXIT_INTERRUPTED ? r : ret;
 	}
 	sigaction(SIGINT, &old_int, NULL);

@@ -146,10 +146,13 @@ static void answer(server *s, const kt_rjob *j, kt_buf *out)
 		c.error = job.error;
 		c.compile_ms = job.compile_ms;
 		c.compiled = job.compiled;
+		c.broken = job.broken;
 		if (c.status == KJIT_OK &&
 		    (c.status = kjit__store_binary_read(t->engine->store, job.key, &bin, sum, &mem)) !=
-		            KJIT_OK)
+		            KJIT_OK) {
 			c.error = strdup(kjit_last_error());
+			c.broken = kt_store_broken(t->engine, c.status);
+		}
 		if (c.status == KJIT_OK)
 			c.key = strdup(job.key);
 	}

@@ -68,6 +68,7 @@ typedef struct tuner {
 	double start_s;        /* the workers' first start */
 	problem_run *runs;
 	size_t n_runs;
+	int broken;            /* the database failed for good: no problem goes on */
 } tuner;
 
 /* The first lines of an NVRTC log. */
@@ -191,6 +192,13 @@ static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__spac
 			e.has_device_ordinal = 1;
 			e.device_ordinal = task->device;
 			e.device_uuid = task->device_uuid;
+		}
+		if (j->broken) { /* not the configuration's doing: nothing more can be kept */
+			kjit__error(KJIT_ERR_DB, "stopping: the database cannot keep binaries: %s",
+			            j->error ? j->error : kjit_status_str(j->status));
+			t->broken = 1;
+			ret = -2;
+			break;
 		}
 		if (j->status != KJIT_OK) {
 			e.status = "compile_error";
@@ -968,6 +976,8 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		}
 		if (r == -2)
 			ret = KT_EXIT_RUNTIME;
+		if (t.broken)
+			break;
 	}
 	kjit__nvtx_pop();
 	if (spec->output_file && *spec->output_file && t.n_runs && write_output(&t) != KJIT_OK) {

@@ -372,6 +372,7 @@ void kt_compiled_encode(kt_buf *b, const kt_compiled *c)
 	put_str(b, c->error);
 	put_f64(b, c->compile_ms);
 	put_u32(b, (uint32_t)c->compiled);
+	put_u32(b, (uint32_t)c->broken);
 }
 
 kjit_status kt_compiled_decode(kt_buf *b, kt_compiled *c)
@@ -383,6 +384,7 @@ kjit_status kt_compiled_decode(kt_buf *b, kt_compiled *c)
 		c->error = get_str(b);
 		c->compile_ms = get_f64(b);
 		c->compiled = (int32_t)get_u32(b);
+		c->broken = (int32_t)get_u32(b);
 	}
 	kjit_status st = close_msg(b, "compiled");
 	if (st == KJIT_OK && c->status == KJIT_OK && (!c->key || strlen(c->key) != 32))
@@ -771,6 +773,7 @@ void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const kjit__binary *bi
 	put_str(b, c->error);
 	put_f64(b, c->compile_ms);
 	put_u32(b, (uint32_t)c->compiled);
+	put_u32(b, (uint32_t)c->broken);
 	put_u32(b, bin != NULL);
 	if (bin)
 		put_binary(b, bin, checksum);
@@ -788,6 +791,7 @@ kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, kjit__binary *bin)
 		c->error = get_str(b);
 		c->compile_ms = get_f64(b);
 		c->compiled = (int32_t)get_u32(b);
+		c->broken = (int32_t)get_u32(b);
 		if ((has = (int)get_u32(b)))
 			st = get_binary(b, bin);
 	}

@@ -8,7 +8,14 @@
  *    else $HOME/.cache/kjit/kjit.db (empty variables count as unset); an
  *    explicit db_path beats them all; with none of them, a clear error;
  *  - ":memory:" creates no file;
- *  - the schema: the current user_version, journal_mode wal, the 8 tables.
+ *  - the schema: the current user_version, journal_mode wal, the 8 tables;
+ *  - links: one as the database (to a file, dangling) or as its -wal is
+ *    refused and nothing is written through it; a linked folder is used;
+ *  - modes: a database or its folder writable by group or others is
+ *    refused; a 0644 database of ours is used as it is; a sticky 01777
+ *    folder above the database's folder (as /tmp) is fine;
+ *  - as root only: a database, folder or folder link of another user
+ *    (nobody) is refused, naming the owner.
  */
 #include "testutil.h"
 
@@ -173,6 +180,115 @@ static void test_schema(const char *dir)
 	   KJIT__SCHEMA_VERSION);
 }
 
+/* Opens path as a database and expects a refusal with want in its message. */
+static void refused(const char *path, const char *want, const char *label)
+{
+	kjit_engine_options o;
+	kjit_engine_options_init(&o);
+	o.arch = "sm_90";
+	o.flags = KJIT_ENGINE_NO_GPU;
+	o.db_path = path;
+	kjit_engine *e = (kjit_engine *)1;
+	kjit_status st = kjit_engine_open(&o, &e);
+	CHECK_MSG(st == KJIT_ERR_IO && e == NULL, "%s: %s, %s", path, kjit_status_str(st),
+	          kjit_last_error());
+	CHECK_CONTAINS(kjit_last_error(), want);
+	OK("%s: \"%s\"", label, kjit_last_error());
+}
+
+static void opens(const char *path, const char *label)
+{
+	kjit_engine_close(tu_engine_cpu(path, "sm_90", 1));
+	OK("%s", label);
+}
+
+/* Links: never followed to the database or a side file of it; a linked
+ * folder of this user's is. */
+static void test_links(const char *dir)
+{
+	char victim[TU_PATH], link[TU_PATH], dangling[TU_PATH], target[TU_PATH];
+	tu_write_file(tu_path(victim, dir, "victim"), "precious", 8);
+	CHECK(symlink(victim, tu_path(link, dir, "link.db")) == 0);
+	refused(link, "is a symbolic link", "a link to a file as the database");
+	size_t len;
+	char *text = tu_read_file(victim, &len);
+	CHECK(len == 8 && memcmp(text, "precious", 8) == 0);
+	free(text);
+
+	tu_path(target, dir, "not-there");
+	CHECK(symlink(target, tu_path(dangling, dir, "dangling.db")) == 0);
+	refused(dangling, "is a symbolic link", "a dangling link as the database");
+	CHECK(!tu_exists(target));
+
+	char db[TU_PATH], wal[TU_PATH + 8];
+	opens(tu_path(db, dir, "side.db"), "a database of ours");
+	snprintf(wal, sizeof wal, "%s-wal", db);
+	CHECK(symlink(victim, wal) == 0);
+	refused(db, "side file", "a link as its -wal file");
+	CHECK(unlink(wal) == 0);
+
+	char real[TU_PATH], linked[TU_PATH];
+	CHECK(mkdir(tu_path(real, dir, "real"), 0700) == 0);
+	CHECK(symlink(real, tu_path(linked, dir, "linked")) == 0);
+	opens(tu_path(db, linked, "k.db"), "a database in a linked folder of ours");
+	CHECK(tu_exists(tu_path(db, real, "k.db")));
+}
+
+/* Modes: a database or folder others can write is refused, however
+ * made; a folder above it that others can write (a sticky /tmp) is not
+ * its folder. */
+static void test_modes(const char *dir)
+{
+	char db[TU_PATH], folder[TU_PATH];
+	opens(tu_path(db, dir, "shared.db"), "made 0600");
+	CHECK(chmod(db, 0660) == 0);
+	refused(db, "can be written by its group (mode 660)", "a group-writable database");
+	CHECK(chmod(db, 0602) == 0);
+	refused(db, "can be written by every user", "a world-writable database");
+	CHECK(chmod(db, 0644) == 0);
+	opens(db, "a database of ours at 0644: used (others may read it, not change it)");
+	CHECK(tu_mode(db) == 0644);
+
+	CHECK(mkdir(tu_path(folder, dir, "group"), 0700) == 0 && chmod(folder, 0770) == 0);
+	refused(tu_path(db, folder, "k.db"), "the database folder", "a group-writable folder");
+	CHECK(!tu_exists(db));
+
+	char mine[TU_PATH];
+	CHECK(mkdir(tu_path(folder, dir, "tmp"), 0700) == 0 && chmod(folder, 01777) == 0);
+	refused(tu_path(db, folder, "k.db"), "can be written by every user (mode 777)",
+	        "a sticky world-writable folder as the database's own");
+	tu_path(mine, folder, "kjit-me");
+	opens(tu_path(db, mine, "mpi.db"), "a sticky world-writable folder above it (as /tmp)");
+	CHECK(tu_mode(mine) == 0700 && tu_mode(db) == 0600);
+}
+
+/* Another user's database, folder or link: only root can make them. */
+static void test_other_owner(const char *dir)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: files of another user need root to make\n");
+		return;
+	}
+	uid_t nobody = 65534;
+	char db[TU_PATH], folder[TU_PATH], link[TU_PATH];
+	opens(tu_path(db, dir, "theirs.db"), "made by us");
+	CHECK(chown(db, nobody, (gid_t)-1) == 0);
+	refused(db, "belongs to another user (", "another user's database");
+	CHECK_CONTAINS(kjit_last_error(), "uid 65534");
+
+	CHECK(mkdir(tu_path(folder, dir, "kjit-0"), 0700) == 0 && chown(folder, nobody, 0) == 0);
+	refused(tu_path(db, folder, "mpi.db"), "the database folder", "a folder of another user's "
+	        "where $TMPDIR/kjit-UID would be");
+	CHECK(!tu_exists(db));
+
+	char real[TU_PATH];
+	CHECK(mkdir(tu_path(real, dir, "ours"), 0700) == 0);
+	CHECK(symlink(real, tu_path(link, dir, "their-link")) == 0);
+	CHECK(lchown(link, nobody, (gid_t)-1) == 0);
+	refused(tu_path(db, link, "k.db"), "the link", "a folder link of another user's");
+	CHECK(!tu_exists(tu_path(db, real, "k.db")));
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -183,6 +299,9 @@ int main(int argc, char **argv)
 	test_default_path(dir);
 	test_memory(dir);
 	test_schema(dir);
+	test_links(dir);
+	test_modes(dir);
+	test_other_owner(dir);
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

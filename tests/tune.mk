@@ -15,6 +15,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-rejected \
 	tests/test-tune-t4 \
 	tests/test-tune-cli \
+	tests/test-tune-store-fail \
 	tests/test-tune-arch \
 	tests/test-tune-cworkers \
 	tests/test-tune-mpi
@@ -89,6 +90,12 @@ tests_test_tune_cli_SOURCES = tests/test-tune-cli.c tests/testutil.h
 tests_test_tune_cli_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_cli_LDADD = $(KJIT_TEST_LDADD)
 tests_test_tune_cli_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# a database that cannot take another binary stops --compile-only at once
+tests_test_tune_store_fail_SOURCES = tests/test-tune-store-fail.c tests/testutil.h
+tests_test_tune_store_fail_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_store_fail_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_store_fail_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 tests_test_tune_arch_SOURCES = tests/test-tune-arch.c tests/travel.h tests/testutil.h
 tests_test_tune_arch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -243,6 +244,7 @@ struct kjit__store {
 		*bin_total, *bin_oldest, *manifest_get, *manifest_put;
 	char (*touches)[33];
 	size_t n_touches, cap_touches;
+	atomic_int broken;    /* the SQLite code of a failure that lasts, 0: none yet */
 };
 /* Prepares (and warms) the binary lookup ahead, so that an engine's first
  * hit pays no parse; finalizes the statements of store_binaries.c. */
@@ -271,6 +273,10 @@ void kjit__store_unlock(kjit__store *store);
 
 /* Maps a SQLite failure to KJIT_ERR_DB with "what: message (path)". */
 kjit_status kjit__store_fail(kjit__store *store, int rc, const char *what);
+/* Whether a write failed for a reason that the next write meets too
+ * (disk full, a read-only file, an I/O error, corruption), so that work
+ * whose point is to be stored stops; a busy database is not one. */
+int kjit__store_broken(kjit__store *store);
 
 /* Runs fn inside BEGIN IMMEDIATE ... COMMIT, rolled back on failure. */
 kjit_status kjit__store_transaction(kjit__store *store,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +111,30 @@ static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
 _Static_assert(sizeof migrations / sizeof *migrations == KJIT__SCHEMA_VERSION,
                "one migration per schema version");
 
+/* Notes a failure that the next write would meet too. */
+static void note_failure(kjit__store *s, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_FULL: case SQLITE_READONLY: case SQLITE_IOERR: case SQLITE_CORRUPT:
+	case SQLITE_NOTADB: case SQLITE_CANTOPEN: case SQLITE_PERM: case SQLITE_NOLFS: {
+		int none = 0;
+		atomic_compare_exchange_strong(&s->broken, &none, rc);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int kjit__store_broken(kjit__store *s)
+{
+	return s && atomic_load(&s->broken) != 0;
+}
+
 kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 {
+	if (s)
+		note_failure(s, rc);
 	const char *msg = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 	return kjit__error(KJIT_ERR_DB, "%s: %s (SQLite %s, %s)", what, msg, sqlite3_errstr(rc),
 	                   s && s->path ? s->path : "no database");
@@ -164,24 +187,110 @@ static kjit_status make_parent_dirs(const char *path)
 	return KJIT_OK;
 }
 
+/* ---- whose files the database is ------------------------------------------ */
+
+/* A database another user can change is one that can hand this user a
+ * cubin of theirs (the checksum is integrity, not authentication): its
+ * file, its folder and SQLite's side files must belong to this user or
+ * to root (who can change any file anyway) and be writable by no one
+ * else. */
+static kjit_status check_owner(const char *what, const char *path, const struct stat *sb)
+{
+	if (sb->st_uid != geteuid() && sb->st_uid != 0) {
+		char buf[1024], name[256] = "";
+		struct passwd pw, *found = NULL;
+		if (getpwuid_r(sb->st_uid, &pw, buf, sizeof buf, &found) == 0 && found)
+			snprintf(name, sizeof name, "user %s, ", found->pw_name);
+		return kjit__error(KJIT_ERR_IO, "%s %s belongs to another user (%suid %ld): kjit uses "
+		                   "no database another user can change; give a path of your own",
+		                   what, path, name, (long)sb->st_uid);
+	}
+	if (!S_ISLNK(sb->st_mode) && (sb->st_mode & (S_IWGRP | S_IWOTH)))
+		return kjit__error(KJIT_ERR_IO, "%s %s can be written by %s (mode %03o): kjit uses no "
+		                   "database another user can change; chmod go-w %s",
+		                   what, path, sb->st_mode & S_IWOTH ? "every user" : "its group",
+		                   (unsigned)(sb->st_mode & 0777), path);
+	return KJIT_OK;
+}
+
+static kjit_status unreachable(const char *what, const char *path)
+{
+	return kjit__error(KJIT_ERR_IO, "cannot reach %s %s: %s (a folder on its path cannot be "
+	                   "entered)", what, path, strerror(errno));
+}
+
+/* The database's folder (a link to one must be this user's or root's:
+ * a sticky /tmp lets no one else swap it). The folders above are not
+ * checked: /tmp may hold this user's folder. */
+static kjit_status check_folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? strdup(".") : slash == path ? strdup("/")
+	          : kjit__strdup_printf("%.*s", (int)(slash - path), path);
+	if (!dir)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	struct stat sb;
+	kjit_status st = KJIT_OK;
+	if (lstat(dir, &sb) != 0)
+		st = unreachable("the database folder", dir);
+	else if (S_ISLNK(sb.st_mode) && (st = check_owner("the link", dir, &sb)) == KJIT_OK &&
+	         stat(dir, &sb) != 0)
+		st = unreachable("the database folder", dir);
+	if (st == KJIT_OK && !S_ISDIR(sb.st_mode))
+		st = kjit__error(KJIT_ERR_IO, "the database folder %s is not a folder", dir);
+	if (st == KJIT_OK)
+		st = check_owner("the database folder", dir, &sb);
+	free(dir);
+	return st;
+}
+
+/* A file there (the database or a side file of SQLite's) is a regular
+ * file, never a link that SQLite would follow; none there is fine. */
+static kjit_status check_file(const char *what, const char *path)
+{
+	struct stat sb;
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? KJIT_OK : unreachable(what, path);
+	if (S_ISLNK(sb.st_mode))
+		return kjit__error(KJIT_ERR_IO, "%s %s is a symbolic link: kjit does not follow one "
+		                   "(another user may have planted it); give the path it points to",
+		                   what, path);
+	if (S_ISDIR(sb.st_mode))
+		return kjit__error(KJIT_ERR_IO, "%s %s is a directory", what, path);
+	if (!S_ISREG(sb.st_mode))
+		return kjit__error(KJIT_ERR_IO, "%s %s is not a regular file", what, path);
+	return check_owner(what, path, &sb);
+}
+
 /* Creates the file 0600 ourselves, so that neither umask nor SQLite's
- * defaults decide its mode. */
+ * defaults decide its mode (SQLite gives its side files the database's
+ * mode), and never through a link; checks the one there, and the side
+ * files a crash may have left. */
 static kjit_status create_file(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
+	kjit_status st = check_folder(path);
+	if (st != KJIT_OK)
+		return st;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
 		close(fd);
-		return KJIT_OK;
+	else if (errno != EEXIST) {
+		/* a database there that this user cannot reach is not one to create */
+		int err = errno;
+		struct stat sb;
+		if (stat(path, &sb) != 0 && errno != ENOENT)
+			return unreachable("database", path);
+		return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path,
+		                   strerror(err));
 	}
-	if (errno == EEXIST)
-		return KJIT_OK;
-	/* a database there that this user cannot reach is not one to create */
-	int err = errno;
-	struct stat sb;
-	if (stat(path, &sb) != 0 && errno != ENOENT)
-		return kjit__error(KJIT_ERR_IO, "cannot reach database %s: %s (a folder on its path "
-		                   "cannot be entered)", path, strerror(errno));
-	return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path, strerror(err));
+	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
+	for (size_t i = 0; i < sizeof sides / sizeof *sides && st == KJIT_OK; i++) {
+		char *side = kjit__strdup_printf("%s%s", path, sides[i]);
+		st = !side ? kjit__error(KJIT_ERR_NOMEM, "out of memory")
+		           : check_file(i ? "the database's side file" : "the database", side);
+		free(side);
+	}
+	return st;
 }
 
 static kjit_status exec(kjit__store *s, const char *sql, const char *what)
@@ -190,6 +299,7 @@ static kjit_status exec(kjit__store *s, const char *sql, const char *what)
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
 		return KJIT_OK;
+	note_failure(s, rc);
 	kjit_status st = kjit__error(KJIT_ERR_DB, "%s: %s (SQLite %s, %s)", what,
 	                             msg ? msg : sqlite3_errmsg(s->db), sqlite3_errstr(rc), s->path);
 	sqlite3_free(msg);
