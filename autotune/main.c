@@ -157,15 +157,20 @@ typedef struct opts {
 static int do_count(const kjit__spec *spec, const opts *o)
 {
 	for (size_t p = 0; p < spec->n_problems; p++) {
-		double product, size;
+		double product, size, rel;
 		char *key = kjit__problem_key(&spec->problems[p]);
-		if (kjit__space_count(spec, p, &o->limits, &product, &size) != KJIT_OK) {
+		if (kjit__space_count(spec, p, &o->limits, &product, &size, &rel) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			free(key);
 			return KT_EXIT_SPEC;
 		}
-		printf("problem %s: valid %.0f, product %.0f\n", key && *key ? key : "(none)", size,
-		       product);
+		if (rel > 0)
+			printf("problem %s: valid about %.4g (estimated from random draws, relative "
+			       "standard error %.2g), product %.0f\n", key && *key ? key : "(none)",
+			       size, rel, product);
+		else
+			printf("problem %s: valid %.0f, product %.0f\n", key && *key ? key : "(none)",
+			       size, product);
 		free(key);
 	}
 	return KT_EXIT_OK;

@@ -3,7 +3,8 @@
  * expression engine's two dialects and what it refuses, device limits,
  * block expressions (with products past int64), counting against
  * building, a 1e10 product enumerated lazily, an 8e11 one counted at
- * once, refused whole and sampled uniformly.
+ * once, refused whole and sampled uniformly; counts by groups of
+ * parameters, and an estimate where a group is too long to walk.
  */
 #include "testutil.h"
 
@@ -64,7 +65,7 @@ static size_t count_is_build(const kjit__spec *spec, size_t p, const kjit__limit
 	kjit__space *space;
 	double product, size;
 	CHECK_OK(kjit__space_build(spec, p, lim, &space));
-	CHECK_OK(kjit__space_count(spec, p, lim, &product, &size));
+	CHECK_OK(kjit__space_count(spec, p, lim, &product, &size, &(double){ 0 }));
 	CHECK_MSG(size == (double)space->size && product == space->product,
 	          "count %.0f of %.0f, build %zu of %.0f", size, product, space->size,
 	          space->product);
@@ -305,7 +306,7 @@ int main(int argc, char **argv)
 	OK("block Y / 2 prunes Y=1 (0 in kjit, 0.5 in Python, an error in dims); block "
 	   "X*1e6 x 2e9 x 5 keeps X <= 512 under an int64 limit");
 	spec->block[0] = "Q";
-	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }),
+	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }, &(double){ 0 }),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "block[0]");
 	CHECK_CONTAINS(kjit_last_error(), "unknown name 'Q'");
@@ -322,7 +323,7 @@ int main(int argc, char **argv)
 	CHECK_ST(kjit__space_build(spec, 0, NULL, &space), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "restrictions[1]");
 	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-O3)");
-	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }),
+	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }, &(double){ 0 }),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-O3)");
 	OK("a type error stops the walk: %s", kjit_last_error());
@@ -352,7 +353,7 @@ int main(int argc, char **argv)
 	spec = spec_of_counts(counts, 11, xs, 8, "");
 	double product, size;
 	t0 = kjit__now_ns();
-	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size));
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size, &(double){ 0 }));
 	ms = ms_since(t0);
 	CHECK_MSG(product == 8e11 && size == 5e11, "%.0f of %.0f", size, product);
 	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
@@ -386,6 +387,45 @@ int main(int argc, char **argv)
 	   "in %.0f ms", low_x, ms_since(t0));
 	kjit__spec_free(spec);
 
+	/* 1e12 with one restriction on two late parameters: the groups that
+	 * checks connect multiply, so it counts at once */
+	spec = spec_of_counts(counts, 12, NULL, 0, ", \"restrictions\": [\"P11 <= P10\"]");
+	t0 = kjit__now_ns();
+	double rel = 1;
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size, &rel));
+	ms = ms_since(t0);
+	CHECK_MSG(product == 1e12 && size == 55e10 && rel == 0, "%.0f of %.0f (%g)", size, product,
+	          rel);
+	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
+	OK("1e12 product, P11 <= P10 keeps 5.5e11, counted in %.3f ms", ms);
+	kjit__spec_free(spec);
+
+	/* one group of ten parameters read by one late check: too long to
+	 * walk, estimated from draws against the exact count (the digit sums
+	 * of ten digits, by dynamic programming) */
+	spec = spec_of_counts(counts, 10, NULL, 0,
+	                      ", \"restrictions\": [\"P0+P1+P2+P3+P4+P5+P6+P7+P8+P9 <= 20\"]");
+	double ways[91] = { 1 };
+	for (int d = 0; d < 10; d++)
+		for (int t = 90; t >= 0; t--) {
+			double w = 0;
+			for (int v = 0; v < 10 && v <= t; v++)
+				w += ways[t - v];
+			ways[t] = w;
+		}
+	double exact = 0;
+	for (int t = 0; t <= 20; t++)
+		exact += ways[t];
+	t0 = kjit__now_ns();
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size, &rel));
+	ms = ms_since(t0);
+	CHECK_MSG(rel > 0 && rel < 0.1 && fabs(size / exact - 1) < 5 * rel,
+	          "estimate %.4g, exact %.4g, relative error %.3g", size, exact, rel);
+	CHECK_MSG(ms < 15000, "took %.0f ms", ms);
+	OK("1e10 in one group, sum <= 20: estimated %.4g (exact %.4g, relative standard error "
+	   "%.2g) in %.0f ms", size, exact, rel, ms);
+	kjit__spec_free(spec);
+
 	/* about 2e7 with five restrictions, one reading the last parameter:
 	 * the count walks it, against a loop in C */
 	static const int c7[] = { 10, 10, 10, 10, 10, 10, 20 };
@@ -409,7 +449,7 @@ int main(int argc, char **argv)
 									         (f % 2 == a % 2 || f == 0) &&
 									         g * (f + 1) <= 3 * n;
 		t0 = kjit__now_ns();
-		CHECK_OK(kjit__space_count(spec, p, NULL, &product, &size));
+		CHECK_OK(kjit__space_count(spec, p, NULL, &product, &size, &(double){ 0 }));
 		ms = ms_since(t0);
 		CHECK_MSG(product == 2e7 && size == brute, "n=%lld: %.0f of %.0f, brute force %.0f",
 		          (long long)n, size, product, brute);

@@ -1079,6 +1079,24 @@ int kjit__expr_max_slot(const kjit__expr *e)
 	return e->max_slot;
 }
 
+static void subtree_reads(const node *n, uint8_t *reads, size_t len)
+{
+	if (n->type == N_SLOT && n->slot >= 0 && (size_t)n->slot < len)
+		reads[n->slot] = 1;
+	for (size_t i = 0; i < n->n_kids; i++)
+		subtree_reads(n->kids[i], reads, len);
+	for (size_t c = 0; c < n->n_clauses; c++) {
+		subtree_reads(n->clauses[c].iter, reads, len);
+		for (size_t j = 0; j < n->clauses[c].n_conds; j++)
+			subtree_reads(n->clauses[c].conds[j], reads, len);
+	}
+}
+
+void kjit__expr_reads(const kjit__expr *e, uint8_t *reads, size_t len)
+{
+	subtree_reads(e->root, reads, len);
+}
+
 static int subtree_max_slot(const node *n)
 {
 	int m = n->type == N_SLOT ? n->slot : -1;

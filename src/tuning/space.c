@@ -53,8 +53,14 @@ typedef struct walker {
 	uint16_t *configs;
 	size_t size, cap;
 	double count;
-	uint64_t steps;       /* nodes visited when storing: KJIT__SPACE_STEPS at most */
-	int too_large;        /* the stored walk ran past its budget */
+	uint64_t steps;       /* nodes visited, max_steps at most */
+	uint64_t max_steps;
+	int too_large;        /* the walk ran past its budget */
+	/* a count by groups: the parameters that vary and the checks that run
+	 * (NULL: all), and whether the thread limit is among them */
+	const uint8_t *active;
+	const uint8_t *check_on;
+	int threads_on;
 } walker;
 
 /* *acc *= f, when f >= 1 and the product stays within max (*acc >= 1). */
@@ -119,6 +125,8 @@ static kjit_status run_checks(walker *w, long depth, int *ok)
 {
 	*ok = 1;
 	for (size_t i = w->first[depth + 1]; i < w->first[depth + 2] && *ok; i++) {
+		if (w->check_on && !w->check_on[i])
+			continue;
 		const check *c = &w->checks[i];
 		double v;
 		kjit_status st = kjit__expr_eval(c->expr, w->slots, &v);
@@ -142,7 +150,7 @@ static kjit_status run_checks(walker *w, long depth, int *ok)
 			break;
 		}
 	}
-	if (*ok && depth == w->threads_depth)
+	if (*ok && depth == w->threads_depth && (!w->check_on || w->threads_on))
 		*ok = threads_within(w);
 	return KJIT_OK;
 }
@@ -276,12 +284,13 @@ static kjit_status walk(walker *w, size_t depth)
 	}
 	if (depth == spec->n_params)
 		return keep(w);
-	if (w->store && ++w->steps > KJIT__SPACE_STEPS) {
+	if (++w->steps > w->max_steps) {
 		w->too_large = 1;
 		return KJIT_ERR_NOMEM;
 	}
 	const kjit__param *p = &spec->params[depth];
-	for (size_t v = 0; v < p->n_values; v++) {
+	size_t n_values = w->active && !w->active[depth] ? 1 : p->n_values;
+	for (size_t v = 0; v < n_values; v++) {
 		int ok;
 		w->cur[depth] = (uint16_t)v;
 		w->slots[w->np + depth] = p->values[v];
@@ -345,31 +354,6 @@ static kjit_status walk_prepare(walker *w, const kjit__spec *spec, size_t p,
 	return st == KJIT_OK ? run_checks(w, -1, ok) : st;
 }
 
-/* The walk of problem p, into w (zeroed by the caller, freed with
- * walker_free()): the configurations when store, else their count. */
-static kjit_status space_walk(walker *w, const kjit__spec *spec, size_t p,
-                              const kjit__limits *limits, int store)
-{
-	int ok;
-	kjit_status st = walk_prepare(w, spec, p, limits, store, &ok);
-	if (st == KJIT_OK && ok && spec->n_params)
-		st = walk(w, 0);
-	return st;
-}
-
-kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
-                              double *product, double *size)
-{
-	walker w = { 0 };
-	kjit_status st = space_walk(&w, spec, p, limits, 0);
-	if (st == KJIT_OK) {
-		*product = w.tail[0];
-		*size = w.count;
-	}
-	walker_free(&w);
-	return st;
-}
-
 static uint64_t config_hash(const uint16_t *c, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -426,7 +410,7 @@ static kjit_status draw(walker *w, uint64_t *rng, int *ok)
 	*ok = 1;
 	for (size_t d = 0; d < spec->n_params && *ok; d++) {
 		const kjit__param *p = &spec->params[d];
-		size_t v = (size_t)(splitmix(rng) % p->n_values);
+		size_t v = w->active && !w->active[d] ? 0 : (size_t)(splitmix(rng) % p->n_values);
 		w->cur[d] = (uint16_t)v;
 		w->slots[w->np + d] = p->values[v];
 		w->steps++;
@@ -463,6 +447,144 @@ static kjit_status sample(walker *w, size_t want, uint64_t seed)
 	return st;
 }
 
+/* ---- counting by groups -------------------------------------------------- */
+
+/* A count walks for a second or so, then estimates what is left from
+ * random draws. */
+#define COUNT_STEPS 2000000u
+#define ESTIMATE_DRAWS (1u << 17)
+
+static size_t root_of(size_t *up, size_t i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+static void unite(size_t *up, size_t a, size_t b)
+{
+	a = root_of(up, a);
+	b = root_of(up, b);
+	if (a != b)
+		up[a > b ? a : b] = a < b ? a : b;
+}
+
+/* up[] (n_params): the parameters that one check reads in one group, and
+ * those that the thread limit reads in one; root[i] (n_checks): check
+ * i's group, SIZE_MAX for one that reads no parameter (it ran once);
+ * *threads: the thread limit's group, SIZE_MAX when it reads none. */
+static kjit_status find_groups(const walker *w, size_t *up, size_t *root, size_t *threads)
+{
+	const kjit__spec *s = w->spec;
+	size_t n = s->n_params, tg = SIZE_MAX;
+	uint8_t *reads = malloc(w->np + n + 1);
+	if (!reads)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t j = 0; j < n; j++)
+		up[j] = j;
+	for (size_t i = 0; i < w->n_checks; i++) {
+		memset(reads, 0, w->np + n);
+		kjit__expr_reads(w->checks[i].expr, reads, w->np + n);
+		root[i] = SIZE_MAX;
+		for (size_t j = 0; j < n; j++) {
+			if (!reads[w->np + j])
+				continue;
+			if (root[i] == SIZE_MAX)
+				root[i] = j;
+			unite(up, j, root[i]);
+			if (w->checks[i].kind == CHECK_BLOCK)
+				unite(up, j, tg == SIZE_MAX ? (tg = j) : tg);
+		}
+	}
+	unsigned block_roles = KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z;
+	for (size_t j = 0; j < n && w->threads_depth > -2; j++)
+		if (s->params[j].roles & block_roles)
+			unite(up, j, tg == SIZE_MAX ? (tg = j) : tg);
+	for (size_t i = 0; i < w->n_checks; i++)
+		if (root[i] != SIZE_MAX)
+			root[i] = root_of(up, root[i]);
+	*threads = tg == SIZE_MAX ? SIZE_MAX : root_of(up, tg);
+	free(reads);
+	return KJIT_OK;
+}
+
+/* The count of group g: a walk within the steps left, else an estimate
+ * from random draws (*rel: its relative standard error). */
+static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t threads,
+                               size_t g, uint8_t *active, uint8_t *on, double *out, double *rel)
+{
+	const kjit__spec *s = w->spec;
+	size_t n = s->n_params;
+	w->deepest = -1;
+	for (size_t j = 0; j < n; j++)
+		active[j] = root_of(up, j) == g;
+	for (size_t i = 0; i < w->n_checks; i++)
+		if ((on[i] = root[i] == g) && w->checks[i].depth > w->deepest)
+			w->deepest = w->checks[i].depth;
+	w->threads_on = threads == g;
+	if (w->threads_on && w->threads_depth > w->deepest)
+		w->deepest = w->threads_depth;
+	w->tail[n] = 1;
+	for (size_t j = n; j-- > 0;)
+		w->tail[j] = w->tail[j + 1] * (active[j] ? (double)s->params[j].n_values : 1);
+	w->count = 0;
+	w->too_large = 0;
+	*rel = 0;
+	kjit_status st = walk(w, 0);
+	if (!w->too_large) {
+		*out = w->count;
+		return st;
+	}
+	uint64_t rng = 0x6b6a6974u + g, hits = 0;
+	for (uint32_t k = 0; k < ESTIMATE_DRAWS; k++) {
+		int ok;
+		if ((st = draw(w, &rng, &ok)) != KJIT_OK)
+			return st;
+		hits += (uint64_t)ok;
+	}
+	double p = (double)hits / ESTIMATE_DRAWS;
+	*out = w->tail[0] * p;
+	*rel = hits ? sqrt((1 - p) / (double)hits) : INFINITY;
+	return KJIT_OK;
+}
+
+kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                              double *product, double *size, double *rel_error)
+{
+	walker w = { 0 };
+	int ok;
+	size_t n = spec->n_params, threads = SIZE_MAX;
+	kjit_status st = walk_prepare(&w, spec, p, limits, 0, &ok);
+	w.max_steps = COUNT_STEPS;
+	size_t *up = calloc(n + 1, sizeof *up), *root = calloc(w.n_checks + 1, sizeof *root);
+	uint8_t *active = calloc(n + 1, 1), *on = calloc(w.n_checks + 1, 1);
+	if (st == KJIT_OK && (!up || !root || !active || !on))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	*product = w.tail ? w.tail[0] : 0;
+	*size = ok;
+	*rel_error = 0;
+	if (st == KJIT_OK && ok)
+		st = find_groups(&w, up, root, &threads);
+	w.active = active;
+	w.check_on = on;
+	double var = 0;
+	for (size_t g = 0; st == KJIT_OK && ok && g < n; g++) {
+		if (root_of(up, g) != g)
+			continue;
+		double c = 0, rel = 0;
+		st = count_group(&w, up, root, threads, g, active, on, &c, &rel);
+		*size *= c;
+		var += rel * rel;
+	}
+	*rel_error = sqrt(var);
+	walker_free(&w);
+	free(up);
+	free(root);
+	free(active);
+	free(on);
+	return st;
+}
+
 static _Thread_local size_t sort_width;
 
 /* Lexicographic by value index, the order of a walk. */
@@ -484,6 +606,7 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
 	*out = NULL;
 	kjit_status st = s ? walk_prepare(&w, spec, p, limits, 1, &ok)
 	                   : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	w.max_steps = KJIT__SPACE_STEPS;
 	if (st == KJIT_OK && ok && spec->n_params)
 		st = walk(&w, 0);
 	if (w.too_large && limits && limits->sample) {

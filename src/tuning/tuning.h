@@ -184,6 +184,8 @@ kjit_status kjit__expr_parse(const char *text, kjit__dialect dialect, const char
 void kjit__expr_free(kjit__expr *e);
 /* The highest slot that e reads, -1 when none. */
 int kjit__expr_max_slot(const kjit__expr *e);
+/* Sets reads[i] for every slot i < len that e reads. */
+void kjit__expr_reads(const kjit__expr *e, uint8_t *reads, size_t len);
 /* e's top-level conjuncts ("a and b", "a <= b <= c") as expressions of
  * their own, so that each runs as soon as its names are set; one term
  * when e is no conjunction. *terms (malloc'ed) and each term are the
@@ -222,7 +224,7 @@ typedef struct kjit__limits {
 /* What a space may hold and cost to enumerate: about 150 MB for a space
  * of ten parameters, and a few seconds of walking. */
 #define KJIT__SPACE_HOLD ((size_t)1 << 22)
-#define KJIT__SPACE_STEPS 100000000u
+#define KJIT__SPACE_STEPS 10000000u
 /* The sample a budgeted search of a space too large to hold draws. */
 #define KJIT__SPACE_SAMPLE ((size_t)1 << 18)
 
@@ -248,11 +250,14 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
                            kjit__space **out);
 void kjit__space_free(kjit__space *space);
 /* The same walk, storing nothing: *size valid configurations of the
- * *product. The parameters after the last one that any check reads
- * multiply in at once: a product with no restriction counts without a
- * walk. */
+ * *product. The parameters split into groups that checks connect, and
+ * the count is the product of the groups' counts; within a group, the
+ * parameters after the last one that a check reads multiply in at once.
+ * A group that takes more than KJIT__SPACE_STEPS to walk is estimated
+ * from random draws: *rel_error is then the estimate's relative standard
+ * error (0: exact). */
 kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
-                              double *product, double *size);
+                              double *product, double *size, double *rel_error);
 const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
 /* The index of a configuration, or -1 when it is not in the space. */
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			whole *= (double)spec->params[i].n_values;
 		for (size_t p = 0; whole <= 1e5 && p < spec->n_problems && p < 4; p++) {
 			double product, count;
-			(void)kjit__space_count(spec, p, NULL, &product, &count);
+			(void)kjit__space_count(spec, p, NULL, &product, &count, &(double){ 0 });
 		}
 		kjit__spec_free(spec);
 	}
