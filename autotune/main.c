@@ -14,7 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "run.h"
+#include "ranks.h"
+#include "results.h"
+#include "worker.h"
+#include "pool.h"
+#include "search.h"
+#include "strategies.h"
+#include "wire.h"
 
 /* NVRTC errors shown after a compile-only run. */
 #define SHOW_ERRORS 3

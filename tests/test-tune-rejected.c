@@ -9,7 +9,8 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "results.h"
+#include "worker.h"
 
 static kjit__space *space;
 static sqlite3 *mem;

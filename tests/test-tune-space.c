@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "tuning.h"
 
 static const char *dir;
 

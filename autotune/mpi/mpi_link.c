@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "ranks.h"
 
 /* Seconds a rank has to store a binary shipped to it. */
 #define STORE_S 120

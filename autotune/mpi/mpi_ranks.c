@@ -14,7 +14,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "ranks.h"
 
 /* Seconds a rank has to answer SETUP: it starts its GPU workers (two in
  * turn when its default device is not 0), each with measure.c's 120 s. */

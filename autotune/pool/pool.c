@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "pool.h"
+#include "ranks.h"
+#include "wire.h"
 
 /* Processes a job may end before it is a failure of its own. */
 #define ATTEMPTS 2

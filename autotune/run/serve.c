@@ -16,7 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "run.h"
+#include "ranks.h"
+#include "results.h"
+#include "pool.h"
+#include "wire.h"
 
 /* Seconds a GPU worker has to say hello (measure.c's SETUP_S). */
 #define HELLO_S 120

@@ -14,7 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "run.h"
+#include "workers.h"
+#include "ranks.h"
+#include "results.h"
+#include "worker.h"
+#include "search.h"
+#include "strategies.h"
+#include "pool.h"
+#include "wire.h"
 
 /* NVRTC log lines kept in a compile_error's message. */
 #define LOG_LINES 4

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "tune.h"
+#include "workers.h"
+#include "pool.h"
+#include "wire.h"
 
 /* Seconds a worker has for start-up and for a new problem's buffers and
  * reference output, beyond the per-variant timeout. */

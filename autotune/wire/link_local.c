@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "wire.h"
 
 typedef struct local {
 	kt_child c;

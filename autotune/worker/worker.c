@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "worker.h"
+#include "wire.h"
 
 typedef struct worker {
 	const kjit__spec *spec;
