@@ -64,7 +64,7 @@ autotune_libkt_wire_a_SOURCES = autotune/wire/wire.h autotune/wire/wire.c autotu
 
 autotune_libkt_worker_a_CPPFLAGS = $(KT_INCLUDE_WORKER)
 autotune_libkt_worker_a_SOURCES = autotune/worker/worker.h autotune/worker/launch.c \
-	autotune/worker/args.c autotune/worker/verify.c autotune/worker/worker.c
+	autotune/worker/args.c autotune/worker/verify.c autotune/worker/process.c
 
 autotune_libkt_results_a_CPPFLAGS = $(KT_INCLUDE_RESULTS)
 autotune_libkt_results_a_SOURCES = autotune/results/results.h autotune/results/results.c \
