@@ -1,7 +1,7 @@
 /*
- * mpi_off.c - kjit-tune without MPI (configure without --with-mpi, and
- * the unit tests that link the compile pool): one process, no other
- * ranks; --mpi says how to build with it.
+ * mpi_off.c - kjit-tune without MPI (configure without --with-mpi): one
+ * process, no other ranks; --mpi says how to build with it. The serving
+ * rank's stand-in is run/serve_off.c.
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * compile_pool.c - kjit-tune's compile pool: one queue, oldest job first,
+ * pool.c - kjit-tune's compile pool: one queue, oldest job first,
  * and workers that are threads compiling on the tuner's engine or threads
  * each driving a compile worker process (compile_worker.c) over a pipe.
  * The processes store their binaries in the database, where the GPU worker

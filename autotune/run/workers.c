@@ -1,5 +1,5 @@
 /*
- * measure.c - the measuring workers of a run: a thread per link (a GPU
+ * workers.c - the measuring workers of a run: a thread per link (a GPU
  * worker on this host or on another rank) takes the oldest task, has its
  * worker set the problem up while the compile finishes, measures the
  * configuration in each L2 mode asked for and hands the task back. The

@@ -1,5 +1,5 @@
 /*
- * link.c - the link to a GPU worker process on this host: `kjit-tune
+ * link_local.c - the link to a GPU worker process on this host: `kjit-tune
  * --worker` on two pipes (child.c), for one device ordinal.
  */
 #include "config.h"

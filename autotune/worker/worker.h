@@ -2,7 +2,7 @@
  * worker.h - what runs in kjit-tune's GPU worker process (worker/): a
  * configuration as a launch (launch.c), the kernel arguments of a problem
  * (args.c), verification on the GPU (verify.c) and the worker's main
- * (worker.c), which answers the worker protocol (wire.h).
+ * (process.c), which answers the worker protocol (wire.h).
  */
 #ifndef KJIT_TUNE_WORKER_H
 #define KJIT_TUNE_WORKER_H
@@ -134,7 +134,7 @@ kjit_status kt_verify_compare(kt_verify *v, const kt_arg *a, kjit_devptr got, kj
 void kt_mismatch_text(const kt_arg *a, const kt_check *check, const kt_mismatch *m, char *buf,
                       size_t size);
 
-/* ---- the GPU worker process (worker.c) ---------------------------------- */
+/* ---- the GPU worker process (process.c) --------------------------------- */
 
 /* The verification settings the tuner runs with (kt_verify_override()). */
 typedef struct kt_worker_verify {
