@@ -1,6 +1,6 @@
 # tests of kjit_launch() and the tunable kernel API: test-select (CPU:
 # selection rules, memo, signatures, online results in the store) links
-# kjit-tune's results.c for kt_spec_signature; test-gpu-launch runs real
+# kjit-tune's results part for kt_spec_signature; test-gpu-launch runs real
 # launches.
 
 KJIT_API_CPU_TESTS = tests/test-select

@@ -1,9 +1,10 @@
 /*
  * test-tune-rejected: what the summary says about configurations rejected
- * as wrong_result (autotune/rejected.c): the parameter values all of them
- * share and no accepted one has, a few values of one parameter, nothing
- * when the values overlap or are many, no accepted configuration at all;
- * the sentence for each verification mode and the JSON object.
+ * as wrong_result (autotune/results/rejected.c): the parameter values
+ * all of them share and no accepted one has, a few values of one
+ * parameter, nothing when the values overlap or are many, no accepted
+ * configuration at all; the sentence for each verification mode and the
+ * JSON object.
  */
 #include "testutil.h"
 
