@@ -1,21 +1,51 @@
-# kjit-tune: the autotuner. The strategies, replay and results
-# (KJIT_TUNE_CORE) are also linked straight into their unit tests
-# (tests/tune.mk), without MPI (mpi_off.c); main.c is the command, which
-# --with-mpi links with the mpi*.c files and MPI, and only it.
-bin_PROGRAMS += autotune/kjit-tune
-KJIT_TUNE_CORE = $(KJIT_TUNE_BASE) autotune/mpi_off.c
-KJIT_TUNE_BASE = \
-	autotune/tune.h \
-	autotune/replay.c \
-	autotune/results.c \
-	autotune/launch.c \
-	autotune/args.c \
-	autotune/verify.c \
-	autotune/rejected.c \
-	autotune/wire.c \
-	autotune/child.c \
-	autotune/compile_pool.c \
-	autotune/compile_worker.c \
+# kjit-tune: the autotuner, in parts bottom up, each a static library that
+# may include and call only the parts below it: its CPPFLAGS name no folder
+# above it, and tests/tune-parts.mk links each one with the parts below it
+# alone, so that an upward call fails the build.
+#   strategies  autotune/strategies/  the search strategies (strategies.h)
+#   search      autotune/search/      the budget in configurations, replay (search.h)
+#   wire        autotune/wire/        exit codes, the messages, links to workers,
+#                                     child processes and threads (wire.h)
+#   worker      autotune/worker/      the GPU worker process: launches, arguments,
+#                                     verification (worker.h)
+#   results     autotune/results/     results in the database, rejected
+#                                     configurations (results.h)
+#   mpi         autotune/mpi/         the other MPI ranks (ranks.h); without
+#                                     --with-mpi one process (mpi_off.c)
+#   pool        autotune/pool/        the compile pool and its worker processes (pool.h)
+#   run         autotune/run/         a run: rank 0's (tune.c, with its measuring
+#                                     workers, workers.h) and another rank's
+#                                     (serve.c; serve_off.c without MPI) (run.h)
+# main.c is the command, on all of them. The unit tests and the benchmarks
+# link the parts they use (KJIT_TUNE_LIBS: no MPI, no pool, no run).
+KT_INCLUDE_STRATEGIES = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/strategies
+KT_INCLUDE_SEARCH = $(KT_INCLUDE_STRATEGIES) -I$(top_srcdir)/autotune/search
+KT_INCLUDE_WIRE = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/wire
+KT_INCLUDE_WORKER = $(KT_INCLUDE_WIRE) -I$(top_srcdir)/autotune/strategies \
+	-I$(top_srcdir)/autotune/worker
+KT_INCLUDE_RESULTS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/results
+KT_INCLUDE_MPI = $(KT_INCLUDE_WIRE) -I$(top_srcdir)/autotune/mpi $(MPI_CFLAGS)
+KT_INCLUDE_POOL = $(KT_INCLUDE_MPI) -I$(top_srcdir)/autotune/pool
+KT_INCLUDE_RUN = $(KT_INCLUDE_POOL) -I$(top_srcdir)/autotune/strategies \
+	-I$(top_srcdir)/autotune/search -I$(top_srcdir)/autotune/worker \
+	-I$(top_srcdir)/autotune/results -I$(top_srcdir)/autotune/run
+
+KT_LIB_STRATEGIES = autotune/libkt_strategies.a
+KT_LIB_SEARCH = autotune/libkt_search.a
+KT_LIB_WIRE = autotune/libkt_wire.a
+KT_LIB_WORKER = autotune/libkt_worker.a
+KT_LIB_RESULTS = autotune/libkt_results.a
+KT_LIB_MPI = autotune/libkt_mpi.a
+KT_LIB_POOL = autotune/libkt_pool.a
+KT_LIB_RUN = autotune/libkt_run.a
+# cr: the u of the default cru only draws a warning from ar
+ARFLAGS = cr
+noinst_LIBRARIES = $(KT_LIB_STRATEGIES) $(KT_LIB_SEARCH) $(KT_LIB_WIRE) $(KT_LIB_WORKER) \
+	$(KT_LIB_RESULTS) $(KT_LIB_MPI) $(KT_LIB_POOL) $(KT_LIB_RUN)
+
+autotune_libkt_strategies_a_CPPFLAGS = $(KT_INCLUDE_STRATEGIES)
+autotune_libkt_strategies_a_SOURCES = \
+	autotune/strategies/strategies.h \
 	autotune/strategies/common.c \
 	autotune/strategies/exhaustive.c \
 	autotune/strategies/random.c \
@@ -24,17 +54,53 @@ KJIT_TUNE_BASE = \
 	autotune/strategies/surrogate.c \
 	autotune/strategies/dual_annealing.c \
 	autotune/strategies/pso.c
-KJIT_TUNE_TOOL = autotune/worker.c autotune/link.c autotune/measure.c autotune/tune.c \
-	autotune/main.c
-autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune
-autotune_kjit_tune_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
+
+autotune_libkt_search_a_CPPFLAGS = $(KT_INCLUDE_SEARCH)
+autotune_libkt_search_a_SOURCES = autotune/search/search.h autotune/search/replay.c
+
+autotune_libkt_wire_a_CPPFLAGS = $(KT_INCLUDE_WIRE)
+autotune_libkt_wire_a_SOURCES = autotune/wire/wire.h autotune/wire/wire.c autotune/wire/child.c \
+	autotune/wire/link_local.c
+
+autotune_libkt_worker_a_CPPFLAGS = $(KT_INCLUDE_WORKER)
+autotune_libkt_worker_a_SOURCES = autotune/worker/worker.h autotune/worker/launch.c \
+	autotune/worker/args.c autotune/worker/verify.c autotune/worker/process.c
+
+autotune_libkt_results_a_CPPFLAGS = $(KT_INCLUDE_RESULTS)
+autotune_libkt_results_a_SOURCES = autotune/results/results.h autotune/results/results.c \
+	autotune/results/rejected.c
+
+autotune_libkt_mpi_a_CPPFLAGS = $(KT_INCLUDE_MPI)
+autotune_libkt_pool_a_CPPFLAGS = $(KT_INCLUDE_POOL)
+autotune_libkt_pool_a_SOURCES = autotune/pool/pool.h autotune/pool/pool.c \
+	autotune/pool/compile_worker.c
+
+autotune_libkt_run_a_CPPFLAGS = $(KT_INCLUDE_RUN)
+autotune_libkt_run_a_SOURCES = autotune/run/run.h autotune/run/workers.h autotune/run/tune.c \
+	autotune/run/workers.c
 if KJIT_MPI
-autotune_kjit_tune_SOURCES = $(KJIT_TUNE_BASE) autotune/mpi.c autotune/mpi_ranks.c \
-	autotune/mpi_link.c autotune/mpi_serve.c $(KJIT_TUNE_TOOL)
-autotune_kjit_tune_CPPFLAGS += $(MPI_CFLAGS)
-autotune_kjit_tune_LDADD += $(MPI_LIBS)
+autotune_libkt_mpi_a_SOURCES = autotune/mpi/ranks.h autotune/mpi/mpi.c autotune/mpi/mpi_ranks.c \
+	autotune/mpi/mpi_link.c
+autotune_libkt_run_a_SOURCES += autotune/run/serve.c
+KT_MPI_LIBS = $(MPI_LIBS)
 else
-autotune_kjit_tune_SOURCES = $(KJIT_TUNE_CORE) $(KJIT_TUNE_TOOL)
+autotune_libkt_mpi_a_SOURCES = autotune/mpi/ranks.h autotune/mpi/mpi_off.c
+autotune_libkt_run_a_SOURCES += autotune/run/serve_off.c
+KT_MPI_LIBS =
 endif
+
+# each part before the ones it uses
+KT_LIBS_ALL = $(KT_LIB_RUN) $(KT_LIB_POOL) $(KT_LIB_MPI) $(KT_LIB_RESULTS) $(KT_LIB_WORKER) \
+	$(KT_LIB_SEARCH) $(KT_LIB_STRATEGIES) $(KT_LIB_WIRE)
+KJIT_TUNE_INCLUDE = -I$(top_srcdir)/autotune/strategies -I$(top_srcdir)/autotune/search \
+	-I$(top_srcdir)/autotune/wire -I$(top_srcdir)/autotune/worker -I$(top_srcdir)/autotune/results
+KJIT_TUNE_LIBS = $(KT_LIB_RESULTS) $(KT_LIB_WORKER) $(KT_LIB_SEARCH) $(KT_LIB_STRATEGIES) \
+	$(KT_LIB_WIRE)
+
+bin_PROGRAMS += autotune/kjit-tune
+autotune_kjit_tune_SOURCES = autotune/main.c
+autotune_kjit_tune_CPPFLAGS = $(KT_INCLUDE_RUN)
+autotune_kjit_tune_LDADD = $(KT_LIBS_ALL) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) $(KT_MPI_LIBS) \
+	-lm -lpthread
 
 dist_man1_MANS += doc/kjit-tune.1

@@ -14,7 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "run.h"
+#include "ranks.h"
+#include "results.h"
+#include "worker.h"
+#include "pool.h"
+#include "search.h"
+#include "strategies.h"
+#include "wire.h"
 
 /* NVRTC errors shown after a compile-only run. */
 #define SHOW_ERRORS 3
@@ -837,14 +844,14 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB VERIFY ATOL RTOL
-	 * DEVICE (link.c). */
+	 * DEVICE (wire/link_local.c). */
 	if (argc == 10 && strcmp(argv[1], "--worker") == 0) {
 		kt_worker_verify wv = { argv[6], strtod(argv[7], NULL), strtod(argv[8], NULL) };
 		return kt_worker_main(argv[4], argv[5], &wv, atoi(argv[9]), atoi(argv[2]),
 		                      atoi(argv[3]));
 	}
 	/* A compile worker: kjit-tune --compile-worker IN_FD OUT_FD SPEC DB ARCH
-	 * (compile_pool.c). */
+	 * (pool/pool.c). */
 	if (argc == 7 && strcmp(argv[1], "--compile-worker") == 0)
 		return kt_compile_worker_main(argv[4], argv[5], argv[6], atoi(argv[2]),
 		                              atoi(argv[3]));

@@ -21,7 +21,7 @@
 #include <math.h>
 
 #include "benchutil.h"
-#include "tune.h"
+#include "search.h"
 
 #define LARGE_SPACE 500
 

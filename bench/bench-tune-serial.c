@@ -21,7 +21,7 @@
 #include <math.h>
 
 #include "benchutil.h"
-#include "tune.h"
+#include "worker.h"
 
 #define MAX_ARGS 32
 

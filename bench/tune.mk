@@ -18,15 +18,15 @@ bench_bench_tune_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_tune_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_tune_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS)
 
-bench_bench_tune_serial_SOURCES = bench/bench-tune-serial.c bench/benchutil.h $(KJIT_TUNE_CORE)
-bench_bench_tune_serial_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/autotune
+bench_bench_tune_serial_SOURCES = bench/bench-tune-serial.c bench/benchutil.h
+bench_bench_tune_serial_CPPFLAGS = $(BENCH_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
 bench_bench_tune_serial_LDFLAGS = $(CUDA_LDFLAGS)
-bench_bench_tune_serial_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS) -lm
+bench_bench_tune_serial_LDADD = $(KJIT_TUNE_LIBS) $(BENCH_LDADD) $(SQLITE_LIBS) -lm
 
-bench_bench_search_SOURCES = bench/bench-search.c bench/benchutil.h $(KJIT_TUNE_CORE)
-bench_bench_search_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/autotune
+bench_bench_search_SOURCES = bench/bench-search.c bench/benchutil.h
+bench_bench_search_CPPFLAGS = $(BENCH_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
 bench_bench_search_LDFLAGS = $(CUDA_LDFLAGS)
-bench_bench_search_LDADD = $(BENCH_LDADD) $(SQLITE_LIBS) -lm
+bench_bench_search_LDADD = $(KJIT_TUNE_LIBS) $(BENCH_LDADD) $(SQLITE_LIBS) -lm
 
 EXTRA_DIST += bench/saxpy-32.json bench/bench-t1-peer bench/t1/gemm.json \
 	bench/bench-search-kt bench/compare-search bench/kt-cache-to-csv bench/record-spaces

@@ -8,8 +8,7 @@ tests_test_tune_examples_SOURCES = tests/test-tune-examples.c tests/testutil.h
 tests_test_tune_examples_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_examples_LDADD = $(KJIT_TEST_LDADD)
 
-tests_test_tune_sgemm_replay_SOURCES = tests/test-tune-sgemm-replay.c tests/testutil.h \
-	$(KJIT_TUNE_CORE)
+tests_test_tune_sgemm_replay_SOURCES = tests/test-tune-sgemm-replay.c tests/testutil.h
 tests_test_tune_sgemm_replay_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_sgemm_replay_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/data/sgemm-h200.csv

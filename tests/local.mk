@@ -174,5 +174,6 @@ include tests/tune-run.mk
 include tests/api.mk
 include tests/headers.mk
 include tests/layers.mk
+include tests/tune-parts.mk
 include tests/man.mk
 include tests/lto.mk

@@ -16,7 +16,7 @@
 #include <pthread.h>
 
 #include "tuning_private.h"
-#include "tune.h"
+#include "results.h"
 
 #define DEV "sm_90|NVIDIA H200|132|13000"
 #define OTHER "sm_90|NVIDIA H100 80GB HBM3|132|13000"

@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "worker.h"
 
 static const char *dir;
 

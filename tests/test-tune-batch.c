@@ -1,5 +1,5 @@
 /*
- * test-tune-batch: the strategies under the batch contract of tune.h,
+ * test-tune-batch: the strategies under the batch contract of strategies.h,
  * replayed (kt_replay) on recorded spaces with 1, 4 and 16 proposals
  * outstanding and results arriving out of order. Each strategy runs inside
  * a spy that checks the contract from both sides: the replay calls next()
@@ -19,7 +19,7 @@
  */
 #include "testutil.h"
 
-#include "tune.h"
+#include "search.h"
 
 #define SEEDS 3
 #define EFF_SEEDS 15

@@ -8,7 +8,7 @@
 #include "testutil.h"
 #include "old-schemas.h"
 
-#include "tune.h"
+#include "results.h"
 
 #define SIG "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
 #define DEV "sm_90|NVIDIA H200|132|13000"

@@ -1,15 +1,17 @@
 /*
  * test-tune-rejected: what the summary says about configurations rejected
- * as wrong_result (autotune/rejected.c): the parameter values all of them
- * share and no accepted one has, a few values of one parameter, nothing
- * when the values overlap or are many, no accepted configuration at all;
- * the sentence for each verification mode and the JSON object.
+ * as wrong_result (autotune/results/rejected.c): the parameter values
+ * all of them share and no accepted one has, a few values of one
+ * parameter, nothing when the values overlap or are many, no accepted
+ * configuration at all; the sentence for each verification mode and the
+ * JSON object.
  */
 #include "testutil.h"
 
 #include <math.h>
 
-#include "tune.h"
+#include "results.h"
+#include "worker.h"
 
 static kjit__space *space;
 static sqlite3 *mem;

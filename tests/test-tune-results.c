@@ -12,7 +12,8 @@
 #include <math.h>
 #include <sys/wait.h>
 
-#include "tune.h"
+#include "results.h"
+#include "search.h"
 
 static const char *dir;
 

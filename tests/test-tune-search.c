@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "search.h"
 
 #define SEEDS 5
 

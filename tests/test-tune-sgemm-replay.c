@@ -13,7 +13,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "search.h"
 
 #define WITHIN 0.05
 #define FRACTION_RANDOM 0.5

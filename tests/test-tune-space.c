@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "tuning.h"
 
 static const char *dir;
 

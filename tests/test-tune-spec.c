@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "tune.h"
+#include "tuning.h"
 
 static char examples[TU_PATH];
 

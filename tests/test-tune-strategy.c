@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "search.h"
 
 static const char *dir;
 

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "tuning.h"
 
 static char t1dir[TU_PATH];
 static const char *tmp;

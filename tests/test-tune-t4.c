@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "results.h"
 
 static const char *dir;
 

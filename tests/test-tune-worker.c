@@ -13,7 +13,8 @@
 
 #include <math.h>
 
-#include "tune.h"
+#include "wire.h"
+#include "worker.h"
 
 static const char *dir;
 

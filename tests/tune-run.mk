@@ -8,7 +8,7 @@ check_PROGRAMS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 \
 TESTS += tests/test-tune-worker tests/test-gpu-tune tests/test-gpu-t1 tests/test-gpu-cworkers \
 	tests/test-gpu-devices tests/test-gpu-mpi
 
-tests_test_tune_worker_SOURCES = tests/test-tune-worker.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_worker_SOURCES = tests/test-tune-worker.c tests/testutil.h
 tests_test_tune_worker_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_worker_LDADD = $(KJIT_TUNE_TEST_LDADD)
 tests_test_tune_worker_DEPENDENCIES = libkjit.la autotune/kjit-tune

@@ -1,5 +1,5 @@
 # tests of kjit-tune (CPU only). The spec, space, strategy, replay and results tests
-# link autotune/'s sources directly (KJIT_TUNE_CORE); test-tune-cli runs
+# link the parts of autotune/ they use (KJIT_TUNE_LIBS); test-tune-cli runs
 # the built autotune/kjit-tune, NVRTC included for --compile-only.
 
 KJIT_TUNE_TESTS = \
@@ -23,31 +23,31 @@ KJIT_TUNE_TESTS = \
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
 TESTS += $(KJIT_TUNE_TESTS)
 
-KJIT_TUNE_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) -I$(top_srcdir)/autotune
-KJIT_TUNE_TEST_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm
+KJIT_TUNE_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
+KJIT_TUNE_TEST_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm
 
-tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h
 tests_test_tune_spec_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_spec_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # T1 specs as the community writes them, and their kernels
-tests_test_tune_t1_SOURCES = tests/test-tune-t1.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_t1_SOURCES = tests/test-tune-t1.c tests/testutil.h
 tests_test_tune_t1_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_t1_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_add.json \
 	tests/t1/vector_add.cu tests/t1/scale_add.json tests/t1/scale_add.cu tests/t1/data.bin \
 	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py
 
-tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_space_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
-tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h
 tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_strategy_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # dual_annealing and pso on the recorded spaces, the default strategy
-tests_test_tune_search_SOURCES = tests/test-tune-search.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_search_SOURCES = tests/test-tune-search.c tests/testutil.h
 tests_test_tune_search_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_search_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx2080ti.json \
@@ -56,32 +56,31 @@ EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx208
 	tests/data/README.md
 
 # every strategy with 1, 4 and 16 proposals outstanding, on the recorded spaces
-tests_test_tune_batch_SOURCES = tests/test-tune-batch.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_batch_SOURCES = tests/test-tune-batch.c tests/testutil.h
 tests_test_tune_batch_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_batch_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # results in the database; also runs the built kjit-tune when present
-tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h
 tests_test_tune_results_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_results_LDADD = $(KJIT_TUNE_TEST_LDADD)
 tests_test_tune_results_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 # a database of schema version 2 migrated in place
-tests_test_tune_migrate_SOURCES = tests/test-tune-migrate.c tests/old-schemas.h tests/testutil.h \
-	$(KJIT_TUNE_CORE)
+tests_test_tune_migrate_SOURCES = tests/test-tune-migrate.c tests/old-schemas.h tests/testutil.h
 tests_test_tune_migrate_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_migrate_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
-tests_test_tune_args_SOURCES = tests/test-tune-args.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_args_SOURCES = tests/test-tune-args.c tests/testutil.h
 tests_test_tune_args_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_args_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
-tests_test_tune_rejected_SOURCES = tests/test-tune-rejected.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_rejected_SOURCES = tests/test-tune-rejected.c tests/testutil.h
 tests_test_tune_rejected_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_rejected_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # validates with python3's jsonschema against $KJIT_T4_SCHEMA_DIR (.ci/run)
-tests_test_tune_t4_SOURCES = tests/test-tune-t4.c tests/testutil.h $(KJIT_TUNE_CORE)
+tests_test_tune_t4_SOURCES = tests/test-tune-t4.c tests/testutil.h
 tests_test_tune_t4_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_t4_LDADD = $(KJIT_TUNE_TEST_LDADD)
 

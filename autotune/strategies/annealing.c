@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 #define T_START 0.5
 #define T_END 0.001

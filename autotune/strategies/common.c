@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 static uint64_t rotl(uint64_t x, int k)
 {

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 #define QV 2.62
 #define QA -5.0

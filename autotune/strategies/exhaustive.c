@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 typedef struct state {
 	size_t next, size;

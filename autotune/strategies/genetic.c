@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 #define POP 20
 #define ELITE 2

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 #define SWARM 20
 #define W 0.5

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 typedef struct state {
 	kt_rng rng;

@@ -20,7 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tune.h"
+#include "strategies.h"
 
 #define N_INIT 8
 #define POOL 64

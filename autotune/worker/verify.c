@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "worker.h"
 
 /* mode 0: |g - w| <= atol + rtol |w|; 1: |g - w| <= atol or <= rtol |w|;
  * 2: the sum of |g - w| into *sum. Equal values match (infinities too),

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "pool.h"
+#include "wire.h"
 
 typedef struct cworker {
 	const kjit__spec *spec;

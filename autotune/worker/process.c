@@ -1,5 +1,5 @@
 /*
- * worker.c - the GPU worker process of kjit-tune. It alone touches the
+ * process.c - the GPU worker process of kjit-tune. It alone touches the
  * driver: a kernel that faults, hangs or poisons the context takes only
  * the worker down, and the tuner starts another. The worker gets its
  * binaries from the shared database (the tuner compiled them), keeps one
@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "worker.h"
+#include "wire.h"
 
 typedef struct worker {
 	const kjit__spec *spec;

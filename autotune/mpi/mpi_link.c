@@ -1,7 +1,7 @@
 /*
  * mpi_link.c - rank 0's links to the GPU workers of the other ranks: the
  * worker protocol's frames travel in LFRAME messages on the link's
- * channel, which the rank relays to and from its worker (mpi_serve.c).
+ * channel, which the rank relays to and from its worker (run/serve.c).
  * Each start of the worker is a generation: what an earlier one sends
  * after a restart or a kill is dropped.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "ranks.h"
 
 /* Seconds a rank has to store a binary shipped to it. */
 #define STORE_S 120

@@ -14,10 +14,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "ranks.h"
 
 /* Seconds a rank has to answer SETUP: it starts its GPU workers (two in
- * turn when its default device is not 0), each with measure.c's 120 s. */
+ * turn when its default device is not 0), each with run/workers.c's 120 s. */
 #define ROLE_S 250
 
 /* The binaries a rank has: the low 64 bits of each key (as the store's

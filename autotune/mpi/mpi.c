@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tune.h"
+#include "ranks.h"
 
 /* The channels below are the control channel and the links'. */
 #define FIRST_CHANNEL (1 + KT_DEVICES_MAX)

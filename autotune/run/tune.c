@@ -1,8 +1,8 @@
 /*
- * tune.c - a tuning run: the strategy proposes, the compile pool
- * (compile_pool.c: threads on a compile-only engine for the workers'
+ * tune.c - rank 0's run: the strategy proposes, the compile pool
+ * (pool/: threads on a compile-only engine for the workers'
  * arch, or compile worker processes, on the same database) compiles ahead,
- * the measuring workers (measure.c: one GPU worker process per device,
+ * the measuring workers (workers.c: one GPU worker process per device,
  * and the other ranks' with MPI) measure, and every evaluation is
  * recorded here, in one transaction. Nothing here ever touches CUDA.
  */
@@ -14,7 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "run.h"
+#include "workers.h"
+#include "ranks.h"
+#include "results.h"
+#include "worker.h"
+#include "search.h"
+#include "strategies.h"
+#include "pool.h"
+#include "wire.h"
 
 /* NVRTC log lines kept in a compile_error's message. */
 #define LOG_LINES 4

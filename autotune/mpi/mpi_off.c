@@ -1,11 +1,11 @@
 /*
- * mpi_off.c - kjit-tune without MPI (configure without --with-mpi, and
- * the unit tests that link the compile pool): one process, no other
- * ranks; --mpi says how to build with it.
+ * mpi_off.c - kjit-tune without MPI (configure without --with-mpi): one
+ * process, no other ranks; --mpi says how to build with it. The serving
+ * rank's stand-in is run/serve_off.c.
  */
 #include "config.h"
 
-#include "tune.h"
+#include "ranks.h"
 
 kjit_status kt_mpi_init(int *argc, char ***argv, double timeout_s)
 {
@@ -20,7 +20,6 @@ void kt_mpi_finalize(void) {}
 int kt_mpi_setup(const kt_setup *s, const char *db, int quiet) { return KT_EXIT_OK; }
 const kt_role *kt_mpi_role(int rank) { return NULL; }
 size_t kt_mpi_compilers(int *ranks, int *slots, size_t max) { return 0; }
-int kt_mpi_serve(const kt_serve_opts *o) { return KT_EXIT_USAGE; }
 
 int kt_mpi_compile(int rank, const char *arch, const uint16_t *config, uint32_t n_config,
                    kjit_engine *e, kt_compiled *c, const atomic_int *stop, char *why,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "worker.h"
 
 char *kt_variant_text(const kjit__spec *spec, const uint16_t *c)
 {

@@ -1,5 +1,5 @@
 /*
- * compile_pool.c - kjit-tune's compile pool: one queue, oldest job first,
+ * pool.c - kjit-tune's compile pool: one queue, oldest job first,
  * and workers that are threads compiling on the tuner's engine or threads
  * each driving a compile worker process (compile_worker.c) over a pipe.
  * The processes store their binaries in the database, where the GPU worker
@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "pool.h"
+#include "ranks.h"
+#include "wire.h"
 
 /* Processes a job may end before it is a failure of its own. */
 #define ATTEMPTS 2

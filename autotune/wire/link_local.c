@@ -1,5 +1,5 @@
 /*
- * link.c - the link to a GPU worker process on this host: `kjit-tune
+ * link_local.c - the link to a GPU worker process on this host: `kjit-tune
  * --worker` on two pipes (child.c), for one device ordinal.
  */
 #include "config.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "wire.h"
 
 typedef struct local {
 	kt_child c;

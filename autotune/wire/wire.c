@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "wire.h"
 
 /* A frame above this is a broken peer, not a message. */
 #define MAX_FRAME (64u << 20)

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "wire.h"
 
 kjit_status kt_child_start(kt_child *c, const char *exe, char *const argv[])
 {

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "worker.h"
+#include "strategies.h"
 
 /* Host memory and device memory are both finite: one argument larger
  * than this is a spec error rather than a failed allocation later. */

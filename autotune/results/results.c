@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "results.h"
 
 struct kt_results {
 	kjit__store *store;

@@ -1,5 +1,5 @@
 /*
- * measure.c - the measuring workers of a run: a thread per link (a GPU
+ * workers.c - the measuring workers of a run: a thread per link (a GPU
  * worker on this host or on another rank) takes the oldest task, has its
  * worker set the problem up while the compile finishes, measures the
  * configuration in each L2 mode asked for and hands the task back. The
@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "tune.h"
+#include "workers.h"
+#include "pool.h"
+#include "wire.h"
 
 /* Seconds a worker has for start-up and for a new problem's buffers and
  * reference output, beyond the per-variant timeout. */

@@ -1,5 +1,5 @@
 /*
- * mpi_serve.c - a rank other than 0. It takes rank 0's run (SETUP), says
+ * serve.c - the run of a rank other than 0. It takes rank 0's run (SETUP), says
  * what it can do (ROLE), compiles the jobs rank 0 sends on a compile pool
  * of its own (its cores, its database) and answers each with its binary,
  * and relays the frames of the GPU workers of its host, storing each
@@ -16,9 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "run.h"
+#include "ranks.h"
+#include "results.h"
+#include "pool.h"
+#include "wire.h"
 
-/* Seconds a GPU worker has to say hello (measure.c's SETUP_S). */
+/* Seconds a GPU worker has to say hello (workers.c's SETUP_S). */
 #define HELLO_S 120
 /* Targets (archs) rank 0 may ask for in one run: --arch's limit. */
 #define MAX_TARGETS 16

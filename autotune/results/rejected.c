@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "results.h"
 
 void kt_rejected_free(kt_rejected *r)
 {

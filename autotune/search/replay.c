@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune.h"
+#include "search.h"
 
 /* A strategy that proposes only configurations it has seen is stuck. */
 #define MAX_REPEATS 10000

@@ -1,0 +1,53 @@
+/*
+ * run.h - a run of kjit-tune (run/): rank 0's tuning run, which joins the
+ * strategy, the compile pool, the measuring workers and the results
+ * (tune.c), and the run of a rank other than 0 (serve.c).
+ */
+#ifndef KJIT_TUNE_RUN_H
+#define KJIT_TUNE_RUN_H
+
+#include <stdint.h>
+
+#include "pool.h"
+#include "search.h"
+#include "wire.h"
+#include "tuning.h"
+
+/* ---- a tuning run (tune.c) ---------------------------------------------- */
+
+typedef struct kt_tune_opts {
+	const char *spec_path, *db, *strategy;
+	kt_budget budget;
+	uint64_t seed;
+	int64_t problem;       /* -1: every problem */
+	int force, quiet, json;
+	double timeout_s;      /* per variant */
+	double early_stop;     /* factor; 0 off */
+	double warmup_ms;      /* each measurement's warm-up */
+	double budget_ms;      /* each measurement's time budget; 0 none */
+	int l2;                /* 1 warm, 2 cold, 3 both */
+	kjit__limits limits;   /* 0: min(spec's, device's) */
+	int jobs;
+	kt_pool_mode pool;
+	kt_devices devices;    /* the GPUs to measure on (--devices) */
+	int mpi;               /* --mpi: rank 0 of an MPI run */
+} kt_tune_opts;
+
+/* Tunes spec on the GPU (a worker process) and returns the exit code. */
+int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);
+
+/* ---- a rank other than 0 (serve.c) ------------------------------------ */
+
+/* A rank other than 0 (serve.c): its own database (NULL:
+ * $TMPDIR/kjit-UID/mpi.db), devices, compile workers and pool mode. */
+typedef struct kt_serve_opts {
+	const char *db;
+	const kt_devices *devices;
+	int jobs;
+	kt_pool_mode pool;
+} kt_serve_opts;
+/* Waits for rank 0's SETUP, reports its role, then compiles and relays its
+ * workers until QUIT. Returns the exit code. */
+int kt_mpi_serve(const kt_serve_opts *o);
+
+#endif /* KJIT_TUNE_RUN_H */

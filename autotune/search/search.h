@@ -1,0 +1,71 @@
+/*
+ * search.h - the search driver of kjit-tune (search/): a budget in
+ * configurations, and replay: a strategy run against known results as the
+ * tuner would run it (strategies.h), so that strategies can be compared
+ * with no GPU.
+ */
+#ifndef KJIT_TUNE_SEARCH_H
+#define KJIT_TUNE_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strategies.h"
+#include "tuning.h"
+#include "kjit.h"
+
+/* ---- the search driver and replay (replay.c) ------------------------ */
+
+/* The evaluation budget in configurations for a space. */
+size_t kt_budget_evaluations(const kt_budget *b, size_t space_size);
+
+typedef struct kt_replay_result {
+	size_t evaluations;       /* distinct configurations evaluated */
+	int64_t best_found;       /* index, -1 when all failed */
+	double best_found_value;
+	size_t evals_to_found;    /* evaluations when best_found was first seen */
+	int64_t best_known;       /* the table's best, -1 when all failed */
+	double best_known_value;
+	size_t evals_to_known;    /* 0 when the best known was not reached */
+	size_t evals_to_within;   /* evaluations when a value within the
+	                           * fraction `within` of the best known was
+	                           * first seen; 0 when never */
+} kt_replay_result;
+
+/* How a replay runs. */
+typedef struct kt_replay_opts {
+	const kt_budget *budget;  /* NULL: none */
+	uint64_t seed;            /* the strategy's, and the order results arrive in */
+	double within;            /* evals_to_within's tolerance (0.05: within 5% of
+	                           * the best known) */
+	int until;                /* stop once a value within the tolerance is found
+	                           * (bench-search: the rest would not change
+	                           * evals_to_within) */
+	size_t batch;             /* proposals outstanding, 1 .. KT_BATCH_MAX (0: 1) */
+} kt_replay_opts;
+
+/* Runs strategy on space against objective[space->size] (INFINITY for a
+ * failure) as the tuner would with o->batch workers (the batch contract
+ * above): results arrive in a pseudo-random order of the seed among the
+ * outstanding proposals; repeats are answered from memory (they do not
+ * count). Ends when the strategy is done or the evaluation budget is
+ * spent (with what was outstanding reported), or at once at the time
+ * budget or o->until. KJIT_ERR_INVALID_ARG when the strategy breaks the
+ * contract (an index outside the space, KT_NEXT_WAIT with nothing
+ * outstanding). */
+kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
+                      const kt_replay_opts *o, const double *objective, kt_replay_result *out);
+/* kt_replay() with batch 1 and within 0. */
+kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
+                          const kt_budget *budget, uint64_t seed,
+                          const double *objective, kt_replay_result *out);
+
+/* Loads (configuration -> time) from a CSV (a header of parameter names
+ * and "time") or JSON (an array of objects with the parameter names and
+ * "time") file. Configurations of the space that the file lacks are
+ * INFINITY; rows outside the space are counted in *ignored. *out
+ * (space->size doubles) is malloc'ed. */
+kjit_status kt_replay_load(const kjit__space *space, const char *path, double **out,
+                           size_t *ignored);
+
+#endif /* KJIT_TUNE_SEARCH_H */

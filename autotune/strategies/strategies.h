@@ -1,0 +1,162 @@
+/*
+ * strategies.h - the search strategies of kjit-tune (strategies/): what a
+ * strategy is and the batch contract it keeps, every strategy by name, the
+ * helpers they share, and the choice of a run's strategy. The space is the
+ * engine layer's (tuning.h). Failures are reported through kjit__error(),
+ * so that kjit_last_error() has the detail.
+ */
+#ifndef KJIT_TUNE_STRATEGIES_H
+#define KJIT_TUNE_STRATEGIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tuning.h"
+
+/* ---- strategies (strategies/) --------------------------------------- */
+
+/* A deterministic generator (xoshiro256**), so that a seed repeats. */
+typedef struct kt_rng {
+	uint64_t s[4];
+} kt_rng;
+void kt_rng_seed(kt_rng *r, uint64_t seed);
+/* Output j of the SplitMix64 sequence from start: a counter-based
+ * generator, so that output j needs none of the ones before it. */
+uint64_t kt_splitmix(uint64_t start, uint64_t j);
+uint64_t kt_rng_next(kt_rng *r);
+/* Uniform in [0, n), n > 0. */
+uint64_t kt_rng_below(kt_rng *r, uint64_t n);
+/* Uniform in [0, 1). */
+double kt_rng_unit(kt_rng *r);
+/* Standard normal. */
+double kt_rng_normal(kt_rng *r);
+
+/* A search strategy. init() receives the space, the evaluation budget
+ * (it may shape a schedule with it) and a seed, and returns its state;
+ * next() returns the next configuration index to evaluate, KT_NEXT_WAIT
+ * or -1; report() gives the objective of an index next() returned (lower
+ * is better; INFINITY for a failure).
+ *
+ * The batch contract. The tuner has B measuring workers (1 ..
+ * KT_BATCH_MAX; the strategy is not told B) and calls next() while fewer
+ * than B proposals are outstanding: returned by next() and not yet
+ * reported. Every index next() returned gets exactly one report(), and
+ * the reports of outstanding proposals arrive in any order. A repeat of
+ * a configuration already known is reported at once, from memory; a
+ * repeat of an outstanding one when that one's result arrives.
+ * next() returns KT_NEXT_WAIT when it has nothing to propose until it
+ * hears back, never while nothing is outstanding. -1 is final: next() is
+ * not called again, and the proposals still outstanding are reported.
+ * With B = 1 (next(), its report(), next() ...) a strategy proposes what
+ * it always has for a seed. Each strategy's file says what it proposes
+ * in a batch and when it waits. */
+#define KT_NEXT_WAIT (-2)
+#define KT_BATCH_MAX 64
+
+typedef struct kt_strategy {
+	const char *name;
+	const char *summary;
+	/* 1 when next() does not wait for report(): the tuner then takes a
+	 * window of proposals and compiles them ahead of the measurements. */
+	int ahead;
+	void *(*init)(const kjit__space *space, size_t budget, uint64_t seed);
+	int64_t (*next)(void *state);
+	void (*report)(void *state, size_t index, double objective);
+	void (*free)(void *state);
+} kt_strategy;
+
+extern const kt_strategy kt_strategy_exhaustive;
+extern const kt_strategy kt_strategy_random;
+extern const kt_strategy kt_strategy_annealing;
+extern const kt_strategy kt_strategy_genetic;
+extern const kt_strategy kt_strategy_surrogate;
+extern const kt_strategy kt_strategy_dual_annealing;
+extern const kt_strategy kt_strategy_pso;
+
+/* The strategy kjit-tune uses when a budget is set and no strategy is
+ * named (doc/kjit-tune.1 says why this one). */
+#define KT_STRATEGY_DEFAULT "dual_annealing"
+
+/* NULL-terminated list of every strategy, and lookup by name. */
+extern const kt_strategy *const kt_strategies[];
+const kt_strategy *kt_strategy_find(const char *name);
+
+/* Helpers shared by the strategies (strategies/common.c). */
+/* A random valid neighbour of index: one parameter changed. -1: none
+ * found in a few tries. */
+int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng);
+/* A random index whose visited[] is 0, -1 when every one is set. */
+int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kt_rng *rng);
+/* The valid configuration nearest to pos, a point with one coordinate
+ * per parameter in value indices: pos rounded when that is valid, else
+ * the nearest of the space by squared distance (ties: the first). -1
+ * for an empty space. */
+int64_t kt_snap(const kjit__space *space, const double *pos);
+/* The configurations next to index along each parameter: for each, the
+ * nearest valid value below and above with the others kept. Writes at
+ * most 2 * n_params indices to out and returns how many. */
+size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out);
+
+/* What a strategy has been told: each configuration's objective, once.
+ * seen[] is KT_KNOWN once reported, KT_ASKED while proposed and
+ * outstanding, 0 before (kt_random_unvisited() avoids both). */
+enum { KT_KNOWN = 1, KT_ASKED = 2 };
+typedef struct kt_memo {
+	uint8_t *seen;
+	double *value;
+	size_t n_seen;    /* known */
+} kt_memo;
+/* 0 when out of memory. */
+int kt_memo_init(kt_memo *m, const kjit__space *space);
+void kt_memo_free(kt_memo *m);
+/* Marks index proposed and returns it (next()'s return). */
+int64_t kt_memo_ask(kt_memo *m, int64_t index);
+/* Records the objective of index; 0 when it was known already (kept). */
+int kt_memo_put(kt_memo *m, size_t index, double objective);
+
+/* A local search: first-improvement descent over the adjacent
+ * configurations (kt_adjacent()), looked at in a random order. In a batch
+ * several neighbours are out at once: the descent moves on the first
+ * better result and stays active, waiting, while neighbours it handed out
+ * are still to be taken. */
+typedef struct kt_local {
+	int active;       /* 0 once at a local minimum */
+	int64_t at;       /* where the descent is */
+	double value;
+	int64_t *nb;      /* at's neighbours, 2 * n_params at most */
+	size_t n_nb, next;
+	int64_t out[KT_BATCH_MAX]; /* handed out, not yet taken */
+	size_t n_out;
+} kt_local;
+/* 0 when out of memory. */
+int kt_local_init(kt_local *l, const kjit__space *space);
+void kt_local_free(kt_local *l);
+/* Starts (or moves) the descent at index, of objective value; what is
+ * out stays out. */
+void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
+                    kt_rng *rng);
+/* Ends the descent, forgetting what is out. */
+void kt_local_stop(kt_local *l);
+/* The next neighbour to look at (out until taken); -1 when none is left:
+ * at a local minimum (active is then 0), or, while neighbours are out,
+ * until they are taken (active stays 1). */
+int64_t kt_local_next(kt_local *l);
+/* Configuration j has objective v (a neighbour handed out or any other
+ * result): the descent moves there when it is active and v is lower. */
+void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng);
+
+/* ---- a run's strategy, by its budget (strategies/common.c) ----------- */
+
+/* A budget: the smallest of the set limits; 0 means unset. */
+typedef struct kt_budget {
+	size_t evaluations;
+	double fraction;  /* of the constrained space, (0, 1] */
+	double seconds;   /* wall time */
+} kt_budget;
+
+/* The name of the strategy of a run: the command line's, else the
+ * spec's, else KT_STRATEGY_DEFAULT when budget sets a limit, else
+ * exhaustive (either name may be NULL). */
+const char *kt_strategy_choose(const char *cli, const char *spec, const kt_budget *budget);
+
+#endif /* KJIT_TUNE_STRATEGIES_H */
