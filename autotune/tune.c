@@ -335,6 +335,20 @@ static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j)
 	return 1;
 }
 
+kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits *lim)
+{
+	double product = 0, size = 0;
+	char *key = kjit__problem_key(&spec->problems[p]);
+	kjit__space_count(spec, p, lim, &product, &size);
+	kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem %s: no valid "
+	                             "configuration: the restrictions and the limits (%lld threads "
+	                             "per block, %lld bytes of shared memory) rule out all %.0f",
+	                             spec->path, key && *key ? key : "(none)",
+	                             (long long)lim->max_threads, (long long)lim->max_shared, product);
+	free(key);
+	return st;
+}
+
 /* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
 static int tune_problem(tuner *t, problem_run *pr)
 {
@@ -361,6 +375,10 @@ static int tune_problem(tuner *t, problem_run *pr)
 		                                                         : t->hello->max_shared;
 	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
 		goto done;
+	if (space->size == 0) {
+		kt_space_empty(spec, pr->p, &lim);
+		goto done;
+	}
 	pr->space = space->size;
 	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
 		goto done;

@@ -187,11 +187,11 @@ const char *kjit__option_refusal(int link, const char *const *opts, size_t n, si
 	case EQUALS:
 		return value && *value ? NULL : "takes a value after '='";
 	case ATTACHED:
+		if (!value)
+			break;
 		while (*value == ' ' || *value == '=')
 			value++;
-		if (*value)
-			return NULL;
-		break;
+		return *value ? NULL : "takes a value";
 	default:
 		if (value)
 			return *value ? NULL : "takes a value after '='";
@@ -213,8 +213,8 @@ kjit_status kjit__options_check(int link, const char *const *opts, size_t n, con
 	for (size_t i = 0, used; i < n; i += used) {
 		const char *why = kjit__option_refusal(link, opts + i, n - i, &used);
 		if (why)
-			return kjit__error(KJIT_ERR_INVALID_ARG, "%s %zu ('%.64s%s'): %s", what, i,
-			                   opts[i], strlen(opts[i]) > 64 ? "..." : "", why);
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s %zu ('%.160s%s'): %s", what, i,
+			                   opts[i], strlen(opts[i]) > 160 ? "..." : "", why);
 	}
 	return KJIT_OK;
 }

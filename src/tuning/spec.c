@@ -314,8 +314,8 @@ static kjit_status check_options(parser *P, const char *path, int indexed, int l
 		const char *why = kjit__option_refusal(link, opts + i, n - i, &used);
 		if (why)
 			return fail(P, indexed ? index_path(sub, path, i) : path, "%s options kjit "
-			            "allows (\"%.64s%s\": %s)", link ? "nvJitLink" : "NVRTC", opts[i],
-			            strlen(opts[i]) > 64 ? "..." : "", why);
+			            "allows (\"%.160s%s\": %s)", link ? "nvJitLink" : "NVRTC", opts[i],
+			            strlen(opts[i]) > 160 ? "..." : "", why);
 	}
 	return KJIT_OK;
 }
