@@ -195,6 +195,7 @@ static void test_csv_formulas(void)
 	for (size_t i = 0; i < space->size; i++)
 		free(cfg[i]);
 	free(prob);
+	kt_run_free(run);
 	kt_results_close(r);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
