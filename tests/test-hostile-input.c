@@ -152,6 +152,14 @@ static void test_specs(void)
 	                                " \"roles\": \"flags\"}], \"problems\": [{\"n\": 1}]}", big);
 	tu_spec_refused(dir, long_spec, "parameters[0]", "flags of at most 4096 bytes");
 	free(long_spec);
+	for (size_t i = 0; i < 300; i++)
+		memcpy(big + 3 * i, "-G ", 3);
+	big[900] = '\0';
+	long_spec = kjit__strdup_printf("{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+	                                " \"parameters\": [{\"name\": \"F\", \"values\": [\"%s\"],"
+	                                " \"roles\": \"flags\"}], \"problems\": [{\"n\": 1}]}", big);
+	tu_spec_refused(dir, long_spec, "parameters[0]", "at most 256 flags in a value");
+	free(long_spec);
 	free(big);
 
 	char t1[4096];

@@ -430,9 +430,13 @@ static kjit_status check_flag_value(parser *P, const char *value, const char *pa
 	char *copy = strdup(value);
 	if (!copy)
 		return nomem();
-	for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		if (n < KJIT__MAX_OPTIONS)
-			tok[n++] = t;
+	for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (n == KJIT__MAX_OPTIONS) {
+			free(copy);
+			return fail(P, path, "at most %d flags in a value", KJIT__MAX_OPTIONS);
+		}
+		tok[n++] = t;
+	}
 	kjit_status st = check_options(P, path, 0, 0, tok, n);
 	free(copy);
 	return st;
