@@ -161,8 +161,22 @@ typedef struct opts {
 	kt_tune_opts tune;
 } opts;
 
+/* The limits a space is built with when no device says them. */
+static kjit__limits limits_of(const kjit__spec *spec, const opts *o)
+{
+	kjit__limits l = o->limits;
+	if (!l.max_threads)
+		l.max_threads = spec->max_threads;
+	if (!l.max_shared)
+		l.max_shared = spec->max_shared;
+	return l;
+}
+
+/* Every problem's count; a problem with no valid configuration is a spec
+ * error, said after the counts. */
 static int do_count(const kjit__spec *spec, const opts *o)
 {
+	size_t empty = 0; /* 1 + the first problem with no valid configuration */
 	for (size_t p = 0; p < spec->n_problems; p++) {
 		double product, size, rel;
 		char *key = kjit__problem_key(&spec->problems[p]);
@@ -179,8 +193,15 @@ static int do_count(const kjit__spec *spec, const opts *o)
 			printf("problem %s: valid %.0f, product %.0f\n", key && *key ? key : "(none)",
 			       size, product);
 		free(key);
+		if (size == 0 && !empty)
+			empty = p + 1;
 	}
-	return KT_EXIT_OK;
+	if (!empty)
+		return KT_EXIT_OK;
+	kjit__limits l = limits_of(spec, o);
+	kt_space_empty(spec, empty - 1, &l);
+	fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+	return KT_EXIT_SPEC;
 }
 
 /* ---- compile-only ---------------------------------------------------------- */
@@ -227,6 +248,14 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 		kjit__space *space;
 		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
+			variants_free(vs, n);
+			return KT_EXIT_SPEC;
+		}
+		if (space->size == 0) {
+			kjit__limits l = limits_of(spec, o);
+			kjit__space_free(space);
+			kt_space_empty(spec, p, &l);
+			fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 			variants_free(vs, n);
 			return KT_EXIT_SPEC;
 		}
@@ -309,6 +338,10 @@ static int open_targets(const kjit__spec *spec, const opts *o, const char *list,
 			return usage_error("--arch '%s': too many targets (16 at most)", list);
 		targets[(*n)++] = (target){ s, NULL, NULL };
 	}
+	char *def = NULL;
+	if (!o->db && kjit__store_default_path(&def) != KJIT_OK)
+		return usage_error("%s; or give one with --db PATH", kjit_last_error());
+	free(def);
 	int ret = KT_EXIT_OK;
 	for (size_t t = 0; t < *n && ret == KT_EXIT_OK; t++) {
 		kjit_engine_options eo;

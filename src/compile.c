@@ -117,6 +117,25 @@ static const output *output_of(const char *const *opts, size_t n_opts)
 	return &outputs[0];
 }
 
+/* 1 when every error of an NVRTC log is in its __nv_name_map (and there
+ * is one): the name expression names nothing in a source that compiles. */
+static int only_name_map_errors(const char *log)
+{
+	int any = 0;
+	for (const char *line = log; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *err = memmem(line, len, " error: ", 8);
+		if (err) {
+			if (strncmp(line, "__nv_name_map(", 14) != 0)
+				return 0;
+			any = 1;
+		}
+		line += len + (end != NULL);
+	}
+	return any;
+}
+
 kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const char *name_expr, const char *const *opts, size_t n_opts,
                                 const kjit__header_set *headers, kjit__compiled *out)
@@ -154,8 +173,9 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
 			fclose(f);
 		}
 		/* A name expression that names nothing fails inside NVRTC's own
-		 * __nv_name_map, once per line of it: say it once, as it is. */
-		if (log && strstr(log, "__nv_name_map"))
+		 * __nv_name_map, once per line of it: say it once, as it is. A
+		 * source that fails to compile fails there too: its log, whole. */
+		if (log && only_name_map_errors(log))
 			st = kjit__error(KJIT_ERR_COMPILE, "entry point '%s' not found in %s: no "
 			                 "__global__ function of that name (options: %s)", name_expr,
 			                 program_name, opt_text ? opt_text : "");

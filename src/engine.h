@@ -45,6 +45,19 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const kjit__header_set *headers, kjit__compiled *out);
 void kjit__compiled_free(kjit__compiled *c);
 
+/* ---- the options a kernel may carry (options.c) ------------------------ */
+
+/* The longest option (and option value) accepted, in bytes. */
+#define KJIT__MAX_OPTION_BYTES 4096
+
+/* NULL when opts[0] (with opts[1] as its value where it takes one) is an
+ * NVRTC option (link 0) or nvJitLink option (link 1) of the allowlist,
+ * else why it is refused (static text). *used: how many of the n it takes. */
+const char *kjit__option_refusal(int link, const char *const *opts, size_t n, size_t *used);
+/* Every option of opts through kjit__option_refusal(): the first refused is
+ * KJIT_ERR_INVALID_ARG "WHAT I ('OPTION'): why". */
+kjit_status kjit__options_check(int link, const char *const *opts, size_t n, const char *what);
+
 /* 1 for a virtual arch (compute_NN...), whose binary is PTX. */
 int kjit__arch_is_virtual(const char *arch);
 

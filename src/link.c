@@ -177,9 +177,13 @@ static kjit_status read_input(kjit_engine *e, const kjit_link_input *src, size_t
 	} else if (!src->path) {
 		return kjit__error(KJIT_ERR_INVALID_ARG, "link input %zu (%s): neither data nor a "
 		                   "path", i, in->name);
-	} else if (kjit__read_text(src->path, &text, &len) != KJIT_OK) {
-		return kjit__error(KJIT_ERR_IO, "link input %zu (%s): %s", i, in->name,
-		                   kjit__error_msg());
+	} else {
+		kjit_status rs = in->kind == KJIT_LINK_SOURCE
+			? kjit__read_text(src->path, &text, &len)
+			: kjit__read_file(src->path, KJIT__MAX_LINK_BYTES, &text, &len);
+		if (rs != KJIT_OK)
+			return kjit__error(rs, "link input %zu (%s): %s", i, in->name,
+			                   kjit__error_msg());
 	}
 	kjit__hash_hex(kjit__hash(text, len, 0), in->hash);
 	kjit_status st = KJIT_OK;
@@ -240,14 +244,13 @@ kjit_status kjit__link_make(kjit_engine *e, const kjit_kernel_options *opts, kji
 	if (kjit__arch_is_virtual(e->arch))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "link inputs need a real arch (sm_NN) to "
 		                   "link a cubin for; the engine's is %s", e->arch);
-	for (size_t i = 0; i < opts->n_link_options; i++) {
-		const char *o = opts->link_options[i];
-		if (!o || !*o)
+	for (size_t i = 0; i < opts->n_link_options; i++)
+		if (!opts->link_options[i] || !*opts->link_options[i])
 			return kjit__error(KJIT_ERR_INVALID_ARG, "link option %zu is empty", i);
-		if (!strncmp(o, "-arch", 5))
-			return kjit__error(KJIT_ERR_INVALID_ARG, "link option '%s': the engine sets "
-			                   "-arch (open the engine with the arch you want)", o);
-	}
+	kjit_status st = kjit__options_check(1, opts->link_options, opts->n_link_options,
+	                                     "link option");
+	if (st != KJIT_OK)
+		return st;
 	kjit__link *l = calloc(1, sizeof *l);
 	if (!l || !(l->inputs = calloc(opts->n_link, sizeof *l->inputs)) ||
 	    !(l->options = calloc(opts->n_link_options + 2, sizeof *l->options)) ||
@@ -261,7 +264,6 @@ kjit_status kjit__link_make(kjit_engine *e, const kjit_kernel_options *opts, kji
 			kjit__link_free(l);
 			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		}
-	kjit_status st = KJIT_OK;
 	for (; st == KJIT_OK && l->n < opts->n_link; l->n++)
 		st = read_input(e, &opts->link[l->n], l->n, &l->inputs[l->n]);
 	if (st == KJIT_OK)

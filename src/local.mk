@@ -41,6 +41,7 @@ libkjit_core_la_CPPFLAGS = $(KJIT_INCLUDE_CORE)
 libkjit_core_la_SOURCES = \
 	src/engine.h \
 	src/compile.c \
+	src/options.c \
 	src/link.c \
 	src/link_kinds.c \
 	src/compile_pool.c \

@@ -119,16 +119,14 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 		if (!fl || fl == (size_t)-1)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag %zu is empty or has a "
 			                   "newline", k->name, i);
-		if (!strncmp(f, "-arch", 5) || !strncmp(f, "--gpu-architecture", 18))
-			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag '%s': the engine sets "
-			                   "-arch (open the engine with the arch you want)", k->name, f);
-		if (!strncmp(f, "-I", 2) || !strncmp(f, "--include-path", 14))
-			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: flag '%s': give include "
-			                   "folders as the kernel's include_dirs, so that the headers "
-			                   "read enter the binary key", k->name, f);
 		value_len[nd + i] = fl;
 		len += fl + 1;
 	}
+	char what[160];
+	snprintf(what, sizeof what, "kernel %.128s: flag", k->name);
+	kjit_status st = kjit__options_check(0, nf ? d->flags : NULL, nf, what);
+	if (st != KJIT_OK)
+		return st;
 	kt->text = len + 1 <= sizeof kt->stack ? kt->stack : malloc(len + 1);
 	if (!kt->text)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");

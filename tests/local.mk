@@ -8,6 +8,7 @@
 KJIT_CPU_TESTS = \
 	tests/test-compile \
 	tests/test-compile-error \
+	tests/test-hostile-input \
 	tests/test-cache-reopen \
 	tests/test-cache-keys \
 	tests/test-cache-corrupt \
@@ -49,6 +50,10 @@ tests_test_compile_LDADD = $(KJIT_TEST_LDADD)
 tests_test_compile_error_SOURCES = tests/test-compile-error.c tests/testutil.h
 tests_test_compile_error_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_compile_error_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_hostile_input_SOURCES = tests/test-hostile-input.c tests/testutil.h
+tests_test_hostile_input_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_hostile_input_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_cache_reopen_SOURCES = tests/test-cache-reopen.c tests/testutil.h
 tests_test_cache_reopen_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -152,9 +152,9 @@ static void check_errors(kjit_engine *e, const kjit__compiled *ir_a, const char 
 	kjit__compiled_free(&sm100);
 
 	in = (kjit_link_input){ KJIT_LINK_LTOIR, "liba.ltoir", ir_a->cubin, ir_a->size, NULL };
-	const char *bad_opt[] = { "-no-such-option" };
-	link_refused(e, &in, 1, bad_opt, 1,
-	             (const char *const[]){ "nvJitLinkCreate", "-no-such-option", NULL });
+	/* -O is allowed; nvJitLink takes only -O0 and -O3 */
+	const char *bad_opt[] = { "-O2" };
+	link_refused(e, &in, 1, bad_opt, 1, (const char *const[]){ "nvJitLinkCreate", "-O2", NULL });
 
 	char missing[TU_PATH], empty[TU_PATH];
 	tu_path(missing, dir, "missing.ltoir");
@@ -179,6 +179,26 @@ static void check_errors(kjit_engine *e, const kjit__compiled *ir_a, const char 
 	input_refused(e, &in, 1, arch_opt, 1, KJIT_ERR_INVALID_ARG, "the engine sets -arch");
 	const char *o3[] = { "-O3" };
 	input_refused(e, NULL, 0, o3, 1, KJIT_ERR_INVALID_ARG, "but no link input");
+	/* the allowlist (options.c): nothing that nvJitLink does not document
+	 * as changing the code, nor an allowed option misspelt */
+	static const char *const refused[][2] = {
+		{ "-no-such-option", "link option 0 ('-no-such-option'): not an nvJitLink option" },
+		{ "-time", "link option 1 ('-time'): timing is the engine's" },
+		{ "-Xptxas=-v", "'-Xptxas=-v'): ptxas's own options are not checked" },
+		{ "-split-compile=0", "the compile pool decides the threads" },
+		{ "-lto", "the engine sets it" },
+		{ "-ptx", "the engine links a cubin" },
+		{ "-O", "takes digits" },
+		{ "-Ofast", "takes digits" },
+		{ "-ftz", "takes a value after '='" },
+		{ "-g=1", "takes no value" },
+		{ "-dump-callgraph", "not an nvJitLink option kjit allows" },
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		const char *two[] = { "-lineinfo", refused[i][0] };
+		const char *const *lo = i ? two : refused[i];
+		input_refused(e, &in, 1, lo, i ? 2 : 1, KJIT_ERR_INVALID_ARG, refused[i][1]);
+	}
 }
 
 /* nvcc's LTO IR, object and fatbin of tests/lto-op.cu: each a link, no

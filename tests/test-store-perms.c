@@ -117,6 +117,7 @@ static void test_default_path(const char *dir)
 	kjit_status st = kjit_engine_open(&o, &e);
 	CHECK(st != KJIT_OK && e == NULL);
 	CHECK_CONTAINS(kjit_last_error(), "KJIT_DB");
+	CHECK_CONTAINS(kjit_last_error(), "HOME is not set");
 	OK("no KJIT_DB, XDG_CACHE_HOME or HOME: %s, \"%s\"", kjit_status_str(st), kjit_last_error());
 }
 

@@ -239,7 +239,16 @@ static void test_custom_and_files(kjit__spec *spec)
 	build_fails(spec, KJIT_ERR_IO, "12 bytes, 48 needed (3 elements of 16 bytes)", NULL);
 	free(sa->data.file);
 	sa->data.file = strdup("/nonexistent/data.bin");
-	build_fails(spec, KJIT_ERR_IO, "argument x: cannot open /nonexistent/data.bin", NULL);
+	build_fails(spec, KJIT_ERR_IO, "argument x: /nonexistent/data.bin: cannot open", NULL);
+	/* a FIFO with no writer is refused at once, never waited on */
+	char fifo[TU_PATH];
+	CHECK(mkfifo(tu_path(fifo, dir, "data.fifo"), 0600) == 0);
+	free(sa->data.file);
+	sa->data.file = strdup(fifo);
+	build_fails(spec, KJIT_ERR_IO, "data.fifo: cannot read: is a FIFO, not a regular file", NULL);
+	free(sa->data.file);
+	sa->data.file = strdup(dir);
+	build_fails(spec, KJIT_ERR_IO, "cannot read: is a directory", NULL);
 
 	sa = set_arg(spec, "custom", 1, "4", KJIT__FILL_CONSTANT);
 	sa->custom_size = 5;

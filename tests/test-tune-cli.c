@@ -78,6 +78,40 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "valid 24, product 40");
 	OK("--count: 40 of 40 for saxpy.json and saxpy-t1.json, 24 with --max-threads 256");
 
+	/* a space with no valid configuration is not success */
+	RUN(3, &out, "%s/saxpy.json --count --max-threads 32", examples);
+	CHECK_CONTAINS(out, "valid 0, product 40");
+	CHECK_CONTAINS(out, "saxpy.json: problem n=67108864: no valid configuration: the "
+	               "restrictions and the limits (32 threads per block");
+	RUN(3, &out, "%s/saxpy.json --compile-only --arch sm_90 --max-threads 32 --db %s/none.db",
+	    examples, dir);
+	CHECK_CONTAINS(out, "rule out all 40");
+	OK("a fully pruned space: --count and --compile-only exit 3 and say why");
+
+	/* a folder as spec or database, a FIFO as spec, no HOME for the
+	 * default database */
+	RUN(3, &out, "%s --count", dir);
+	CHECK_CONTAINS(out, "is a directory");
+	char fifo[TU_PATH];
+	CHECK(mkfifo(tu_path(fifo, dir, "spec.fifo"), 0600) == 0);
+	RUN(3, &out, "%s --count", fifo);
+	CHECK_CONTAINS(out, "is a FIFO, not a regular file");
+	RUN(1, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s", examples, dir);
+	CHECK_CONTAINS(out, "is a directory");
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *kdb = getenv("KJIT_DB") ? strdup(getenv("KJIT_DB")) : NULL;
+	CHECK(unsetenv("HOME") == 0 && unsetenv("KJIT_DB") == 0 && unsetenv("XDG_CACHE_HOME") == 0);
+	RUN(2, &out, "%s/saxpy.json --compile-only --arch sm_90", examples);
+	CHECK_CONTAINS(out, "HOME is not set");
+	CHECK_CONTAINS(out, "--db PATH");
+	if (home)
+		CHECK(setenv("HOME", home, 1) == 0);
+	if (kdb)
+		CHECK(setenv("KJIT_DB", kdb, 1) == 0);
+	free(home);
+	free(kdb);
+	OK("a folder or a FIFO as spec, a folder as database, no HOME: refused, saying so");
+
 	/* tuning options are checked before the GPU is looked for */
 	RUN(2, &out, "%s/saxpy.json --timeout 0", examples);
 	CHECK_CONTAINS(out, "--timeout");

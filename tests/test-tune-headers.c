@@ -157,6 +157,6 @@ int main(int argc, char **argv)
 	    "a readable file");
 	bad(dir, "\"headers\": {\"a.h\": {\"file\": \"x\"}}", "kernel.headers.a.h.file",
 	    "a key among path");
-	bad(dir, "\"flags\": [\"-O3\", \"-Iinc\"]", "kernel.flags[1]", "kernel.include_dirs");
+	bad(dir, "\"flags\": [\"-lineinfo\", \"-Iinc\"]", "kernel.flags[1]", "kernel.include_dirs");
 	return 0;
 }

@@ -318,14 +318,14 @@ int main(int argc, char **argv)
 	spec = spec_from(
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": [{\"name\": \"A\", \"values\": [1, 2]},"
-		"  {\"name\": \"S\", \"values\": [\"-O3\"], \"roles\": \"flags\"}],"
+		"  {\"name\": \"S\", \"values\": [\"-lineinfo\"], \"roles\": \"flags\"}],"
 		" \"restrictions\": [\"A > 0\", \"A < 2 or S + 1 > 0\"], \"problems\": [{\"n\": 5}]}");
 	CHECK_ST(kjit__space_build(spec, 0, NULL, &space), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "restrictions[1]");
-	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-O3)");
+	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-lineinfo)");
 	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }, &(double){ 0 }),
 	         KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-O3)");
+	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-lineinfo)");
 	OK("a type error stops the walk: %s", kjit_last_error());
 	kjit__spec_free(spec);
 

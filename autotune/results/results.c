@@ -663,8 +663,24 @@ static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
 		fprintf(f, "%.17g", sqlite3_column_double(s, col));
 }
 
+/* 1 when a spreadsheet could read t as a formula: it starts with =, +, -,
+ * @, a tab or a carriage return (OWASP's CSV injection list) and is not a
+ * plain number; also when it starts with a single quote, so that the mark
+ * is always one to drop (kt_replay_load drops it). */
+static int csv_formula(const char *t)
+{
+	if (t[0] == '\'')
+		return 1;
+	if (!t[0] || !strchr("=+-@\t\r", t[0]))
+		return 0;
+	char *end;
+	strtod(t, &end);
+	return end == t || *end;
+}
+
 /* A CSV field: quoted when it holds a comma or a quote; line breaks become
- * spaces, so that one result is one line (kt_replay_load reads lines). */
+ * spaces, so that one result is one line (kt_replay_load reads lines); a
+ * possible formula after a single quote. */
 static void put_csv_text(FILE *f, const char *t)
 {
 	if (!t)
@@ -672,6 +688,8 @@ static void put_csv_text(FILE *f, const char *t)
 	int quote = strpbrk(t, ",\"") != NULL;
 	if (quote)
 		fputc('"', f);
+	if (csv_formula(t))
+		fputc('\'', f);
 	for (; *t; t++) {
 		if (*t == '"')
 			fputc('"', f);

@@ -36,6 +36,11 @@ typedef struct kt_tune_opts {
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);
 
+/* The error of problem p, whose restrictions and limits leave no valid
+ * configuration: KJIT_ERR_INVALID_ARG naming the spec, the problem, the
+ * product ruled out and the limits. */
+kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits *lim);
+
 /* ---- a rank other than 0 (serve.c) ------------------------------------ */
 
 /* A rank other than 0 (serve.c): its own database (NULL:

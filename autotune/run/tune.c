@@ -351,6 +351,21 @@ static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j)
 	return 1;
 }
 
+kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits *lim)
+{
+	double product = 1;
+	for (size_t j = 0; j < spec->n_params; j++)
+		product *= (double)spec->params[j].n_values;
+	char *key = kjit__problem_key(&spec->problems[p]);
+	kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem %s: no valid "
+	                             "configuration: the restrictions and the limits (%lld threads "
+	                             "per block, %lld bytes of shared memory) rule out all %.0f",
+	                             spec->path, key && *key ? key : "(none)",
+	                             (long long)lim->max_threads, (long long)lim->max_shared, product);
+	free(key);
+	return st;
+}
+
 /* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
 static int tune_problem(tuner *t, problem_run *pr)
 {
@@ -381,6 +396,10 @@ static int tune_problem(tuner *t, problem_run *pr)
 	}
 	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
 		goto done;
+	if (space->size == 0) {
+		kt_space_empty(spec, pr->p, &lim);
+		goto done;
+	}
 	if (space->sampled && !o->quiet)
 		fprintf(stderr, "kjit-tune: problem %zu: the space (a product of %.3g) is too large "
 		        "to hold whole: searching a random sample of %zu of its valid "

@@ -236,9 +236,12 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 			                   path, lineno, time_col + 1);
 		int valid = 1;
 		for (size_t i = 0; i < spec->n_params; i++) {
-			long k = col[i] < nf
-			                 ? kjit__param_value_index(&spec->params[i], fields[col[i]])
-			                 : -1;
+			/* the mark before a field a spreadsheet could run (kjit-tune
+			 * --export csv) is not part of the value */
+			const char *v = col[i] < nf ? fields[col[i]] : NULL;
+			if (v && v[0] == '\'')
+				v++;
+			long k = v ? kjit__param_value_index(&spec->params[i], v) : -1;
 			valid &= k >= 0;
 			cfg[i] = (uint16_t)(k < 0 ? 0 : k);
 		}

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "worker.h"
 #include "strategies.h"
@@ -170,10 +171,16 @@ static kjit_status fill_file(const kjit__spec *spec, const kt_arg *a, const char
 	if (!file)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a file fill names no file",
 		                   spec->path, what);
-	FILE *f = fopen(file, "rb");
-	if (!f)
+	int fd;
+	size_t size;
+	FILE *f = NULL;
+	if (kjit__open_regular(file, &fd, &size) != KJIT_OK)
+		return kjit__error(KJIT_ERR_IO, "%s: %s: %s", spec->path, what, kjit__error_msg());
+	if (!(f = fdopen(fd, "rb"))) {
+		close(fd);
 		return kjit__error(KJIT_ERR_IO, "%s: %s: cannot open %s: %s", spec->path, what, file,
 		                   strerror(errno));
+	}
 	size_t got = fread(dst, 1, a->bytes, f);
 	int err = ferror(f);
 	fclose(f);

@@ -352,8 +352,20 @@ kjit_status kjit__store_flush_touches(kjit__store *store);
 
 /* ---- files (file.c) ---------------------------------------------------- */
 
-/* Reads a whole file into *out (malloc'ed, NUL-terminated; *len, may be
- * NULL, its length, NUL bytes included). KJIT_ERR_IO names the file. */
+/* The largest spec, source or header read (kjit__read_text()), and the
+ * largest link input read from a file. */
+#define KJIT__MAX_TEXT_BYTES ((size_t)64 << 20)
+#define KJIT__MAX_LINK_BYTES ((size_t)1 << 30)
+
+/* Opens path for reading, never waiting on it: a regular file only (a
+ * folder is "is a directory"; a FIFO, device or socket is refused at
+ * once), into *fd with its size in *size. KJIT_ERR_IO names the file. */
+kjit_status kjit__open_regular(const char *path, int *fd, size_t *size);
+/* Reads a whole regular file of at most max bytes into *out (malloc'ed,
+ * NUL-terminated; *len, may be NULL, its length, NUL bytes included).
+ * KJIT_ERR_IO names the file; a larger one is KJIT_ERR_INVALID_ARG. */
+kjit_status kjit__read_file(const char *path, size_t max, char **out, size_t *len);
+/* kjit__read_file() of at most KJIT__MAX_TEXT_BYTES. */
 kjit_status kjit__read_text(const char *path, char **out, size_t *len);
 
 /* ---- JSON (json.c) ----------------------------------------------------- */
@@ -378,8 +390,14 @@ typedef struct kjit__json {
 	char **keys;              /* OBJECT: their n keys */
 } kjit__json;
 
+/* The largest JSON document read, in bytes and in values (each number,
+ * string, literal, array and object counts one; keys do not). */
+#define KJIT__JSON_MAX_BYTES KJIT__MAX_TEXT_BYTES
+#define KJIT__JSON_MAX_VALUES ((size_t)1 << 20)
+
 /* Parses text[len] as strict RFC 8259 JSON (no comments, no trailing
- * commas, each key once per object, UTF-8). An error is
+ * commas, each key once per object, UTF-8), of at most KJIT__JSON_MAX_BYTES
+ * and KJIT__JSON_MAX_VALUES. An error is
  * KJIT_ERR_INVALID_ARG with "FILE:LINE:COL: expected ... (got ...)" at the
  * first fault. The caller frees *out with kjit__json_free(). */
 kjit_status kjit__json_parse(const char *text, size_t len, const char *file, kjit__json **out);

@@ -1,48 +1,107 @@
 /*
- * file.c - reading a whole text file (kernel sources, specs).
+ * file.c - reading a whole file (specs, kernel sources, headers, link
+ * inputs): regular files only, never waited on, within a size cap.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base.h"
 
-kjit_status kjit__read_text(const char *path, char **out, size_t *len_out)
+kjit_status kjit__open_regular(const char *path, int *fd, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	*out = NULL;
-	if (!f)
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO with no writer returns at once, and the
+	 * fstat below refuses it. */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
 		return kjit__error(KJIT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-	for (;;) {
-		if (len + 65536 + 1 > cap) {
-			cap = cap ? cap * 2 : 65536 * 2;
-			char *b = realloc(buf, cap);
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return kjit__error(KJIT_ERR_NOMEM, "out of memory reading %s", path);
-			}
-			buf = b;
-		}
-		size_t got = fread(buf + len, 1, 65536, f);
-		len += got;
-		if (got < 65536)
-			break;
+	const char *what = NULL;
+	if (fstat(*fd, &st) != 0)
+		what = strerror(errno);
+	else if (S_ISDIR(st.st_mode))
+		what = "is a directory";
+	else if (!S_ISREG(st.st_mode))
+		what = S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file"
+		       : S_ISSOCK(st.st_mode) ? "is a socket, not a regular file"
+		                             : "is a device, not a regular file";
+	else if (fcntl(*fd, F_SETFL, 0) != 0)
+		what = strerror(errno);
+	if (what) {
+		close(*fd);
+		*fd = -1;
+		return kjit__error(KJIT_ERR_IO, "%s: cannot read: %s", path, what);
 	}
-	int err = ferror(f);
-	fclose(f);
-	if (err) {
+	*size = (size_t)st.st_size;
+	return KJIT_OK;
+}
+
+static kjit_status too_large(const char *path, size_t max)
+{
+	return kjit__error(KJIT_ERR_INVALID_ARG, "%s: larger than %zu MiB, the most kjit reads",
+	                   path, max >> 20);
+}
+
+kjit_status kjit__read_file(const char *path, size_t max, char **out, size_t *len_out)
+{
+	int fd;
+	size_t size, len = 0;
+	*out = NULL;
+	kjit_status st = kjit__open_regular(path, &fd, &size);
+	if (st != KJIT_OK)
+		return st;
+	if (size > max) {
+		close(fd);
+		return too_large(path, max);
+	}
+	/* The size fstat gave, plus room to see the file grew past max. */
+	size_t cap = size + 1 + (size < max ? 1 : 0);
+	char *buf = malloc(cap);
+	while (buf) {
+		ssize_t got = read(fd, buf + len, cap - 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			st = got < 0 ? kjit__error(KJIT_ERR_IO, "%s: read error: %s", path,
+			                           strerror(errno))
+			             : KJIT_OK;
+			break;
+		}
+		len += (size_t)got;
+		if (len > max) {
+			st = too_large(path, max);
+			break;
+		}
+		if (len == cap - 1) {
+			size_t c = cap - 1 < max / 2 ? 2 * cap : max + 2;
+			char *b = realloc(buf, c);
+			if (!b)
+				free(buf);
+			buf = b;
+			cap = c;
+		}
+	}
+	close(fd);
+	if (!buf)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory reading %s", path);
+	if (st != KJIT_OK) {
 		free(buf);
-		return kjit__error(KJIT_ERR_IO, "%s: read error", path);
+		return st;
 	}
 	buf[len] = '\0';
 	*out = buf;
 	if (len_out)
 		*len_out = len;
 	return KJIT_OK;
+}
+
+kjit_status kjit__read_text(const char *path, char **out, size_t *len)
+{
+	return kjit__read_file(path, KJIT__MAX_TEXT_BYTES, out, len);
 }

@@ -15,10 +15,13 @@
 
 #define MAX_DEPTH 256
 
+_Static_assert(KJIT__JSON_MAX_VALUES == 1048576, "fail_at() below says 1048576");
+
 typedef struct reader {
 	const char *file;
 	const char *s;
 	size_t len, pos;
+	size_t values; /* read so far, against KJIT__JSON_MAX_VALUES */
 	int depth;
 } reader;
 
@@ -340,6 +343,8 @@ static kjit_status read_container(reader *r, kjit__json *v)
 static kjit_status read_value(reader *r, kjit__json *v)
 {
 	skip_ws(r);
+	if (++r->values > KJIT__JSON_MAX_VALUES)
+		return fail_at(r, r->pos, "at most 1048576 values in a document");
 	int c = peek(r);
 	if (c == '{' || c == '[')
 		return read_container(r, v);
@@ -371,8 +376,11 @@ static kjit_status read_value(reader *r, kjit__json *v)
 kjit_status kjit__json_parse(const char *text, size_t len, const char *file, kjit__json **out)
 {
 	reader r = { .file = file, .s = text, .len = len };
-	kjit__json *v = calloc(1, sizeof *v);
 	*out = NULL;
+	if (len > KJIT__JSON_MAX_BYTES)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: a JSON document of %zu bytes, at most "
+		                   "%zu", file, len, KJIT__JSON_MAX_BYTES);
+	kjit__json *v = calloc(1, sizeof *v);
 	if (!v)
 		return nomem();
 	kjit_status st = read_value(&r, v);

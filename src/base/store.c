@@ -151,8 +151,9 @@ kjit_status kjit__store_default_path(char **out)
 	else if ((env = kjit__env(KJIT__ENV_HOME)))
 		*out = kjit__strdup_printf("%s/.cache/kjit/kjit.db", env);
 	else
-		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "no database path: set KJIT_DB, XDG_CACHE_HOME or HOME");
+		return kjit__error(KJIT_ERR_INVALID_ARG, "no database path: HOME is not set (the "
+		                   "database's default is $HOME/.cache/kjit/kjit.db), nor KJIT_DB or "
+		                   "an absolute XDG_CACHE_HOME");
 	return *out ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 }
 
@@ -407,6 +408,11 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	pthread_mutex_init(&s->lock, NULL);
 	kjit_status st = KJIT_OK;
 	int memory = strcmp(path, ":memory:") == 0;
+	struct stat sb;
+	if (!memory && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		st = kjit__error(KJIT_ERR_IO, "database %s: is a directory", path);
+		goto fail;
+	}
 	if (!memory && ((st = make_parent_dirs(path)) != KJIT_OK || (st = create_file(path)) != KJIT_OK))
 		goto fail;
 	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |

@@ -304,6 +304,22 @@ static kjit_status want_strings(parser *P, json *v, const char *path, char ***ou
 	return KJIT_OK;
 }
 
+/* NVRTC (link 0) or nvJitLink (link 1) options of the allowlist
+ * (options.c), else the one refused, with its index in path when indexed. */
+static kjit_status check_options(parser *P, const char *path, int indexed, int link,
+                                 const char *const *opts, size_t n)
+{
+	char sub[256];
+	for (size_t i = 0, used; i < n; i += used) {
+		const char *why = kjit__option_refusal(link, opts + i, n - i, &used);
+		if (why)
+			return fail(P, indexed ? index_path(sub, path, i) : path, "%s options kjit "
+			            "allows (\"%.160s%s\": %s)", link ? "nvJitLink" : "NVRTC", opts[i],
+			            strlen(opts[i]) > 160 ? "..." : "", why);
+	}
+	return KJIT_OK;
+}
+
 /* An expression of the spec's dialect over names[n], parsed once so that a
  * bad one is refused at load; what is its field. */
 static kjit_status check_expr(parser *P, const char *text, const char *const *names, size_t n,
@@ -402,6 +418,30 @@ static int value_cmp(const void *a, const void *b)
 	return (x->d > y->d) - (x->d < y->d);
 }
 
+/* A value of a flags parameter: options split on spaces, as
+ * kjit__config_desc_make() splits them, each of the allowlist. */
+static kjit_status check_flag_value(parser *P, const char *value, const char *path)
+{
+	const char *tok[KJIT__MAX_OPTIONS];
+	size_t n = 0;
+	if (strlen(value) > KJIT__MAX_OPTION_BYTES)
+		return fail(P, path, "flags of at most %d bytes (got %zu)", KJIT__MAX_OPTION_BYTES,
+		            strlen(value));
+	char *copy = strdup(value);
+	if (!copy)
+		return nomem();
+	for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (n == KJIT__MAX_OPTIONS) {
+			free(copy);
+			return fail(P, path, "at most %d flags in a value", KJIT__MAX_OPTIONS);
+		}
+		tok[n++] = t;
+	}
+	kjit_status st = check_options(P, path, 0, 0, tok, n);
+	free(copy);
+	return st;
+}
+
 /* Values that fit the parameter's roles: a block dimension takes positive
  * integers, flags take strings. */
 static kjit_status check_roles(parser *P, const kjit__param *p, const char *path)
@@ -413,10 +453,14 @@ static kjit_status check_roles(parser *P, const kjit__param *p, const char *path
 				return fail(P, path, "positive integers for a block dimension (got %s)",
 				            p->values[i].text);
 	if (p->roles & KJIT__ROLE_FLAGS)
-		for (size_t i = 0; i < p->n_values; i++)
+		for (size_t i = 0; i < p->n_values; i++) {
 			if (p->values[i].kind != SQLITE_TEXT)
 				return fail(P, path, "strings of NVRTC flags for role flags (got %s)",
 				            p->values[i].text);
+			kjit_status st = check_flag_value(P, p->values[i].text, path);
+			if (st != KJIT_OK)
+				return st;
+		}
 	return KJIT_OK;
 }
 
@@ -1007,11 +1051,11 @@ static kjit_status read_kjit(parser *P)
 	    (st = want_strings(P, kjit__json_get(kernel, "link_options"), "kernel.link_options",
 	                       &s->link_options, &s->n_link_options)) != KJIT_OK)
 		return st;
-	for (size_t i = 0; i < s->n_flags; i++)
-		if (!strncmp(s->flags[i], "-I", 2) || !strncmp(s->flags[i], "--include-path", 14))
-			return fail(P, index_path(sub, "kernel.flags", i), "include folders in "
-			            "kernel.include_dirs, whose headers enter the binary key (got \"%s\")",
-			            s->flags[i]);
+	if ((st = check_options(P, "kernel.flags", 1, 0, (const char *const *)s->flags,
+	                        s->n_flags)) != KJIT_OK ||
+	    (st = check_options(P, "kernel.link_options", 1, 1,
+	                        (const char *const *)s->link_options, s->n_link_options)) != KJIT_OK)
+		return st;
 	if (s->n_link_options && !s->n_link)
 		return fail(P, "kernel.link_options", "link options only with kernel.link inputs");
 
@@ -2071,7 +2115,9 @@ static kjit_status read_t1(parser *P)
 	                       "KernelSpecification.KernelTypeNames", &types, &n_types)) != KJIT_OK ||
 	    (st = want_strings(P, kjit__json_get(ks, "CompilerOptions"),
 	                       "KernelSpecification.CompilerOptions", &s->flags, &s->n_flags)) != KJIT_OK ||
-	    (st = t1_include_dirs(P)) != KJIT_OK) {
+	    (st = t1_include_dirs(P)) != KJIT_OK ||
+	    (st = check_options(P, "KernelSpecification.CompilerOptions", 0, 0,
+	                        (const char *const *)s->flags, s->n_flags)) != KJIT_OK) {
 		free_strings(types, n_types);
 		return st;
 	}
