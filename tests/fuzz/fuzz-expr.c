@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	text[size - 1] = '\0';
 	kjit__expr *e;
 	kjit__dialect d = data[0] & 1 ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT;
-	if (kjit__expr_parse(text, d, names, 5, "fuzz", &e) == KJIT_OK) {
+	if (kjit__expr_parse(text, d, names, 5, "fuzz", NULL, &e) == KJIT_OK) {
 		double v;
 		kjit__value *list;
 		size_t n;
