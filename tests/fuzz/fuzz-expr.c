@@ -2,7 +2,7 @@
  * fuzz-expr: libFuzzer target for the expression engine. The first byte
  * picks the dialect, the rest is the text; whatever parses is evaluated as
  * a number and as a list, and split into its terms, all drawing on one
- * budget of 2^24 steps as a spec's evaluations do (so that spending it is
+ * budget of 2^22 steps as a spec's evaluations do (so that spending it is
  * fuzzed too). Anything but a crash, a sanitizer report or a budget
  * overrun is fine (tests/fuzz/run).
  */
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
 	kjit__expr *e;
-	kjit__expr_budget *budget = kjit__expr_budget_new((uint64_t)1 << 24);
+	kjit__expr_budget *budget = kjit__expr_budget_new((uint64_t)1 << 22);
 	if (!budget) {
 		free(text);
 		return 0;
