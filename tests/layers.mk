@@ -36,9 +36,23 @@ EXTRA_DIST += tests/test-pkgconfig.sh
 TESTS += tests/test-perms-user.sh
 EXTRA_DIST += tests/test-perms-user.sh
 
-# libFuzzer targets of the spec reader and the expression engine, built and
-# run by tests/fuzz/run (clang only; .ci/run runs a fixed number of inputs)
-EXTRA_DIST += tests/fuzz/run tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-spec.c \
-	tests/fuzz/expr-seeds/values.txt tests/fuzz/expr-seeds/condition.txt \
-	tests/fuzz/expr-seeds/python.txt tests/fuzz/expr-seeds/kjit.txt \
-	tests/fuzz/expr-seeds/problem.txt tests/fuzz/expr-seeds/empty-comprehension.txt
+# libFuzzer targets (tests/fuzz/README), built and run by tests/fuzz/run
+# (clang only; .ci/run runs a fixed number of inputs)
+EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-spec.c \
+	tests/fuzz/fuzz-tune.c tests/fuzz/fuzz-store.c \
+	tests/fuzz/expr.dict tests/fuzz/spec.dict tests/fuzz/store.dict \
+	tests/fuzz/expr-seeds/condition.txt tests/fuzz/expr-seeds/empty-comprehension.txt \
+	tests/fuzz/expr-seeds/empty-repeat-kjit.txt tests/fuzz/expr-seeds/empty-repeat.txt \
+	tests/fuzz/expr-seeds/escapes.txt tests/fuzz/expr-seeds/kjit.txt \
+	tests/fuzz/expr-seeds/math-name.txt tests/fuzz/expr-seeds/nested-tuple.txt \
+	tests/fuzz/expr-seeds/number-exponent-kjit.txt tests/fuzz/expr-seeds/number-exponent.txt \
+	tests/fuzz/expr-seeds/problem.txt tests/fuzz/expr-seeds/python.txt \
+	tests/fuzz/expr-seeds/range-sum.txt tests/fuzz/expr-seeds/search.txt \
+	tests/fuzz/expr-seeds/values.txt tests/fuzz/spec-seeds/kjit-budget.json \
+	tests/fuzz/spec-seeds/kjit-empty-repeat.json \
+	tests/fuzz/spec-seeds/kjit-number-exponent.json tests/fuzz/spec-seeds/t1-budget.json \
+	tests/fuzz/spec-seeds/t1-empty-repeat.json tests/fuzz/spec-seeds/t1-escapes.json \
+	tests/fuzz/spec-seeds/t1-math-pi.json tests/fuzz/spec-seeds/t1-number-exponent.json \
+	tests/fuzz/store-seeds/best-config tests/fuzz/store-seeds/best-types \
+	tests/fuzz/store-seeds/cubin-rewritten tests/fuzz/store-seeds/key-mismatch \
+	tests/fuzz/store-seeds/null-columns

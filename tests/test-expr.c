@@ -2,8 +2,10 @@
  * test-expr: kjit's expression engine. Python's semantics where Python
  * defines them (and, when python3 is on the PATH, thousands of random
  * expressions evaluated by both and compared), kjit's dialect, Values
- * lists and their texts, the split into conjuncts, and the budgets and
- * messages of bad input.
+ * lists and their texts, the split into conjuncts, the budgets (each
+ * evaluation's and a spec's over all its evaluations), hostile text (long
+ * numbers, escapes, nested tuples, empty sequences repeated forever) and
+ * the messages of bad input.
  */
 #include "testutil.h"
 
@@ -11,8 +13,8 @@
 
 #include "tuning.h"
 
-static const char *const names[] = { "a", "b", "c", "s", "ProblemSize[1]", "L" };
-static kjit__value slots[6];
+static const char *const names[] = { "a", "b", "c", "s", "ProblemSize[1]", "L", "E" };
+static kjit__value slots[7];
 static kjit__value list_items[3];
 
 static void set_slots(int64_t a, int64_t b, double c)
@@ -29,7 +31,7 @@ static void set_slots(int64_t a, int64_t b, double c)
 static kjit_status eval_d(kjit__dialect d, const char *text, double *out)
 {
 	kjit__expr *e;
-	kjit_status st = kjit__expr_parse(text, d, names, 6, "test", &e);
+	kjit_status st = kjit__expr_parse(text, d, names, 7, "test", NULL, &e);
 	if (st != KJIT_OK)
 		return st;
 	st = kjit__expr_eval(e, slots, out);
@@ -75,7 +77,7 @@ static char *list_text(const char *text)
 	kjit__value *v;
 	size_t n;
 	kjit__buf b = { 0 };
-	CHECK_OK(kjit__expr_parse(text, KJIT__DIALECT_PYTHON, names, 6, "Values", &e));
+	CHECK_OK(kjit__expr_parse(text, KJIT__DIALECT_PYTHON, names, 7, "Values", NULL, &e));
 	CHECK_OK(kjit__expr_eval_list(e, slots, 65535, &v, &n));
 	kjit__expr_free(e);
 	for (size_t i = 0; i < n; i++) {
@@ -246,6 +248,181 @@ static void differential(void)
 	   compared, skipped);
 }
 
+/* Text built as prefix, then middle n times, then suffix. */
+static char *built(const char *prefix, const char *middle, int n, const char *suffix)
+{
+	kjit__buf b = { 0 };
+	kjit__buf_str(&b, prefix);
+	for (int i = 0; i < n; i++)
+		kjit__buf_str(&b, middle);
+	kjit__buf_str(&b, suffix);
+	kjit__buf_add(&b, "", 1);
+	return b.p;
+}
+
+/* The lexer's and the parser's bounds (issue 22, items 1 and 2). */
+static void hostile_text(void)
+{
+	const kjit__dialect PYd = KJIT__DIALECT_PYTHON, KJd = KJIT__DIALECT_KJIT;
+	/* an exponent's sign once overran a 128-byte buffer on the stack */
+	char *t = built("", "1", 127, "");
+	char *u = built(t, "e+1e-1", 100, "");
+	refused(PYd, u, "a number longer than 127 characters at column 1");
+	refused(KJd, u, "a number longer than 127 characters at column 1");
+	free(u);
+	u = built("", "1", 120, "e+1 > 1e120");
+	is(PYd, u, 1);
+	free(u);
+	u = built("1 + ", "1", 126, "e+1");
+	refused(PYd, u, "a number longer than 127 characters at column 5");
+	free(u);
+	free(t);
+	u = built("0x", "0", 200, "1");
+	refused(PYd, u, "a number longer than 127 characters");
+	free(u);
+	u = built("", "1_", 100, "1");
+	is(PYd, "1_000 + 0x_ff + 0o17 + 0b11 + 1.5e-3 + 1E+2", 1000 + 255 + 15 + 3 + 1.5e-3 + 100);
+	refused(PYd, u, "does not fit 64 bits");
+	free(u);
+	refused(PYd, "0x0x1", "bad number '0x0x1'");
+	refused(PYd, "0x", "bad number");
+	refused(PYd, "1e5e5", "bad number");
+	refused(PYd, "a \x01 b", "unexpected byte 0x01 at column 3");
+	OK("numbers: at most 127 characters, bases checked, bytes named");
+	/* math.NAME once read past the text with the length of 'math' */
+	is(PYd, "math.pi", 3.141592653589793);
+	is(PYd, "math.e + math.tau", 2.718281828459045 + 6.283185307179586);
+	is(PYd, "math.inf > 1e308 and math.nan != math.nan", 1);
+	refused(PYd, "math.p", "unknown name 'math.p' (math's constants are");
+	refused(PYd, "math.piii", "unknown name 'math.piii'");
+	refused(PYd, "math.and", "unknown name 'math.and'");
+	refused(PYd, "math.foo(1)", "unknown function 'math.foo'");
+	refused(PYd, "math.", "expected a name after 'math.'");
+	OK("math.pi, math.e, math.tau, math.inf, math.nan; other math.NAME named");
+	/* nested tuples are read once each: 90 deep once cost 2^90 parses */
+	u = built("len(", "(", 90, "");
+	t = built(u, "1,)", 1, "");
+	free(u);
+	u = built(t, ",)", 89, ")");
+	is(PYd, u, 1);
+	free(u);
+	free(t);
+	OK("nested tuples: each read once");
+}
+
+/* Every loop counts against the budget of steps (issue 22, item 3). */
+static void hostile_loops(void)
+{
+	const kjit__dialect PYd = KJIT__DIALECT_PYTHON, KJd = KJIT__DIALECT_KJIT;
+	is(PYd, "len('' * 10**18) == 0", 1);
+	is(PYd, "len([] * 10**18) + len(E * 10**18)", 0);
+	is(PYd, "E * 9223372036854775807 == E", 1);
+	is(KJd, "E * 9223372036854775807 = E", 1);
+	is(PYd, "range(10 ** 18) == range(10 ** 18) and range(0) == range(5, 5)", 1);
+	is(PYd, "range(1, 2) == range(1, 5, 7) and range(10 ** 18) != range(1, 10 ** 18)", 1);
+	is(PYd, "[range(3)] == [[0, 1, 2]] and 'bc' in 'abcd' and '' in E", 1);
+	is(PYd, "sum(range(10 ** 6)) + max(range(10 ** 6)) + min(range(5, 10 ** 6))",
+	   499999500000.0 + 999999 + 5);
+	refused(PYd, "sum(1 for x in [[0] * 10 ** 6] for i in range(100) if x == x)",
+	        "the evaluation budget is spent");
+	refused(PYd, "sum(1 for x in [[0] * 10 ** 6] for i in range(100) if x <= x)",
+	        "the evaluation budget is spent");
+	refused(PYd, "sum(1 for x in ['a' * 10 ** 7] for i in range(10 ** 6) if 'b' in x)",
+	        "the evaluation budget is spent");
+	refused(PYd, "sum(1 for x in ['a' * 10 ** 7] for i in range(10 ** 6) if x == x)",
+	        "the evaluation budget is spent");
+	refused(PYd, "sum(1 for x in [[0] * 10 ** 6] for i in range(100) if x in [x])",
+	        "the evaluation budget is spent");
+	refused(PYd, "len(sorted(['a' * 10 ** 6] * 10 ** 4))", "the evaluation budget is spent");
+	OK("empty sequences repeated, ranges compared, searches, sorts: bounded steps");
+}
+
+/* String escapes as Python reads them (issue 22, item 9). */
+static void escapes(void)
+{
+	const kjit__dialect PYd = KJIT__DIALECT_PYTHON;
+	list_is("['\\u00e9', '\\x41', '\\101', '\\U0001F600', 'a\\tb', '\\\\', '\\'\"']",
+	        "\xc3\xa9,A,A,\xf0\x9f\x98\x80,a\tb,\\,'\"");
+	list_is("['\\xe9', '\\777', '\\d', 'a\\\nb', '\\a\\b\\f\\v\\r\\n', \"\\\"\", 'é']",
+	        "\xc3\xa9,\xc7\xbf,\\d,ab,\a\b\f\v\r\n,\",\xc3\xa9");
+	is(PYd, "'\\u00e9' == '\xc3\xa9' and '\\x41\\x42' == 'AB' and '\\0' != ''", 1);
+	refused(PYd, "'abc\\x4' == 'a'", "truncated \\x escape (2 hex digits) at column 5");
+	refused(PYd, "'\\u12' == 'a'", "truncated \\u escape (4 hex digits) at column 2");
+	refused(PYd, "'\\U0011ffff'", "\\U0011ffff is not a Unicode character (above U+10FFFF) at "
+	                               "column 2");
+	refused(PYd, "'\\ud800'", "\\ud800 is a surrogate, which UTF-8 cannot hold at column 2");
+	refused(PYd, "'\\N{DASH}'", "\\N{...} is not supported");
+	{
+		kjit__expr *e;
+		kjit__value *v;
+		size_t n;
+		CHECK_OK(kjit__expr_parse("['a\\x00b']", PYd, NULL, 0, "V", NULL, &e));
+		CHECK(kjit__expr_eval_list(e, NULL, 10, &v, &n) != KJIT_OK);
+		CHECK_CONTAINS(kjit_last_error(), "item 0 holds a NUL character");
+		kjit__expr_free(e);
+	}
+	OK("escapes: \\u, \\U, \\x, octal, \\n and kin as UTF-8; invalid ones named with the column");
+}
+
+/* A spec's evaluations draw on one budget together (issue 22, item 7). */
+static void spec_budget(void)
+{
+	kjit__expr_budget *b = kjit__expr_budget_new(10000);
+	kjit__expr *e, **t;
+	size_t n;
+	double v;
+	CHECK(b != NULL);
+	CHECK_OK(kjit__expr_parse("a > 0 and sum(range(a * 300)) > 0", KJIT__DIALECT_PYTHON, names,
+	                          7, "restrictions[0]", b, &e));
+	CHECK_OK(kjit__expr_split(e, &t, &n));
+	CHECK(n == 2);
+	int ok = 0;
+	kjit_status st;
+	while ((st = kjit__expr_eval(t[ok % 2], slots, &v)) == KJIT_OK)
+		ok++;
+	/* about 2100 steps each: four sums and some comparisons */
+	CHECK_MSG(ok >= 8 && ok <= 10, "%d evaluations", ok);
+	CHECK_CONTAINS(kjit_last_error(), "restrictions[0]: \"a > 0 and sum(range(a * 300)) > 0\": "
+	                                  "the expression budget of the spec is spent (10000 steps in "
+	                                  "all its evaluations)");
+	CHECK(kjit__expr_eval(e, slots, &v) != KJIT_OK);
+	CHECK(kjit__expr_eval(t[0], slots, &v) != KJIT_OK);
+	CHECK_CONTAINS(kjit_last_error(), "expression budget of the spec is spent");
+	kjit__expr_free(t[0]);
+	kjit__expr_free(t[1]);
+	free(t);
+	kjit__expr_free(e);
+	kjit__expr_budget_free(b);
+	OK("a budget shared by the expressions of a spec: spent, each evaluation says so");
+
+	/* a spec's restriction over a space: cheap steps (a list grown by
+	 * memcpy), many of them; the walk stops at the spec's budget */
+	char dir[TU_PATH], path[TU_PATH];
+	tu_path(dir, tu_tmpdir(), "budget");
+	CHECK(mkdir(dir, 0700) == 0);
+	tu_path(path, dir, "k.cu");
+	static const char cu[] = "extern \"C\" __global__ void k() {}\n";
+	tu_write_file(path, cu, strlen(cu));
+	tu_path(path, dir, "spec.json");
+	static const char spec[] =
+		"{ \"kernel\": { \"source\": \"k.cu\", \"entry\": \"k\" },\n"
+		"  \"parameters\": [ { \"name\": \"A\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] },\n"
+		"                  { \"name\": \"B\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] } ],\n"
+		"  \"restrictions\": [ \"max([0] * 1000 * 2000) < A + B\" ],\n"
+		"  \"problems\": [ { \"n\": 1 } ] }\n";
+	tu_write_file(path, spec, strlen(spec));
+	kjit__spec *s;
+	CHECK_OK(kjit__spec_load(path, &s));
+	double product, count;
+	st = kjit__space_count(s, 0, NULL, &product, &count);
+	CHECK(st != KJIT_OK);
+	CHECK_CONTAINS(kjit_last_error(), "restrictions[0]: \"max([0] * 1000 * 2000) < A + B\": the "
+	                                  "expression budget of the spec is spent (134217728 steps in "
+	                                  "all its evaluations)");
+	kjit__spec_free(s);
+	OK("a spec's restriction over its space: the spec's budget of 2^27 steps, then an error");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -260,6 +437,7 @@ int main(int argc, char **argv)
 	}
 	slots[5] = (kjit__value){ .text = "[3, 6, 9]", .kind = KJIT__KIND_LIST, .items = list_items,
 		                  .n_items = 3 };
+	slots[6] = (kjit__value){ .text = "", .kind = SQLITE_TEXT };
 
 	const kjit__dialect PYd = KJIT__DIALECT_PYTHON, KJd = KJIT__DIALECT_KJIT;
 	/* Python: true division, floor // and %, ** and its precedence */
@@ -354,7 +532,7 @@ int main(int argc, char **argv)
 		kjit__expr *e;
 		kjit__value *v;
 		size_t n;
-		CHECK_OK(kjit__expr_parse("[True, 2.0, 'k', 3]", PYd, NULL, 0, "V", &e));
+		CHECK_OK(kjit__expr_parse("[True, 2.0, 'k', 3]", PYd, NULL, 0, "V", NULL, &e));
 		CHECK_OK(kjit__expr_eval_list(e, NULL, 10, &v, &n));
 		CHECK(n == 4 && v[0].kind == SQLITE_INTEGER && v[0].i == 1);
 		CHECK(v[1].kind == SQLITE_FLOAT && v[1].d == 2.0 && v[2].kind == SQLITE_TEXT);
@@ -363,11 +541,11 @@ int main(int argc, char **argv)
 		CHECK(kjit__expr_eval_list(e, NULL, 3, &v, &n) != KJIT_OK);
 		CHECK_CONTAINS(kjit_last_error(), "4 values, more than 3");
 		kjit__expr_free(e);
-		CHECK_OK(kjit__expr_parse("[1, [2]]", PYd, NULL, 0, "V", &e));
+		CHECK_OK(kjit__expr_parse("[1, [2]]", PYd, NULL, 0, "V", NULL, &e));
 		CHECK(kjit__expr_eval_list(e, NULL, 10, &v, &n) != KJIT_OK);
 		CHECK_CONTAINS(kjit_last_error(), "item 1 is a list");
 		kjit__expr_free(e);
-		CHECK_OK(kjit__expr_parse("4", PYd, NULL, 0, "V", &e));
+		CHECK_OK(kjit__expr_parse("4", PYd, NULL, 0, "V", NULL, &e));
 		CHECK(kjit__expr_eval_list(e, NULL, 10, &v, &n) != KJIT_OK);
 		CHECK_CONTAINS(kjit_last_error(), "not a list");
 		kjit__expr_free(e);
@@ -379,7 +557,7 @@ int main(int argc, char **argv)
 		kjit__expr *e, **t;
 		size_t n;
 		CHECK_OK(kjit__expr_parse("a > 1 and (b < 3 and 1 <= c < ProblemSize[1]) and s != 'x'",
-		                          PYd, names, 6, "C", &e));
+		                          PYd, names, 7, "C", NULL, &e));
 		CHECK(kjit__expr_max_slot(e) == 4);
 		CHECK_OK(kjit__expr_split(e, &t, &n));
 		kjit__expr_free(e); /* the terms keep what they share */
@@ -394,7 +572,7 @@ int main(int argc, char **argv)
 			kjit__expr_free(t[i]);
 		}
 		free(t);
-		CHECK_OK(kjit__expr_parse("a > 1 or b", PYd, names, 6, "C", &e));
+		CHECK_OK(kjit__expr_parse("a > 1 or b", PYd, names, 7, "C", NULL, &e));
 		CHECK_OK(kjit__expr_split(e, &t, &n));
 		CHECK(n == 1 && kjit__expr_max_slot(t[0]) == 1);
 		kjit__expr_free(t[0]);
@@ -440,6 +618,10 @@ int main(int argc, char **argv)
 	is(PYd, "len([x for x in range(2000000) if x % 7 == 0])", 285715);
 	OK("budgets: steps, memory, nesting and height, each refused with its reason");
 
+	hostile_text();
+	hostile_loops();
+	escapes();
+	spec_budget();
 	differential();
 	return 0;
 }

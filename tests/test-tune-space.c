@@ -32,7 +32,7 @@ static double eval(kjit__dialect dialect, const char *text)
 {
 	kjit__expr *e;
 	double v;
-	CHECK_OK(kjit__expr_parse(text, dialect, names, 2, "test", &e));
+	CHECK_OK(kjit__expr_parse(text, dialect, names, 2, "test", NULL, &e));
 	CHECK_OK(kjit__expr_eval(e, slots, &v));
 	kjit__expr_free(e);
 	return v;
@@ -49,7 +49,7 @@ static void refused(const char *text, const char *why)
 {
 	for (int d = 0; d < 2; d++) {
 		kjit__expr *e = NULL;
-		CHECK_MSG(kjit__expr_parse(text, (kjit__dialect)d, names, 2, "restrictions[4]", &e) ==
+		CHECK_MSG(kjit__expr_parse(text, (kjit__dialect)d, names, 2, "restrictions[4]", NULL, &e) ==
 		                  KJIT_ERR_INVALID_ARG,
 		          "parsed: %s", text);
 		CHECK(e == NULL);
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof splits / sizeof *splits; i++) {
 		kjit__expr *e, **terms;
 		size_t n;
-		CHECK_OK(kjit__expr_parse(splits[i].text, KJIT__DIALECT_KJIT, abc, 3, "test", &e));
+		CHECK_OK(kjit__expr_parse(splits[i].text, KJIT__DIALECT_KJIT, abc, 3, "test", NULL, &e));
 		CHECK_OK(kjit__expr_split(e, &terms, &n));
 		CHECK_MSG(n == splits[i].n, "%s: %zu terms", splits[i].text, n);
 		for (size_t t = 0; t < n; t++) {

@@ -220,7 +220,7 @@ static kjit_status fill_generator(const kjit__spec *spec, size_t p, const kt_arg
 		char field[256];
 		snprintf(field, sizeof field, "%s: generator", what);
 		st = kjit__expr_parse(text, spec->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
-		                      names, prob->n + 1, field, &e);
+		                      names, prob->n + 1, field, spec->expr_budget, &e);
 	}
 	elem_type t = type_of(a->spec->type);
 	for (size_t j = 0; st == KJIT_OK && j < a->values; j++) {

@@ -24,6 +24,7 @@
 #include "tuning.h"
 
 #define MAX_TEXT 65536         /* characters of one expression */
+#define MAX_NUMBER 127         /* characters of one number, underscores apart */
 #define MAX_DEPTH 100          /* nesting of brackets, unary and ternary operators */
 #define MAX_HEIGHT 1000        /* of the tree */
 #define MAX_LOCALS 32          /* comprehension variables */
@@ -152,7 +153,31 @@ typedef struct pool {
 	size_t n, cap;
 	char *text, *what;
 	int dialect, n_locals;
+	kjit__expr_budget *budget; /* the spec's, or NULL */
 } pool;
+
+/* The steps that a spec's evaluations draw on together: each takes what
+ * it used when it ends, so that threads overrun it by an evaluation's
+ * steps at most. */
+struct kjit__expr_budget {
+	uint64_t limit;
+	atomic_uint_fast64_t spent;
+};
+
+kjit__expr_budget *kjit__expr_budget_new(uint64_t steps)
+{
+	kjit__expr_budget *b = malloc(sizeof *b);
+	if (b) {
+		b->limit = steps;
+		atomic_init(&b->spent, 0);
+	}
+	return b;
+}
+
+void kjit__expr_budget_free(kjit__expr_budget *b)
+{
+	free(b);
+}
 
 struct kjit__expr {
 	pool *pool;
@@ -254,72 +279,60 @@ static int is_word(const parser *P, const char *w)
 	return P->tok.type == T_NAME && P->tok.len == n && memcmp(P->text + P->tok.pos, w, n) == 0;
 }
 
+/* Appends a character of the number at s to buf[MAX_NUMBER + 1]. */
+static int put_digit(parser *P, const char *s, char *buf, size_t *n, char c)
+{
+	if (*n == MAX_NUMBER)
+		return fail(P, (size_t)(s - P->text), "a number longer than %d characters",
+		            MAX_NUMBER);
+	buf[(*n)++] = c;
+	return 1;
+}
+
 static int lex_number(parser *P, const char *s, token *t)
 {
 	const char *e = s;
-	int is_float = 0;
-	char buf[128];
+	int is_float = 0, base = 10;
+	char buf[MAX_NUMBER + 1], *end;
 	size_t n = 0;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X' || s[1] == 'o' || s[1] == 'O' ||
-	                    s[1] == 'b' || s[1] == 'B')) {
-		int base = (s[1] == 'x' || s[1] == 'X') ? 16 : (s[1] == 'o' || s[1] == 'O') ? 8 : 2;
-		e = s + 2;
-		while (isalnum((unsigned char)*e) || *e == '_') {
-			if (*e != '_' && n < sizeof buf - 1)
-				buf[n++] = *e;
-			e++;
-		}
-		buf[n] = '\0';
-		char *end;
-		errno = 0;
-		unsigned long long u = strtoull(buf, &end, base);
-		if (!n || *end)
-			return fail(P, (size_t)(s - P->text), "bad number '%.*s'", (int)(e - s), s);
-		if (errno || u > INT64_MAX)
-			return fail(P, (size_t)(s - P->text), "integer %.*s does not fit 64 bits",
-			            (int)(e - s), s);
-		t->type = T_INT;
-		t->i = (int64_t)u;
-		t->len = (size_t)(e - s);
-		return 1;
+	if (s[0] == '0' && s[1] && strchr("xXoObB", s[1])) {
+		base = (s[1] == 'x' || s[1] == 'X') ? 16 : (s[1] == 'o' || s[1] == 'O') ? 8 : 2;
+		for (e = s + 2; isalnum((unsigned char)*e) || *e == '_'; e++)
+			if (*e != '_' && !put_digit(P, s, buf, &n, *e))
+				return 0;
 	}
-	while (isdigit((unsigned char)*e) || *e == '_' || *e == '.' ||
-	       ((*e == 'e' || *e == 'E') && (isdigit((unsigned char)e[1]) ||
-	                                     ((e[1] == '+' || e[1] == '-') &&
-	                                      isdigit((unsigned char)e[2]))))) {
-		if (*e == '.' || *e == 'e' || *e == 'E')
-			is_float = 1;
-		if (*e == 'e' || *e == 'E') {
-			if (n < sizeof buf - 2)
-				buf[n++] = *e;
-			e++;
-			if (*e == '+' || *e == '-') {
-				buf[n++] = *e;
-				e++;
-			}
-			continue;
-		}
-		if (*e != '_' && n < sizeof buf - 1)
-			buf[n++] = *e;
-		e++;
+	while (base == 10 &&
+	       (isdigit((unsigned char)*e) || *e == '_' || *e == '.' ||
+	        ((*e == 'e' || *e == 'E') && (isdigit((unsigned char)e[1]) ||
+	                                      ((e[1] == '+' || e[1] == '-') &&
+	                                       isdigit((unsigned char)e[2])))))) {
+		is_float |= *e == '.' || *e == 'e' || *e == 'E';
+		/* an exponent's sign goes with its 'e' */
+		int sign = (*e == 'e' || *e == 'E') && (e[1] == '+' || e[1] == '-');
+		for (int k = 0; k <= sign; k++, e++)
+			if (*e != '_' && !put_digit(P, s, buf, &n, *e))
+				return 0;
 	}
 	buf[n] = '\0';
-	if (isalpha((unsigned char)*e) || n >= sizeof buf - 2)
+	/* strtoull() would also read a second "0x" */
+	if (isalpha((unsigned char)*e) || !n ||
+	    (base != 10 && strspn(buf, "0123456789abcdefABCDEF") != n))
 		return fail(P, (size_t)(s - P->text), "bad number '%.*s'", (int)(e - s + 1), s);
-	char *end;
 	errno = 0;
 	t->len = (size_t)(e - s);
 	if (is_float) {
 		t->type = T_FLOAT;
 		t->d = strtod(buf, &end);
 	} else {
+		unsigned long long u = strtoull(buf, &end, base);
+		if (!*end && (errno || u > INT64_MAX))
+			return fail(P, (size_t)(s - P->text), "integer %.*s does not fit 64 bits",
+			            (int)t->len, s);
 		t->type = T_INT;
-		t->i = strtoll(buf, &end, 10);
-		if (errno == ERANGE)
-			return fail(P, (size_t)(s - P->text), "integer %s does not fit 64 bits", buf);
+		t->i = (int64_t)u;
 	}
 	if (*end)
-		return fail(P, (size_t)(s - P->text), "bad number '%.*s'", (int)(e - s), s);
+		return fail(P, (size_t)(s - P->text), "bad number '%.*s'", (int)t->len, s);
 	return 1;
 }
 
@@ -360,8 +373,10 @@ static int advance(parser *P)
 				t.len = 2;
 		if (!t.len && strchr("+-*/%()[],<>=!.~&|^:", *s))
 			t.len = 1;
-		if (!t.len)
+		if (!t.len && isprint((unsigned char)*s))
 			return fail(P, t.pos, "unexpected character '%c'", *s);
+		if (!t.len)
+			return fail(P, t.pos, "unexpected byte 0x%02x", (unsigned char)*s);
 		if (P->dialect == KJIT__DIALECT_PYTHON) {
 			static const struct { const char *op, *hint; } not_python[] = {
 				{ "&&", "'and'" }, { "||", "'or'" }, { "<>", "'!='" } };
@@ -578,12 +593,17 @@ static node *parse_comp(parser *P, size_t for_pos, const char *close)
 	return finish(P, n);
 }
 
-/* Items up to close: a list or tuple display, or the arguments of a call. */
-static node *parse_items(parser *P, node *n, const char *close, int *trailing_comma)
+/* Items up to close: a list or tuple display, or the arguments of a call;
+ * first, when not NULL, is the first item, read (a tuple's), with the
+ * tokens at its comma. */
+static node *parse_items(parser *P, node *n, const char *close, node *first)
 {
 	node *items[256];
 	size_t count = 0;
-	*trailing_comma = 0;
+	if (first) {
+		items[count++] = first;
+		advance(P);
+	}
 	while (P->st == KJIT_OK && !is_op(P, close)) {
 		if (count == sizeof items / sizeof items[0])
 			return fail(P, P->tok.pos, "more than %zu items in one display",
@@ -596,11 +616,9 @@ static node *parse_items(parser *P, node *n, const char *close, int *trailing_co
 		}
 		if (!(items[count++] = parse_expr(P)))
 			return NULL;
-		*trailing_comma = 0;
 		if (!is_op(P, ","))
 			break;
 		advance(P);
-		*trailing_comma = 1;
 	}
 	if (P->st != KJIT_OK || !expect(P, close) || !with_kids(P, n, count))
 		return NULL;
@@ -625,6 +643,23 @@ static node *slot_node(parser *P, int slot, size_t pos)
 			P->max_slot = slot;
 	}
 	return n;
+}
+
+/* math.pi, math.e, math.tau, math.inf, math.nan: name is what follows "math.". */
+static node *math_constant(parser *P, const char *name, size_t len, size_t pos)
+{
+	static const struct { const char *name; double d; } constants[] = {
+		{ "pi", 3.141592653589793 }, { "e", 2.718281828459045 }, { "tau", 6.283185307179586 },
+		{ "inf", INFINITY }, { "nan", NAN } };
+	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
+		if (strlen(constants[i].name) == len && memcmp(constants[i].name, name, len) == 0) {
+			node *n = new_node(P, N_CONST, pos);
+			if (n)
+				n->k = v_float(constants[i].d);
+			return n;
+		}
+	return fail(P, pos, "unknown name 'math.%.*s' (math's constants are pi, e, tau, inf and "
+	            "nan)", (int)(len > 64 ? 64 : len), name), NULL;
 }
 
 static node *parse_name(parser *P)
@@ -674,6 +709,7 @@ static node *parse_name(parser *P)
 			return n;
 		}
 	size_t fn_len = t.len;
+	const char *math = "";
 	if (P->dialect == KJIT__DIALECT_PYTHON && t.len == 4 && memcmp(s, "math", 4) == 0 &&
 	    is_op(P, ".")) {
 		advance(P);
@@ -681,13 +717,16 @@ static node *parse_name(parser *P)
 			return fail(P, P->tok.pos, "expected a name after 'math.'"), NULL;
 		s = P->text + P->tok.pos;
 		fn_len = P->tok.len;
+		math = "math.";
 		advance(P);
+		if (!is_op(P, "("))
+			return math_constant(P, s, fn_len, t.pos);
 	}
 	if (!is_op(P, "(")) {
-		if (slot < 0 && is_keyword(s, t.len))
-			return fail(P, t.pos, "unexpected '%.*s'", (int)t.len, s), NULL;
+		if (slot < 0 && is_keyword(s, fn_len))
+			return fail(P, t.pos, "unexpected '%.*s'", (int)fn_len, s), NULL;
 		return fail(P, t.pos, "unknown name '%.*s' (not a parameter or problem size)",
-		            (int)(t.len > 64 ? 64 : t.len), s), NULL;
+		            (int)(fn_len > 64 ? 64 : fn_len), s), NULL;
 	}
 	const struct function *f = NULL;
 	int mask = P->dialect == KJIT__DIALECT_PYTHON ? PY : KJ;
@@ -696,8 +735,8 @@ static node *parse_name(parser *P)
 		    (functions[i].dialects & mask))
 			f = &functions[i];
 	if (!f)
-		return fail(P, t.pos, "unknown function '%.*s'", (int)(fn_len > 64 ? 64 : fn_len), s),
-		       NULL;
+		return fail(P, t.pos, "unknown function '%s%.*s'", math,
+		            (int)(fn_len > 64 ? 64 : fn_len), s), NULL;
 	size_t open = P->tok.pos;
 	advance(P);
 	node *call = new_node(P, N_CALL, t.pos);
@@ -711,10 +750,8 @@ static node *parse_name(parser *P)
 		if (!with_kids(P, call, 1) || !comp)
 			return NULL;
 		call->kids[0] = comp;
-	} else {
-		int trailing;
-		if (!parse_items(P, call, ")", &trailing))
-			return NULL;
+	} else if (!parse_items(P, call, ")", NULL)) {
+		return NULL;
 	}
 	if ((int)call->n_kids < f->min_args || (int)call->n_kids > f->max_args) {
 		if (f->min_args == f->max_args)
@@ -728,6 +765,68 @@ static node *parse_name(parser *P)
 	return finish(P, call);
 }
 
+/* Code point cp (at most 0x10FFFF, no surrogate) as UTF-8 at s; its length. */
+static size_t put_utf8(char *s, uint32_t cp)
+{
+	if (cp < 0x80) {
+		s[0] = (char)cp;
+		return 1;
+	}
+	size_t n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+	static const unsigned char lead[] = { 0, 0, 0xC0, 0xE0, 0xF0 };
+	for (size_t k = n - 1; k > 0; k--, cp >>= 6)
+		s[k] = (char)(0x80 | (cp & 0x3F));
+	s[0] = (char)(lead[n] | cp);
+	return n;
+}
+
+/* The escape whose backslash is at text[at], as Python reads it: its code
+ * point, or -1 for one that stands for nothing (a backslash before a line
+ * end) and -2 for one that is no escape (kept as written, backslash and
+ * all); *len is the characters it takes. 0 (and the parser's error) for
+ * an invalid one. */
+static int escape(parser *P, size_t at, int32_t *cp, size_t *len)
+{
+	const char *s = P->text + at + 1;
+	static const char simple[] = "\n\\'\"abfnrtv", value[] = "\0\\'\"\a\b\f\n\r\t\v";
+	const char *k = *s ? strchr(simple, *s) : NULL;
+	*len = 2;
+	if (k) {
+		*cp = k == simple ? -1 : value[k - simple];
+		return 1;
+	}
+	if (*s >= '0' && *s <= '7') {
+		size_t i = 0;
+		for (*cp = 0; i < 3 && s[i] >= '0' && s[i] <= '7'; i++)
+			*cp = *cp * 8 + (s[i] - '0');
+		*len = 1 + i;
+		return 1;
+	}
+	size_t digits = *s == 'x' ? 2 : *s == 'u' ? 4 : *s == 'U' ? 8 : 0;
+	if (*s == 'N')
+		return fail(P, at, "the escape \\N{...} is not supported: write \\u or \\U");
+	if (!digits) {
+		*cp = -2;
+		return 1;
+	}
+	uint32_t v = 0;
+	for (size_t i = 1; i <= digits; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return fail(P, at, "truncated \\%c escape (%zu hex digits)", *s, digits);
+		v = v * 16 + (uint32_t)(isdigit((unsigned char)s[i]) ? s[i] - '0'
+		                                                     : (s[i] | 0x20) - 'a' + 10);
+	}
+	if (v > 0x10FFFF)
+		return fail(P, at, "\\%.9s is not a Unicode character (above U+10FFFF)", s);
+	if (v >= 0xD800 && v <= 0xDFFF)
+		return fail(P, at, "\\%.5s is a surrogate, which UTF-8 cannot hold", s);
+	*cp = (int32_t)v;
+	*len = 2 + digits;
+	return 1;
+}
+
+/* A string literal with Python's escapes, as UTF-8 (never longer than the
+ * literal). */
 static node *parse_string(parser *P)
 {
 	token t = P->tok;
@@ -735,14 +834,23 @@ static node *parse_string(parser *P)
 	char *s = pool_alloc(P->pool, t.len);
 	if (!n || !s)
 		return nomem_parse(P), NULL;
-	size_t len = 0;
-	for (size_t i = 1; i + 1 < t.len; i++) {
+	size_t len = 0, step;
+	for (size_t i = 1; i + 1 < t.len; i += step) {
 		char c = P->text[t.pos + i];
-		if (c == '\\') {
-			c = P->text[t.pos + ++i];
-			c = c == 'n' ? '\n' : c == 't' ? '\t' : c;
+		int32_t cp = 0;
+		step = 1;
+		if (c != '\\') {
+			s[len++] = c; /* UTF-8 of the text goes through as it is */
+			continue;
 		}
-		s[len++] = c;
+		if (!escape(P, t.pos + i, &cp, &step))
+			return NULL;
+		if (cp == -2) { /* no escape: the backslash, then what follows as it is */
+			s[len++] = '\\';
+			step = 1;
+		} else if (cp >= 0) {
+			len += put_utf8(s + len, (uint32_t)cp);
+		}
 	}
 	n->k.t = V_STR;
 	n->k.u.str.s = s;
@@ -771,9 +879,9 @@ static node *parse_atom(parser *P)
 		size_t for_pos = find_for(P);
 		if (for_pos)
 			return parse_comp(P, for_pos, close);
+		node *inner = NULL;
 		if (*close == ')' && !is_op(P, ")")) {
-			node *inner = parse_expr(P);
-			if (!inner)
+			if (!(inner = parse_expr(P)))
 				return NULL;
 			if (is_op(P, ")")) {
 				advance(P);
@@ -781,12 +889,11 @@ static node *parse_atom(parser *P)
 			}
 			if (!is_op(P, ","))
 				return expect(P, ")"), NULL;
-			/* a tuple: read as a list */
-			seek(P, t.pos + 1);
+			/* a tuple: read as a list, from its first item on (never read
+			 * again: nested tuples would cost 2^depth) */
 		}
 		node *n = new_node(P, N_LIST, t.pos);
-		int trailing;
-		return n ? parse_items(P, n, close, &trailing) : NULL;
+		return n ? parse_items(P, n, close, inner) : NULL;
 	}
 	if (t.type == T_END)
 		return fail(P, t.pos, "unexpected end of the expression"), NULL;
@@ -1026,7 +1133,8 @@ static kjit_status report(kjit_status st, const char *what, const char *text, co
 }
 
 kjit_status kjit__expr_parse(const char *text, kjit__dialect dialect, const char *const *names,
-                             size_t n, const char *what, kjit__expr **out)
+                             size_t n, const char *what, kjit__expr_budget *budget,
+                             kjit__expr **out)
 {
 	*out = NULL;
 	size_t len = strlen(text);
@@ -1044,6 +1152,7 @@ kjit_status kjit__expr_parse(const char *text, kjit__dialect dialect, const char
 	}
 	atomic_init(&pl->refs, 1);
 	pl->dialect = dialect;
+	pl->budget = budget;
 	parser P = { .text = pl->text, .dialect = dialect, .names = names, .n_names = n,
 		     .pool = pl, .max_slot = -1 };
 	e->pool = pl;
@@ -1194,7 +1303,8 @@ typedef struct ctx {
 	const pool *pool;
 	const kjit__value *slots;
 	val locals[MAX_LOCALS];
-	uint64_t steps;
+	uint64_t steps, granted; /* left, and at the start */
+	int spec_bound;          /* granted is what the spec's budget had left */
 	size_t bytes;
 	void **blocks; /* what this evaluation allocated */
 	size_t n_blocks, cap_blocks;
@@ -1215,6 +1325,11 @@ static kjit_status eval_fail(ctx *c, const node *n, const char *fmt, ...)
 
 static kjit_status step(ctx *c, const node *n, uint64_t count)
 {
+	if (c->steps < count && c->spec_bound) {
+		c->steps = 0; /* the rest is spent: no later evaluation gets a part of it */
+		return eval_fail(c, n, "the expression budget of the spec is spent (%" PRIu64
+		                 " steps in all its evaluations)", c->pool->budget->limit);
+	}
 	if (c->steps < count)
 		return eval_fail(c, n, "more than %u steps: the evaluation budget is spent",
 		                 STEP_BUDGET);
@@ -1256,6 +1371,8 @@ static void *ctx_alloc(ctx *c, const node *n, size_t count, size_t size, kjit_st
 
 static void ctx_done(ctx *c)
 {
+	if (c->pool->budget)
+		atomic_fetch_add(&c->pool->budget->spent, c->granted - c->steps);
 	for (size_t i = 0; i < c->n_blocks; i++)
 		free(c->blocks[i]);
 	free(c->blocks);
@@ -1338,7 +1455,13 @@ static kjit_status materialize(ctx *c, const node *n, const val *v, val *out)
 	return st;
 }
 
-static int same(const val *a, const val *b);
+/* What comparing, searching or copying bytes costs: a step per 64. */
+static kjit_status step_bytes(ctx *c, const node *n, uint64_t bytes)
+{
+	return step(c, n, 1 + bytes / 64);
+}
+
+static kjit_status equal(ctx *c, const node *n, const val *a, const val *b, int *res);
 
 static int compare_vals(ctx *c, const node *n, const val *a, const val *b, int *cmp,
                         kjit_status *st)
@@ -1356,6 +1479,8 @@ static int compare_vals(ctx *c, const node *n, const val *a, const val *b, int *
 	}
 	if (a->t == V_STR && b->t == V_STR) {
 		size_t m = a->u.str.len < b->u.str.len ? a->u.str.len : b->u.str.len;
+		if ((*st = step_bytes(c, n, m)) != KJIT_OK)
+			return 0;
 		int r = memcmp(a->u.str.s, b->u.str.s, m);
 		*cmp = r ? (r > 0) - (r < 0) : (a->u.str.len > b->u.str.len) - (a->u.str.len < b->u.str.len);
 		return 1;
@@ -1366,9 +1491,11 @@ static int compare_vals(ctx *c, const node *n, const val *a, const val *b, int *
 		iter_len(b, &nb);
 		for (uint64_t k = 0; k < na && k < nb; k++) {
 			val x = iter_at(a, k), y = iter_at(b, k);
-			if (same(&x, &y))
-				continue;
-			return compare_vals(c, n, &x, &y, cmp, st);
+			int eq;
+			if ((*st = step(c, n, 1)) != KJIT_OK || (*st = equal(c, n, &x, &y, &eq)) != KJIT_OK)
+				return 0;
+			if (!eq)
+				return compare_vals(c, n, &x, &y, cmp, st);
 		}
 		*cmp = (na > nb) - (na < nb);
 		return 1;
@@ -1377,27 +1504,39 @@ static int compare_vals(ctx *c, const node *n, const val *a, const val *b, int *
 	return 0;
 }
 
-static int same(const val *a, const val *b)
+/* *res: a == b as Python has it; a list's or a range's items a step each,
+ * two ranges without walking them (range(10 ** 18) == range(10 ** 18)). */
+static kjit_status equal(ctx *c, const node *n, const val *a, const val *b, int *res)
 {
-	if (is_num(a) && is_num(b))
-		return a->t != V_FLOAT && b->t != V_FLOAT ? a->u.i == b->u.i
+	kjit_status st = KJIT_OK;
+	*res = 0;
+	if (is_num(a) && is_num(b)) {
+		*res = a->t != V_FLOAT && b->t != V_FLOAT ? a->u.i == b->u.i
 		                                          : as_double(a) == as_double(b);
-	if (a->t == V_STR && b->t == V_STR)
-		return a->u.str.len == b->u.str.len && memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
-	if ((a->t == V_LIST || a->t == V_RANGE) && (b->t == V_LIST || b->t == V_RANGE)) {
+	} else if (a->t == V_STR && b->t == V_STR) {
+		if (a->u.str.len == b->u.str.len && (st = step_bytes(c, n, a->u.str.len)) == KJIT_OK)
+			*res = memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+	} else if (a->t == V_RANGE && b->t == V_RANGE) {
+		*res = a->u.range.n == b->u.range.n &&
+		       (a->u.range.n == 0 || (a->u.range.start == b->u.range.start &&
+		                              (a->u.range.n == 1 || a->u.range.step == b->u.range.step)));
+	} else if ((a->t == V_LIST || a->t == V_RANGE) && (b->t == V_LIST || b->t == V_RANGE)) {
 		uint64_t na, nb;
 		iter_len(a, &na);
 		iter_len(b, &nb);
 		if (na != nb)
-			return 0;
+			return KJIT_OK;
 		for (uint64_t k = 0; k < na; k++) {
 			val x = iter_at(a, k), y = iter_at(b, k);
-			if (!same(&x, &y))
-				return 0;
+			if ((st = step(c, n, 1)) != KJIT_OK || (st = equal(c, n, &x, &y, res)) != KJIT_OK ||
+			    !*res)
+				return st;
 		}
-		return 1;
+		*res = 1;
+	} else {
+		*res = a->t == V_NONE && b->t == V_NONE;
 	}
-	return a->t == V_NONE && b->t == V_NONE;
+	return st;
 }
 
 static kjit_status contains(ctx *c, const node *n, const val *item, const val *in, int *res)
@@ -1407,9 +1546,12 @@ static kjit_status contains(ctx *c, const node *n, const val *item, const val *i
 		if (item->t != V_STR)
 			return eval_fail(c, n, "'in <str>' needs a string on the left, not a %s",
 			                 type_names[item->t]);
-		for (size_t k = 0; !*res && k + item->u.str.len <= in->u.str.len; k++)
-			*res = memcmp(in->u.str.s + k, item->u.str.s, item->u.str.len) == 0;
-		return KJIT_OK;
+		/* memmem() is linear in both lengths */
+		kjit_status st = step_bytes(c, n, (uint64_t)in->u.str.len + item->u.str.len);
+		if (st == KJIT_OK)
+			*res = !item->u.str.len ||
+			       memmem(in->u.str.s, in->u.str.len, item->u.str.s, item->u.str.len) != NULL;
+		return st;
 	}
 	if (in->t == V_RANGE) {
 		double x = is_num(item) ? as_double(item) : NAN;
@@ -1426,7 +1568,7 @@ static kjit_status contains(ctx *c, const node *n, const val *item, const val *i
 		                 type_names[in->t]);
 	kjit_status st = step(c, n, in->u.list.n);
 	for (size_t k = 0; st == KJIT_OK && !*res && k < in->u.list.n; k++)
-		*res = same(item, &in->u.list.items[k]);
+		st = equal(c, n, item, &in->u.list.items[k], res);
 	return st;
 }
 
@@ -1435,8 +1577,11 @@ static kjit_status compare(ctx *c, const node *n, int op, const val *a, const va
 	kjit_status st = KJIT_OK;
 	int cmp = 0;
 	switch (op) {
-	case C_EQ: *res = same(a, b); return KJIT_OK;
-	case C_NE: *res = !same(a, b); return KJIT_OK;
+	case C_EQ:
+	case C_NE:
+		st = equal(c, n, a, b, res);
+		*res ^= op == C_NE;
+		return st;
 	case C_IN:
 	case C_NOTIN:
 		st = contains(c, n, a, b, res);
@@ -1595,7 +1740,9 @@ static kjit_status arith_seq(ctx *c, const node *n, int op, const val *a, const 
 			}
 			return st;
 		}
-		char *s = ctx_alloc(c, n, a->u.str.len + b->u.str.len, 1, &st);
+		char *s = (st = step_bytes(c, n, (uint64_t)a->u.str.len + b->u.str.len)) == KJIT_OK
+		                  ? ctx_alloc(c, n, a->u.str.len + b->u.str.len, 1, &st)
+		                  : NULL;
 		if (s) {
 			memcpy(s, a->u.str.s, a->u.str.len);
 			memcpy(s + a->u.str.len, b->u.str.s, b->u.str.len);
@@ -1616,6 +1763,8 @@ static kjit_status arith_seq(ctx *c, const node *n, int op, const val *a, const 
 		if (len && times > (uint64_t)MEM_BUDGET / len)
 			return eval_fail(c, n, "a sequence of %zu items repeated %" PRIu64 " times", len,
 			                 times);
+		if (!len)
+			times = 0; /* '' * 10 ** 18 is '', at once */
 		size_t total = len * (size_t)times;
 		char *dst;
 		if (a->t == V_LIST) {
@@ -1624,7 +1773,7 @@ static kjit_status arith_seq(ctx *c, const node *n, int op, const val *a, const 
 			dst = (char *)out->u.list.items;
 			len *= sizeof(val);
 		} else {
-			if ((st = step(c, n, total)) != KJIT_OK ||
+			if ((st = step(c, n, times + total / 64)) != KJIT_OK ||
 			    !(dst = ctx_alloc(c, n, total, 1, &st)))
 				return st;
 			out->t = V_STR;
@@ -1667,38 +1816,48 @@ static val integral(double d)
 	return d == d && fabs(d) < 9.2e18 ? v_int((int64_t)d) : v_float(d);
 }
 
-static kjit_status fold(ctx *c, const node *n, int fn, const val *items, size_t count, val *out)
+/* min, max, any, all, sum or prod of the items of seq (a list, a range or
+ * a string: a range is never made a list). */
+static kjit_status fold(ctx *c, const node *n, int fn, const val *seq, val *out)
 {
+	uint64_t count;
+	if (!iter_len(seq, &count))
+		return not_iterable(c, n, seq);
 	kjit_status st = step(c, n, count);
 	if (st != KJIT_OK)
 		return st;
 	if (fn == F_MIN || fn == F_MAX) {
 		if (!count)
 			return eval_fail(c, n, "%s() of an empty list", fn == F_MIN ? "min" : "max");
-		*out = items[0];
-		for (size_t k = 1; k < count; k++) {
+		*out = iter_at(seq, 0);
+		for (uint64_t k = 1; k < count; k++) {
+			val x = iter_at(seq, k);
 			int cmp;
-			if (!compare_vals(c, n, &items[k], out, &cmp, &st)) {
+			if (!compare_vals(c, n, &x, out, &cmp, &st)) {
 				if (st != KJIT_OK)
 					return st;
 				continue;
 			}
 			if (fn == F_MIN ? cmp < 0 : cmp > 0)
-				*out = items[k];
+				*out = x;
 		}
 		return KJIT_OK;
 	}
 	if (fn == F_ANY || fn == F_ALL) {
 		int r = fn == F_ALL;
-		for (size_t k = 0; k < count; k++)
-			if (truthy(&items[k]) != r)
+		for (uint64_t k = 0; k < count; k++) {
+			val x = iter_at(seq, k);
+			if (truthy(&x) != r)
 				return (*out = v_bool(!r)), KJIT_OK;
+		}
 		*out = v_bool(r);
 		return KJIT_OK;
 	}
 	/* F_SUM, F_PROD */
-	for (size_t k = 0; k < count && st == KJIT_OK; k++)
-		st = arith(c, n, fn == F_SUM ? OP_ADD : OP_MUL, out, &items[k], out);
+	for (uint64_t k = 0; k < count && st == KJIT_OK; k++) {
+		val x = iter_at(seq, k);
+		st = arith(c, n, fn == F_SUM ? OP_ADD : OP_MUL, out, &x, out);
+	}
 	return st;
 }
 
@@ -1715,6 +1874,19 @@ static int str_cmp(const void *a, const void *b)
 	size_t m = x->u.str.len < y->u.str.len ? x->u.str.len : y->u.str.len;
 	int r = memcmp(x->u.str.s, y->u.str.s, m);
 	return r ? r : (x->u.str.len > y->u.str.len) - (x->u.str.len < y->u.str.len);
+}
+
+/* What qsort() of a list costs: n log n comparisons, of its strings'
+ * bytes too. */
+static kjit_status sort_steps(ctx *c, const node *n, const val *list)
+{
+	uint64_t items = list->u.list.n, bytes = 0, log = 1;
+	for (uint64_t k = items; k > 1; k >>= 1)
+		log++;
+	for (size_t k = 0; k < list->u.list.n; k++)
+		if (list->u.list.items[k].t == V_STR)
+			bytes += list->u.list.items[k].u.str.len;
+	return step(c, n, (items + bytes / 64) * log);
 }
 
 void kjit__float_repr(double d, char out[40])
@@ -1842,13 +2014,14 @@ static kjit_status call(ctx *c, const node *n, val *a, size_t na, val *out)
 	case F_ANY:
 	case F_ALL:
 		if (na == 1 || n->op == F_SUM || n->op == F_PROD || n->op == F_ANY || n->op == F_ALL) {
-			val list;
-			if ((st = materialize(c, n, &a[0], &list)) != KJIT_OK)
-				return st;
 			*out = n->op == F_SUM ? (na == 2 ? a[1] : v_int(0)) : v_int(1);
-			return fold(c, n, n->op, list.u.list.items, list.u.list.n, out);
+			return fold(c, n, n->op, &a[0], out);
+		} else {
+			val args = { .t = V_LIST };
+			args.u.list.items = a;
+			args.u.list.n = na;
+			return fold(c, n, n->op, &args, out);
 		}
-		return fold(c, n, n->op, a, na, out);
 	case F_ABS:
 		if ((st = want_number(c, n, &a[0], fname)) != KJIT_OK)
 			return st;
@@ -1950,6 +2123,8 @@ static kjit_status call(ctx *c, const node *n, val *a, size_t na, val *out)
 		}
 		if ((size_t)(strings + numbers) != list.u.list.n || (strings && numbers))
 			return eval_fail(c, n, "sorted() of a list that mixes kinds of values");
+		if ((st = sort_steps(c, n, out)) != KJIT_OK)
+			return st;
 		qsort(out->u.list.items, list.u.list.n, sizeof(val), strings ? str_cmp : num_cmp);
 		return KJIT_OK;
 	}
@@ -2016,12 +2191,14 @@ static kjit_status call(ctx *c, const node *n, val *a, size_t na, val *out)
 				return (*out = a[i]), KJIT_OK;
 		out->t = V_NONE;
 		return KJIT_OK;
-	case F_NULLIF:
-		if (same(&a[0], &a[1]))
-			out->t = V_NONE;
-		else
+	case F_NULLIF: {
+		int eq;
+		if ((st = equal(c, n, &a[0], &a[1], &eq)) == KJIT_OK && !eq)
 			*out = a[0];
-		return KJIT_OK;
+		else
+			out->t = V_NONE;
+		return st;
+	}
 	}
 	return eval_fail(c, n, "no such function");
 }
@@ -2082,7 +2259,7 @@ static kjit_status slot_value(ctx *c, const node *n, const kjit__value *s, val *
 		out->t = V_STR;
 		out->u.str.s = s->text;
 		out->u.str.len = strlen(s->text);
-		return KJIT_OK;
+		return step_bytes(c, n, out->u.str.len);
 	case KJIT__KIND_LIST: {
 		kjit_status st = new_list(c, n, s->n_items, out);
 		for (size_t k = 0; st == KJIT_OK && k < s->n_items; k++)
@@ -2219,6 +2396,16 @@ static kjit_status run(const kjit__expr *e, const kjit__value *slots, ctx *c, va
 	c->pool = e->pool;
 	c->slots = slots;
 	c->steps = STEP_BUDGET;
+	c->spec_bound = 0;
+	if (e->pool->budget) {
+		uint64_t limit = e->pool->budget->limit, spent = atomic_load(&e->pool->budget->spent);
+		uint64_t left = spent < limit ? limit - spent : 0;
+		if (left < c->steps) {
+			c->steps = left;
+			c->spec_bound = 1;
+		}
+	}
+	c->granted = c->steps;
 	return eval(c, e->root, out);
 }
 
@@ -2266,7 +2453,10 @@ kjit_status kjit__expr_eval_list(const kjit__expr *e, const kjit__value *slots, 
 		const val *x = &list.u.list.items[k];
 		char buf[40];
 		const char *text = number_text(x, buf);
-		if (x->t == V_STR) {
+		if (x->t == V_STR && memchr(x->u.str.s, '\0', x->u.str.len)) {
+			st = eval_fail(&c, e->root, "item %zu holds a NUL character", k);
+			break;
+		} else if (x->t == V_STR) {
 			r[k].kind = SQLITE_TEXT;
 			r[k].text = malloc(x->u.str.len + 1);
 			if (r[k].text) {

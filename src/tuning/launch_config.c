@@ -105,7 +105,7 @@ static kjit_status eval_in(const kjit__spec *spec, const scope *sc, const char *
 	kjit__expr *e = NULL;
 	kjit_status st = kjit__expr_parse(expr, spec->python ? KJIT__DIALECT_PYTHON
 	                                                     : KJIT__DIALECT_KJIT,
-	                                  sc->names, sc->n, what, &e);
+	                                  sc->names, sc->n, what, spec->expr_budget, &e);
 	if (st == KJIT_OK)
 		st = kjit__expr_eval(e, sc->slots, out);
 	kjit__expr_free(e);

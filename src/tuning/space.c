@@ -164,7 +164,7 @@ static kjit_status add_checks(walker *w, const char *const *names, const char *t
 	kjit__expr *e = NULL, **terms = &e;
 	size_t n = 1;
 	kjit_status st = kjit__expr_parse(text, s->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
-	                                  names, w->np + s->n_params, what, &e);
+	                                  names, w->np + s->n_params, what, s->expr_budget, &e);
 	if (st != KJIT_OK)
 		return st;
 	if (kind == CHECK_TRUE) {

@@ -328,7 +328,7 @@ static kjit_status check_expr(parser *P, const char *text, const char *const *na
 	kjit__expr *e = NULL;
 	kjit_status st = kjit__expr_parse(text, P->spec->python ? KJIT__DIALECT_PYTHON
 	                                                        : KJIT__DIALECT_KJIT,
-	                                  names, n, what, &e);
+	                                  names, n, what, P->spec->expr_budget, &e);
 	if (st != KJIT_OK) {
 		char *msg = kjit__strdup_printf("%s: %s", P->file, kjit__error_msg());
 		return msg ? kjit__error_take(st, msg) : nomem();
@@ -2277,7 +2277,8 @@ kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 	char *doc = NULL;
 	size_t len;
 	*out = NULL;
-	if (!(P.spec = calloc(1, sizeof *P.spec)) || !(P.spec->path = strdup(path))) {
+	if (!(P.spec = calloc(1, sizeof *P.spec)) || !(P.spec->path = strdup(path)) ||
+	    !(P.spec->expr_budget = kjit__expr_budget_new(KJIT__SPEC_EXPR_STEPS))) {
 		kjit__spec_free(P.spec);
 		return nomem();
 	}
@@ -2374,6 +2375,7 @@ void kjit__spec_free(kjit__spec *spec)
 	free(spec->unrunnable);
 	free(spec->time_unit);
 	free_strings(spec->warnings, spec->n_warnings);
+	kjit__expr_budget_free(spec->expr_budget);
 	free(spec);
 }
 

@@ -192,7 +192,7 @@ static kjit_status check_exprs(const kjit__spec *s, char *const *sizes, size_t n
 		kjit__expr *e = NULL;
 		if (text)
 			st = kjit__expr_parse(text, s->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
-			                      names, n + s->n_params, what, &e);
+			                      names, n + s->n_params, what, s->expr_budget, &e);
 		kjit__expr_free(e);
 	}
 	free(names);

@@ -142,6 +142,8 @@ typedef struct kjit__spec {
 	char **warnings;     /* "FILE: FIELD: ..." lines (unknown T1 keys, fields
 	                      * read but unused); kjit-tune prints them */
 	size_t n_warnings;
+	struct kjit__expr_budget *expr_budget; /* every evaluation of its expressions draws on it
+	                                 * (KJIT__SPEC_EXPR_STEPS); NULL: none */
 } kjit__spec;
 
 /* Reads a kjit or T1 spec. A spec error is KJIT_ERR_INVALID_ARG (or
@@ -176,11 +178,27 @@ char *kjit__problem_key(const kjit__problem *problem);
 typedef struct kjit__expr kjit__expr;
 typedef enum { KJIT__DIALECT_KJIT = 0, KJIT__DIALECT_PYTHON = 1 } kjit__dialect;
 
+/* Each evaluation has 2^25 steps (a node, a list item, 64 bytes compared
+ * or copied) and 64 MiB of values. A spec's evaluations also draw on one
+ * budget of steps together, over the spec's whole life (every restriction
+ * over every configuration, every count and build of its spaces, its
+ * sizes, arguments and generators): KJIT__SPEC_EXPR_STEPS, so that a
+ * check cheap once cannot add up to hours over a large space. Spent, every
+ * evaluation of the spec fails, saying so. Threads share it. */
+#define KJIT__SPEC_EXPR_STEPS ((uint64_t)1 << 27)
+typedef struct kjit__expr_budget kjit__expr_budget;
+/* NULL when out of memory. */
+kjit__expr_budget *kjit__expr_budget_new(uint64_t steps);
+void kjit__expr_budget_free(kjit__expr_budget *b);
+
 /* Parses text; a name must be one of names[n] (slot i), a function or a
  * keyword, else the error names it. what names the field in messages
- * ("restrictions[2]"). The caller frees *out with kjit__expr_free(). */
+ * ("restrictions[2]"). Every evaluation of the expression (and of its
+ * split terms) draws on budget too, when not NULL: the spec's, which must
+ * outlive it. The caller frees *out with kjit__expr_free(). */
 kjit_status kjit__expr_parse(const char *text, kjit__dialect dialect, const char *const *names,
-                             size_t n, const char *what, kjit__expr **out);
+                             size_t n, const char *what, kjit__expr_budget *budget,
+                             kjit__expr **out);
 void kjit__expr_free(kjit__expr *e);
 /* The highest slot that e reads, -1 when none. */
 int kjit__expr_max_slot(const kjit__expr *e);

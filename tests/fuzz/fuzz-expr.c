@@ -1,8 +1,10 @@
 /*
  * fuzz-expr: libFuzzer target for the expression engine. The first byte
  * picks the dialect, the rest is the text; whatever parses is evaluated as
- * a number and as a list, and split into its terms. Anything but a crash,
- * a sanitizer report or a budget overrun is fine (tests/fuzz/run).
+ * a number and as a list, and split into its terms, all drawing on one
+ * budget of 2^22 steps as a spec's evaluations do (so that spending it is
+ * fuzzed too). Anything but a crash, a sanitizer report or a budget
+ * overrun is fine (tests/fuzz/run).
  */
 #include "config.h"
 
@@ -34,8 +36,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
 	kjit__expr *e;
+	kjit__expr_budget *budget = kjit__expr_budget_new((uint64_t)1 << 22);
+	if (!budget) {
+		free(text);
+		return 0;
+	}
 	kjit__dialect d = data[0] & 1 ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT;
-	if (kjit__expr_parse(text, d, names, 5, "fuzz", &e) == KJIT_OK) {
+	if (kjit__expr_parse(text, d, names, 5, "fuzz", budget, &e) == KJIT_OK) {
 		double v;
 		kjit__value *list;
 		size_t n;
@@ -52,6 +59,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		}
 		kjit__expr_free(e);
 	}
+	kjit__expr_budget_free(budget);
 	free(text);
 	return 0;
 }
