@@ -84,12 +84,13 @@ void kjit__link_free(kjit__link *link);
 kjit__hash128 kjit__link_key(const kjit__link *link, kjit__hash128 compile_key);
 
 /* The linked cubin of a variant of k whose canonical option list is
- * options (opts[n] what NVRTC is handed, headers its headers): the
+ * options (text the source NVRTC compiles, with the variant's defines;
+ * opts[n] what NVRTC is handed, headers its headers): the
  * variant's LTO IR from the store under compile_key, else from NVRTC
  * (and stored), linked with every input. A link failure is KJIT_ERR_LINK
  * with nvJitLink's error and info logs. */
-kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *options,
-                             const char *const *opts, size_t n,
+kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *text,
+                             const char *options, const char *const *opts, size_t n,
                              const kjit__header_set *headers, kjit__compiled *out);
 
 /* "nvjitlink-13.0+<build>": the nvJitLink identity in every link key;
