@@ -275,6 +275,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	r.load_ms = ms_since(t0);
 	if (st != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
+		/* the spec's arguments do not fit the kernel: no configuration runs */
+		r.setup = kjit__kernel_args_refused(w->kernel);
 		goto reply;
 	}
 	kjit_variant_info info;

@@ -318,6 +318,8 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.cubin = NULL;
 	j->c.lowered = NULL;
 	st = kjit__variant_load(v);
+	if (st == KJIT_OK)
+		st = kjit__variant_check_args(v);
 	if (st != KJIT_OK) {
 		kjit__variant_free(v);
 		return st;

@@ -35,7 +35,9 @@ tests_test_tune_t1_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_t1_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_add.json \
 	tests/t1/vector_add.cu tests/t1/scale_add.json tests/t1/scale_add.cu tests/t1/data.bin \
-	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py
+	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py \
+	tests/t1/pnpoly.json tests/t1/pnpoly.cu tests/t1/count.cu tests/t1/count_ok.json \
+	tests/t1/count_long.json tests/t1/count_pointer.json
 
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h $(KJIT_TUNE_CORE)
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
