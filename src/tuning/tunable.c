@@ -26,6 +26,21 @@ static int is_ident(const char *s)
 	return 1;
 }
 
+/* A problem size's name: an identifier, or a T1 spec's ProblemSize[i]
+ * (its ProblemSize given as a list). */
+static int is_size_name(const char *s)
+{
+	static const char t1[] = "ProblemSize[";
+	if (!s || strncmp(s, t1, sizeof t1 - 1) != 0)
+		return is_ident(s);
+	s += sizeof t1 - 1;
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return strcmp(s, "]") == 0;
+}
+
 /* A value's kind, as the spec reader gives JSON values: an integer, a
  * real, else text. */
 static kjit_status set_value(kjit__value *v, const char *text)
@@ -302,7 +317,7 @@ static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *
 	kjit__tunable *t = NULL;
 	kjit_status st = KJIT_OK;
 	for (size_t i = 0; st == KJIT_OK && i < n; i++) {
-		if (!is_ident(sizes[i]))
+		if (!is_size_name(sizes[i]))
 			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem size %zu: expected an "
 			                 "identifier (got \"%s\")", spec->path, i, sizes[i]);
 		for (size_t j = 0; st == KJIT_OK && j < spec->n_params; j++)
