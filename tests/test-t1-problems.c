@@ -12,6 +12,8 @@
  *    reads it): no problem sizes;
  *  - absent: no problem sizes;
  *  - kjit's named sizes: {"n": 4096}.
+ * A KernelFile found nowhere is KJIT_ERR_IO naming the field and the
+ * places looked in.
  */
 #include "testutil.h"
 
@@ -122,6 +124,23 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof name, "kjit%zu.db", f);
 		one_form(dir, f, tu_path(db, dir, name));
 	}
+	/* no such kernel file */
+	char spec_path[TU_PATH];
+	tu_path(spec_path, dir, "nowhere.json");
+	char *text = kjit__strdup_printf("%s } }\n", spec_head);
+	char *at = strstr(text, "fill.cu");
+	memcpy(at, "nope.cu", 7);
+	tu_write_file(spec_path, text, strlen(text));
+	free(text);
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "nowhere.db"), "sm_90", 1);
+	kjit_kernel *k = (kjit_kernel *)1;
+	CHECK_ST(kjit_kernel_create_from_spec(e, spec_path, &k), KJIT_ERR_IO);
+	CHECK(k == NULL);
+	CHECK_CONTAINS(kjit_last_error(), "KernelSpecification.KernelFile: kernel file \"nope.cu\" "
+	                                  "not found as ");
+	CHECK_CONTAINS(kjit_last_error(), dir);
+	OK("a KernelFile found nowhere: KJIT_ERR_IO, \"%s\"", kjit_last_error());
+	kjit_engine_close(e);
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

@@ -270,6 +270,8 @@ kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char
                               const char *source, const kjit_kernel_options *opts,
                               kjit_kernel **out)
 {
+	if (!source && spec->source_missing)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_IO, "%s", spec->source_missing));
 	const char **names = calloc(spec->n_params + 1, sizeof *names);
 	if (!names)
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
