@@ -10,7 +10,11 @@
  *  - count_pointer.json: a Vector n for an int (a pointer where a scalar is
  *    expected);
  *  - count_ok.json: the same kernel with the right arguments tunes and
- *    launches.
+ *    launches;
+ *  - stencil.json: parameters named pad, size, width, ... and a
+ *    __constant__ table of 33 x 33 floats of which the spec gives 15 x 15:
+ *    tunes its budget of 10, every configuration ok (its output checked
+ *    against the default's).
  * Skips (77) without a GPU, or with a driver older than CUDA 12.4 (which
  * says that arguments are not checked).
  */
@@ -102,6 +106,15 @@ int main(int argc, char **argv)
 	CHECK_MSG(tune("count_ok.json", &out) == 0, "count_ok.json did not tune");
 	CHECK_OK(launch("count_ok.json"));
 	OK("count_ok.json: the matching spec tunes and launches");
+	CHECK_MSG(tune("stencil.json", &out) == 0, "stencil.json did not tune");
+	char sdb[TU_PATH];
+	snprintf(sdb, sizeof sdb, "%s/stencil.json.db", dir);
+	sqlite3 *d = tu_db_open(sdb);
+	int all = (int)tu_db_int(d, "SELECT count(*) FROM results", NULL);
+	int ok = (int)tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok'", NULL);
+	sqlite3_close(d);
+	CHECK_MSG(all >= 10 && ok == all, "stencil.json: %d of %d results ok", ok, all);
+	OK("stencil.json: header-named parameters and a table larger than its data tune");
 
 	const char *const pnpoly[] = { "(3 parameters, 4 arguments)", "vertices", "float2 *",
 		                       "<- sizes differ", "<- no such parameter", NULL };
