@@ -65,7 +65,7 @@ static int sticky(const char *msg)
  * ends the worker (the context may be poisoned). */
 static void fail_reply(kt_reply *r, kjit_status st, const char *prefix, const char *msg)
 {
-	static char text[1024];
+	static char text[8192]; /* room for an argument table (args.c) */
 	snprintf(text, sizeof text, "%s%s", prefix, msg);
 	r->message = text;
 	if (st == KJIT_ERR_COMPILE || st == KJIT_ERR_LINK) {
