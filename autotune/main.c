@@ -766,6 +766,8 @@ static int run(opts *o)
 	if (kt_verify_override(spec, o->verify, o->atol, o->rtol) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, kjit_last_error(), prog);
 		ret = KT_EXIT_USAGE;
+	} else if (spec->source_missing && !o->count) {
+		fprintf(stderr, "%s: %s\n", prog, spec->source_missing);
 	} else if (access(spec->source_path, R_OK) != 0 && !o->count) {
 		fprintf(stderr, "%s: %s: kernel source %s: %s\n", prog, spec->path,
 		        spec->source_path, strerror(errno));

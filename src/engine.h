@@ -97,12 +97,13 @@ void kjit__link_free(kjit__link *link);
 kjit__hash128 kjit__link_key(const kjit__link *link, kjit__hash128 compile_key);
 
 /* The linked cubin of a variant of k whose canonical option list is
- * options (opts[n] what NVRTC is handed, headers its headers): the
+ * options (text the source NVRTC compiles, with the variant's defines;
+ * opts[n] what NVRTC is handed, headers its headers): the
  * variant's LTO IR from the store under compile_key, else from NVRTC
  * (and stored), linked with every input. A link failure is KJIT_ERR_LINK
  * with nvJitLink's error and info logs. */
-kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *options,
-                             const char *const *opts, size_t n,
+kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *text,
+                             const char *options, const char *const *opts, size_t n,
                              const kjit__header_set *headers, kjit__compiled *out);
 
 /* "nvjitlink-13.0+<build>": the nvJitLink identity in every link key;
@@ -257,6 +258,12 @@ struct kjit_kernel {
 	pthread_mutex_t symbols_lock;
 	struct kjit__symbol *symbols;
 	size_t n_symbols;
+	/* the arguments a spec passes (kjit__kernel_expect_args()); set
+	 * before any variant loads, then only read */
+	struct kjit__arg_want *want;
+	size_t n_want;
+	int check_args;
+	atomic_int args_refused;                  /* a variant's parameters did not match */
 	struct kjit_kernel *next;
 };
 
@@ -391,6 +398,28 @@ typedef struct kjit__symbol {
 /* Under v->kernel->symbols_lock: writes every module variable set on the
  * kernel into v's freshly loaded module (a no-op without one). */
 kjit_status kjit__variant_symbols(kjit_variant *v);
+
+/* ---- kernel parameters against the arguments passed (args.c) -------- */
+
+typedef struct kjit__arg_want {
+	char *name;
+	char *type; /* as the spec gives it: "int32", "float2 *" */
+	size_t size; /* bytes the launch passes */
+} kjit__arg_want;
+
+/* Keeps a copy of args[n] on k, before any variant of it loads: each
+ * variant loaded afterwards has its parameters checked against them. */
+kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args, size_t n);
+
+/* The number and size of v's parameters, as the driver gives them
+ * (cuFuncGetParamInfo), against the arguments its kernel expects:
+ * KJIT_ERR_INVALID_ARG with the two side by side when they differ.
+ * KJIT_OK without a module, without expected arguments, or with a driver
+ * older than CUDA 12.4 (said once on stderr). */
+kjit_status kjit__variant_check_args(kjit_variant *v);
+
+/* 1 once a variant of k was refused by kjit__variant_check_args(). */
+int kjit__kernel_args_refused(kjit_kernel *k);
 
 /* ---- what the tuning layer does for the core -------------------------- */
 

@@ -145,6 +145,11 @@ void kjit__kernel_free(kjit_kernel *k)
 		free(k->symbols[i].data);
 	}
 	free(k->symbols);
+	for (size_t i = 0; i < k->n_want; i++) {
+		free(k->want[i].name);
+		free(k->want[i].type);
+	}
+	free(k->want);
 	kjit__link_free(k->link);
 	pthread_mutex_destroy(&k->symbols_lock);
 	free(k->name);

@@ -79,6 +79,7 @@ void kjit__link_free(kjit__link *l)
  * link input (no entry point, no parameters). */
 typedef struct ir_job {
 	const char *signature, *name, *source, *params;
+	const char *text;    /* what NVRTC compiles: the source, or a variant's (its defines) */
 	const char *program; /* names the source in NVRTC's messages */
 	const char *entry;   /* NULL for a library */
 	const char *options; /* the canonical option list; opts[n] what NVRTC is handed */
@@ -104,7 +105,7 @@ static kjit_status get_ir(kjit_engine *e, const ir_job *w, kjit__compiled *out)
 	if (st != KJIT_ERR_NOT_FOUND && st != KJIT_ERR_CORRUPT) /* a corrupt one is replaced */
 		return st;
 	kjit__nvtx_push(KJIT__NVTX_COMPILE, w->name);
-	st = kjit__nvrtc_compile(w->source, w->program, w->entry, w->opts, w->n, w->headers, out);
+	st = kjit__nvrtc_compile(w->text, w->program, w->entry, w->opts, w->n, w->headers, out);
 	kjit__nvtx_pop();
 	kjit__count_compile(e, st == KJIT_OK ? out->ms : 0);
 	if (st != KJIT_OK)
@@ -135,7 +136,7 @@ static kjit_status source_ir(kjit_engine *e, link_input *in, const char *text)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	kjit__hash128 seed = kjit__hash(seed_text, strlen(seed_text), 0x6b6a6974u);
 	free(seed_text);
-	ir_job w = { signature, in->name, text, "", in->name, NULL, options, opts, 3, NULL,
+	ir_job w = { signature, in->name, text, "", text, in->name, NULL, options, opts, 3, NULL,
 		     kjit__hash(options, (size_t)len, seed.lo ^ seed.hi) };
 	kjit__compiled ir;
 	if ((st = get_ir(e, &w, &ir)) != KJIT_OK)
@@ -382,15 +383,15 @@ static kjit_status link_ir(const kjit__link *l, const kjit__compiled *ir, const 
 	return st;
 }
 
-kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *options,
-                             const char *const *opts, size_t n,
+kjit_status kjit__link_build(kjit_kernel *k, kjit__hash128 compile_key, const char *text,
+                             const char *options, const char *const *opts, size_t n,
                              const kjit__header_set *headers, kjit__compiled *out)
 {
 	kjit_engine *e = k->engine;
 	const char *program = k->file;
 	memset(out, 0, sizeof *out);
-	ir_job w = { k->signature, k->name, k->source, k->params, program, k->name, options, opts,
-		     n, headers, compile_key };
+	ir_job w = { k->signature, k->name, k->source, k->params, text, program, k->name,
+		     options, opts, n, headers, compile_key };
 	kjit__compiled ir;
 	kjit_status st = get_ir(e, &w, &ir);
 	if (st != KJIT_OK)

@@ -7,7 +7,7 @@
 #                        (base.h)
 #   instr   cupti/       CUPTI timing, the protocol, NVTX, telemetry (instr.h)
 #   core    src/         compile, link (nvJitLink), the pool, variants, kernels, module
-#                        variables, measure (engine.h)
+#                        variables, argument checks, measure (engine.h)
 #   tuning  src/tuning/  spec, expressions, space, launch configurations,
 #                        selection, best rows, tunable kernels, kjit_launch,
 #                        online tuning, drift (tuning.h, tuning_private.h)
@@ -51,6 +51,7 @@ libkjit_core_la_SOURCES = \
 	src/headers.c \
 	src/symbol.c \
 	src/variant.c \
+	src/args.c \
 	src/ptx.c \
 	src/measure.c
 

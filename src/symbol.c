@@ -9,7 +9,9 @@
 
 #include "engine.h"
 
-/* The address of variable name in v's module, checked against size. */
+/* The address of variable name in v's module, checked against size: data
+ * smaller than the variable fills its start (a table declared for the
+ * largest case, as Kernel Tuner copies it), data larger is refused. */
 static kjit_status symbol_address(const kjit_variant *v, const char *name, size_t size,
                                   CUdeviceptr *out)
 {
@@ -26,10 +28,10 @@ static kjit_status symbol_address(const kjit_variant *v, const char *name, size_
 		         name, v->key, v->kernel->name);
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, what);
 	}
-	if (have != size)
+	if (size > have)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: module variable '%s' of variant "
-		                   "%s is %zu bytes, the data given is %zu bytes", v->kernel->name,
-		                   name, v->key, have, size);
+		                   "%s is %zu bytes, the data given is %zu bytes (more than it holds)",
+		                   v->kernel->name, name, v->key, have, size);
 	return KJIT_OK;
 }
 

@@ -22,6 +22,7 @@ typedef struct keytext {
 	size_t len;
 	kjit__hash128 base; /* before the header files enter it (kjit__headers_key()) */
 	kjit__hash128 hkey;
+	size_t n_defines; /* its first lines */
 	char stack[1024];
 } keytext;
 
@@ -97,9 +98,13 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 			                   "name '%s' (expected an identifier)", k->name, i,
 			                   df->name ? df->name : "(null)");
 		value_len[i] = df->value ? line_len(df->value) : 0;
-		if (value_len[i] == (size_t)-1)
-			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %s has a newline in "
-			                   "its value", k->name, df->name);
+		/* it becomes a #define line: a line break or a final backslash
+		 * would end it elsewhere */
+		if (value_len[i] == (size_t)-1 || strchr(df->value ? df->value : "", '\r') ||
+		    (value_len[i] && df->value[value_len[i] - 1] == '\\'))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: define %s has a newline, "
+			                   "a carriage return or a final backslash in its value",
+			                   k->name, df->name);
 		/* Insertion sort of indices: lists are short. */
 		size_t j = i;
 		int c = 1;
@@ -157,6 +162,7 @@ static kjit_status make_key(const kjit_kernel *k, const kjit_variant_desc *d, ke
 	p += 6 + arch_len;
 	*p = '\0';
 	kt->len = (size_t)(p - kt->text);
+	kt->n_defines = nd;
 	kt->base = kjit__hash(kt->text, kt->len, k->key_seed);
 	kjit__headers_key(k->headers, kt->base, &kt->hkey);
 	kt->hkey = variant_key(k, kt->hkey);
@@ -310,6 +316,8 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.cubin = NULL;
 	j->c.lowered = NULL;
 	st = kjit__variant_load(v);
+	if (st == KJIT_OK)
+		st = kjit__variant_check_args(v);
 	if (st != KJIT_OK) {
 		kjit__variant_free(v);
 		return st;
@@ -419,6 +427,51 @@ struct compile_ctx {
 	int *corrupt; /* per job: its stored binary was corrupt */
 };
 
+/* The text NVRTC compiles: the variant's defines (the first n lines of
+ * canon, "-DNAME[=VALUE]") as #define lines ahead of the source, where
+ * they reach the kernel's code and not NVRTC's built-in headers, which a
+ * -D option would redefine (a parameter named pad, size or x breaks
+ * them); then #line 1, so that messages count the source's own lines. */
+static char *defined_source(const char *source, const char *canon, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t name = strcspn(canon + 2, "=\n");
+		const char *end = strchr(canon, '\n');
+		const char *value = canon[2 + name] == '=' ? canon + 3 + name : "1";
+		int value_len = canon[2 + name] == '=' ? (int)(end - value) : 1;
+		fprintf(f, "#define %.*s %.*s\n", (int)name, canon + 2, value_len, value);
+		canon = end + 1;
+	}
+	fprintf(f, "#line 1\n%s", source);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* A failed compile's message, led by the defines it no longer lists
+ * among NVRTC's options. */
+static kjit_status with_defines(kjit_status st, const char *canon, size_t n)
+{
+	const char *end = canon;
+	for (size_t i = 0; i < n; i++)
+		end = strchr(end, '\n') + 1;
+	char *defines = n && st != KJIT_ERR_NOMEM ? strndup(canon, (size_t)(end - canon - 1)) : NULL;
+	if (!defines)
+		return st;
+	for (char *c = defines; (c = strchr(c, '\n'));)
+		*c = ' ';
+	st = kjit__error(st, "variant %s: %s", defines, kjit__error_msg());
+	free(defines);
+	return st;
+}
+
 static void compile_one(void *arg, size_t i)
 {
 	struct compile_ctx *cc = arg;
@@ -452,31 +505,37 @@ static void compile_one(void *arg, size_t i)
 	}
 	corrupt += bad;
 	const char *opts[KJIT__MAX_OPTIONS + 2];
-	size_t n = 0;
+	size_t n = 0, line = 0;
 	char *canon = strdup(j->kt.text);
-	if (!canon) {
+	char *text = defined_source(cc->k->source, j->kt.text, j->kt.n_defines);
+	if (!canon || !text) {
+		free(canon);
+		free(text);
 		job_fail(j, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
 		return;
 	}
-	for (char *s = canon, *nl; s; s = nl) {
+	for (char *s = canon, *nl; s; s = nl, line++) {
 		nl = strchr(s, '\n');
 		if (nl)
 			*nl++ = '\0';
-		opts[n++] = s;
+		if (line >= j->kt.n_defines)
+			opts[n++] = s;
 	}
 	for (size_t o = 0; o < j->headers->n_opts && n < sizeof opts / sizeof opts[0]; o++)
 		opts[n++] = j->headers->opts[o];
 	if (cc->k->link) { /* counts its own NVRTC compile, when it needs one */
-		st = kjit__link_build(cc->k, compile_key, j->kt.text, opts, n, j->headers, &j->c);
+		st = kjit__link_build(cc->k, compile_key, text, j->kt.text, opts, n, j->headers,
+		                      &j->c);
 	} else {
 		kjit__nvtx_push(KJIT__NVTX_COMPILE, cc->k->name);
-		st = kjit__nvrtc_compile(cc->k->source, cc->k->file, cc->k->name, opts, n,
-		                         j->headers, &j->c);
+		st = kjit__nvrtc_compile(text, cc->k->file, cc->k->name, opts, n, j->headers,
+		                         &j->c);
 		kjit__nvtx_pop();
 		kjit__count_compile(cc->k->engine, st == KJIT_OK ? j->c.ms : 0);
 	}
 	free(canon);
-	st = kjit__headers_missing(cc->k->headers, st);
+	free(text);
+	st = kjit__headers_missing(cc->k->headers, with_defines(st, j->kt.text, j->kt.n_defines));
 	if (st == KJIT_OK) {
 		stored(cc->k, j, KJIT_TIER_COMPILED, corrupt);
 		return;

@@ -1,9 +1,10 @@
 # tests of kjit_launch() and the tunable kernel API: test-select (CPU:
 # selection rules, memo, signatures, online results in the store) links
-# kjit-tune's results part for kt_spec_signature; test-gpu-launch runs real
-# launches.
+# kjit-tune's results part for kt_spec_signature; test-t1-problems (CPU:
+# every T1 form of ProblemSize through kjit_kernel_create_from_spec() and
+# the selection); test-gpu-launch runs real launches.
 
-KJIT_API_CPU_TESTS = tests/test-select
+KJIT_API_CPU_TESTS = tests/test-select tests/test-t1-problems
 KJIT_API_GPU_TESTS = tests/test-gpu-launch
 
 check_PROGRAMS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
@@ -12,6 +13,10 @@ TESTS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
 tests_test_select_SOURCES = tests/test-select.c tests/testutil.h
 tests_test_select_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
 tests_test_select_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
+
+tests_test_t1_problems_SOURCES = tests/test-t1-problems.c tests/testutil.h
+tests_test_t1_problems_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
+tests_test_t1_problems_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 tests_test_gpu_launch_SOURCES = tests/test-gpu-launch.c tests/testutil.h
 tests_test_gpu_launch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -277,6 +277,13 @@ static void test_missing_file(const char *dir)
 	snprintf(where, sizeof where, "%s(3)", src);
 	CHECK_CONTAINS(kjit_last_error(), where);
 	OK("an error in a source file names it and its line: %s", where);
+	/* The defines, written ahead of the source, do not move its lines. */
+	kjit_define defs[] = { { "pad", "1" }, { "width", "64" }, { "size", NULL } };
+	kjit_variant_desc d = { defs, 3, NULL, 0 };
+	CHECK_ST(kjit_variant_get(k, &d, &v, NULL), KJIT_ERR_COMPILE);
+	CHECK_CONTAINS(kjit_last_error(), where);
+	CHECK_CONTAINS(kjit_last_error(), "variant -Dpad=1 -Dsize -Dwidth=64:");
+	OK("with defines pad, size and width: still %s, the message names the defines", where);
 	kjit_engine_close(e);
 }
 

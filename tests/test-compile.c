@@ -10,7 +10,11 @@
  *    asking again is 40 memory hits;
  *  - duplicates inside a batch compile once and share the variant;
  *  - 255 defines (the most, with -arch) compile and are listed sorted;
- *    256 are refused.
+ *    256 are refused;
+ *  - defines named like identifiers of NVRTC's built-in headers (pad,
+ *    size, x, width, ...) compile with their values (checked by #error),
+ *    beside a -D of the user's own flags; they stay in the variant's
+ *    options, and another value is another variant.
  */
 #include "testutil.h"
 
@@ -284,6 +288,58 @@ static void test_many_defines(const char *dir)
 	kjit_engine_close(e);
 }
 
+/* Every name a public kernel used that NVRTC's headers also use. */
+static const char *const header_names[] = { "pad", "size", "x", "y", "z", "w", "width",
+	"height", "offset", "value", "type", "mode", "id", "base", "ptr", "flags", "kind",
+	"reserved" };
+#define N_HEADER_NAMES (sizeof header_names / sizeof header_names[0])
+
+static const char names_src[] =
+	"#if pad != 1 || size != 2 || x != 3 || width != 7 || reserved != 18\n"
+	"#error the defines do not have their values\n"
+	"#endif\n"
+	"#if USER_FLAG != 42\n"
+	"#error -DUSER_FLAG=42 from the flags is not defined\n"
+	"#endif\n"
+	"extern \"C\" __global__ void named(float *p)\n"
+	"{\n"
+	"	p[0] = pad + size + x + y + z + w + width + height + offset + value + type\n"
+	"	               + mode + id + base + ptr + flags + kind + reserved;\n"
+	"}\n";
+
+static void test_header_names(const char *dir)
+{
+	char db[TU_PATH];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "names.db"), "sm_90", 1);
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create(e, "named", names_src, NULL, 0, &k));
+	static char values[N_HEADER_NAMES][8];
+	kjit_define defs[N_HEADER_NAMES];
+	for (size_t i = 0; i < N_HEADER_NAMES; i++) {
+		snprintf(values[i], sizeof values[i], "%zu", i + 1);
+		defs[i] = (kjit_define){ header_names[i], values[i] };
+	}
+	const char *flags[] = { "-DUSER_FLAG=42" };
+	kjit_variant_desc d = { defs, N_HEADER_NAMES, flags, 1 };
+	kjit_variant *v = NULL, *v2 = NULL;
+	CHECK_OK(kjit_variant_get(k, &d, &v, NULL));
+	kjit_variant_info info;
+	CHECK_OK(kjit_variant_get_info(v, &info));
+	CHECK_CONTAINS(info.options, "-Dpad=1\n");
+	CHECK_CONTAINS(info.options, "-DUSER_FLAG=42\n-arch=sm_90");
+	snprintf(values[0], sizeof values[0], "%d", 1); /* the same again: the same variant */
+	CHECK_OK(kjit_variant_get(k, &d, &v2, NULL));
+	CHECK(v2 == v);
+	snprintf(values[N_HEADER_NAMES - 1], sizeof values[0], "%d", 99);
+	CHECK_ST(kjit_variant_get(k, &d, &v2, NULL), KJIT_ERR_COMPILE);
+	CHECK_CONTAINS(kjit_last_error(), "the defines do not have their values");
+	CHECK_CONTAINS(kjit_last_error(), "-Dreserved=99");
+	OK("%zu defines named like NVRTC's own identifiers (pad, size, x, width, ...) and a "
+	   "-D flag compile; another value is another variant, its #error names its defines",
+	   N_HEADER_NAMES);
+	kjit_engine_close(e);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -294,6 +350,7 @@ int main(int argc, char **argv)
 	test_batch(dir);
 	test_batch_duplicates(dir);
 	test_many_defines(dir);
+	test_header_names(dir);
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

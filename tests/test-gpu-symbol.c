@@ -11,10 +11,12 @@
  *    loaded afterwards;
  *  - a launch on a non-blocking stream made before a set reads the old
  *    data, one made after it the new;
- *  - a wrong size (KJIT_ERR_INVALID_ARG) and a missing variable
- *    (KJIT_ERR_NOT_FOUND) name the variable and a variant, and change
- *    nothing; set before the first load, they make that load fail in the
- *    same way;
+ *  - data larger than the variable (KJIT_ERR_INVALID_ARG) and a missing
+ *    variable (KJIT_ERR_NOT_FOUND) name the variable and a variant, and
+ *    change nothing; set before the first load, they make that load fail
+ *    in the same way;
+ *  - data smaller than the variable fills its start; the rest keeps the
+ *    module's initial contents (a table declared for the largest case);
  *  - two kernels with the same variable keep their own data;
  *  - kjit_launch: a tunable kernel's variant sees the data set before its
  *    first launch, and memoised launches see a change.
@@ -180,11 +182,11 @@ static void test_variants(void)
 	/* 3 rounds: t1 is in place */
 
 	/* Errors name the variable and a variant; nothing changes. */
-	float half[N_COEFF / 2] = { 99 };
-	CHECK_ST(kjit_kernel_set_symbol(k, "coeff", half, sizeof half), KJIT_ERR_INVALID_ARG);
-	printf("  wrong size: \"%s\"\n", kjit_last_error());
+	float twice[N_COEFF * 2] = { 99 };
+	CHECK_ST(kjit_kernel_set_symbol(k, "coeff", twice, sizeof twice), KJIT_ERR_INVALID_ARG);
+	printf("  too large: \"%s\"\n", kjit_last_error());
 	CHECK_CONTAINS(kjit_last_error(), "'coeff'");
-	CHECK_CONTAINS(kjit_last_error(), "is 64 bytes, the data given is 32 bytes");
+	CHECK_CONTAINS(kjit_last_error(), "is 64 bytes, the data given is 128 bytes");
 	CHECK_CONTAINS(kjit_last_error(), "variant ");
 	CHECK_CONTAINS(kjit_engine_last_error(e), "'coeff'");
 	int found_key = 0;
@@ -195,7 +197,7 @@ static void test_variants(void)
 	}
 	found_key |= strstr(kjit_engine_last_error(e), v4->key) != NULL;
 	CHECK_MSG(found_key, "no variant key in \"%s\"", kjit_engine_last_error(e));
-	OK("wrong size: KJIT_ERR_INVALID_ARG naming coeff and the variant");
+	OK("too large: KJIT_ERR_INVALID_ARG naming coeff and the variant");
 	int one = 1;
 	CHECK_ST(kjit_kernel_set_symbol(k, "no_such_table", &one, sizeof one), KJIT_ERR_NOT_FOUND);
 	printf("  missing: \"%s\"\n", kjit_last_error());
@@ -220,13 +222,26 @@ static void test_variants(void)
 	CHECK_CONTAINS(kjit_last_error(), "has no module variable");
 	kjit_kernel *kc = NULL;
 	CHECK_OK(kjit_kernel_create(e, "poly", source_no_bias, NULL, 0, &kc));
-	CHECK_OK(kjit_kernel_set_symbol(kc, "coeff", half, sizeof half));
+	CHECK_OK(kjit_kernel_set_symbol(kc, "coeff", twice, sizeof twice));
 	CHECK_ST(kjit_variant_get(kc, NULL, &none, NULL), KJIT_ERR_INVALID_ARG);
-	printf("  load with a wrong size: \"%s\"\n", kjit_last_error());
+	printf("  load with too much data: \"%s\"\n", kjit_last_error());
 	CHECK_CONTAINS(kjit_last_error(), "'coeff'");
-	CHECK_CONTAINS(kjit_last_error(), "is 64 bytes, the data given is 32 bytes");
+	CHECK_CONTAINS(kjit_last_error(), "is 64 bytes, the data given is 128 bytes");
 	OK("set before the first load: the load fails with NOT_FOUND / INVALID_ARG naming the "
 	   "variable");
+
+	/* Less data than the variable: its start; the rest stays 0, the
+	 * module's initial contents. */
+	kjit_kernel *kh = NULL;
+	CHECK_OK(kjit_kernel_create(e, "poly", source_no_bias, NULL, 0, &kh));
+	table th;
+	table_make(&th, 3.0f, 1.0f, 0);
+	CHECK_OK(kjit_kernel_set_symbol(kh, "coeff", th.coeff, sizeof th.coeff / 2));
+	for (int i = N_COEFF / 2; i < N_COEFF; i++)
+		th.coeff[i] = 0.0f;
+	launch_check(variant(kh, 1), 1, &th, "half the table");
+	OK("data smaller than the variable: its start is written, the rest keeps the module's "
+	   "zeros");
 
 	/* Another kernel with the same variables keeps its own. */
 	kjit_kernel *ko = NULL;
@@ -284,8 +299,8 @@ static void test_kjit_launch(void)
 	table_make(&t2, -3.0f, 1.0f, -6);
 	set_table(k, &t2);
 	tuned_check(k, &t2, "kjit_launch, memoised, after a second set");
-	float half[N_COEFF / 2] = { 0 };
-	CHECK_ST(kjit_kernel_set_symbol(k, "coeff", half, sizeof half), KJIT_ERR_INVALID_ARG);
+	float twice[N_COEFF * 2] = { 0 };
+	CHECK_ST(kjit_kernel_set_symbol(k, "coeff", twice, sizeof twice), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "'coeff'");
 	tuned_check(k, &t2, "kjit_launch after a refused set");
 	OK("kjit_launch: the tunable kernel's variant sees the data set before its first launch "

@@ -121,7 +121,8 @@ int main(int argc, char **argv)
 	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Type\":"
 	         " \"int\", \"Values\": \"[]\"}]}, \"KernelSpecification\": {\"KernelFile\":"
 	         " \"k.cu\", \"KernelName\": \"k\"}}",
-	    "ConfigurationSpace.TuningParameters[0]", "expected a non-empty list of values");
+	    "ConfigurationSpace.TuningParameters[0].Values",
+	    "expected a non-empty list of values for parameter B (got an empty list)");
 	bad(dir, "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"B\", \"Type\":"
 	         " \"int\", \"Values\": [1, 2]}]}, \"KernelSpecification\": {\"KernelFile\":"
 	         " \"k.cu\"}}",

@@ -415,29 +415,69 @@ static void big_values(void)
 	bad(T1("{\"Name\": \"V\", \"Type\": \"int\", \"Values\": \"list(range(65536))\"}", GS),
 	    "ConfigurationSpace.TuningParameters[0].Values", "65535");
 	bad(T1("{\"Name\": \"V\", \"Type\": \"int\", \"Values\": \"[3] + list(range(5000))\"}", GS),
-	    "ConfigurationSpace.TuningParameters[0]", "distinct values (3 repeats)");
+	    "ConfigurationSpace.TuningParameters[0].Values", "distinct values (3 repeats)");
 }
 
 static void warnings_and_keys(void)
 {
 	kjit__spec *s = spec_text("extra.json", "{\"ConfigurationSpace\": {\"TuningParameters\": ["
-	                          PB "], \"Conditons\": []}, \"BenchmarkConfig\": {\"iterations\": 10},"
+	                          PB "], \"Misc\": []}, \"BenchmarkConfig\": {\"iterations\": 10},"
 	                          " \"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\":"
 	                          " \"k.cu\", \"LocalSize\": {\"X\": \"B\", \"W\": 1}" GS
-	                          ", \"Argumnets\": []}}");
+	                          ", \"BenchmarkName\": \"k\"}}");
 	char want[TU_PATH + 128];
-	snprintf(want, sizeof want, "%s: KernelSpecification.Argumnets: unknown key, ignored",
+	snprintf(want, sizeof want, "%s: KernelSpecification.BenchmarkName: unknown key, ignored",
 	         s->path);
 	int found = 0;
 	for (size_t i = 0; i < s->n_warnings; i++)
 		found |= strcmp(s->warnings[i], want) == 0;
 	CHECK_MSG(found, "no warning \"%s\"", want);
-	CHECK_WARNING(s, "ConfigurationSpace.Conditons", "unknown key");
+	CHECK_WARNING(s, "ConfigurationSpace.Misc", "unknown key");
 	CHECK_WARNING(s, "BenchmarkConfig", "unknown key");
 	CHECK_WARNING(s, "KernelSpecification.LocalSize.W", "unknown key");
 	CHECK(s->n_warnings == 4);
-	OK("T1: %zu unknown keys, each a warning: %s", s->n_warnings, want);
+	OK("T1: %zu unknown keys that resemble no known one, each a warning: %s", s->n_warnings,
+	   want);
 	kjit__spec_free(s);
+
+	/* A misspelt known key would be ignored and change the run: an error
+	 * naming the key it resembles (case aside, 1 edit in 4 letters). */
+	bad("{\"ConfigurationSpace\": {\"TuningParameters\": [" PB "], \"Conditons\": [\"B > 32\"]},"
+	    " \"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"k.cu\"" GS "}}",
+	    "ConfigurationSpace.Conditons", "a known key (got an unknown key: Conditions misspelt?)");
+	bad("{\"ConfigurationSpace\": {\"TuningParamters\": [" PB "]}, \"KernelSpecification\":"
+	    " {\"KernelName\": \"k\", \"KernelFile\": \"k.cu\"" GS "}}",
+	    "ConfigurationSpace.TuningParamters", "TuningParameters misspelt?");
+	bad(T1(PB, GS ", \"CompilerOption\": [\"-G\"]"), "KernelSpecification.CompilerOption",
+	    "CompilerOptions misspelt?");
+	bad(T1(PB, GS ", \"Argumnets\": []"), "KernelSpecification.Argumnets",
+	    "Arguments misspelt?");
+	OK("T1: Conditons, TuningParamters, CompilerOption, Argumnets are errors naming the key "
+	   "they resemble");
+
+	/* "Default": [64], a list of one value, is 64 */
+	s = spec_text("default.json", T1("{\"Name\": \"B\", \"Type\": \"int\", \"Values\":"
+	                                 " \"[32, 64]\", \"Default\": [64]}", GS));
+	CHECK(s->params[0].default_index == 1);
+	CHECK_WARNING(s, "ConfigurationSpace.TuningParameters[0].Default",
+	              "a list of one value, read as 64");
+	kjit__spec_free(s);
+	bad(T1("{\"Name\": \"B\", \"Type\": \"int\", \"Values\": \"[32, 64]\", \"Default\":"
+	       " [32, 64]}", GS), "ConfigurationSpace.TuningParameters[0].Default",
+	    "one of the values (a number or a string) (got an array)");
+	OK("T1: \"Default\": [64] is read as 64, with a warning; a longer list is refused");
+
+	/* A kernel file found nowhere: the field and the places looked in,
+	 * said when a kernel is made (a space is counted without it) */
+	s = spec_text("nofile.json", T1(PB, GS));
+	CHECK(s->source_missing != NULL);
+	CHECK_CONTAINS(s->source_missing, "KernelSpecification.KernelFile: kernel file \"k.cu\" "
+	                                  "not found as ");
+	CHECK_CONTAINS(s->source_missing, "/k.cu, k.cu or ");
+	CHECK_CONTAINS(s->source_missing, "/../k.cu");
+	printf("  %s\n", s->source_missing);
+	kjit__spec_free(s);
+	OK("T1: a missing KernelFile is named with the three places looked in");
 
 	/* kjit's own format: an unknown key is an error, naming the keys it has */
 	const char *k = "\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\":"
@@ -546,7 +586,7 @@ static void bad_t1(void)
 	    "ConfigurationSpace.TuningParameters[0].Type",
 	    "one of int, uint, float, bool, string (got \"integer\")");
 	bad(T1("{\"Name\": \"B\", \"Type\": \"float\", \"Values\": \"[32, 0.5, 32.0]\"}", GS),
-	    "ConfigurationSpace.TuningParameters[0]", "distinct values (32");
+	    "ConfigurationSpace.TuningParameters[0].Values", "distinct values (32");
 	bad(T1(PB, ", \"GlobalSizeType\": \"Metal\"" GS), "KernelSpecification.GlobalSizeType",
 	    "CUDA, OpenCL or Vulkan (got \"Metal\")");
 	bad(T1(PB, ""), "KernelSpecification.GlobalSize", "a ProblemSize that is an integer or a list");
@@ -556,7 +596,21 @@ static void bad_t1(void)
 	bad(T1(PB, ", \"ProblemSize\": [1.5]"), "KernelSpecification.ProblemSize[0]",
 	    "an integer size or an expression (got 1.5)");
 	bad(T1("{\"Name\": \"B\", \"Type\": \"float\", \"Values\": \"[0.5, 1]\"}", GS),
-	    "KernelSpecification.LocalSize.X", "positive integers for a block dimension (got 0.5)");
+	    "KernelSpecification.LocalSize.X", "positive integers for block dimension B (got 0.5)");
+	/* without a LocalSize, block_size_x is the block: its Values are at fault */
+	bad(T1X("{\"Name\": \"block_size_x\", \"Type\": \"int\", \"Values\": \"[-1, 32]\"}",
+	        ", \"ProblemSize\": [4096]", ""),
+	    "ConfigurationSpace.TuningParameters[0].Values",
+	    "positive integers for block dimension block_size_x (got -1)");
+	/* the string '1' is not the number 1 */
+	bad(T1("{\"Name\": \"B\", \"Type\": \"int\", \"Values\": \"['1', '2']\"}", GS),
+	    "ConfigurationSpace.TuningParameters[0].Values", "integers for Type int (got \"1\")");
+	bad(T1("{\"Name\": \"B\", \"Type\": \"int\", \"Values\": \"[]\"}", GS),
+	    "ConfigurationSpace.TuningParameters[0].Values",
+	    "a non-empty list of values for parameter B (got an empty list)");
+	bad(T1("{\"Name\": \"B\", \"Type\": \"int\", \"Values\": []}", GS),
+	    "ConfigurationSpace.TuningParameters[0].Values",
+	    "a non-empty list of values for parameter B (got an empty list)");
 	bad(T1(PB, GS ARG("{\"Name\": \"x\", \"Type\": \"float\", \"MemoryType\": \"Vector\","
 	                  " \"Size\": 4, \"FillType\": \"Randon\"}")),
 	    "KernelSpecification.Arguments[0].FillType",

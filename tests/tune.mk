@@ -17,6 +17,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-cli \
 	tests/test-tune-store-fail \
 	tests/test-tune-arch \
+	tests/test-tune-names \
 	tests/test-tune-cworkers \
 	tests/test-tune-mpi
 
@@ -36,7 +37,10 @@ tests_test_tune_t1_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_t1_LDADD = $(KJIT_TUNE_TEST_LDADD)
 EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_add.json \
 	tests/t1/vector_add.cu tests/t1/scale_add.json tests/t1/scale_add.cu tests/t1/data.bin \
-	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py
+	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py \
+	tests/t1/pnpoly.json tests/t1/pnpoly.cu tests/t1/count.cu tests/t1/count_ok.json \
+	tests/t1/count_long.json tests/t1/count_pointer.json tests/t1/stencil.json \
+	tests/t1/stencil.cu
 
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -95,6 +99,11 @@ tests_test_tune_store_fail_SOURCES = tests/test-tune-store-fail.c tests/testutil
 tests_test_tune_store_fail_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_store_fail_LDADD = $(KJIT_TEST_LDADD)
 tests_test_tune_store_fail_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+tests_test_tune_names_SOURCES = tests/test-tune-names.c tests/testutil.h
+tests_test_tune_names_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_names_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_names_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 tests_test_tune_arch_SOURCES = tests/test-tune-arch.c tests/travel.h tests/testutil.h
 tests_test_tune_arch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

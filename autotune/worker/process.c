@@ -66,7 +66,7 @@ static int sticky(const char *msg)
  * ends the worker (the context may be poisoned). */
 static void fail_reply(kt_reply *r, kjit_status st, const char *prefix, const char *msg)
 {
-	static char text[1024];
+	static char text[8192]; /* room for an argument table (args.c) */
 	snprintf(text, sizeof text, "%s%s", prefix, msg);
 	r->message = text;
 	if (st == KJIT_ERR_COMPILE || st == KJIT_ERR_LINK) {
@@ -276,6 +276,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	r.load_ms = ms_since(t0);
 	if (st != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
+		/* the spec's arguments do not fit the kernel: no configuration runs */
+		r.setup = kjit__kernel_args_refused(w->kernel);
 		goto reply;
 	}
 	kjit_variant_info info;

@@ -210,11 +210,14 @@ typedef struct kjit__cu_api {
 #define KJIT__CU_MEMBER(fn) __typeof__(fn) *fn;
 	KJIT__CU_FUNCS(KJIT__CU_MEMBER)
 #undef KJIT__CU_MEMBER
+	/* CUDA 12.4 and later; NULL with an older driver */
+	__typeof__(cuFuncGetParamInfo) *cuFuncGetParamInfo;
 	int driver_version; /* cuDriverGetVersion, e.g. 13000 */
 } kjit__cu_api;
 
 /*
- * Opens libcuda.so.1 (or $KJIT_LIBCUDA), resolves every entry point and
+ * Opens libcuda.so.1 (or $KJIT_LIBCUDA), resolves every entry point (the
+ * optional ones NULL when the driver lacks them) and
  * runs cuInit(0), once per process. Returns the table, or NULL with
  * KJIT_ERR_NO_GPU and a message naming the cause: library not found, the
  * toolkit's stub library (CUDA_ERROR_STUB_LIBRARY), no device

@@ -148,6 +148,11 @@ static void load_driver(void)
 	} while (0);
 	KJIT__CU_FUNCS(KJIT__CU_RESOLVE)
 #undef KJIT__CU_RESOLVE
+	/* optional: without it, kernel arguments go unchecked */
+	void *param_info = NULL;
+	if (get_proc("cuFuncGetParamInfo", &param_info, 12040, CU_GET_PROC_ADDRESS_DEFAULT,
+	             NULL) == CUDA_SUCCESS)
+		api.cuFuncGetParamInfo = (__typeof__(api.cuFuncGetParamInfo))param_info;
 
 	r = api.cuInit(0);
 	if (r != CUDA_SUCCESS) {

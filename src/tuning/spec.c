@@ -163,6 +163,48 @@ static kjit_status t1_key_habits(parser *P, json *cobj, const char *path,
 	return KJIT_OK;
 }
 
+/* The edit distance of a and b, case aside (adjacent transpositions
+ * count one), when it is at most 2; 3 otherwise. */
+static int near_distance(const char *a, const char *b)
+{
+	enum { MAX = 64 };
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > MAX || lb > MAX || la + 2 < lb || lb + 2 < la)
+		return 3;
+	int d[MAX + 1][MAX + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+			int v = d[i - 1][j - 1] + !same;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && tolower((unsigned char)a[i - 1]) ==
+			                              tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == tolower((unsigned char)b[j - 1]) &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb] < 3 ? d[la][lb] : 3;
+}
+
+/* The known key that key misspells: 1 edit in 4 characters, 2 at most. */
+static const char *misspelt(const char *key, const char *const *known)
+{
+	for (size_t k = 0; known[k]; k++) {
+		int d = near_distance(key, known[k]);
+		if (d > 0 && d <= 2 && (size_t)d * 4 <= strlen(known[k]))
+			return known[k];
+	}
+	return NULL;
+}
+
 static kjit_status check_keys(parser *P, json *obj, const char *path, const char *const *known)
 {
 	char sub[256];
@@ -175,6 +217,13 @@ static kjit_status check_keys(parser *P, json *obj, const char *path, const char
 		if (one_of(obj->keys[i], known) >= 0)
 			continue;
 		key_path(sub, path, obj->keys[i]);
+		/* ignored, a misspelt key would change the run (a space without its
+		 * Conditions); one that resembles nothing is a suite's own */
+		const char *near = misspelt(obj->keys[i], known);
+		if (near && kjit__json_get(obj, near))
+			near = NULL;
+		if (P->t1 && near)
+			return fail(P, sub, "a known key (got an unknown key: %s misspelt?)", near);
 		if (P->t1) {
 			kjit_status st = warn(P, sub, "unknown key, ignored");
 			if (st != KJIT_OK)
@@ -189,7 +238,8 @@ static kjit_status check_keys(parser *P, json *obj, const char *path, const char
 		char *list = kjit__buf_done(&b);
 		if (!list)
 			return nomem();
-		kjit_status st = fail(P, sub, "a key among %s (got an unknown key)", list);
+		kjit_status st = fail(P, sub, "a key among %s (got an unknown key%s%s%s)", list,
+		                      near ? ": " : "", near ? near : "", near ? " misspelt?" : "");
 		free(list);
 		return st;
 	}
@@ -401,6 +451,15 @@ static int is_bool_text(const char *t)
 	return strcmp(t, "True") == 0 || strcmp(t, "False") == 0;
 }
 
+/* A value for a message, a string quoted: the string '1' is not 1. */
+static const char *value_got(const kjit__value *v, char out[96])
+{
+	if (v->kind != SQLITE_TEXT)
+		return v->text;
+	snprintf(out, 96, "\"%.60s%s\"", v->text, strlen(v->text) > 60 ? "..." : "");
+	return out;
+}
+
 typedef struct ranked {
 	const kjit__value *v;
 } ranked;
@@ -443,20 +502,21 @@ static kjit_status check_flag_value(parser *P, const char *value, const char *pa
 }
 
 /* Values that fit the parameter's roles: a block dimension takes positive
- * integers, flags take strings. */
+ * integers, flags take strings. path names the values. */
 static kjit_status check_roles(parser *P, const kjit__param *p, const char *path)
 {
+	char g[96];
 	if ((p->roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z)))
 		for (size_t i = 0; i < p->n_values; i++)
 			if (p->values[i].kind != SQLITE_INTEGER || p->values[i].i < 1 ||
 			    is_bool_text(p->values[i].text))
-				return fail(P, path, "positive integers for a block dimension (got %s)",
-				            p->values[i].text);
+				return fail(P, path, "positive integers for block dimension %s "
+				            "(got %s)", p->name, value_got(&p->values[i], g));
 	if (p->roles & KJIT__ROLE_FLAGS)
 		for (size_t i = 0; i < p->n_values; i++) {
 			if (p->values[i].kind != SQLITE_TEXT)
-				return fail(P, path, "strings of NVRTC flags for role flags (got %s)",
-				            p->values[i].text);
+				return fail(P, path, "strings of NVRTC flags for %s, of role flags "
+				            "(got %s)", p->name, value_got(&p->values[i], g));
 			kjit_status st = check_flag_value(P, p->values[i].text, path);
 			if (st != KJIT_OK)
 				return st;
@@ -468,10 +528,13 @@ static kjit_status check_roles(parser *P, const kjit__param *p, const char *path
  * first value). */
 static kjit_status finish_param(parser *P, kjit__param *p, const char *path, const char *def)
 {
+	char values[256], g[96];
+	key_path(values, path, P->t1 ? "Values" : "values");
 	if (p->n_values == 0)
-		return fail(P, path, "a non-empty list of values");
+		return fail(P, values, "a non-empty list of values for parameter %s (got an empty "
+		            "list)", p->name);
 	if (p->n_values > MAX_VALUES)
-		return fail(P, path, "at most %d values (got %zu)", MAX_VALUES, p->n_values);
+		return fail(P, values, "at most %d values (got %zu)", MAX_VALUES, p->n_values);
 	ranked *r = malloc(p->n_values * sizeof *r);
 	if (!r)
 		return nomem();
@@ -480,12 +543,13 @@ static kjit_status finish_param(parser *P, kjit__param *p, const char *path, con
 	qsort(r, p->n_values, sizeof *r, value_cmp);
 	for (size_t i = 1; i < p->n_values; i++)
 		if (value_cmp(&r[i - 1], &r[i]) == 0) {
-			kjit_status st = fail(P, path, "distinct values (%s repeats)", r[i].v->text);
+			kjit_status st = fail(P, values, "distinct values (%s repeats)",
+			                      value_got(r[i].v, g));
 			free(r);
 			return st;
 		}
 	free(r);
-	kjit_status st = check_roles(P, p, path);
+	kjit_status st = check_roles(P, p, values);
 	if (st != KJIT_OK)
 		return st;
 	p->default_index = 0;
@@ -546,6 +610,15 @@ static kjit_status default_text(parser *P, json *v, const char *path, char **out
 	*out = NULL;
 	if (!v)
 		return KJIT_OK;
+	/* T1 files in the wild write "Default": [0] */
+	if (P->t1 && v->type == KJIT__JSON_ARRAY && v->n == 1 &&
+	    v->items[0].type != KJIT__JSON_ARRAY && v->items[0].type != KJIT__JSON_OBJECT) {
+		char g[96];
+		kjit_status st = warn(P, path, "a list of one value, read as %s", got(&v->items[0], g));
+		if (st != KJIT_OK)
+			return st;
+		v = &v->items[0];
+	}
 	if (v->type == KJIT__JSON_NUMBER || v->type == KJIT__JSON_STRING)
 		*out = strdup(v->text);
 	else if (v->type == KJIT__JSON_BOOL && P->t1)
@@ -1161,8 +1234,10 @@ static kjit_status check_type(parser *P, kjit__param *p, int kind, const char *t
 		                                                        : v->kind == SQLITE_TEXT;
 		if (v->kind == KJIT__KIND_LIST)
 			ok = 0;
+		char g[96];
 		if (!ok)
-			return fail(P, path, "%s for Type %s (got %s)", wants[kind], type, v->text);
+			return fail(P, path, "%s for Type %s (got %s)", wants[kind], type,
+			            value_got(v, g));
 		if (kind == T_BOOL) {
 			free(v->text);
 			if (!(v->text = strdup(v->i ? "1" : "0")))
@@ -1453,6 +1528,10 @@ static kjit_status read_t1_geometry(parser *P, json *ks, const t1_problem *tp)
 		long k = find_param(s, s->block[d]);
 		if (k >= 0) {
 			s->params[k].roles |= KJIT__ROLE_BLOCK_X << d;
+			/* without a LocalSize, the parameter's values are at fault */
+			if (!kjit__json_get(local, axis))
+				snprintf(sub, sizeof sub, "ConfigurationSpace.TuningParameters[%ld].Values",
+				         k);
 			if ((st = check_roles(P, &s->params[k], sub)) != KJIT_OK)
 				break;
 		}
@@ -2041,12 +2120,21 @@ static kjit_status t1_kernel_file(parser *P, const char *file)
 			free(cand[i]);
 		return nomem();
 	}
-	int pick = 0;
-	for (int i = 0; i < 3; i++)
-		if (cand[i] && access(cand[i], R_OK) == 0) {
+	int pick = -1;
+	for (int i = 0; i < 3 && pick < 0; i++)
+		if (cand[i] && access(cand[i], R_OK) == 0)
 			pick = i;
-			break;
-		}
+	/* said where it is needed: a space is counted without its kernel */
+	if (pick < 0 &&
+	    !(P->spec->source_missing = kjit__strdup_printf(
+		      "%s: KernelSpecification.KernelFile: kernel file \"%s\" not found as %s%s%s%s%s",
+		      P->file, file, cand[0], cand[1] ? ", " : "", cand[1] ? cand[1] : "",
+		      cand[2] ? " or " : "", cand[2] ? cand[2] : ""))) {
+		for (int i = 0; i < 3; i++)
+			free(cand[i]);
+		return nomem();
+	}
+	pick = pick < 0 ? 0 : pick;
 	P->spec->source_path = cand[pick];
 	for (int i = 0; i < 3; i++)
 		if (i != pick)
@@ -2334,6 +2422,7 @@ void kjit__spec_free(kjit__spec *spec)
 	free(spec->path);
 	free(spec->format);
 	free(spec->source_path);
+	free(spec->source_missing);
 	free(spec->entry);
 	free_strings(spec->flags, spec->n_flags);
 	free_strings(spec->include_dirs, spec->n_include_dirs);

@@ -26,6 +26,21 @@ static int is_ident(const char *s)
 	return 1;
 }
 
+/* A problem size's name: an identifier, or a T1 spec's ProblemSize[i]
+ * (its ProblemSize given as a list). */
+static int is_size_name(const char *s)
+{
+	static const char t1[] = "ProblemSize[";
+	if (!s || strncmp(s, t1, sizeof t1 - 1) != 0)
+		return is_ident(s);
+	s += sizeof t1 - 1;
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return strcmp(s, "]") == 0;
+}
+
 /* A value's kind, as the spec reader gives JSON values: an integer, a
  * real, else text. */
 static kjit_status set_value(kjit__value *v, const char *text)
@@ -202,10 +217,61 @@ static kjit_status check_exprs(const kjit__spec *s, char *const *sizes, size_t n
 /* Makes the kernel (its signature as kjit-tune computes it: entry, source
  * text, parameter names) and attaches the tunable part; takes spec and
  * sizes. */
+/* The bytes of one element of a spec type; 0 for custom. */
+static size_t type_bytes(const char *type)
+{
+	static const struct {
+		const char *name;
+		size_t bytes;
+	} types[] = { { "bool", 1 }, { "int8", 1 },  { "uint8", 1 },  { "int16", 2 },
+		      { "uint16", 2 }, { "int32", 4 }, { "uint32", 4 }, { "int64", 8 },
+		      { "uint64", 8 }, { "half", 2 },  { "float", 4 },  { "double", 8 } };
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strcmp(type, types[i].name) == 0)
+			return types[i].bytes;
+	return 0;
+}
+
+/* What the spec passes to the kernel, in order: its arguments but the
+ * module variables; a buffer is a device pointer. */
+static kjit_status expect_args(kjit_kernel *k, const kjit__spec *spec)
+{
+	kjit__arg_want *want = calloc(spec->n_args + 1, sizeof *want);
+	size_t n = 0;
+	kjit_status st = want ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; st == KJIT_OK && i < spec->n_args; i++) {
+		const kjit__arg *a = &spec->args[i];
+		if (a->symbol)
+			continue;
+		char base[48];
+		if (a->custom_size)
+			snprintf(base, sizeof base, "custom(%zu)", a->custom_size);
+		else if (a->components > 1)
+			snprintf(base, sizeof base, "%.24s%u", a->type, a->components);
+		else
+			snprintf(base, sizeof base, "%.24s", a->type);
+		size_t scalar = a->custom_size ? a->custom_size
+		                               : type_bytes(a->type) * (a->components ? a->components : 1);
+		want[n].name = a->name;
+		want[n].size = a->is_buffer ? sizeof(CUdeviceptr) : scalar;
+		want[n].type = kjit__strdup_printf("%s%s", base, a->is_buffer ? " *" : "");
+		if (!want[n++].type)
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	if (st == KJIT_OK)
+		st = kjit__kernel_expect_args(k, want, n);
+	for (size_t i = 0; i < n; i++)
+		free(want[i].type);
+	free(want);
+	return st;
+}
+
 kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char *entry,
                               const char *source, const kjit_kernel_options *opts,
                               kjit_kernel **out)
 {
+	if (!source && spec->source_missing)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_IO, "%s", spec->source_missing));
 	const char **names = calloc(spec->n_params + 1, sizeof *names);
 	if (!names)
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NOMEM, "out of memory"));
@@ -236,6 +302,12 @@ kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char
 	                                         names, spec->n_params, opts, out);
 	free(link);
 	free(names);
+	/* a kernel made from a description has no arguments to check */
+	if (st == KJIT_OK && strcmp(spec->format, "c") != 0 &&
+	    (st = expect_args(*out, spec)) != KJIT_OK) {
+		*out = NULL; /* the engine frees it as it closes */
+		return kjit__engine_fail(e, st);
+	}
 	return st;
 }
 
@@ -247,7 +319,7 @@ static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *
 	kjit__tunable *t = NULL;
 	kjit_status st = KJIT_OK;
 	for (size_t i = 0; st == KJIT_OK && i < n; i++) {
-		if (!is_ident(sizes[i]))
+		if (!is_size_name(sizes[i]))
 			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem size %zu: expected an "
 			                 "identifier (got \"%s\")", spec->path, i, sizes[i]);
 		for (size_t j = 0; st == KJIT_OK && j < spec->n_params; j++)

@@ -102,6 +102,8 @@ typedef struct kjit__spec {
 	char *format;        /* "kjit" or "t1" */
 	int python;          /* 1: expressions have Python's semantics (T1) */
 	char *source_path;   /* resolved against the spec's folder */
+	char *source_missing; /* T1: why no KernelFile was found (the field, the
+	                       * places looked in); NULL when it was */
 	char *entry;
 	char **flags;        /* fixed NVRTC flags */
 	size_t n_flags;
