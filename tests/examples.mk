@@ -17,3 +17,7 @@ EXTRA_DIST += tests/data/sgemm-h200.csv
 # the example programs and the benches without a GPU: no arch of their own
 TESTS += tests/test-examples-arch.sh
 EXTRA_DIST += tests/test-examples-arch.sh
+
+# the README's main job, with no GPU
+TESTS += tests/test-main-job.sh
+EXTRA_DIST += tests/test-main-job.sh examples/saxpy/main-job
