@@ -6,3 +6,7 @@ EXTRA_DIST += tests/test-man-spec.sh
 # every example
 TESTS += tests/test-man-pages.sh
 EXTRA_DIST += tests/test-man-pages.sh
+
+# the README's commands are the tree's and CI's
+TESTS += tests/test-readme.sh
+EXTRA_DIST += tests/test-readme.sh
