@@ -109,8 +109,11 @@ static void usage(FILE *f)
 	        "                          others (default 10)\n"
 	        "\n"
 	        "Device limits:\n"
-	        "  --max-threads N         threads per block (default the spec's, else 1024)\n"
-	        "  --max-shared BYTES      dynamic shared memory (default the spec's, else 49152)\n"
+	        "  --max-threads N         threads per block (default the spec's, else "
+	        KT_STR(KJIT__MAX_THREADS_DEFAULT) ")\n"
+	        "  --max-shared BYTES      dynamic shared memory (default the spec's, else "
+	        KT_STR(KJIT__MAX_SHARED_DEFAULT) ";\n"
+	        "                          lowered to the GPU's when that is less)\n"
 	        "\n"
 	        "  -h, --help              this text\n"
 	        "  -V, --version           the version\n"
@@ -118,6 +121,7 @@ static void usage(FILE *f)
 	        "Strategies:\n", prog, KT_POOL_AUTO_THREADS, prog);
 	for (size_t i = 0; kt_strategies[i]; i++)
 		fprintf(f, "  %-12s %s\n", kt_strategies[i]->name, kt_strategies[i]->summary);
+	fprintf(f, "  T1 names (Kernel Tuner's, KTT's: brute_force, bayes_opt, ...) name these too.\n");
 	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error, 130 interrupted.\n");
 }
 
@@ -127,6 +131,22 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	return KT_EXIT_USAGE;
+}
+
+/* --strategy: one of kjit-tune's strategies, or a T1 name of one (as a
+ * spec's Search.Name); NULL, having said which names there are, when
+ * neither. */
+static const char *strategy_arg(const char *name)
+{
+	const char *t1 = kjit__spec_strategy_name(name);
+	if (kt_strategy_find(name) || t1)
+		return t1 && !kt_strategy_find(name) ? t1 : name;
+	fprintf(stderr, "%s: --strategy: unknown strategy '%s': expected one of", prog, name);
+	for (size_t i = 0; kt_strategies[i]; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", kt_strategies[i]->name);
+	fprintf(stderr, ", or a T1 name of one such as brute_force or bayes_opt\nTry '%s --help'.\n",
+	        prog);
+	return NULL;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -172,30 +192,59 @@ static kjit__limits limits_of(const kjit__spec *spec, const opts *o)
 	return l;
 }
 
-/* Every problem's count; a problem with no valid configuration is a spec
- * error, said after the counts. */
+/* One problem's count as a line (an estimate says so) and as an entry of
+ * the --json object in b. */
+static void count_out(const kjit__spec *spec, size_t p, int first, int json, double size,
+                      double product, double rel, kjit__buf *b)
+{
+	char line[160];
+	char *key = kjit__problem_key(&spec->problems[p]), *pj = kjit__problem_json(&spec->problems[p]);
+	const char *name = key && *key ? key : "(none)";
+	if (!json && rel > 0)
+		printf("problem %s: valid about %.4g (estimated from random draws, relative "
+		       "standard error %.2g), product %.0f\n", name, size, rel, product);
+	else if (!json)
+		printf("problem %s: valid %.0f, product %.0f\n", name, size, product);
+	kjit__buf_str(b, first ? "{\"problem\": " : ", {\"problem\": ");
+	kjit__buf_str(b, pj ? pj : "null");
+	snprintf(line, sizeof line, ", \"valid\": %.0f, \"product\": %.0f, \"estimated\": %s, "
+	         "\"relative_error\": %.3g}", size, product, rel > 0 ? "true" : "false", rel);
+	kjit__buf_str(b, line);
+	free(key);
+	free(pj);
+}
+
+/* --count: each problem's space (only --problem's when given), as lines
+ * or with --json one object {"spec", "problems": [{"problem", "valid",
+ * "product", "estimated", "relative_error"}]}; a problem with no valid
+ * configuration is a spec error, said after the counts. */
 static int do_count(const kjit__spec *spec, const opts *o)
 {
+	if (o->problem_set && o->problem >= spec->n_problems)
+		return usage_error("--problem: the spec %s has fewer problems", spec->path);
+	size_t first = o->problem_set ? (size_t)o->problem : 0;
+	size_t end = o->problem_set ? first + 1 : spec->n_problems;
 	size_t empty = 0; /* 1 + the first problem with no valid configuration */
-	for (size_t p = 0; p < spec->n_problems; p++) {
+	kjit__buf b = { 0 };
+	kjit__buf_str(&b, "{\"spec\": ");
+	kjit__buf_json_str(&b, spec->path);
+	kjit__buf_str(&b, ", \"problems\": [");
+	for (size_t p = first; p < end; p++) {
 		double product, size, rel;
-		char *key = kjit__problem_key(&spec->problems[p]);
 		if (kjit__space_count(spec, p, &o->limits, &product, &size, &rel) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
-			free(key);
+			free(kjit__buf_done(&b));
 			return KT_EXIT_SPEC;
 		}
-		if (rel > 0)
-			printf("problem %s: valid about %.4g (estimated from random draws, relative "
-			       "standard error %.2g), product %.0f\n", key && *key ? key : "(none)",
-			       size, rel, product);
-		else
-			printf("problem %s: valid %.0f, product %.0f\n", key && *key ? key : "(none)",
-			       size, product);
-		free(key);
+		count_out(spec, p, p == first, o->tune.json, size, product, rel, &b);
 		if (size == 0 && !empty)
 			empty = p + 1;
 	}
+	kjit__buf_str(&b, "]}");
+	char *text = kjit__buf_done(&b);
+	if (o->tune.json)
+		printf("%s\n", text ? text : "null");
+	free(text);
 	if (!empty)
 		return KT_EXIT_OK;
 	kjit__limits l = limits_of(spec, o);
@@ -367,6 +416,7 @@ static int open_targets(const kjit__spec *spec, const opts *o, const char *list,
 /* What one target's run found, for its summary. */
 typedef struct compile_tally {
 	size_t done, failed;
+	size_t compiled, cached;     /* of the variants stored: NVRTC ran, or a cache hit */
 	size_t n_other;              /* failures not a variant's compile or link error */
 	char *other;                 /* the first of those, malloc'ed */
 	size_t n_kept;
@@ -387,6 +437,8 @@ static void on_signal(int sig)
 static void tally_job(compile_tally *t, const char *arch, kt_compile_job *j)
 {
 	t->done++;
+	t->compiled += j->status == KJIT_OK && j->compiled;
+	t->cached += j->status == KJIT_OK && !j->compiled;
 	if (j->status != KJIT_OK)
 		t->failed++;
 	if (j->broken) {
@@ -428,7 +480,10 @@ static int compile_all(kt_pool *pool, const char *arch, const variant *vs, size_
 			jobs[next].config = vs[next].config;
 			kt_pool_submit(pool, &jobs[next]);
 		}
-		if (!kt_pool_wait(pool, &jobs[t->done], &interrupted, NULL))
+		/* a job that failed for the interrupt (its worker stopped) is not counted */
+		if (!kt_pool_wait(pool, &jobs[t->done], &interrupted, NULL) ||
+		    (interrupted && jobs[t->done].status != KJIT_OK &&
+		     jobs[t->done].status != KJIT_ERR_COMPILE && jobs[t->done].status != KJIT_ERR_LINK))
 			break;
 		if (tty && !quiet && jobs[t->done].broken)
 			fprintf(stderr, "\r\033[K");
@@ -498,10 +553,9 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 	int stopped = compile_all(pool, t->arch, vs, n, o->tune.quiet, &tally);
 	kt_pool_stats ps;
 	kt_pool_get_stats(pool, &ps);
-	/* cache hits are the answers without an NVRTC run */
-	size_t ok = tally.done - tally.failed;
-	size_t compiled = ps.compiled >= tally.failed ? ps.compiled - tally.failed : 0;
-	size_t cached = ok >= compiled ? ok - compiled : 0;
+	/* what was taken, not what the pool did ahead: an interrupted run
+	 * counts only the variants it saw stored or failed */
+	size_t compiled = tally.compiled, cached = tally.cached;
 	const char *kind = kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin";
 	kjit__buf b = { 0 };
 	char line[512];
@@ -754,6 +808,8 @@ static int mpi_setup(const kjit__spec *spec, const opts *o)
 static int run(opts *o)
 {
 	kjit__spec *spec;
+	if (o->strategy && !(o->strategy = strategy_arg(o->strategy)))
+		return KT_EXIT_USAGE;
 	if (kjit__spec_load(o->spec, &spec) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;

@@ -102,9 +102,9 @@ typedef struct kjit_engine_options {
 	const char *db_path;
 	/* CUDA device ordinal (default 0). */
 	int device;
-	/* Target architecture such as "sm_90". NULL: the device's. Required
-	 * when there is no GPU, optional otherwise (it must then match the
-	 * device for a launch to work). */
+	/* Target architecture such as "sm_90". NULL: $KJIT_ARCH, else the
+	 * device's. One of them is required when there is no GPU; with a GPU
+	 * it must be one the device runs. */
 	const char *arch;
 	/* Threads of the compile pool; 0 picks the number of online CPUs. */
 	int compile_threads;
@@ -127,8 +127,8 @@ typedef struct kjit_engine_options {
 	double drift_threshold;
 } kjit_engine_options;
 
-/* Fills *opts with the defaults (device 0, default database, arch from
- * the device). */
+/* Fills *opts with the defaults (device 0, default database, arch NULL:
+ * $KJIT_ARCH, else the device's). */
 void kjit_engine_options_init(kjit_engine_options *opts);
 
 /*
@@ -190,7 +190,7 @@ typedef struct kjit_engine_stats {
 	uint64_t misses;         /* variants that had to be compiled */
 	uint64_t corrupt;        /* stored blobs rejected (checksum, load, or a PTX the
 	                            driver would not compile) */
-	double compile_ms_total; /* wall time spent in NVRTC */
+	double compile_ms_total; /* wall time spent in NVRTC by the compiles that succeeded */
 	uint64_t ptx_jits;       /* variants the driver compiled from stored PTX
 	                            (KJIT_TIER_PTX): neither compiles nor misses */
 	uint64_t links;          /* nvJitLink links run, failed ones included */
@@ -240,7 +240,7 @@ typedef struct kjit_header {
 } kjit_header;
 
 typedef enum kjit_link_kind {
-	KJIT_LINK_LTOIR = 1, /* LTO IR (nvcc -dlto -dc, or NVRTC -dlto) */
+	KJIT_LINK_LTOIR = 1, /* LTO IR (nvcc -dlto -ltoir, or NVRTC -dlto) */
 	KJIT_LINK_CUBIN,     /* a relocatable cubin (nvcc -rdc -cubin) */
 	KJIT_LINK_FATBIN,    /* a fatbin of either */
 	KJIT_LINK_OBJECT,    /* a host object with embedded device code (nvcc -dc) */

@@ -16,3 +16,11 @@ EXTRA_DIST += tests/data/sgemm-h200.csv
 # the example programs and the benches without a GPU: no arch of their own
 TESTS += tests/test-examples-arch.sh
 EXTRA_DIST += tests/test-examples-arch.sh
+
+# the README's main job, with no GPU
+TESTS += tests/test-main-job.sh
+EXTRA_DIST += tests/test-main-job.sh examples/saxpy/main-job
+
+# the README's main job on a GPU (exit 77 without one)
+TESTS += tests/test-gpu-main-job.sh
+EXTRA_DIST += tests/test-gpu-main-job.sh

@@ -56,7 +56,11 @@ static void test_syntax_error(const char *dir)
 	CHECK_CONTAINS(kjit_last_error(), "undefined_thing_42");
 	kjit_engine_stats s = tu_stats(e);
 	CHECK_EQ_U64(s.memory_hits + s.disk_hits, 0);
-	OK("a failed compile is not cached: no row, the second get fails the same way");
+	/* kjit.h and kjit(3): failed compiles count, their time does not */
+	CHECK_EQ_U64(s.compiles, 2);
+	CHECK(s.compile_ms_total == 0);
+	OK("a failed compile is not cached: no row, the second get fails the same way; both "
+	   "count in stats.compiles");
 
 	/* A missing entry point. */
 	kjit_kernel *absent = NULL;

@@ -196,9 +196,13 @@ static void check_sizes(void)
 			check_row(row, w, "run device line");
 		}
 		top_variant_columns(w, &c);
-		top_format_variant(NULL, 0, &c, row, w);
+		top_format_variant(NULL, 0, 0, &c, row, w);
 		check_row(row, w, "variant title");
-		top_format_variant(&v, 123456, &c, row, w);
+		int lines = top_format_variant(&v, 123456, 0, &c, row, w);
+		for (int l = 1; l < lines; l++) {
+			top_format_variant(&v, 123456, l, &c, row, w);
+			check_row(row, w, "variant row");
+		}
 		check_row(row, w, "variant row");
 		for (int line = 0; line < 2; line++) {
 			top_format_meter_line(&m, line, row, w);
@@ -316,6 +320,69 @@ static void check_text(void)
 	OK("sparkline levels (no data, zero, from 0 or from the smallest) and histograms");
 }
 
+/* At 80 columns: the header's cache shares, the miss share among them,
+ * before the compile times; a configuration wider than its column wraps,
+ * whole, onto lines of its own; configurations sort by number; the help's
+ * history span is that of the width. */
+static void check_80_columns(void)
+{
+	top_model m = sample_model();
+	m.meters.compile_p50_ms = 148.2;
+	m.meters.compile_p95_ms = 202;
+	m.meters.compile_max_ms = 324.2;
+	m.meters.compiles = 40;
+	m.meters.mem = 0;
+	m.meters.miss = 40;
+	m.meters.launches_per_s = 0;
+	m.meters.writers = 1;
+	char row[400];
+	top_format_meter_line(&m, 0, row, 80);
+	CHECK_MSG(strstr(row, "hit 0.0% mem 0.0 disk 0.0 ptx 0.0 miss 100.0 | compile p50") == row,
+	          "meter line at 80 columns: '%s'", row);
+	OK("80 columns: the header starts with the cache, miss 100.0 whole: '%s'", row);
+	top_format_meter_line(&m, 1, row, 80);
+	CHECK_CONTAINS(row, "compiles 40/min");
+
+	top_variant v;
+	memset(&v, 0, sizeof v);
+	snprintf(v.config, sizeof v.config, "block_size_x=32 block_size_y=16 tile_size_x=4 "
+	         "tile_size_y=2 use_padding=1 use_shared=0");
+	snprintf(v.status, sizeof v.status, "ok");
+	v.median_ns = 1500;
+	v.n_samples = 20;
+	top_columns c;
+	top_variant_columns(80, &c);
+	int lines = top_format_variant(&v, 7, 0, &c, row, 80);
+	CHECK_MSG(lines == 3, "%d lines", lines); /* a 43-character column */
+	CHECK_CONTAINS(row, "block_size_x=32 block_size_y=16");
+	CHECK_CONTAINS(row, "1.50 us");
+	CHECK(!strchr(row, '~'));
+	char all[800] = "";
+	for (int l = 0; l < lines; l++) {
+		top_format_variant(&v, 7, l, &c, row, 80);
+		CHECK(strlen(row) == 80 && !strchr(row, '~'));
+		strcat(all, row);
+	}
+	CHECK_CONTAINS(all, "use_shared=0");
+	top_format_variant(&v, 7, 1, &c, row, 80);
+	CHECK_MSG(!strstr(row, "1.50 us") && !strstr(row, " ok "), "second line: '%s'", row);
+	OK("a configuration wider than its column wraps whole over %d lines", lines);
+
+	static const char *const sorted[] = { "block_size_y=1", "block_size_y=2", "block_size_y=4",
+		                              "block_size_y=8", "block_size_y=16", "x=1 y=02",
+		                              "x=1 y=3", "x=10", NULL };
+	for (int i = 0; sorted[i + 1]; i++)
+		CHECK_MSG(top_config_cmp(sorted[i], sorted[i + 1]) < 0 &&
+		          top_config_cmp(sorted[i + 1], sorted[i]) > 0, "%s vs %s", sorted[i],
+		          sorted[i + 1]);
+	CHECK(top_config_cmp("a=1", "a=1") == 0 && top_config_cmp("a", "a=1") < 0);
+	OK("configurations sort by the numbers in them: 1, 2, 4, 8, 16");
+
+	CHECK(top_history_columns(80) == 44 && top_history_columns(156) == TOP_HISTORY_N &&
+	      top_history_columns(200) == TOP_HISTORY_N && top_history_columns(10) == 0);
+	OK("80 columns hold 44 history columns (220 s), 156 and more all %d", TOP_HISTORY_N);
+}
+
 static void check_view(void)
 {
 	top_model m = sample_model();
@@ -348,6 +415,7 @@ int main(int argc, char **argv)
 	check_sizes();
 	check_text();
 	check_view();
+	check_80_columns();
 	printf("PASS\n");
 	return 0;
 }

@@ -230,6 +230,60 @@ static void keys_and_resizes(void)
 	(void)tmux("kill-server >/dev/null 2>&1");
 }
 
+/* At 80x24: the header's miss share; a kernel whose configurations are
+ * wider than the detail's column shows its miss share and each
+ * configuration whole, over three lines, in numeric order (block_size_y
+ * 1, 2, 4: not 1, 16, 2); the help's
+ * history span is what 80 columns hold. */
+static void eighty_columns(void)
+{
+	char db_path[TU_PATH], args[TU_PATH + 64], sql[1024];
+	top_test_fill(tu_path(db_path, dir, "eighty.db"));
+	sqlite3 *db = tu_db_open(db_path);
+	tu_db_exec(db, "INSERT INTO kernels VALUES ('7e57000000000000000000000000000a', 'tile2d',"
+	               " 'src', 'block_size_x,block_size_y,tile_size_x,tile_size_y,use_padding,"
+	               "use_shared', 0)");
+	static const int ys[] = { 16, 2, 8, 1, 4 };
+	for (int i = 0; i < 5; i++) {
+		snprintf(sql, sizeof sql, "INSERT INTO binaries(id, key, signature, options, arch,"
+		         " nvrtc, lowered_name, size, checksum, compile_ms, created, last_used, cubin)"
+		         " VALUES (%d, '%032d', '7e57000000000000000000000000000a', '-Dblock_size_x=32\n"
+		         "-Dblock_size_y=%d\n-Dtile_size_x=4\n-Dtile_size_y=2\n-Duse_padding=1\n"
+		         "-Duse_shared=0\n-arch=sm_90', 'sm_90', '13.0', 'tile2d', 4, 'x', 50, 0, 0,"
+		         " x'00000000')", 10 + i, 7000 + i, ys[i]);
+		tu_db_exec(db, sql);
+	}
+	tu_db_close(db);
+	setenv("KJIT_TOP_NOW", TOP_TEST_NOW_TEXT, 1);
+	snprintf(args, sizeof args, "--db '%s' --interval 0.2", db_path);
+	start_top(args, 80, 24);
+	SHOWS(5, "hit 90.6% mem 81.2 disk 3.1 ptx 6.2 miss 9.4 | compile p50", "compiles 10/min");
+	OK("80x24: the header shows the cache shares, miss 9.4 among them, first");
+	tmux("send-keys -t top / t i l e 2 Enter Enter");
+	SHOWS(3, "tile2d", "CONFIGURATION", "use_shared=0", "block_size_y=4 ",
+	      "miss 0.0  7e57");
+	const char *s = screen();
+	const char *y1 = strstr(s, "block_size_y=1 "), *y2 = strstr(s, "block_size_y=2 ");
+	const char *y4 = strstr(s, "block_size_y=4 "), *y8 = strstr(s, "block_size_y=8 ");
+	const char *y16 = strstr(s, "block_size_y=16 ");
+	CHECK_MSG(y1 && y2 && y4 && y1 < y2 && y2 < y4 && (!y8 || y4 < y8) &&
+	          (!y16 || (y8 && y8 < y16)), "not in numeric order:\n%s", s);
+	int whole = 0;
+	for (const char *p = s; (p = strstr(p, "use_shared=0")) != NULL; p++)
+		whole++;
+	CHECK_MSG(whole >= 3 && !strstr(s, "use_sha~") && !strstr(s, "use_padding=~"),
+	          "%d whole configurations:\n%s", whole, s);
+	OK("80x24 detail: the kernel's miss share; %d configurations whole over three lines "
+	   "each, block_size_y 1, 2, 4", whole);
+	tmux("send-keys -t top Escape Escape ?");
+	SHOWS(2, "44 here: the last 220 s (at most 600 s)");
+	OK("the help says 80 columns hold 220 s of history");
+	tmux("send-keys -t top q");
+	CHECK(wait_exit() == 0);
+	unsetenv("KJIT_TOP_NOW");
+	(void)tmux("kill-server >/dev/null 2>&1");
+}
+
 /* One writer process: events for kernel writer_<i> for `seconds`, through
  * the real telemetry writer; exits 0 when every event was written. */
 static int writer(const char *db, int i, int ready_fd, double seconds)
@@ -540,6 +594,7 @@ int main(int argc, char **argv)
 	unsetenv("KJIT_DB");
 	dumb_terminal();
 	keys_and_resizes();
+	eighty_columns();
 	live_writers();
 	printf("PASS\n");
 	return 0;

@@ -29,6 +29,65 @@ static int run(const char *args, const char **out)
 		          args_, rc_, want, *(out));                            \
 	} while (0)
 
+/* Options that a mode once ignored: --count --json and --problem, the T1
+ * names of strategies, --json of a run that fails, --max-shared's default
+ * in --help, and the count of an interrupted --compile-only. */
+static void test_options_heard(const char *dir, const char *csv)
+{
+	const char *out;
+	RUN(0, &out, "%s/saxpy.json --count --json", examples);
+	CHECK_CONTAINS(out, "\"problems\": [{\"problem\": {\"n\":67108864}, \"valid\": 40, "
+	                    "\"product\": 40}]}");
+	CHECK_MSG(!strstr(out, "problem n="), "--count --json printed text: %s", out);
+	RUN(2, &out, "%s/saxpy.json --count --problem 5", examples);
+	CHECK_CONTAINS(out, "--problem: the spec");
+	RUN(0, &out, "%s/saxpy.json --count --problem 0", examples);
+	CHECK_CONTAINS(out, "valid 40, product 40");
+	OK("--count --json prints JSON; --count --problem 5 of one problem exits 2");
+
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy brute_force", examples, csv);
+	CHECK_CONTAINS(out, "strategy exhaustive, seed 1");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy bayes_opt --budget 10", examples, csv);
+	CHECK_CONTAINS(out, "strategy surrogate, seed 1, budget 10");
+	RUN(2, &out, "%s/saxpy.json --strategy hill_climb --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "unknown strategy 'hill_climb': expected one of exhaustive, random, ");
+	CHECK_CONTAINS(out, "pso, or a T1 name of one such as brute_force");
+	OK("--strategy takes the T1 names brute_force and bayes_opt; an unknown one lists them");
+
+	char cmd[4 * TU_PATH], buf[8192];
+	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s/saxpy.json'"
+	         " --json --db '%s/j.db' 2>/dev/null", tool, examples, dir);
+	int rc = tu_run(cmd, buf, sizeof buf);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, buf);
+	CHECK_CONTAINS(buf, "{\"spec\": \"");
+	CHECK_CONTAINS(buf, "\"error\": \"the GPU worker cannot run on device 0: ");
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "(default the spec's, else 232448;");
+	CHECK_MSG(!strstr(out, "49152"), "--help: %s", out);
+	OK("--json of a run that fails prints {\"spec\", \"error\"}; --help says 232448");
+
+	/* every variant fails; Ctrl-C after a second: nothing counted as stored */
+	char bdir[TU_PATH], path[TU_PATH], text[8192];
+	tu_path(bdir, dir, "failing");
+	CHECK(mkdir(bdir, 0700) == 0);
+	int len = snprintf(text, sizeof text, "{\"kernel\": {\"source\": \"k.cu\", \"entry\": "
+	                   "\"k\"}, \"parameters\": [{\"name\": \"B\", \"roles\": \"define\", "
+	                   "\"values\": [1");
+	for (int v = 2; v <= 1000; v++)
+		len += snprintf(text + len, sizeof text - (size_t)len, ", %d", v);
+	snprintf(text + len, sizeof text - (size_t)len, "]}]}");
+	tu_write_file(tu_path(path, bdir, "k.json"), text, strlen(text));
+	static const char src[] = "extern \"C\" __global__ void k(float *p) { p[0] = nope; }\n";
+	tu_write_file(tu_path(path, bdir, "k.cu"), src, strlen(src));
+	snprintf(cmd, sizeof cmd, "'%s' '%s/k.json' --compile-only --arch sm_90 --db '%s/f.db' -j 2"
+	         " 2>&1 & sleep 1; kill -INT $!; wait $!", tool, bdir, dir);
+	rc = tu_run(cmd, buf, sizeof buf);
+	CHECK_MSG(rc == 130, "exit %d: %s", rc, buf);
+	CHECK_CONTAINS(buf, "variants 1000: compiled 0, cached 0, failed ");
+	CHECK_CONTAINS(buf, ", interrupted\n");
+	OK("an interrupted --compile-only of failing variants counts none compiled (exit 130)");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -307,5 +366,6 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "--batch B");
 	OK("--replay --batch 4: pso within its budget, dual_annealing reaches the best; --batch "
 	   "0, x, 65 and without --replay are usage errors");
+	test_options_heard(dir, csv);
 	return 0;
 }

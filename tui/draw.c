@@ -130,8 +130,7 @@ static void draw_history(WINDOW *w, const top_model *m, const top_ui *ui)
 		                                              "kernel time" };
 	werase(w);
 	int width = getmaxx(w);
-	int n = width - 12 - 24;
-	n = n > TOP_HISTORY_N ? TOP_HISTORY_N : n;
+	int n = top_history_columns(width);
 	for (int s = 0; s < TOP_SERIES_COUNT && n > 0; s++) {
 		double v[TOP_HISTORY_N];
 		int lv[TOP_HISTORY_N];
@@ -261,23 +260,34 @@ static void draw_detail(WINDOW *vw, WINDOW *hw, const top_model *m, top_ui *ui)
 	werase(vw);
 	char tiers[160];
 	top_format_tiers(d->mem, d->disk, d->ptx, d->miss, tiers, sizeof tiers);
-	textf(vw, 0, A_BOLD | color(ui, PAIR_TITLE), "%s  %s  %zu variants  cache %s",
-	      d->name, d->signature, d->n_v, tiers);
+	/* the signature last: at 80 columns the miss share must show */
+	textf(vw, 0, A_BOLD | color(ui, PAIR_TITLE), "%s  %zu variants  cache %s  %s", d->name,
+	      d->n_v, tiers, d->signature);
 	textf(vw, 1, A_NORMAL, "%s", d->rule);
 	top_columns c;
 	top_variant_columns(width, &c);
-	top_format_variant(NULL, 0, &c, row, width);
+	top_format_variant(NULL, 0, 0, &c, row, width);
 	line(vw, 2, row, A_BOLD | A_UNDERLINE);
 	if (d->n_v == 0)
 		textf(vw, 3, A_DIM, "no variant compiled or tuned yet");
 	if (ui->vsel >= d->n_v)
 		ui->vsel = d->n_v ? d->n_v - 1 : 0;
-	size_t visible = h > 3 ? (size_t)h - 3 : 0, top = 0;
-	scroll_to(&top, ui->vsel, visible);
-	for (size_t i = top; i < d->n_v && i - top < visible; i++) {
-		top_format_variant(&d->v[i], i + 1, &c, row, width);
+	/* rows take a line or more (a long configuration wraps): the first
+	 * row shown is the earliest with which the selection still fits */
+	int visible = h - 3, used = d->n_v ? top_format_variant(&d->v[ui->vsel], 0, 0, &c, row,
+	                                                         width) : 0;
+	size_t top = ui->vsel;
+	for (int n; top > 0 &&
+	     used + (n = top_format_variant(&d->v[top - 1], 0, 0, &c, row, width)) <= visible;
+	     top--)
+		used += n;
+	for (size_t i = top, y = 3; i < d->n_v && (int)y < h; i++) {
 		attr_t a = d->v[i].failed ? color(ui, PAIR_BAD) : A_NORMAL;
-		line(vw, (int)(i - top) + 3, row, i == ui->vsel ? a | A_REVERSE : a);
+		int lines = top_format_variant(&d->v[i], i + 1, 0, &c, row, width);
+		for (int l = 0; l < lines && (int)y < h; l++, y++) {
+			top_format_variant(&d->v[i], i + 1, l, &c, row, width);
+			line(vw, (int)y, row, i == ui->vsel ? a | A_REVERSE : a);
+		}
 	}
 	wnoutrefresh(vw);
 	if (!hw)
@@ -310,7 +320,13 @@ static void draw_detail(WINDOW *vw, WINDOW *hw, const top_model *m, top_ui *ui)
 
 static void draw_help(WINDOW *w)
 {
-	static const char *const text[] = {
+	/* what the history graphs of the main view hold at this width */
+	int cols = top_history_columns(getmaxx(w));
+	char history[128];
+	snprintf(history, sizeof history, "History graphs: %d s columns, %d here: the last %d s "
+	         "(at most %d s).", TOP_HISTORY_BUCKET_S, cols, TOP_HISTORY_BUCKET_S * cols,
+	         TOP_HISTORY_BUCKET_S * TOP_HISTORY_N);
+	const char *const text[] = {
 		"Keys",
 		"  Up/Down, j/k    move the selection     PgUp/PgDn, g/G  page, first, last",
 		"  Enter           detail of the kernel   Esc             back, clear the filter",
@@ -324,7 +340,7 @@ static void draw_help(WINDOW *w)
 		"  RECENT: median of the timed launches of the last minute.",
 		"  DRIFT: RECENT against BEST (yellow > 3%, red > 10%).",
 		"",
-		"The history graphs show 5 s columns over the last 10 minutes.",
+		history,
 	};
 	werase(w);
 	for (size_t i = 0; i < sizeof text / sizeof text[0] && (int)i < getmaxy(w); i++)

@@ -22,6 +22,7 @@ static top_rect rect(int y, int x, int h, int w)
 }
 
 static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
 
 void top_layout_compute(int rows, int cols, top_view_kind view, size_t active_runs,
                         size_t run_rows, top_layout *out)
@@ -45,7 +46,9 @@ void top_layout_compute(int rows, int cols, top_view_kind view, size_t active_ru
 		return;
 	}
 	if (view == TOP_VIEW_DETAIL) {
-		int hist = avail >= 12 ? imin(10, avail / 2) : 0;
+		/* the variants first: at 80x24 a histogram of half the rows left
+		 * them 7 */
+		int hist = avail >= 12 ? imin(10, avail / 3) : 0;
 		out->variants = rect(y, 0, avail - hist, cols);
 		out->histogram = rect(y + avail - hist, 0, hist, cols);
 		return;
@@ -440,22 +443,86 @@ void top_format_run_device(const top_run_device *d, double now, char *buf, int w
 	put_line(buf, width, s);
 }
 
-void top_format_variant(const top_variant *v, size_t rank, const top_columns *c, char *buf,
-                        int width)
+/* Line `line` of s wrapped at spaces into lines of w characters (a word
+ * longer than w stays whole, for put_cell() to cut), into out[size];
+ * returns the number of lines (1 for an empty s). */
+static int wrap_line(const char *s, int w, int line, char *out, size_t size)
+{
+	int lines = 0;
+	out[0] = '\0';
+	for (const char *p = s + strspn(s, " "); *p; p += strspn(p, " ")) {
+		const char *end = p + strcspn(p, " ");
+		for (const char *q = end + strspn(end, " "); *q;) {
+			const char *next = q + strcspn(q, " ");
+			if (next - p > w)
+				break;
+			end = next;
+			q = next + strspn(next, " ");
+		}
+		if (lines++ == line)
+			snprintf(out, size, "%.*s", (int)(end - p), p);
+		p = end;
+	}
+	return lines ? lines : 1;
+}
+
+int top_format_variant(const top_variant *v, size_t rank, int line, const top_columns *c,
+                       char *buf, int width)
 {
 	if (!v) {
 		const char *t[TOP_VCOL_COUNT];
 		for (int i = 0; i < TOP_VCOL_COUNT; i++)
 			t[i] = vcols[i].title;
 		put_row(buf, width, c, vcols, t);
-		return;
+		return 1;
 	}
-	char r[32], time[32], n[32];
-	snprintf(r, sizeof r, "%zu", rank);
-	top_fmt_ns(v->median_ns, time, sizeof time);
-	fmt_count(v->n_samples, n, sizeof n);
-	const char *cells[TOP_VCOL_COUNT] = { r, v->config, v->status, time, n };
+	/* a configuration wider than its column goes on over the next lines,
+	 * in its column, so that every parameter shows */
+	char cfg[sizeof v->config];
+	int lines = wrap_line(v->config, imax(c->w[TOP_VCOL_CONFIG], 1), line, cfg, sizeof cfg);
+	char r[32] = "", time[32] = "", n[32] = "";
+	if (line == 0) {
+		snprintf(r, sizeof r, "%zu", rank);
+		top_fmt_ns(v->median_ns, time, sizeof time);
+		fmt_count(v->n_samples, n, sizeof n);
+	}
+	const char *cells[TOP_VCOL_COUNT] = { r, cfg, line == 0 ? v->status : "", time, n };
 	put_row(buf, width, c, vcols, cells);
+	return lines;
+}
+
+/* Configurations in order of their text, where runs of digits compare as
+ * numbers: block_size_y=2 before block_size_y=16. */
+int top_config_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			while (*a == '0' && isdigit((unsigned char)a[1]))
+				a++;
+			while (*b == '0' && isdigit((unsigned char)b[1]))
+				b++;
+			size_t la = strspn(a, "0123456789"), lb = strspn(b, "0123456789");
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int d = strncmp(a, b, la);
+			if (d)
+				return d;
+			a += la;
+			b += lb;
+		} else if (*a != *b) {
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		} else {
+			a++;
+			b++;
+		}
+	}
+	return (*a != 0) - (*b != 0);
+}
+
+int top_history_columns(int width)
+{
+	int n = width - 12 - 24;
+	return n < 0 ? 0 : n > TOP_HISTORY_N ? TOP_HISTORY_N : n;
 }
 
 void top_format_meter_line(const top_model *m, int line, char *buf, int width)
@@ -469,12 +536,13 @@ void top_format_meter_line(const top_model *m, int line, char *buf, int width)
 		fmt_ms(t->compile_max_ms, max, sizeof max);
 		char tiers[160];
 		top_format_tiers(t->mem, t->disk, t->ptx, t->miss, tiers, sizeof tiers);
-		snprintf(s, sizeof s, "compile p50 %s p95 %s max %s (%lld/min) | %s", p50, p95, max,
-		         (long long)t->compiles, tiers);
+		/* the cache first: at 80 columns its miss share is the number that
+		 * must show (the key one when nothing hits) */
+		snprintf(s, sizeof s, "%s | compile p50 %s p95 %s max %s", tiers, p50, p95, max);
 	} else {
-		snprintf(s, sizeof s, "launches %.1f/s | writers %lld | tuning %lld active | "
-		         "dropped %lld", t->launches_per_s, (long long)t->writers,
-		         (long long)t->active_runs, (long long)t->dropped);
+		snprintf(s, sizeof s, "launches %.1f/s | compiles %lld/min | writers %lld | tuning "
+		         "%lld active | dropped %lld", t->launches_per_s, (long long)t->compiles,
+		         (long long)t->writers, (long long)t->active_runs, (long long)t->dropped);
 	}
 	put_line(buf, width, s);
 }

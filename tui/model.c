@@ -1135,7 +1135,7 @@ static int cmp_variant(const void *a, const void *b)
 		return xn - yn;
 	if (!xn && x->median_ns != y->median_ns)
 		return x->median_ns < y->median_ns ? -1 : 1;
-	return strcmp(x->config, y->config);
+	return top_config_cmp(x->config, y->config);
 }
 
 /* Tuning results of the kernel, fastest first. */

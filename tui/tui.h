@@ -250,8 +250,16 @@ void top_variant_columns(int width, top_columns *out);
  * buf[width + 1]. A NULL row gives the title row. */
 void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int width);
 void top_format_run(const top_run *r, const top_columns *c, char *buf, int width);
-void top_format_variant(const top_variant *v, size_t rank, const top_columns *c, char *buf,
-                        int width);
+/* Line `line` of variant v's row (v NULL: the titles) into buf; returns
+ * the number of lines the row takes: a configuration wider than its
+ * column wraps at spaces onto lines of its own. */
+int top_format_variant(const top_variant *v, size_t rank, int line, const top_columns *c,
+                       char *buf, int width);
+/* Compares configuration texts with runs of digits as numbers (strcmp's
+ * order otherwise): BLOCK=2 before BLOCK=16. */
+int top_config_cmp(const char *a, const char *b);
+/* The history columns (5 s each) that a screen `width` wide shows. */
+int top_history_columns(int width);
 
 /* Meter lines of the header (line 0..1), run progress lines, each exactly
  * width columns like the rows above. */

@@ -735,6 +735,21 @@ static void print_workers(kt_meas *m)
 	printf("\n");
 }
 
+/* --json of a run that failed before its summary: still one object,
+ * {"spec", "error"}, the error as on stderr. */
+static void print_json_error(const kt_tune_opts *o, const char *error)
+{
+	kjit__buf b = { 0 };
+	kjit__buf_str(&b, "{\"spec\": ");
+	kjit__buf_json_str(&b, o->spec_path);
+	kjit__buf_str(&b, ", \"error\": ");
+	kjit__buf_json_str(&b, error);
+	kjit__buf_str(&b, "}");
+	char *text = kjit__buf_done(&b);
+	printf("%s\n", text ? text : "null");
+	free(text);
+}
+
 static void print_json(tuner *t, double wall_s, int was_interrupted)
 {
 	kjit__buf b = { 0 };
@@ -1021,6 +1036,8 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	goto done;
 fail:
 	fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+	if (o->json)
+		print_json_error(o, kjit_last_error());
 done:
 	if (verifying)
 		pthread_join(verifier, NULL);

@@ -1893,6 +1893,14 @@ static const struct {
 	{ "skopt", "surrogate" },          { "surrogate", "surrogate" },
 };
 
+const char *kjit__spec_strategy_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof t1_strategies / sizeof t1_strategies[0]; i++)
+		if (strcasecmp(name, t1_strategies[i].name) == 0)
+			return t1_strategies[i].strategy;
+	return NULL;
+}
+
 /* A budget value given as a number or as a numeric string (KTT writes
  * attribute values as strings). */
 static int number_of(json *v, double *out)
@@ -1918,11 +1926,10 @@ static kjit_status read_t1_search(parser *P, json *v)
 		return st;
 	if (!name) /* KTT writes "Search": {} */
 		return warn(P, "Search", "no Name: kjit-tune's default strategy is used");
-	for (size_t i = 0; i < sizeof t1_strategies / sizeof t1_strategies[0] && !s->strategy; i++)
-		if (strcasecmp(name, t1_strategies[i].name) == 0 &&
-		    !(s->strategy = strdup(t1_strategies[i].strategy)))
-			st = nomem();
-	if (st == KJIT_OK && !s->strategy)
+	const char *strategy = kjit__spec_strategy_name(name);
+	if (strategy && !(s->strategy = strdup(strategy)))
+		st = nomem();
+	if (st == KJIT_OK && !strategy)
 		st = warn(P, "Search.Name", "\"%s\" has no kjit counterpart; kjit-tune's default "
 		          "strategy is used", name);
 	free(name);
@@ -2385,10 +2392,8 @@ kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 	}
 	P.spec->atol = 1e-6;
 	P.spec->rtol = 1e-5;
-	P.spec->max_threads = 1024;
-	/* the opt-in maximum of current data-centre GPUs; kjit-tune takes the
-	 * device's when it runs on one */
-	P.spec->max_shared = 232448;
+	P.spec->max_threads = KJIT__MAX_THREADS_DEFAULT;
+	P.spec->max_shared = KJIT__MAX_SHARED_DEFAULT;
 	st = P.t1 ? read_t1(&P) : read_kjit(&P);
 	for (int d = 0; st == KJIT_OK && d < 3; d++)
 		if (!P.spec->grid[d] && !(P.spec->grid[d] = strdup("1")))

@@ -156,6 +156,11 @@ typedef struct kjit__spec {
 kjit_status kjit__spec_load(const char *path, kjit__spec **out);
 void kjit__spec_free(kjit__spec *spec);
 
+/* The kjit strategy that a T1 Search.Name (Kernel Tuner's, KTT's or
+ * kjit's own, case-insensitive) names, such as "exhaustive" for
+ * "brute_force"; NULL when kjit has none. */
+const char *kjit__spec_strategy_name(const char *name);
+
 /* Creates the kernel of a spec for entry (spec->entry, or a reference
  * kernel's): source, or spec->source_path when NULL, with the spec's
  * parameter names, header options and link inputs and options, or opts
@@ -228,6 +233,12 @@ void kjit__values_free(kjit__value *v, size_t n);
 void kjit__float_repr(double d, char out[40]);
 
 /* ---- the space (space.c) -------------------------------------------- */
+
+/* The limits of a spec that sets none (kjit-spec(5), limits): threads per
+ * block, and dynamic shared memory per block, the opt-in maximum of
+ * current data-centre GPUs (kjit-tune takes the device's when lower). */
+#define KJIT__MAX_THREADS_DEFAULT 1024
+#define KJIT__MAX_SHARED_DEFAULT 232448
 
 /* Device limits that prune the space. */
 typedef struct kjit__limits {
