@@ -414,7 +414,7 @@ static void spec_budget(void)
 	kjit__spec *s;
 	CHECK_OK(kjit__spec_load(path, &s));
 	double product, count;
-	st = kjit__space_count(s, 0, NULL, &product, &count);
+	st = kjit__space_count(s, 0, NULL, &product, &count, &(double){ 0 });
 	CHECK(st != KJIT_OK);
 	CHECK_CONTAINS(kjit_last_error(), "restrictions[0]: \"max([0] * 1000 * 2000) < A + B\": the "
 	                                  "expression budget of the spec is spent (134217728 steps in "

@@ -37,7 +37,7 @@ static void test_options_heard(const char *dir, const char *csv)
 	const char *out;
 	RUN(0, &out, "%s/saxpy.json --count --json", examples);
 	CHECK_CONTAINS(out, "\"problems\": [{\"problem\": {\"n\":67108864}, \"valid\": 40, "
-	                    "\"product\": 40}]}");
+	                    "\"product\": 40, \"estimated\": false, \"relative_error\": 0}]}");
 	CHECK_MSG(!strstr(out, "problem n="), "--count --json printed text: %s", out);
 	RUN(2, &out, "%s/saxpy.json --count --problem 5", examples);
 	CHECK_CONTAINS(out, "--problem: the spec");

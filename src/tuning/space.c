@@ -284,14 +284,14 @@ static kjit_status walk(walker *w, size_t depth)
 	}
 	if (depth == spec->n_params)
 		return keep(w);
-	if (++w->steps > w->max_steps) {
-		w->too_large = 1;
-		return KJIT_ERR_NOMEM;
-	}
 	const kjit__param *p = &spec->params[depth];
 	size_t n_values = w->active && !w->active[depth] ? 1 : p->n_values;
 	for (size_t v = 0; v < n_values; v++) {
 		int ok;
+		if (++w->steps > w->max_steps) {
+			w->too_large = 1;
+			return KJIT_ERR_NOMEM;
+		}
 		w->cur[depth] = (uint16_t)v;
 		w->slots[w->np + depth] = p->values[v];
 		kjit_status st = run_checks(w, (long)depth, &ok);
@@ -451,8 +451,8 @@ static kjit_status sample(walker *w, size_t want, uint64_t seed)
 
 /* A count walks for a second or so, then estimates what is left from
  * random draws. */
-#define COUNT_STEPS 2000000u
-#define ESTIMATE_DRAWS (1u << 17)
+#define COUNT_STEPS 1000000u
+#define ESTIMATE_DRAWS (1u << 16)
 
 static size_t root_of(size_t *up, size_t i)
 {
