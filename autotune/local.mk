@@ -23,7 +23,8 @@ KJIT_TUNE_BASE = \
 	autotune/strategies/genetic.c \
 	autotune/strategies/surrogate.c \
 	autotune/strategies/dual_annealing.c \
-	autotune/strategies/pso.c
+	autotune/strategies/pso.c \
+	autotune/strategies/hybrid.c
 KJIT_TUNE_TOOL = autotune/worker.c autotune/link.c autotune/measure.c autotune/tune.c \
 	autotune/main.c
 autotune_kjit_tune_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune

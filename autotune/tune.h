@@ -83,6 +83,7 @@ extern const kt_strategy kt_strategy_genetic;
 extern const kt_strategy kt_strategy_surrogate;
 extern const kt_strategy kt_strategy_dual_annealing;
 extern const kt_strategy kt_strategy_pso;
+extern const kt_strategy kt_strategy_hybrid;
 
 /* The strategy kjit-tune uses when a budget is set and no strategy is
  * named (doc/kjit-tune.1 says why this one). */

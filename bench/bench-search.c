@@ -50,6 +50,12 @@ static double median_to_within(const kjit__space *space, const kt_strategy *stra
 		frac[seed] = (double)(r.evals_to_within ? r.evals_to_within : space->size) /
 		             (double)space->size;
 	}
+	if (getenv("DEV_DIST")) {
+		double c[1000];
+		memcpy(c, frac, seeds * sizeof *c);
+		kjit__sort_doubles(c, seeds);
+		fprintf(stderr, "dist %s: %.4f %.4f %.4f %.4f %.4f\n", strategy->name, c[seeds/10], c[seeds/4], c[seeds/2], c[3*seeds/4], c[9*seeds/10]);
+	}
 	return bench_stats_of(frac, (size_t)seeds).median;
 }
 
