@@ -46,6 +46,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "tune.h"
 
@@ -55,6 +56,7 @@
 #define DECAY 0.97
 #define PRIOR 1.0
 #define PATIENCE 2.0
+#define SPREAD 8
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
 
 enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
@@ -67,6 +69,8 @@ typedef struct state {
 	size_t *off;                /* per parameter: its first value's slot */
 	size_t n_slots;
 	int64_t *hist;              /* every known configuration, in report order */
+	int64_t *prop;              /* every proposal, in order */
+	size_t n_prop, epoch_prop;  /* the epoch's first in prop */
 	size_t n_hist, n_finite, n_failed;
 	size_t epoch, epoch_asked;  /* where the epoch began in hist; its proposals */
 	size_t stall, patience;     /* results since the epoch's best improved */
@@ -83,6 +87,7 @@ typedef struct state {
 	double win[N_ARMS], loss[N_ARMS];
 	uint16_t *cfg, *try_cfg;
 	size_t *free_p, n_free;     /* the parameters of more than one value */
+	uint8_t *changed;           /* per parameter: redrawn by perturb() */
 } state;
 
 static void destroy(void *st)
@@ -90,9 +95,19 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
+	if (getenv("DEV_ARMS")) {
+		size_t c[4] = {0}, w[4] = {0};
+		for (size_t i = 0; i < s->n_hist; i++) {
+			int a = s->arm_of[s->hist[i]] & 3;
+			c[a]++;
+		}
+		(void)w;
+		fprintf(stderr, "arms local %zu perturb %zu random %zu epochs-start %zu hist %zu\n", c[0], c[1], c[2], s->epoch, s->n_hist);
+	}
 	kt_memo_free(&s->mem);
 	free(s->off);
 	free(s->hist);
+	free(s->prop);
 	free(s->ratio);
 	free(s->fail);
 	free(s->nb);
@@ -101,6 +116,7 @@ static void destroy(void *st)
 	free(s->cfg);
 	free(s->try_cfg);
 	free(s->free_p);
+	free(s->changed);
 	free(s);
 }
 
@@ -118,6 +134,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		s->n_slots += space->spec->params[p].n_values;
 	}
 	s->hist = malloc((space->size + 1) * sizeof *s->hist);
+	s->prop = malloc((space->size + 1) * sizeof *s->prop);
 	s->ratio = calloc(s->n_slots + 1, sizeof *s->ratio);
 	s->fail = calloc(s->n_slots + 1, sizeof *s->fail);
 	s->nb = malloc((s->n_slots + 1) * sizeof *s->nb);
@@ -126,9 +143,10 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->cfg = calloc(n + 1, sizeof *s->cfg);
 	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
 	s->free_p = calloc(n + 1, sizeof *s->free_p);
+	s->changed = calloc(n + 1, 1);
 	if (!kt_memo_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
 	    !s->nb || !s->nb_key || !s->arm_of || !s->cfg || !s->try_cfg ||
-	    !s->free_p) {
+	    !s->free_p || !s->prop || !s->changed) {
 		destroy(s);
 		return NULL;
 	}
@@ -260,15 +278,47 @@ static const uint16_t *parent(state *s)
 }
 
 /* Perturbs one of the good set into try_cfg: one, two or three of its
- * free parameters redrawn. */
-static void perturb(state *s)
+ * free parameters redrawn (changed[] marks them). */
+static void perturb(state *s, uint8_t *changed)
 {
 	memcpy(s->try_cfg, parent(s), s->n * sizeof *s->try_cfg);
+	memset(changed, 0, s->n);
 	double u = kt_rng_unit(&s->rng);
 	size_t m = u < 0.5 ? 1 : u < 0.8 ? 2 : 3;
 	for (size_t i = 0; i < m; i++) {
 		size_t p = s->free_p[kt_rng_below(&s->rng, s->n_free)];
 		s->try_cfg[p] = draw_value(s, p, s->try_cfg[p]);
+		changed[p] = 1;
+	}
+}
+
+/* Keeps *pick the best-scored unvisited configuration: cfg's when it is
+ * one, else, where restrictions tie parameters together, the best of
+ * cfg with one more parameter (not a changed one) set to another value. */
+static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *pick,
+                     double *top)
+{
+	int64_t j = kjit__space_find(s->space, cfg);
+	if (j >= 0) {
+		double sc;
+		if (!s->mem.seen[j] && (sc = score(s, cfg)) > *top) {
+			*top = sc;
+			*pick = j;
+		}
+		return;
+	}
+	for (size_t i = 0; i < s->n_free; i++) {
+		size_t p = s->free_p[i];
+		uint16_t keep = cfg[p];
+		for (size_t v = 0; !changed[p] && v < s->space->spec->params[p].n_values; v++) {
+			cfg[p] = (uint16_t)v;
+			double sc;
+			if (v != keep && (j = unvisited(s, cfg)) >= 0 && (sc = score(s, cfg)) > *top) {
+				*top = sc;
+				*pick = j;
+			}
+		}
+		cfg[p] = keep;
 	}
 }
 
@@ -279,13 +329,8 @@ static int64_t perturbed(state *s)
 	int64_t pick = -1;
 	double top = -INFINITY;
 	for (int c = 0; c < CANDIDATES && s->n_free > 0 && s->n_good > 0; c++) {
-		perturb(s);
-		int64_t j = unvisited(s, s->try_cfg);
-		double sc;
-		if (j >= 0 && (sc = score(s, s->try_cfg)) > top) {
-			top = sc;
-			pick = j;
-		}
+		perturb(s, s->changed);
+		consider(s, s->try_cfg, s->changed, &pick, &top);
 	}
 	return pick;
 }
@@ -304,11 +349,16 @@ static void neighbourhood(state *s, int64_t at)
 			if (v == c[p])
 				continue;
 			s->cfg[p] = (uint16_t)v;
-			int64_t j = unvisited(s, s->cfg);
+			int64_t j = -1;
+			double sc = -INFINITY;
+			int valid = kjit__space_find(s->space, s->cfg) >= 0;
+			memset(s->changed, 0, s->n);
+			s->changed[p] = 1;
+			consider(s, s->cfg, s->changed, &j, &sc);
 			if (j >= 0) {
-				int ahead = v == 0 || v == nv - 1 || labs(v - (long)c[p]) == 1;
+				int ahead = valid && (v == 0 || v == nv - 1 || labs(v - (long)c[p]) == 1);
 				s->nb[s->n_nb] = j;
-				s->nb_key[s->n_nb++] = score(s, s->cfg) + (ahead ? 1e6 : 0);
+				s->nb_key[s->n_nb++] = sc + (ahead ? 1e6 : 0);
 			}
 		}
 		s->cfg[p] = c[p];
@@ -394,10 +444,40 @@ static void restart(state *s)
 	if (s->stall < s->patience || left < 2 * s->patience)
 		return;
 	s->epoch = s->n_hist;
+	s->epoch_prop = s->n_prop;
 	s->epoch_asked = 0;
 	s->stall = 0;
 	s->n_top = s->n_good = s->n_finite = 0;
 	s->model_at = (size_t)-1;
+}
+
+/* A start of the epoch: of SPREAD random unvisited configurations, the
+ * farthest (in parameters that differ) from the epoch's proposals so
+ * far, so that the start, and a batch of proposals made before any
+ * result, covers the space. */
+static int64_t spread(state *s)
+{
+	int64_t pick = -1;
+	size_t far = 0;
+	for (int c = 0; c < SPREAD; c++) {
+		int64_t j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+		if (j < 0)
+			return -1;
+		const uint16_t *cfg = kjit__space_config(s->space, (size_t)j);
+		size_t near = s->n;
+		for (size_t i = s->epoch_prop; i < s->n_prop && near > far; i++) {
+			const uint16_t *o = kjit__space_config(s->space, (size_t)s->prop[i]);
+			size_t d = 0;
+			for (size_t p = 0; p < s->n; p++)
+				d += cfg[p] != o[p];
+			near = d < near ? d : near;
+		}
+		if (pick < 0 || near > far) {
+			far = near;
+			pick = j;
+		}
+	}
+	return pick;
 }
 
 static int64_t next(void *st)
@@ -428,10 +508,11 @@ static int64_t next(void *st)
 	}
 	if (j < 0) {
 		arm = ARM_RANDOM;
-		j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+		j = spread(s);
 		if (j < 0)
 			return -1;
 	}
+	s->prop[s->n_prop++] = j;
 	s->arm_of[j] = (uint8_t)(arm | (s->arm_of[j] & DONE));
 	s->asked++;
 	s->epoch_asked++;
