@@ -57,6 +57,7 @@
 #define PRIOR 1.0
 #define PATIENCE 2.0
 #define SPREAD 8
+#define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
 
 enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
@@ -292,6 +293,34 @@ static void perturb(state *s, uint8_t *changed)
 	}
 }
 
+/* Keeps *pick the best-scored of the unvisited configurations that keep
+ * cfg's changed parameters and differ from it in the fewest others. */
+static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64_t *pick,
+                    double *top)
+{
+	size_t fewest = s->n + 1;
+	int64_t best = -1;
+	double best_sc = -INFINITY;
+	for (size_t i = 0; i < s->space->size; i++) {
+		const uint16_t *c = kjit__space_config(s->space, i);
+		size_t d = 0;
+		for (size_t p = 0; p < s->n && d <= fewest; p++)
+			d += c[p] != cfg[p] ? (changed[p] ? s->n + 1 : 1) : 0;
+		if (d > fewest || s->mem.seen[i])
+			continue;
+		double sc = score(s, c);
+		if (d < fewest || sc > best_sc) {
+			fewest = d;
+			best = (int64_t)i;
+			best_sc = sc;
+		}
+	}
+	if (best >= 0 && best_sc > *top) {
+		*top = best_sc;
+		*pick = best;
+	}
+}
+
 /* Keeps *pick the best-scored unvisited configuration: cfg's when it is
  * one, else, where restrictions tie parameters together, the best of
  * cfg with one more parameter (not a changed one) set to another value. */
@@ -307,19 +336,23 @@ static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *p
 		}
 		return;
 	}
+	int found = 0;
 	for (size_t i = 0; i < s->n_free; i++) {
 		size_t p = s->free_p[i];
 		uint16_t keep = cfg[p];
 		for (size_t v = 0; !changed[p] && v < s->space->spec->params[p].n_values; v++) {
 			cfg[p] = (uint16_t)v;
 			double sc;
-			if (v != keep && (j = unvisited(s, cfg)) >= 0 && (sc = score(s, cfg)) > *top) {
+			if (v != keep && (j = unvisited(s, cfg)) >= 0 && (found = 1) &&
+			    (sc = score(s, cfg)) > *top) {
 				*top = sc;
 				*pick = j;
 			}
 		}
 		cfg[p] = keep;
 	}
+	if (!found)
+		nearest(s, cfg, changed, pick, top);
 }
 
 /* The best-scored unvisited configuration of CANDIDATES perturbations,
@@ -335,8 +368,9 @@ static int64_t perturbed(state *s)
 	return pick;
 }
 
-/* Lists the best's neighbourhood: one parameter set to another value,
- * the first, last and adjacent values ahead, the rest by score. */
+/* Lists the best's neighbourhood: one parameter set to another value
+ * (with one more changed, or the nearest, where that is not valid), by
+ * score, the first, last and adjacent values a little ahead. */
 static void neighbourhood(state *s, int64_t at)
 {
 	const uint16_t *c = kjit__space_config(s->space, (size_t)at);
@@ -358,7 +392,7 @@ static void neighbourhood(state *s, int64_t at)
 			if (j >= 0) {
 				int ahead = valid && (v == 0 || v == nv - 1 || labs(v - (long)c[p]) == 1);
 				s->nb[s->n_nb] = j;
-				s->nb_key[s->n_nb++] = sc + (ahead ? 1e6 : 0);
+				s->nb_key[s->n_nb++] = sc + (ahead ? AHEAD : 0);
 			}
 		}
 		s->cfg[p] = c[p];
