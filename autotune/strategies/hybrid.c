@@ -599,7 +599,6 @@ static void report(void *st, size_t index, double objective)
 
 const kt_strategy kt_strategy_hybrid = {
 	"hybrid",
-	"a bandit over local search, perturbation and recombination of the best, guided by "
-	"good/bad value ratios and a failure model",
+	"local search, perturbation guided by good/bad value ratios, restarts; a bandit between",
 	1, init, next, report, destroy,
 };
