@@ -46,7 +46,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "tune.h"
 
@@ -58,6 +57,7 @@
 #define PATIENCE 2.0
 #define SPREAD 8
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
+#define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
 
 enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
@@ -96,15 +96,6 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
-	if (getenv("DEV_ARMS")) {
-		size_t c[4] = {0}, w[4] = {0};
-		for (size_t i = 0; i < s->n_hist; i++) {
-			int a = s->arm_of[s->hist[i]] & 3;
-			c[a]++;
-		}
-		(void)w;
-		fprintf(stderr, "arms local %zu perturb %zu random %zu epochs-start %zu hist %zu\n", c[0], c[1], c[2], s->epoch, s->n_hist);
-	}
 	kt_memo_free(&s->mem);
 	free(s->off);
 	free(s->hist);
@@ -294,14 +285,17 @@ static void perturb(state *s, uint8_t *changed)
 }
 
 /* Keeps *pick the best-scored of the unvisited configurations that keep
- * cfg's changed parameters and differ from it in the fewest others. */
+ * cfg's changed parameters and differ from it in the fewest others (of
+ * NEAREST_MAX from a random start in a larger space). */
 static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64_t *pick,
                     double *top)
 {
-	size_t fewest = s->n + 1;
+	size_t fewest = s->n + 1, size = s->space->size;
+	size_t from = size > NEAREST_MAX ? (size_t)kt_rng_below(&s->rng, size) : 0;
 	int64_t best = -1;
 	double best_sc = -INFINITY;
-	for (size_t i = 0; i < s->space->size; i++) {
+	for (size_t k = 0; k < size && k < NEAREST_MAX; k++) {
+		size_t i = (from + k) % size;
 		const uint16_t *c = kjit__space_config(s->space, i);
 		size_t d = 0;
 		for (size_t p = 0; p < s->n && d <= fewest; p++)
