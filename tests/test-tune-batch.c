@@ -120,7 +120,7 @@ static const struct pinned {
 	{ 2, "pso", 2, 349, 349, 0x94da3c20d5357c45ull },
 	{ 2, "pso", 3, 349, 349, 0x19f79e36f20abc45ull },
 	{ 2, "hybrid", 1, 349, 349, 0x7aab741423bda44full },
-	{ 2, "hybrid", 2, 349, 349, 0x5da4f36723ba15ffull },
+	{ 2, "hybrid", 2, 349, 349, 0xc2f3697e39c7cbcdull },
 	{ 2, "hybrid", 3, 349, 349, 0x1f403d94bd140dc7ull },
 	{ 3, "exhaustive", 1, 1016, 1016, 0x2d1222644fe70ce3ull },
 	{ 3, "exhaustive", 2, 1016, 1016, 0x2d1222644fe70ce3ull },
@@ -144,8 +144,8 @@ static const struct pinned {
 	{ 3, "pso", 2, 1016, 1016, 0x1af3fca71fd2167aull },
 	{ 3, "pso", 3, 1016, 1016, 0x335ddcb74cbc345dull },
 	{ 3, "hybrid", 1, 1016, 1016, 0x6eb45f10aaeb703cull },
-	{ 3, "hybrid", 2, 1016, 1016, 0xe79dc7048f37b800ull },
-	{ 3, "hybrid", 3, 1016, 1016, 0xf026685b6c446bf4ull },
+	{ 3, "hybrid", 2, 1016, 1016, 0x0710655269878916ull },
+	{ 3, "hybrid", 3, 1016, 1016, 0x242adbbf8d7099d7ull },
 };
 
 /* ---- the spy ---------------------------------------------------------------- */

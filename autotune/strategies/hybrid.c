@@ -209,8 +209,10 @@ static void model(state *s)
 	if (s->model_at == s->n_hist)
 		return;
 	s->model_at = s->n_hist;
+	/* at least one, never more than are known */
 	size_t want = (size_t)ceil(GAMMA * (double)s->n_finite);
-	s->n_good = want < 1 ? 1 : want > s->n_top ? s->n_top : want;
+	want = want < 1 ? 1 : want;
+	s->n_good = want < s->n_top ? want : s->n_top;
 	memcpy(s->good, s->top, s->n_good * sizeof *s->good);
 	double *good = calloc(4 * s->n_slots + 1, sizeof *good);
 	if (!good)
