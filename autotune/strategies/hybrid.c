@@ -15,17 +15,21 @@
  * The generators:
  * - local: every configuration that sets one parameter of the epoch's
  *   best to another of its values (a bad middle value does not block the
- *   way), the parameter's first, last and adjacent values first, the rest
- *   by score; it starts again from each new best, and goes on from the
- *   next of the good set once a neighbourhood is all proposed;
+ *   way), by score with the parameter's first, last and adjacent values
+ *   AHEAD ahead; a change the restrictions forbid is repaired by one more
+ *   parameter, else by the nearest valid configuration that keeps it; it
+ *   starts again from each new best, and goes on from the next of the
+ *   good set once a neighbourhood is all proposed;
  * - perturb: one of the good set (the best half of the time) with one,
  *   two or three parameters redrawn in proportion to their values'
- *   ratios, the best scored of CANDIDATES draws; once the best's whole
+ *   ratios (repaired as above), the best scored of CANDIDATES draws;
+ *   once the best's whole
  *   neighbourhood is known this is the kick that leaves a local minimum;
  * - random: uniform over the unvisited (once failures are modelled, the
  *   likeliest to run of a few draws).
- * An epoch starts with one random configuration per free parameter and
- * one more. Then each proposal goes to the generator of the highest
+ * An epoch starts with one configuration per free parameter and one more
+ * (at most a quarter of the budget), each the farthest from the epoch's
+ * proposals of SPREAD random draws. Then each proposal goes to the generator of the highest
  * Thompson draw from a Beta of its recent successes (a result that
  * enters the good set) and failures, both decayed by DECAY per result, so
  * that the bandit follows the landscape as the search moves on; the draw
