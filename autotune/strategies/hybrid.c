@@ -23,16 +23,17 @@
  * - perturb: one of the good set (the best half of the time) with one,
  *   two or three parameters redrawn in proportion to their values'
  *   ratios (repaired as above), the best scored of CANDIDATES draws;
- *   once the best's whole
- *   neighbourhood is known this is the kick that leaves a local minimum;
+ *   once the best's whole neighbourhood is known this is the kick that
+ *   leaves a local minimum;
  * - random: uniform over the unvisited (once failures are modelled, the
  *   likeliest to run of a few draws).
  * An epoch starts with one configuration per free parameter and one more
  * (at most a quarter of the budget), each the farthest from the epoch's
- * proposals of SPREAD random draws. Then each proposal goes to the generator of the highest
- * Thompson draw from a Beta of its recent successes (a result that
- * enters the good set) and failures, both decayed by DECAY per result, so
- * that the bandit follows the landscape as the search moves on; the draw
+ * proposals of SPREAD random draws. Then each proposal goes to the
+ * generator of the highest Thompson draw from a Beta of its recent
+ * successes (a result that enters the good set) and failures, both
+ * decayed by DECAY per result, so that the bandit follows the landscape
+ * as the search moves on; the draw
  * of random is scaled by the share of the budget left, so that the end
  * of a budget exploits. When the epoch's best has not improved for
  * PATIENCE times the size of a one-parameter neighbourhood and the budget
