@@ -53,7 +53,8 @@ autotune_libkt_strategies_a_SOURCES = \
 	autotune/strategies/genetic.c \
 	autotune/strategies/surrogate.c \
 	autotune/strategies/dual_annealing.c \
-	autotune/strategies/pso.c
+	autotune/strategies/pso.c \
+	autotune/strategies/hybrid.c
 
 autotune_libkt_search_a_CPPFLAGS = $(KT_INCLUDE_SEARCH)
 autotune_libkt_search_a_SOURCES = autotune/search/search.h autotune/search/replay.c

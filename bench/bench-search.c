@@ -2,19 +2,27 @@
  * bench-search - search efficiency of kjit-tune's strategies on a replayed
  * space (no GPU): for every strategy but exhaustive, the median over seeds
  * of the evaluations needed to come within 5% and within 1% of the best
- * known time, as a fraction of the space. A seed that never gets there
- * counts as the whole space.
+ * known time, as a fraction of the space, with a bootstrap 95% confidence
+ * interval of the median. A seed that never gets there counts as the
+ * whole space. The default strategy's lines come again as search_default
+ * and search_default_within1.
  *
  *   bench-search SPEC RESULTS [--problem I] [--seeds N] [--within PERCENT]
- *                [--strategy NAME]...
+ *                [--batch B] [--workers P --gpus G] [--strategy NAME]...
  *
  * RESULTS is a CSV or JSON results file that kjit-tune --replay reads
  * (kjit-tune SPEC --export csv --db DB writes one from a tuning run).
  * --within measures one threshold instead of both; --strategy (repeated)
- * only the strategies named. The target of search_NAME (within 5%: at
- * most 15% of the space) applies to spaces of 500 configurations or more;
- * smaller ones print target=info, as search_NAME_within1 always does.
- * bench-search-kt measures Kernel Tuner's strategies the same way.
+ * only the strategies named; --batch keeps B proposals outstanding, their
+ * results arriving in a seeded order. --workers and --gpus run the
+ * simulated clock instead (the CSV's compile_ms and benchmark_ms columns:
+ * P compile workers, G GPUs, P + G proposals outstanding) and report the
+ * median simulated seconds until within each threshold as well
+ * (search_time_NAME, search_time_NAME_within1). The target of
+ * search_NAME (within 5%: at most 15% of the space) applies to spaces of
+ * 500 configurations or more; smaller ones print target=info, as the
+ * other lines do. bench-search-kt measures Kernel Tuner's strategies the
+ * same way.
  */
 #include "config.h"
 
@@ -24,33 +32,104 @@
 #include "search.h"
 
 #define LARGE_SPACE 500
+#define BOOTSTRAP 2000
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-search SPEC RESULTS [--problem I] [--seeds N] [--within PERCENT]\n"
-	           "                    [--strategy NAME]...\n"
+	           "                    [--batch B] [--workers P --gpus G] [--strategy NAME]...\n"
 	           "  --problem I        problem index of the spec (default 0)\n"
-	           "  --seeds N          seeds per strategy (default 20)\n"
+	           "  --seeds N          seeds per strategy (default 100)\n"
 	           "  --within PERCENT   closeness to the best known (default: 5 and 1)\n"
+	           "  --batch B          proposals outstanding (default 1)\n"
+	           "  --workers P        simulated clock: compile workers (with --gpus)\n"
+	           "  --gpus G           simulated clock: GPUs measuring (with --workers)\n"
 	           "  --strategy NAME    only this strategy (repeatable)\n");
 }
 
-/* The median over seeds of the fraction of the space evaluated until
- * within `within` of the best known; *reached: the seeds that got there. */
-static double median_to_within(const kjit__space *space, const kt_strategy *strategy,
-                               const double *obj, int seeds, double within, int *reached,
-                               double *frac)
+/* The median of v[0..n) and a percentile bootstrap 95% interval of it
+ * (a fixed generator: a run prints the same interval twice). */
+static void median_ci(const double *v, size_t n, double out[3])
 {
-	*reached = 0;
-	for (int seed = 0; seed < seeds; seed++) {
-		kt_replay_result r;
-		kt_replay_opts o = { .seed = (uint64_t)seed + 1, .within = within, .until = 1 };
-		BENCH_KJIT(kt_replay(space, strategy, &o, obj, &r));
-		*reached += r.evals_to_within > 0;
-		frac[seed] = (double)(r.evals_to_within ? r.evals_to_within : space->size) /
-		             (double)space->size;
+	double *meds = bench_malloc(BOOTSTRAP * sizeof *meds), *draw = bench_malloc(n * sizeof *draw);
+	kt_rng rng;
+	kt_rng_seed(&rng, 12345);
+	for (size_t b = 0; b < BOOTSTRAP; b++) {
+		for (size_t i = 0; i < n; i++)
+			draw[i] = v[kt_rng_below(&rng, n)];
+		meds[b] = bench_stats_of(draw, n).median;
 	}
-	return bench_stats_of(frac, (size_t)seeds).median;
+	kjit__sort_doubles(meds, BOOTSTRAP);
+	out[0] = bench_stats_of(v, n).median;
+	out[1] = meds[(size_t)(0.025 * BOOTSTRAP)];
+	out[2] = meds[(size_t)(0.975 * BOOTSTRAP) - 1];
+	free(meds);
+	free(draw);
+}
+
+/* What a run replays: the space, its objective and costs, the options. */
+typedef struct run {
+	const kjit__space *space;
+	const double *obj;
+	kt_replay_opts opts;
+	int seeds;
+} run;
+
+/* Each seed's fraction of the space evaluated (frac[]) and simulated
+ * seconds (secs[]) until within `within` of the best known; the seeds
+ * that got there. */
+static int to_within(const run *ru, const kt_strategy *strategy, double within, double *frac,
+                     double *secs)
+{
+	int reached = 0;
+	for (int seed = 0; seed < ru->seeds; seed++) {
+		kt_replay_result r;
+		kt_replay_opts o = ru->opts;
+		o.seed = (uint64_t)seed + 1;
+		o.within = within;
+		o.until = 1;
+		BENCH_KJIT(kt_replay(ru->space, strategy, &o, ru->obj, &r));
+		reached += r.evals_to_within > 0;
+		frac[seed] = (double)(r.evals_to_within ? r.evals_to_within : ru->space->size) /
+		             (double)ru->space->size;
+		secs[seed] = r.evals_to_within ? r.seconds_to_within : INFINITY;
+	}
+	return reached;
+}
+
+/* The lines of one strategy and threshold; again as search_default for
+ * the default strategy. */
+static void report(const run *ru, const kt_strategy *strategy, int percent, double *frac,
+                   double *secs)
+{
+	size_t size = ru->space->size;
+	int reached = to_within(ru, strategy, percent / 100.0, frac, secs);
+	double m[3], t[3];
+	median_ci(frac, (size_t)ru->seeds, m);
+	printf("  %-14s within %d%%: median %.1f evaluations (%.4f of the space, 95%% CI "
+	       "%.4f-%.4f), %d of %d seeds got there\n",
+	       strategy->name, percent, m[0] * (double)size, m[0], m[1], m[2], reached, ru->seeds);
+	int timed = ru->opts.compile_ms != NULL;
+	if (timed) {
+		median_ci(secs, (size_t)ru->seeds, t);
+		printf("  %-14s within %d%%: median %.1f simulated seconds (95%% CI %.1f-%.1f)\n",
+		       strategy->name, percent, t[0], t[1], t[2]);
+	}
+	const char *target = percent == 5 && size >= LARGE_SPACE ? "value<=0.15" : "info";
+	int is_default = strcmp(strategy->name, KT_STRATEGY_DEFAULT) == 0;
+	for (int alias = 0; alias <= is_default; alias++) {
+		const char *name = alias ? "default" : strategy->name;
+		char label[96];
+		snprintf(label, sizeof label, percent == 5 ? "search_%s" : "search_%s_within%d", name,
+		         percent);
+		bench_result(label, m[0], "fraction", -1, target);
+		if (timed) {
+			snprintf(label, sizeof label,
+			         percent == 5 ? "search_time_%s" : "search_time_%s_within%d", name,
+			         percent);
+			bench_result(label, t[0], "s", -1, "info");
+		}
+	}
 }
 
 /* Moves the --strategy NAME pairs of argv to names[]; returns the new argc. */
@@ -80,10 +159,11 @@ static int wanted(const char *name, const char **names, int n_names)
 
 int main(int argc, char **argv)
 {
-	int problem = 0, seeds = 20, within = 0, n_names;
+	int problem = 0, seeds = 100, within = 0, batch = 1, workers = 0, gpus = 0, n_names;
 	const char *names[64];
 	bench_opt opts[] = { { "problem", 'p', &problem, 0 }, { "seeds", 's', &seeds, 1 },
-		             { "within", 'w', &within, 0 } };
+		             { "within", 'w', &within, 0 },   { "batch", 'b', &batch, 1 },
+		             { "workers", 'P', &workers, 0 }, { "gpus", 'G', &gpus, 0 } };
 	bench_prog = "bench-search";
 	if (argc < 3 || argv[1][0] == '-' || argv[2][0] == '-') {
 		usage(argc > 1 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
@@ -93,51 +173,60 @@ int main(int argc, char **argv)
 	if (argc > 128)
 		bench_die("too many arguments");
 	argc = 2 + take_strategies(argc - 2, argv + 2, names, &n_names);
-	int rc = bench_parse_options(argc - 2, argv + 2, opts, 3, usage);
+	int rc = bench_parse_options(argc - 2, argv + 2, opts, 6, usage);
 	if (rc >= 0)
 		return rc;
+	if (batch > KT_BATCH_MAX || (workers > 0) != (gpus > 0))
+		bench_die(batch > KT_BATCH_MAX ? "--batch: at most %d"
+		                               : "--workers and --gpus go together (batch %d max)",
+		          KT_BATCH_MAX);
 
 	kjit__spec *spec = NULL;
 	kjit__space *space = NULL;
-	double *obj = NULL;
+	double *obj = NULL, *compile_ms = NULL, *measure_ms = NULL;
 	size_t ignored = 0, failed = 0;
 	BENCH_KJIT(kjit__spec_load(spec_path, &spec));
 	if ((size_t)problem >= spec->n_problems)
 		bench_die("--problem %d: %s has %zu problems", problem, spec_path, spec->n_problems);
 	BENCH_KJIT(kjit__space_build(spec, (size_t)problem, NULL, &space));
-	BENCH_KJIT(kt_replay_load(space, results, &obj, &ignored));
+	BENCH_KJIT(kt_replay_load_costs(space, results, &obj, &compile_ms, &measure_ms, &ignored));
 	for (size_t i = 0; i < space->size; i++)
 		failed += isinf(obj[i]);
 	if (failed == space->size)
 		bench_die("%s: no configuration of the space has a time", results);
+	if (workers && !compile_ms)
+		bench_die("%s: --workers needs the columns compile_ms and benchmark_ms", results);
+	run ru = { .space = space, .obj = obj, .seeds = seeds,
+		   .opts = { .batch = (size_t)batch } };
+	if (workers) {
+		ru.opts.compile_ms = compile_ms;
+		ru.opts.measure_ms = measure_ms;
+		ru.opts.workers = (size_t)workers;
+		ru.opts.gpus = (size_t)gpus;
+	}
 	int thresholds[2] = { within ? within : 5, 1 }, n_thresholds = within ? 1 : 2;
 	printf("bench-search: %s on %s: %zu configurations (%zu without a time, %zu rows "
-	       "outside the space), %d seeds\n",
+	       "outside the space), %d seeds, ",
 	       spec_path, results, space->size, failed, ignored, seeds);
+	if (workers)
+		printf("simulated clock: %d compile workers, %d GPUs\n", workers, gpus);
+	else
+		printf("batch %d\n", batch);
 
 	double *frac = bench_malloc((size_t)seeds * sizeof *frac);
+	double *secs = bench_malloc((size_t)seeds * sizeof *secs);
 	for (size_t s = 0; kt_strategies[s]; s++) {
 		const kt_strategy *strategy = kt_strategies[s];
 		if (strategy == &kt_strategy_exhaustive || !wanted(strategy->name, names, n_names))
 			continue;
-		for (int t = 0; t < n_thresholds; t++) {
-			int reached;
-			double med = median_to_within(space, strategy, obj, seeds, thresholds[t] / 100.0,
-			                              &reached, frac);
-			char name[96];
-			snprintf(name, sizeof name, thresholds[t] == 5 ? "search_%s" : "search_%s_within%d",
-			         strategy->name, thresholds[t]);
-			printf("  %-14s within %d%%: median %.1f evaluations (%.4f of the space), "
-			       "%d of %d seeds got there\n",
-			       strategy->name, thresholds[t], med * (double)space->size, med, reached,
-			       seeds);
-			bench_result(name, med, "fraction", -1,
-			             thresholds[t] == 5 && space->size >= LARGE_SPACE ? "value<=0.15"
-			                                                              : "info");
-		}
+		for (int t = 0; t < n_thresholds; t++)
+			report(&ru, strategy, thresholds[t], frac, secs);
 	}
 	free(frac);
+	free(secs);
 	free(obj);
+	free(compile_ms);
+	free(measure_ms);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
 	return 0;

@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 	RUN(2, &out, "%s/saxpy.json --replay %s --strategy nope", examples, csv);
 	CHECK_CONTAINS(out, "unknown strategy 'nope'");
 	RUN(0, &out, "%s/saxpy.json --replay %s --budget 20", examples, csv);
-	CHECK_CONTAINS(out, "strategy dual_annealing, seed 1, budget 20 of 40");
+	CHECK_CONTAINS(out, "strategy hybrid, seed 1, budget 20 of 40");
 	RUN(0, &out, "%s/saxpy.json --replay %s --strategy pso --budget 20 --seed 4", examples,
 	    csv);
 	CHECK_CONTAINS(out, "strategy pso, seed 4, budget 20 of 40");
@@ -344,16 +344,17 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "reached the best after");
 	RUN(0, &out, "--help");
 	CHECK_CONTAINS(out, "dual_annealing");
+	CHECK_CONTAINS(out, "hybrid ");
 	CHECK_CONTAINS(out, "pso ");
 	RUN(1, &out, "%s/saxpy.json --replay %s/none.csv", examples, dir);
 	OK("--replay: exhaustive reaches the best at 20, budgets, unknown strategy, missing file;"
-	   " the default dual_annealing, pso; --help lists them");
+	   " the default hybrid, dual_annealing, pso; --help lists them");
 	RUN(0, &out, "%s/saxpy.json --replay %s --strategy pso --budget 20 --seed 4 --batch 4",
 	    examples, csv);
 	CHECK_CONTAINS(out, "batch: 4 proposals outstanding\n");
 	CHECK_CONTAINS(out, "evaluations: 20\n");
 	RUN(0, &out, "%s/saxpy.json --replay %s --budget 40 --batch 4", examples, csv);
-	CHECK_CONTAINS(out, "strategy dual_annealing, seed 1, budget 40 of 40");
+	CHECK_CONTAINS(out, "strategy hybrid, seed 1, budget 40 of 40");
 	CHECK_CONTAINS(out, "reached the best after");
 	RUN(2, &out, "%s/saxpy.json --replay %s --batch 0", examples, csv);
 	CHECK_CONTAINS(out, "--batch: expected a count from 1 to 64, got '0'");

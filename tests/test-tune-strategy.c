@@ -20,6 +20,46 @@ static double synthetic(const kjit__space *space, size_t i)
 	       0.3 * ((c[0] * 7 + c[1] * 3 + c[2] + 2) % 5);
 }
 
+/* The seconds of an exhaustive replay of space on the simulated clock. */
+static double clocked(const kjit__space *space, const double *obj, double compile,
+                      double measure, size_t workers, size_t gpus)
+{
+	double *c = malloc(space->size * sizeof *c), *m = malloc(space->size * sizeof *m);
+	CHECK(c && m);
+	for (size_t i = 0; i < space->size; i++) {
+		c[i] = compile;
+		m[i] = measure;
+	}
+	kt_replay_opts o = { .seed = 1, .compile_ms = c, .measure_ms = m, .workers = workers,
+		             .gpus = gpus, .within = 0.5 };
+	kt_replay_result r;
+	CHECK_OK(kt_replay(space, &kt_strategy_exhaustive, &o, obj, &r));
+	CHECK(r.evaluations == space->size && r.seconds_to_within > 0 &&
+	      r.seconds_to_within <= r.seconds);
+	free(c);
+	free(m);
+	return r.seconds;
+}
+
+/* The simulated clock: a GPU-bound space takes the measurements end to
+ * end after the first compile, a compile-bound one its compiles spread
+ * over the workers. */
+static void simulated_clock(const kjit__space *space, const double *obj)
+{
+	double n = (double)space->size;
+	double one = clocked(space, obj, 1, 100, 2, 1), two = clocked(space, obj, 1, 100, 2, 2);
+	CHECK_MSG(fabs(one - (0.001 + 0.1 * n)) < 1e-6, "GPU-bound, one GPU: %g s", one);
+	CHECK_MSG(fabs(two - (0.001 + 0.1 * ceil(n / 2))) < 1e-6, "GPU-bound, two: %g s", two);
+	double cb = clocked(space, obj, 1000, 1, 4, 1);
+	CHECK_MSG(cb >= n / 4 && cb <= ceil(n / 4) + 0.1, "compile-bound, 4 workers: %g s", cb);
+	kt_replay_result r;
+	kt_replay_opts o = { .seed = 1 };
+	CHECK_OK(kt_replay(space, &kt_strategy_exhaustive, &o, obj, &r));
+	CHECK(r.seconds == 0);
+	OK("simulated clock over %zu: %.3f s on one GPU, %.3f s on two, %.3f s compile-bound on 4 "
+	   "workers; none without costs", space->size, one, two, cb);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -94,7 +134,12 @@ int main(int argc, char **argv)
 	b = (kt_budget){ .seconds = 1e-9 };
 	CHECK_OK(kt_replay_run(space, &kt_strategy_random, &b, 3, obj, &r));
 	CHECK(r.evaluations <= 1);
-	OK("budgets by evaluations, fraction and time");
+	b = (kt_budget){ .evaluations = 12 };
+	kt_replay_opts bo = { .budget = &b, .seed = 5, .batch = 16 };
+	CHECK_OK(kt_replay(space, &kt_strategy_hybrid, &bo, obj, &r));
+	CHECK(r.evaluations == 12);
+	OK("budgets by evaluations, fraction and time; hybrid with 16 outstanding spends 12 of 12");
+	simulated_clock(space, obj);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
 	free(obj);
@@ -120,7 +165,23 @@ int main(int argc, char **argv)
 	CHECK_OK(kt_replay_run(space, &kt_strategy_exhaustive, NULL, 1, t, &r));
 	CHECK(r.best_found == kjit__space_find(space, c256_4) && r.evals_to_known == 20);
 	free(t);
-	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 at 20");
+	double *cm, *bm;
+	CHECK_OK(kt_replay_load_costs(space, csv, &t, &cm, &bm, &ignored));
+	CHECK(cm == NULL && bm == NULL && t[kjit__space_find(space, c256_4)] == 1.5);
+	free(t);
+	const char *cost_text = "BLOCK_SIZE,ITEMS_PER_THREAD,time,status,compile_ms,benchmark_ms\n"
+	                        "256,4,1.5,ok,812.5,40\n256,4,1.75,ok,9,9\n64,1,,fail,30,\n";
+	tu_write_file(csv, cost_text, strlen(cost_text));
+	CHECK_OK(kt_replay_load_costs(space, csv, &t, &cm, &bm, &ignored));
+	CHECK(cm && bm && ignored == 0);
+	CHECK(cm[kjit__space_find(space, c256_4)] == 812.5 && bm[kjit__space_find(space, c256_4)] == 40);
+	CHECK(cm[kjit__space_find(space, c64_1)] == 30 && bm[kjit__space_find(space, c64_1)] == 0);
+	CHECK(cm[kjit__space_find(space, c512_2)] == 0 && isinf(t[kjit__space_find(space, c64_1)]));
+	free(t);
+	free(cm);
+	free(bm);
+	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 at 20;"
+	   " compile_ms and benchmark_ms when present (the lower time's row)");
 	tu_path(json, dir, "r.json");
 	const char *json_text = "[{\"config\": {\"BLOCK_SIZE\": 256, \"ITEMS_PER_THREAD\": 4},"
 	                        " \"time\": 1.25},"

@@ -4,6 +4,9 @@
  * can be compared, and the tuner tested, with no GPU. A batch of B
  * proposals stands for B measuring workers: results arrive in a seeded
  * order, so that a strategy meets out-of-order reports as in a real run.
+ * With the costs of each configuration's compile and measurement, a
+ * simulated clock runs instead: P compile workers and G GPUs, and the
+ * results arrive as they would on them.
  */
 #include "config.h"
 
@@ -40,6 +43,72 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
 	return kt_replay(space, strategy, &o, objective, out);
 }
 
+/* The simulated clock: the distinct configurations outstanding as jobs
+ * that wait for a compile worker, compile, wait for a GPU, are measured. */
+enum { WAIT_COMPILE, COMPILING, WAIT_GPU, MEASURING };
+typedef struct sim {
+	const double *compile_ms, *measure_ms;
+	size_t workers, gpus;
+	double now;                       /* seconds */
+	int64_t job[KT_BATCH_MAX];        /* in the order they were proposed */
+	uint8_t stage[KT_BATCH_MAX];
+	double end[KT_BATCH_MAX];         /* of the compile or the measurement; for
+	                                   * WAIT_GPU, when the compile ended */
+	size_t n;
+} sim;
+
+/* Starts what a free compile worker or GPU can take now. */
+static void sim_start(sim *c)
+{
+	size_t compiling = 0, measuring = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		compiling += c->stage[i] == COMPILING;
+		measuring += c->stage[i] == MEASURING;
+	}
+	for (size_t i = 0; i < c->n && compiling < c->workers; i++)
+		if (c->stage[i] == WAIT_COMPILE) {
+			c->stage[i] = COMPILING;
+			c->end[i] = c->now + c->compile_ms[c->job[i]] * 1e-3;
+			compiling++;
+		}
+	while (measuring < c->gpus) {
+		size_t first = c->n;  /* the compile that ended first */
+		for (size_t i = 0; i < c->n; i++)
+			if (c->stage[i] == WAIT_GPU && (first == c->n || c->end[i] < c->end[first]))
+				first = i;
+		if (first == c->n)
+			break;
+		c->stage[first] = MEASURING;
+		c->end[first] = c->now + c->measure_ms[c->job[first]] * 1e-3;
+		measuring++;
+	}
+}
+
+/* Runs the clock to the next measurement that ends and returns its
+ * configuration; c->n > 0. */
+static int64_t sim_arrive(sim *c)
+{
+	for (;;) {
+		sim_start(c);
+		size_t next = c->n;
+		for (size_t i = 0; i < c->n; i++)
+			if ((c->stage[i] == COMPILING || c->stage[i] == MEASURING) &&
+			    (next == c->n || c->end[i] < c->end[next]))
+				next = i;
+		c->now = c->end[next];
+		if (c->stage[next] == COMPILING) {
+			c->stage[next] = WAIT_GPU;
+			continue;
+		}
+		int64_t j = c->job[next];
+		c->n--;
+		memmove(c->job + next, c->job + next + 1, (c->n - next) * sizeof *c->job);
+		memmove(c->stage + next, c->stage + next + 1, (c->n - next) * sizeof *c->stage);
+		memmove(c->end + next, c->end + next + 1, (c->n - next) * sizeof *c->end);
+		return j;
+	}
+}
+
 /* Whether index is among the n proposals outstanding. */
 static int outstanding(const int64_t *pend, size_t n, int64_t index)
 {
@@ -56,6 +125,12 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		               .best_known = -1, .best_known_value = INFINITY };
 	const kt_budget *budget = o->budget;
 	size_t batch = o->batch ? o->batch : 1;
+	sim clock = { .compile_ms = o->compile_ms, .measure_ms = o->measure_ms,
+		      .workers = o->workers ? o->workers : 1, .gpus = o->gpus ? o->gpus : 1 };
+	int timed = o->compile_ms && o->measure_ms;
+	if (timed)
+		batch = clock.workers + clock.gpus < KT_BATCH_MAX ? clock.workers + clock.gpus
+		                                                  : KT_BATCH_MAX;
 	if (batch > KT_BATCH_MAX)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a batch of %zu: at most %d", batch,
 		                   KT_BATCH_MAX);
@@ -115,13 +190,20 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 				continue;
 			}
 			repeats = 0;
-			measuring += !outstanding(pend, n_pend, j);
+			if (!outstanding(pend, n_pend, j)) {
+				measuring++;
+				if (timed) {
+					clock.job[clock.n] = j;
+					clock.stage[clock.n++] = WAIT_COMPILE;
+				}
+			}
 			pend[n_pend++] = j;
 		}
 		if (n_pend == 0)
 			break;
-		/* one result arrives, of any of the configurations outstanding */
-		int64_t j = pend[kt_rng_below(&order, n_pend)];
+		/* one result arrives: the clock's next, else any of the
+		 * configurations outstanding */
+		int64_t j = timed ? sim_arrive(&clock) : pend[kt_rng_below(&order, n_pend)];
 		have[j] = 1;
 		known[j] = objective[j];
 		measuring--;
@@ -140,9 +222,12 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 			r.evals_to_found = r.evaluations;
 			if (known[j] <= r.best_known_value && !r.evals_to_known)
 				r.evals_to_known = r.evaluations;
-			if (known[j] <= r.best_known_value * (1 + o->within) && !r.evals_to_within)
+			if (known[j] <= r.best_known_value * (1 + o->within) && !r.evals_to_within) {
 				r.evals_to_within = r.evaluations;
+				r.seconds_to_within = clock.now;
+			}
 		}
+		r.seconds = clock.now;
 		if (o->until && r.evals_to_within)
 			break;
 	}
@@ -156,18 +241,39 @@ stop:
 
 /* ---- loading known results ---------------------------------------------- */
 
+/* What a results file fills in: the objective, and the costs when the
+ * file has them (else NULL). */
+typedef struct loaded {
+	double *obj, *compile_ms, *measure_ms;
+	size_t ignored;
+	int want_costs;
+} loaded;
+
+/* A cost from the text of a field: 0 when empty or not a number. */
+static double parse_cost(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	return end == s || !isfinite(v) || v < 0 ? 0 : v;
+}
+
 /* Records one row; rows outside the space are counted, a repeat keeps
- * the lower time. */
+ * the row of the lower time. */
 static void put_row(const kjit__space *space, const uint16_t *cfg, int valid, double t,
-                    double *obj, size_t *ignored)
+                    const double cost[2], loaded *out)
 {
 	int64_t j = valid ? kjit__space_find(space, cfg) : -1;
 	if (j < 0) {
-		(*ignored)++;
+		out->ignored++;
 		return;
 	}
-	if (t < obj[j] || isinf(obj[j]))
-		obj[j] = t;
+	if (t < out->obj[j] || isinf(out->obj[j])) {
+		out->obj[j] = t;
+		if (out->compile_ms) {
+			out->compile_ms[j] = cost[0];
+			out->measure_ms[j] = cost[1];
+		}
+	}
 }
 
 static double parse_time(const char *s)
@@ -181,13 +287,12 @@ static double parse_time(const char *s)
 	return t;
 }
 
-static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f, double *obj,
-                            size_t *ignored)
+static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f, loaded *out)
 {
 	const kjit__spec *spec = space->spec;
 	char line[8192];
 	long col[256];
-	long time_col = -1;
+	long time_col = -1, cost_col[2] = { -1, -1 };
 	uint16_t cfg[256];
 	size_t lineno = 1;
 	if (spec->n_params > 256)
@@ -203,6 +308,10 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 			tok++;
 		if (strcmp(tok, "time") == 0 || strcmp(tok, "objective") == 0)
 			time_col = c;
+		if (strcmp(tok, "compile_ms") == 0)
+			cost_col[0] = c;
+		if (strcmp(tok, "benchmark_ms") == 0)
+			cost_col[1] = c;
 		for (size_t i = 0; i < spec->n_params; i++)
 			if (strcmp(tok, spec->params[i].name) == 0)
 				col[i] = c;
@@ -214,6 +323,12 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 		if (col[i] < 0)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a column %s",
 			                   path, spec->params[i].name);
+	if (out->want_costs && cost_col[0] >= 0 && cost_col[1] >= 0) {
+		out->compile_ms = calloc(space->size + 1, sizeof *out->compile_ms);
+		out->measure_ms = calloc(space->size + 1, sizeof *out->measure_ms);
+		if (!out->compile_ms || !out->measure_ms)
+			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
 	while (fgets(line, sizeof line, f)) {
 		char *fields[512];
 		long nf = 0;
@@ -245,7 +360,10 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 			valid &= k >= 0;
 			cfg[i] = (uint16_t)(k < 0 ? 0 : k);
 		}
-		put_row(space, cfg, valid, parse_time(fields[time_col]), obj, ignored);
+		double cost[2];
+		for (int i = 0; i < 2; i++)
+			cost[i] = cost_col[i] >= 0 && cost_col[i] < nf ? parse_cost(fields[cost_col[i]]) : 0;
+		put_row(space, cfg, valid, parse_time(fields[time_col]), cost, out);
 	}
 	return ferror(f) ? kjit__error(KJIT_ERR_IO, "%s: read error", path) : KJIT_OK;
 }
@@ -253,8 +371,9 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 /* JSON: an array of objects holding the parameter names and "time" (or
  * "objective"); the parameters may sit in a "config" object instead. */
 static kjit_status load_json(const kjit__space *space, const char *path, const char *doc,
-                             double *obj, size_t *ignored)
+                             loaded *out)
 {
+	static const double no_cost[2];
 	const kjit__spec *spec = space->spec;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *rows = NULL, *get = NULL;
@@ -317,7 +436,7 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 				st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));
 		}
 		if (st == KJIT_OK)
-			put_row(space, cfg, valid, t, obj, ignored);
+			put_row(space, cfg, valid, t, no_cost, out);
 	}
 	if (st == KJIT_OK && rc != SQLITE_DONE)
 		st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));
@@ -331,24 +450,26 @@ done:
 	return st;
 }
 
-kjit_status kt_replay_load(const kjit__space *space, const char *path, double **out,
-                           size_t *ignored)
+kjit_status kt_replay_load_costs(const kjit__space *space, const char *path, double **out,
+                                 double **compile_ms, double **measure_ms, size_t *ignored)
 {
 	FILE *f = fopen(path, "rb");
-	double *obj = malloc((space->size + 1) * sizeof *obj);
+	loaded l = { .obj = malloc((space->size + 1) * sizeof *l.obj), .want_costs = !!compile_ms };
 	kjit_status st;
 	*out = NULL;
 	*ignored = 0;
-	if (!f || !obj) {
+	if (compile_ms)
+		*compile_ms = *measure_ms = NULL;
+	if (!f || !l.obj) {
 		st = !f ? kjit__error(KJIT_ERR_IO, "%s: cannot open: %s", path, strerror(errno))
 		        : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		if (f)
 			fclose(f);
-		free(obj);
+		free(l.obj);
 		return st;
 	}
 	for (size_t i = 0; i < space->size; i++)
-		obj[i] = INFINITY;
+		l.obj[i] = INFINITY;
 	int c;
 	while ((c = fgetc(f)) != EOF && isspace(c))
 		;
@@ -359,19 +480,32 @@ kjit_status kt_replay_load(const kjit__space *space, const char *path, double **
 		if (fseek(f, 0, SEEK_END) == 0 && (len = (size_t)ftell(f), rewind(f), 1) &&
 		    (doc = malloc(len + 1)) && fread(doc, 1, len, f) == len) {
 			doc[len] = '\0';
-			st = load_json(space, path, doc, obj, ignored);
+			st = load_json(space, path, doc, &l);
 		} else {
 			st = kjit__error(KJIT_ERR_IO, "%s: read error", path);
 		}
 		free(doc);
 	} else {
-		st = load_csv(space, path, f, obj, ignored);
+		st = load_csv(space, path, f, &l);
 	}
 	fclose(f);
 	if (st != KJIT_OK) {
-		free(obj);
+		free(l.obj);
+		free(l.compile_ms);
+		free(l.measure_ms);
 		return st;
 	}
-	*out = obj;
+	*out = l.obj;
+	*ignored = l.ignored;
+	if (compile_ms) {
+		*compile_ms = l.compile_ms;
+		*measure_ms = l.measure_ms;
+	}
 	return KJIT_OK;
+}
+
+kjit_status kt_replay_load(const kjit__space *space, const char *path, double **out,
+                           size_t *ignored)
+{
+	return kt_replay_load_costs(space, path, out, NULL, NULL, ignored);
 }

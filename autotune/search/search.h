@@ -30,6 +30,8 @@ typedef struct kt_replay_result {
 	size_t evals_to_within;   /* evaluations when a value within the
 	                           * fraction `within` of the best known was
 	                           * first seen; 0 when never */
+	double seconds;           /* the simulated clock at the end (0 without one) */
+	double seconds_to_within; /* the simulated clock at evals_to_within */
 } kt_replay_result;
 
 /* How a replay runs. */
@@ -42,13 +44,21 @@ typedef struct kt_replay_opts {
 	                           * (bench-search: the rest would not change
 	                           * evals_to_within) */
 	size_t batch;             /* proposals outstanding, 1 .. KT_BATCH_MAX (0: 1) */
+	/* The simulated clock, when both costs are set (milliseconds per
+	 * configuration): each proposal is compiled on one of `workers`
+	 * (first come, first served) and then measured on one of `gpus` (in
+	 * the order the compiles end); its result arrives when its
+	 * measurement ends. The strategy has workers + gpus proposals
+	 * outstanding (at most KT_BATCH_MAX; batch is not used). */
+	const double *compile_ms, *measure_ms;
+	size_t workers, gpus;     /* 0: 1 */
 } kt_replay_opts;
 
 /* Runs strategy on space against objective[space->size] (INFINITY for a
  * failure) as the tuner would with o->batch workers (the batch contract
  * above): results arrive in a pseudo-random order of the seed among the
- * outstanding proposals; repeats are answered from memory (they do not
- * count). Ends when the strategy is done or the evaluation budget is
+ * outstanding proposals, or as the simulated clock has them; repeats are
+ * answered from memory (they do not count, and cost no time). Ends when the strategy is done or the evaluation budget is
  * spent (with what was outstanding reported), or at once at the time
  * budget or o->until. KJIT_ERR_INVALID_ARG when the strategy breaks the
  * contract (an index outside the space, KT_NEXT_WAIT with nothing
@@ -67,5 +77,11 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
  * (space->size doubles) is malloc'ed. */
 kjit_status kt_replay_load(const kjit__space *space, const char *path, double **out,
                            size_t *ignored);
+/* kt_replay_load(), and the costs of the simulated clock when the CSV has
+ * the columns compile_ms and benchmark_ms (both, else *compile_ms and
+ * *measure_ms are NULL): per configuration, malloc'ed, 0 where the file
+ * lacks the configuration or the cost. */
+kjit_status kt_replay_load_costs(const kjit__space *space, const char *path, double **out,
+                                 double **compile_ms, double **measure_ms, size_t *ignored);
 
 #endif /* KJIT_TUNE_SEARCH_H */

@@ -239,7 +239,7 @@ void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, k
 const kt_strategy *const kt_strategies[] = {
 	&kt_strategy_exhaustive, &kt_strategy_random, &kt_strategy_annealing,
 	&kt_strategy_genetic, &kt_strategy_surrogate, &kt_strategy_dual_annealing,
-	&kt_strategy_pso, NULL,
+	&kt_strategy_pso, &kt_strategy_hybrid, NULL,
 };
 
 const kt_strategy *kt_strategy_find(const char *name)

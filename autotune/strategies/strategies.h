@@ -72,10 +72,11 @@ extern const kt_strategy kt_strategy_genetic;
 extern const kt_strategy kt_strategy_surrogate;
 extern const kt_strategy kt_strategy_dual_annealing;
 extern const kt_strategy kt_strategy_pso;
+extern const kt_strategy kt_strategy_hybrid;
 
 /* The strategy kjit-tune uses when a budget is set and no strategy is
  * named (doc/kjit-tune.1 says why this one). */
-#define KT_STRATEGY_DEFAULT "dual_annealing"
+#define KT_STRATEGY_DEFAULT "hybrid"
 
 /* NULL-terminated list of every strategy, and lookup by name. */
 extern const kt_strategy *const kt_strategies[];

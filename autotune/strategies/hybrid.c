@@ -1,0 +1,605 @@
+/*
+ * hybrid.c - one history of every evaluation, shared by three ways of
+ * proposing the next configuration, and a bandit that gives each
+ * proposal to the way that has lately found good configurations.
+ *
+ * The model, rebuilt from the history after each result: the good set
+ * is the best GAMMA of the epoch's configurations with a time (at least
+ * 1, at most GOOD_MAX); per parameter value, the log ratio of its
+ * frequency among the good to its frequency among the rest of the epoch,
+ * Laplace-smoothed (TPE's density ratio); and, once something failed, a
+ * naive Bayes model of failure from per-value counts over the whole
+ * history. A configuration's score is the sum of its values' log ratios
+ * plus the log of its chance to run.
+ *
+ * The generators:
+ * - local: every configuration that sets one parameter of the epoch's
+ *   best to another of its values (a bad middle value does not block the
+ *   way), by score with the parameter's first, last and adjacent values
+ *   AHEAD ahead; a change the restrictions forbid is repaired by one more
+ *   parameter, else by the nearest valid configuration that keeps it; it
+ *   starts again from each new best, and goes on from the next of the
+ *   good set once a neighbourhood is all proposed;
+ * - perturb: one of the good set (the best half of the time) with one,
+ *   two or three parameters redrawn in proportion to their values'
+ *   ratios (repaired as above), the best scored of CANDIDATES draws;
+ *   once the best's whole neighbourhood is known this is the kick that
+ *   leaves a local minimum;
+ * - random: uniform over the unvisited (once failures are modelled, the
+ *   likeliest to run of a few draws).
+ * An epoch starts with one configuration per free parameter and one more
+ * (at most a quarter of the budget), each the farthest from the epoch's
+ * proposals of SPREAD random draws. Then each proposal goes to the
+ * generator of the highest Thompson draw from a Beta of its recent
+ * successes (a result that enters the good set) and failures, both
+ * decayed by DECAY per result, so that the bandit follows the landscape
+ * as the search moves on; the draw
+ * of random is scaled by the share of the budget left, so that the end
+ * of a budget exploits. When the epoch's best has not improved for
+ * PATIENCE times the size of a one-parameter neighbourhood and the budget
+ * has room for two such spells, a new epoch starts: a new random start
+ * and a model of its own results (the history and the failure model
+ * stay), so that the search leaves a basin it has exhausted.
+ *
+ * Never proposes a configuration known or outstanding while an unvisited
+ * one exists (each generator proposes unvisited ones only, random is the
+ * fallback); never waits, so any batch can be outstanding; the results
+ * of a batch arrive in any order and each updates the history.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strategies.h"
+
+#define GAMMA 0.15
+#define GOOD_MAX 25
+#define CANDIDATES 24
+#define DECAY 0.97
+#define PRIOR 1.0
+#define PATIENCE 2.0
+#define SPREAD 8
+#define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
+#define NEAREST_MAX 65536 /* configurations nearest() looks at */
+#define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
+
+enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
+
+typedef struct state {
+	const kjit__space *space;
+	size_t n, budget, start, asked;
+	kt_rng rng;
+	kt_memo mem;
+	size_t *off;                /* per parameter: its first value's slot */
+	size_t n_slots;
+	int64_t *hist;              /* every known configuration, in report order */
+	int64_t *prop;              /* every proposal, in order */
+	size_t n_prop, epoch_prop;  /* the epoch's first in prop */
+	size_t n_hist, n_finite, n_failed;
+	size_t epoch, epoch_asked;  /* where the epoch began in hist; its proposals */
+	size_t stall, patience;     /* results since the epoch's best improved */
+	int64_t good[GOOD_MAX];     /* the best first */
+	size_t n_good, n_top;       /* the good set; the top list kept */
+	int64_t top[GOOD_MAX];
+	double *ratio, *fail, fail0; /* per slot: log ratio, log failure odds */
+	size_t model_at;            /* n_hist when the model was built */
+	int64_t *nb;                /* the best's neighbourhood, in order */
+	double *nb_key;
+	size_t n_nb, nb_next;
+	int64_t nb_of;
+	uint8_t *arm_of;            /* per configuration: who proposed it */
+	double win[N_ARMS], loss[N_ARMS];
+	uint16_t *cfg, *try_cfg;
+	size_t *free_p, n_free;     /* the parameters of more than one value */
+	uint8_t *changed;           /* per parameter: redrawn by perturb() */
+} state;
+
+static void destroy(void *st)
+{
+	state *s = st;
+	if (!s)
+		return;
+	kt_memo_free(&s->mem);
+	free(s->off);
+	free(s->hist);
+	free(s->prop);
+	free(s->ratio);
+	free(s->fail);
+	free(s->nb);
+	free(s->nb_key);
+	free(s->arm_of);
+	free(s->cfg);
+	free(s->try_cfg);
+	free(s->free_p);
+	free(s->changed);
+	free(s);
+}
+
+static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+{
+	state *s = calloc(1, sizeof *s);
+	size_t n = space->n_params;
+	if (!s)
+		return NULL;
+	s->space = space;
+	s->n = n;
+	s->off = calloc(n + 1, sizeof *s->off);
+	for (size_t p = 0; s->off && p < n; p++) {
+		s->off[p] = s->n_slots;
+		s->n_slots += space->spec->params[p].n_values;
+	}
+	s->hist = malloc((space->size + 1) * sizeof *s->hist);
+	s->prop = malloc((space->size + 1) * sizeof *s->prop);
+	s->ratio = calloc(s->n_slots + 1, sizeof *s->ratio);
+	s->fail = calloc(s->n_slots + 1, sizeof *s->fail);
+	s->nb = malloc((s->n_slots + 1) * sizeof *s->nb);
+	s->nb_key = malloc((s->n_slots + 1) * sizeof *s->nb_key);
+	s->arm_of = calloc(space->size + 1, 1);
+	s->cfg = calloc(n + 1, sizeof *s->cfg);
+	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
+	s->free_p = calloc(n + 1, sizeof *s->free_p);
+	s->changed = calloc(n + 1, 1);
+	if (!kt_memo_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
+	    !s->nb || !s->nb_key || !s->arm_of || !s->cfg || !s->try_cfg ||
+	    !s->free_p || !s->prop || !s->changed) {
+		destroy(s);
+		return NULL;
+	}
+	kt_rng_seed(&s->rng, seed);
+	s->budget = budget ? budget : space->size;
+	/* a start of one configuration per free parameter and one more, at
+	 * most a quarter of the budget */
+	for (size_t p = 0; p < n; p++)
+		if (space->spec->params[p].n_values > 1)
+			s->free_p[s->n_free++] = p;
+	s->start = s->n_free + 1;
+	if (s->start > s->budget / 4)
+		s->start = s->budget / 4;
+	if (s->start < 1)
+		s->start = 1;
+	s->nb_of = -1;
+	/* patience: a few times a one-parameter neighbourhood */
+	s->patience = (size_t)(PATIENCE * (double)(s->n_slots - n));
+	return s;
+}
+
+/* ---- the model ------------------------------------------------------- */
+
+static double log_sigmoid(double x)
+{
+	return x > 0 ? -log1p(exp(-x)) : x - log1p(exp(x));
+}
+
+/* The score of cfg: how much it looks like the good set, and its log
+ * chance to run. */
+static double score(const state *s, const uint16_t *cfg)
+{
+	double r = 0, f = s->fail0;
+	for (size_t p = 0; p < s->n; p++) {
+		r += s->ratio[s->off[p] + cfg[p]];
+		f += s->fail[s->off[p] + cfg[p]];
+	}
+	return s->n_failed ? r + log_sigmoid(-f) : r;
+}
+
+/* Counts per slot of the epoch's good set (good[]) and rest (rest[]),
+ * and of the whole history's failed (failed[]) and ran (ran[]). */
+static void count(const state *s, double *good, double *rest, double *failed, double *ran)
+{
+	double cut = s->n_good ? s->mem.value[s->good[s->n_good - 1]] : -INFINITY;
+	for (size_t i = 0; i < s->n_hist; i++) {
+		int64_t j = s->hist[i];
+		double v = s->mem.value[j];
+		const uint16_t *c = kjit__space_config(s->space, (size_t)j);
+		for (size_t p = 0; p < s->n; p++) {
+			size_t k = s->off[p] + c[p];
+			if (isinf(v))
+				failed[k]++;
+			else
+				ran[k]++;
+			if (i < s->epoch)
+				continue;
+			if (v <= cut)
+				good[k]++;
+			else
+				rest[k]++;
+		}
+	}
+}
+
+static void model(state *s)
+{
+	if (s->model_at == s->n_hist)
+		return;
+	s->model_at = s->n_hist;
+	/* at least one, never more than are known */
+	size_t want = (size_t)ceil(GAMMA * (double)s->n_finite);
+	want = want < 1 ? 1 : want;
+	s->n_good = want < s->n_top ? want : s->n_top;
+	memcpy(s->good, s->top, s->n_good * sizeof *s->good);
+	double *good = calloc(4 * s->n_slots + 1, sizeof *good);
+	if (!good)
+		return; /* the model of before stays */
+	double *rest = good + s->n_slots, *failed = rest + s->n_slots, *ran = failed + s->n_slots;
+	count(s, good, rest, failed, ran);
+	double n_rest = (double)(s->n_hist - s->epoch - s->n_good);
+	double n_ok = (double)(s->n_hist - s->n_failed);
+	for (size_t p = 0; p < s->n; p++) {
+		double nv = (double)s->space->spec->params[p].n_values;
+		for (size_t v = 0; v < (size_t)nv; v++) {
+			size_t k = s->off[p] + v;
+			double g = (good[k] + PRIOR) / ((double)s->n_good + PRIOR * nv);
+			double r = (rest[k] + PRIOR) / (n_rest + PRIOR * nv);
+			s->ratio[k] = log(g / r);
+			/* per value: its share among the failed over its share
+			 * among the rest */
+			s->fail[k] = log((failed[k] + PRIOR) / ((double)s->n_failed + PRIOR * nv)) -
+			             log((ran[k] + PRIOR) / (n_ok + PRIOR * nv));
+		}
+	}
+	s->fail0 = log(((double)s->n_failed + PRIOR) / (n_ok + PRIOR));
+	free(good);
+}
+
+/* ---- proposals ------------------------------------------------------- */
+
+/* The unvisited configuration of cfg, or -1. */
+static int64_t unvisited(const state *s, const uint16_t *cfg)
+{
+	int64_t j = kjit__space_find(s->space, cfg);
+	return j >= 0 && !s->mem.seen[j] ? j : -1;
+}
+
+/* A value of parameter p other than skip, drawn in proportion to the
+ * values' density ratios. */
+static uint16_t draw_value(state *s, size_t p, long skip)
+{
+	size_t nv = s->space->spec->params[p].n_values, k = s->off[p];
+	double sum = 0;
+	for (size_t v = 0; v < nv; v++)
+		sum += (long)v == skip ? 0 : exp(s->ratio[k + v]);
+	double x = kt_rng_unit(&s->rng) * sum;
+	for (size_t v = 0; v < nv; v++) {
+		x -= (long)v == skip ? 0 : exp(s->ratio[k + v]);
+		if (x < 0 && (long)v != skip)
+			return (uint16_t)v;
+	}
+	return (uint16_t)(skip == (long)nv - 1 ? 0 : nv - 1);
+}
+
+/* One of the good set: the best half of the time. */
+static const uint16_t *parent(state *s)
+{
+	size_t i = kt_rng_unit(&s->rng) < 0.5 ? 0 : (size_t)kt_rng_below(&s->rng, s->n_good);
+	return kjit__space_config(s->space, (size_t)s->good[i]);
+}
+
+/* Perturbs one of the good set into try_cfg: one, two or three of its
+ * free parameters redrawn (changed[] marks them). */
+static void perturb(state *s, uint8_t *changed)
+{
+	memcpy(s->try_cfg, parent(s), s->n * sizeof *s->try_cfg);
+	memset(changed, 0, s->n);
+	double u = kt_rng_unit(&s->rng);
+	size_t m = u < 0.5 ? 1 : u < 0.8 ? 2 : 3;
+	for (size_t i = 0; i < m; i++) {
+		size_t p = s->free_p[kt_rng_below(&s->rng, s->n_free)];
+		s->try_cfg[p] = draw_value(s, p, s->try_cfg[p]);
+		changed[p] = 1;
+	}
+}
+
+/* Keeps *pick the best-scored of the unvisited configurations that keep
+ * cfg's changed parameters and differ from it in the fewest others (of
+ * NEAREST_MAX from a random start in a larger space). */
+static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64_t *pick,
+                    double *top)
+{
+	size_t fewest = s->n + 1, size = s->space->size;
+	size_t from = size > NEAREST_MAX ? (size_t)kt_rng_below(&s->rng, size) : 0;
+	int64_t best = -1;
+	double best_sc = -INFINITY;
+	for (size_t k = 0; k < size && k < NEAREST_MAX; k++) {
+		size_t i = (from + k) % size;
+		const uint16_t *c = kjit__space_config(s->space, i);
+		size_t d = 0;
+		for (size_t p = 0; p < s->n && d <= fewest; p++)
+			d += c[p] != cfg[p] ? (changed[p] ? s->n + 1 : 1) : 0;
+		if (d > fewest || s->mem.seen[i])
+			continue;
+		double sc = score(s, c);
+		if (d < fewest || sc > best_sc) {
+			fewest = d;
+			best = (int64_t)i;
+			best_sc = sc;
+		}
+	}
+	if (best >= 0 && best_sc > *top) {
+		*top = best_sc;
+		*pick = best;
+	}
+}
+
+/* Keeps *pick the best-scored unvisited configuration: cfg's when it is
+ * one, else, where restrictions tie parameters together, the best of
+ * cfg with one more parameter (not a changed one) set to another value. */
+static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *pick,
+                     double *top)
+{
+	int64_t j = kjit__space_find(s->space, cfg);
+	if (j >= 0) {
+		double sc;
+		if (!s->mem.seen[j] && (sc = score(s, cfg)) > *top) {
+			*top = sc;
+			*pick = j;
+		}
+		return;
+	}
+	int found = 0;
+	for (size_t i = 0; i < s->n_free; i++) {
+		size_t p = s->free_p[i];
+		uint16_t keep = cfg[p];
+		for (size_t v = 0; !changed[p] && v < s->space->spec->params[p].n_values; v++) {
+			cfg[p] = (uint16_t)v;
+			double sc;
+			if (v != keep && (j = unvisited(s, cfg)) >= 0 && (found = 1) &&
+			    (sc = score(s, cfg)) > *top) {
+				*top = sc;
+				*pick = j;
+			}
+		}
+		cfg[p] = keep;
+	}
+	if (!found)
+		nearest(s, cfg, changed, pick, top);
+}
+
+/* The best-scored unvisited configuration of CANDIDATES perturbations,
+ * -1 when none was. */
+static int64_t perturbed(state *s)
+{
+	int64_t pick = -1;
+	double top = -INFINITY;
+	for (int c = 0; c < CANDIDATES && s->n_free > 0 && s->n_good > 0; c++) {
+		perturb(s, s->changed);
+		consider(s, s->try_cfg, s->changed, &pick, &top);
+	}
+	return pick;
+}
+
+/* Lists the best's neighbourhood: one parameter set to another value
+ * (with one more changed, or the nearest, where that is not valid), by
+ * score, the first, last and adjacent values a little ahead. */
+static void neighbourhood(state *s, int64_t at)
+{
+	const uint16_t *c = kjit__space_config(s->space, (size_t)at);
+	s->nb_of = at;
+	s->n_nb = s->nb_next = 0;
+	memcpy(s->cfg, c, s->n * sizeof *s->cfg);
+	for (size_t p = 0; p < s->n; p++) {
+		long nv = (long)s->space->spec->params[p].n_values;
+		for (long v = 0; v < nv; v++) {
+			if (v == c[p])
+				continue;
+			s->cfg[p] = (uint16_t)v;
+			int64_t j = -1;
+			double sc = -INFINITY;
+			int valid = kjit__space_find(s->space, s->cfg) >= 0;
+			memset(s->changed, 0, s->n);
+			s->changed[p] = 1;
+			consider(s, s->cfg, s->changed, &j, &sc);
+			if (j >= 0) {
+				int ahead = valid && (v == 0 || v == nv - 1 || labs(v - (long)c[p]) == 1);
+				s->nb[s->n_nb] = j;
+				s->nb_key[s->n_nb++] = sc + (ahead ? AHEAD : 0);
+			}
+		}
+		s->cfg[p] = c[p];
+	}
+	/* insertion sort, highest key first: a few dozen entries */
+	for (size_t i = 1; i < s->n_nb; i++)
+		for (size_t k = i; k > 0 && s->nb_key[k] > s->nb_key[k - 1]; k--) {
+			double t = s->nb_key[k];
+			int64_t tj = s->nb[k];
+			s->nb_key[k] = s->nb_key[k - 1];
+			s->nb[k] = s->nb[k - 1];
+			s->nb_key[k - 1] = t;
+			s->nb[k - 1] = tj;
+		}
+}
+
+/* The next neighbour of the best of the good set whose neighbourhood
+ * is not all proposed yet. */
+static int64_t local(state *s)
+{
+	for (size_t i = 0; i < s->n_good; i++) {
+		int64_t at = s->good[i];
+		if (s->arm_of[at] & DONE)
+			continue;
+		if (s->nb_of != at)
+			neighbourhood(s, at);
+		while (s->nb_next < s->n_nb) {
+			int64_t j = s->nb[s->nb_next++];
+			if (!s->mem.seen[j])
+				return j;
+		}
+		s->arm_of[at] |= DONE;
+	}
+	return -1;
+}
+
+/* A uniform unvisited configuration; once failures are modelled, the
+ * likeliest to run of a few. */
+static int64_t random_one(state *s)
+{
+	int64_t pick = -1;
+	double top = -INFINITY;
+	for (int c = 0; c < (s->n_failed ? 4 : 1); c++) {
+		int64_t j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+		if (j < 0)
+			return -1;
+		double f = s->fail0;
+		const uint16_t *cfg = kjit__space_config(s->space, (size_t)j);
+		for (size_t p = 0; p < s->n; p++)
+			f += s->fail[s->off[p] + cfg[p]];
+		if (-f > top) {
+			top = -f;
+			pick = j;
+		}
+	}
+	return pick;
+}
+
+/* A draw of Beta(a, b) for a, b >= 1: the a-th smallest of a + b - 1
+ * uniforms is exact for integers; the decayed counts are rounded. */
+static double beta_draw(state *s, double a, double b)
+{
+	double x = 0, y = 0;
+	for (long i = 0; i < lround(a); i++)
+		x -= log(1.0 - kt_rng_unit(&s->rng));
+	for (long i = 0; i < lround(b); i++)
+		y -= log(1.0 - kt_rng_unit(&s->rng));
+	return x / (x + y);
+}
+
+static int64_t from(state *s, int arm)
+{
+	return arm == ARM_LOCAL ? local(s) : arm == ARM_PERTURB ? perturbed(s) : random_one(s);
+}
+
+/* A new epoch when the epoch's best has not improved for `patience`
+ * results and the budget has room for another: a new start, and a model
+ * of its own results only (the failure model keeps them all), so that
+ * the search leaves a basin it has exhausted. */
+static void restart(state *s)
+{
+	size_t left = s->budget > s->n_hist ? s->budget - s->n_hist : 0;
+	if (s->stall < s->patience || left < 2 * s->patience)
+		return;
+	s->epoch = s->n_hist;
+	s->epoch_prop = s->n_prop;
+	s->epoch_asked = 0;
+	s->stall = 0;
+	s->n_top = s->n_good = s->n_finite = 0;
+	s->model_at = (size_t)-1;
+}
+
+/* A start of the epoch: of SPREAD random unvisited configurations, the
+ * farthest (in parameters that differ) from the epoch's proposals so
+ * far, so that the start, and a batch of proposals made before any
+ * result, covers the space. */
+static int64_t spread(state *s)
+{
+	int64_t pick = -1;
+	size_t far = 0;
+	for (int c = 0; c < SPREAD; c++) {
+		int64_t j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+		if (j < 0)
+			return -1;
+		const uint16_t *cfg = kjit__space_config(s->space, (size_t)j);
+		size_t near = s->n;
+		for (size_t i = s->epoch_prop; i < s->n_prop && near > far; i++) {
+			const uint16_t *o = kjit__space_config(s->space, (size_t)s->prop[i]);
+			size_t d = 0;
+			for (size_t p = 0; p < s->n; p++)
+				d += cfg[p] != o[p];
+			near = d < near ? d : near;
+		}
+		if (pick < 0 || near > far) {
+			far = near;
+			pick = j;
+		}
+	}
+	return pick;
+}
+
+static int64_t next(void *st)
+{
+	state *s = st;
+	if (s->mem.n_seen + s->asked >= s->space->size)
+		return -1;
+	model(s);
+	int64_t j = -1;
+	int arm = ARM_RANDOM;
+	restart(s);
+	if (s->epoch_asked >= s->start && s->n_good > 0) {
+		double left = (double)(s->budget > s->n_hist ? s->budget - s->n_hist : 0) /
+		              (double)s->budget;
+		double draw[N_ARMS];
+		for (int a = 0; a < N_ARMS; a++)
+			draw[a] = beta_draw(s, 1 + s->win[a], 1 + s->loss[a]) *
+			          (a == ARM_RANDOM ? left : 1);
+		/* the highest draw first, the others when it has nothing */
+		for (int tries = 0; tries < N_ARMS && j < 0; tries++) {
+			arm = 0;
+			for (int a = 1; a < N_ARMS; a++)
+				if (draw[a] > draw[arm])
+					arm = a;
+			draw[arm] = -1;
+			j = from(s, arm);
+		}
+	}
+	if (j < 0) {
+		arm = ARM_RANDOM;
+		j = spread(s);
+		if (j < 0)
+			return -1;
+	}
+	s->prop[s->n_prop++] = j;
+	s->arm_of[j] = (uint8_t)(arm | (s->arm_of[j] & DONE));
+	s->asked++;
+	s->epoch_asked++;
+	return kt_memo_ask(&s->mem, j);
+}
+
+/* Keeps the best GOOD_MAX known, the best first. */
+static void rank(state *s, int64_t j, double v)
+{
+	size_t i = s->n_top < GOOD_MAX ? s->n_top++ : GOOD_MAX;
+	if (i == GOOD_MAX && v >= s->mem.value[s->top[GOOD_MAX - 1]])
+		return;
+	if (i == GOOD_MAX)
+		i--;
+	while (i > 0 && s->mem.value[s->top[i - 1]] > v) {
+		s->top[i] = s->top[i - 1];
+		i--;
+	}
+	s->top[i] = j;
+}
+
+static void report(void *st, size_t index, double objective)
+{
+	state *s = st;
+	int was_asked = s->mem.seen[index] == KT_ASKED;
+	if (!kt_memo_put(&s->mem, index, objective))
+		return;
+	s->asked -= was_asked;
+	s->hist[s->n_hist++] = (int64_t)index;
+	/* success: better than the good set's worst (entering it) */
+	int arm = s->arm_of[index] & ~DONE;
+	int win = isfinite(objective) &&
+	          (s->n_good == 0 || objective < s->mem.value[s->good[s->n_good - 1]]);
+	for (int a = 0; a < N_ARMS; a++) {
+		s->win[a] *= DECAY;
+		s->loss[a] *= DECAY;
+	}
+	s->win[arm] += win;
+	s->loss[arm] += !win;
+	s->stall++;
+	if (isfinite(objective)) {
+		s->n_finite++;
+		if (s->n_top == 0 || objective < s->mem.value[s->top[0]])
+			s->stall = 0;
+		rank(s, (int64_t)index, objective);
+	} else {
+		s->n_failed++;
+	}
+}
+
+const kt_strategy kt_strategy_hybrid = {
+	"hybrid",
+	"local search, perturbation guided by good/bad value ratios, restarts; a bandit between",
+	1, init, next, report, destroy,
+};
