@@ -51,7 +51,7 @@ static void test_options_heard(const char *dir, const char *csv)
 	CHECK_CONTAINS(out, "strategy surrogate, seed 1, budget 10");
 	RUN(2, &out, "%s/saxpy.json --strategy hill_climb --db %s/t.db", examples, dir);
 	CHECK_CONTAINS(out, "unknown strategy 'hill_climb': expected one of exhaustive, random, ");
-	CHECK_CONTAINS(out, "pso, or a T1 name of one such as brute_force");
+	CHECK_CONTAINS(out, "pso, hybrid, or a T1 name of one such as brute_force");
 	OK("--strategy takes the T1 names brute_force and bayes_opt; an unknown one lists them");
 
 	char cmd[4 * TU_PATH], buf[8192];

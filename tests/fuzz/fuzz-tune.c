@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tune.h"
+#include "worker.h"
 #include "tuning.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
