@@ -570,3 +570,8 @@ kjit_status kjit_synchronize(kjit_engine *e)
 	KJIT__MEM_ENTER(e, "kjit_synchronize");
 	return mem_result(e, e->cu->cuCtxSynchronize(), "cuCtxSynchronize");
 }
+
+int kjit__engine_store_broken(const kjit_engine *e, kjit_status st)
+{
+	return st == KJIT_ERR_DB && e && kjit__store_broken(e->store);
+}

@@ -337,6 +337,10 @@ kjit_status kjit__engine_fail(kjit_engine *engine, kjit_status status);
 
 /* Makes the engine's context current on this thread when it is not. */
 kjit_status kjit__engine_ctx(kjit_engine *engine);
+/* Whether st, a failure on engine, is its database failing for good
+ * (full, read-only, an I/O error, corrupt): no later binary can be kept,
+ * so compiling on is work thrown away. */
+int kjit__engine_store_broken(const kjit_engine *engine, kjit_status st);
 
 /* Unloads (in the current context) and frees a variant. */
 void kjit__variant_free(kjit_variant *v);

@@ -268,7 +268,7 @@ int kt_mpi_compile(int rank, const char *arch, const uint16_t *config, uint32_t 
 			c->key = NULL;
 			c->status = st;
 			c->error = strdup(kjit_last_error());
-			c->broken = kt_store_broken(e, st);
+			c->broken = kjit__engine_store_broken(e, st);
 		} else if (c->status == KJIT_OK) {
 			kt_mpi_add_binary(rank, c->key);
 		}

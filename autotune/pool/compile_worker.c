@@ -64,7 +64,7 @@ static void compile_one(cworker *w, const uint16_t *config, uint32_t n, kt_compi
 		c->status = st;
 		c->error = strdup(kjit_last_error());
 	}
-	c->broken = kt_store_broken(w->engine, c->status);
+	c->broken = kjit__engine_store_broken(w->engine, c->status);
 }
 
 /* Opens the engine and the kernel; a failure is kept and answered to

@@ -94,13 +94,8 @@ static void job_in_thread(worker *w, kt_compile_job *j)
 	}
 	j->compiled = tier == KJIT_TIER_COMPILED || j->status == KJIT_ERR_COMPILE ||
 	              j->status == KJIT_ERR_LINK;
-	j->broken = kt_store_broken(o->engine, j->status);
+	j->broken = kjit__engine_store_broken(o->engine, j->status);
 	kjit__config_desc_free(&d);
-}
-
-int kt_store_broken(kjit_engine *e, kjit_status st)
-{
-	return st == KJIT_ERR_DB && e && kjit__store_broken(e->store);
 }
 
 /* A job for another rank that this process's cache has: answered here

@@ -62,10 +62,6 @@ kjit_status kt_pool_mode_parse(const char *s, kt_pool_mode *out);
 kjit_status kt_pool_open(const kt_pool_opts *o, kt_pool **out);
 /* Queues j; the oldest job queued is compiled first. */
 void kt_pool_submit(kt_pool *p, kt_compile_job *j);
-/* Whether st, a compile's failure on e, is e's database failing for good
- * (full, read-only, an I/O error, corrupt): no later binary can be kept,
- * so compiling on is work thrown away. */
-int kt_store_broken(kjit_engine *e, kjit_status st);
 /* Waits until j is done; 0 when *stop became non-zero first. *waited_s
  * (may be NULL) adds the time waited. */
 int kt_pool_wait(kt_pool *p, kt_compile_job *j, const atomic_int *stop, double *waited_s);

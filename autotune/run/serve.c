@@ -155,7 +155,7 @@ static void answer(server *s, const kt_rjob *j, kt_buf *out)
 		    (c.status = kjit__store_binary_read(t->engine->store, job.key, &bin, sum, &mem)) !=
 		            KJIT_OK) {
 			c.error = strdup(kjit_last_error());
-			c.broken = kt_store_broken(t->engine, c.status);
+			c.broken = kjit__engine_store_broken(t->engine, c.status);
 		}
 		if (c.status == KJIT_OK)
 			c.key = strdup(job.key);

@@ -103,7 +103,7 @@ typedef struct kt_compiled {
 	char *error;        /* the NVRTC log or why, NULL on success */
 	double compile_ms;
 	int32_t compiled;   /* 1: NVRTC ran; 0: a cache hit */
-	int32_t broken;     /* 1: the database failed for good (kt_store_broken) */
+	int32_t broken;     /* 1: the database failed for good */
 } kt_compiled;
 void kt_compile_encode(kt_buf *b, const uint16_t *config, uint32_t n_config);
 /* *config (n_config + 1 entries) is malloc'ed. */
