@@ -111,9 +111,11 @@ int main(int argc, char **argv)
 	snprintf(sdb, sizeof sdb, "%s/stencil.json.db", dir);
 	sqlite3 *d = tu_db_open(sdb);
 	int all = (int)tu_db_int(d, "SELECT count(*) FROM results", NULL);
-	int ok = (int)tu_db_int(d, "SELECT count(*) FROM results WHERE status = 'ok'", NULL);
+	/* stopped early: measured, and slower than the best */
+	int ok = (int)tu_db_int(d, "SELECT count(*) FROM results WHERE status IN "
+	                        "('ok', 'stopped_early')", NULL);
 	sqlite3_close(d);
-	CHECK_MSG(all >= 10 && ok == all, "stencil.json: %d of %d results ok", ok, all);
+	CHECK_MSG(all >= 10 && ok == all, "stencil.json: %d of %d results measured", ok, all);
 	OK("stencil.json: header-named parameters and a table larger than its data tune");
 
 	const char *const pnpoly[] = { "(3 parameters, 4 arguments)", "vertices", "float2 *",
