@@ -67,10 +67,9 @@ static int param_info(const kjit_variant *v, size_t i, size_t *offset, size_t *s
 }
 
 /* The two lists side by side, a mark on each row that differs. */
-static kjit_status mismatch(const kjit_variant *v, const size_t *offset, const size_t *size,
-                            size_t n)
+static kjit_status mismatch(const kjit_kernel *k, const kjit_variant *v, const size_t *offset,
+                            const size_t *size, size_t n)
 {
-	const kjit_kernel *k = v->kernel;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -105,9 +104,8 @@ static kjit_status mismatch(const kjit_variant *v, const size_t *offset, const s
 	return st;
 }
 
-kjit_status kjit__variant_check_args(kjit_variant *v)
+kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v)
 {
-	kjit_kernel *k = v->kernel;
 	const kjit__cu_api *cu = k->engine->cu;
 	if (!k->check_args || !v->function || !cu)
 		return KJIT_OK;
@@ -135,7 +133,7 @@ kjit_status kjit__variant_check_args(kjit_variant *v)
 	kjit_status st = KJIT_OK;
 	if (differ) {
 		atomic_store(&k->args_refused, 1);
-		st = mismatch(v, offset, size, n);
+		st = mismatch(k, v, offset, size, n);
 	}
 	free(offset);
 	return st;

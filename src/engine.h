@@ -416,11 +416,12 @@ typedef struct kjit__arg_want {
 kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args, size_t n);
 
 /* The number and size of v's parameters, as the driver gives them
- * (cuFuncGetParamInfo), against the arguments its kernel expects:
+ * (cuFuncGetParamInfo), against the arguments kernel k expects (k need
+ * not be the kernel that loaded v: kernels of one signature share it):
  * KJIT_ERR_INVALID_ARG with the two side by side when they differ.
  * KJIT_OK without a module, without expected arguments, or with a driver
  * older than CUDA 12.4 (said once on stderr). */
-kjit_status kjit__variant_check_args(kjit_variant *v);
+kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v);
 
 /* 1 once a variant of k was refused by kjit__variant_check_args(). */
 int kjit__kernel_args_refused(kjit_kernel *k);

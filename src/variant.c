@@ -317,7 +317,7 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.lowered = NULL;
 	st = kjit__variant_load(v);
 	if (st == KJIT_OK)
-		st = kjit__variant_check_args(v);
+		st = kjit__variant_check_args(k, v);
 	if (st != KJIT_OK) {
 		kjit__variant_free(v);
 		return st;
@@ -588,7 +588,15 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads, int compil
 		j->v = kjit__vtable_find(&e->table, j->kt.hkey);
 		pthread_mutex_unlock(&e->lock);
 		if (j->v) {
-			j->tier = KJIT_TIER_MEMORY;
+			/* another kernel of the same signature may have loaded it:
+			 * this kernel's arguments are checked too */
+			kjit_status ast = j->v->kernel == k ? KJIT_OK : kjit__variant_check_args(k, j->v);
+			if (ast != KJIT_OK) {
+				j->v = NULL;
+				job_fail(j, ast);
+			} else {
+				j->tier = KJIT_TIER_MEMORY;
+			}
 			continue;
 		}
 		for (size_t p = 0; p < i && !j->dup_of; p++)

@@ -440,6 +440,13 @@ static void warnings_and_keys(void)
 	   want);
 	kjit__spec_free(s);
 
+	/* a condition read before its Parameters fail is freed with the spec
+	 * (a leak the spec fuzzer found) */
+	bad("{\"ConfigurationSpace\": {\"TuningParameters\": [" PB "], \"Conditions\": [\"B > 0\","
+	    " {\"Expression\": \"B > 32\", \"Parameters\": 5}]},"
+	    " \"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"k.cu\"" GS "}}",
+	    "ConfigurationSpace.Conditions[1].Parameters", "an array");
+
 	/* A misspelt known key would be ignored and change the run: an error
 	 * naming the key it resembles (case aside, 1 edit in 4 letters). */
 	bad("{\"ConfigurationSpace\": {\"TuningParameters\": [" PB "], \"Conditons\": [\"B > 32\"]},"

@@ -1351,9 +1351,11 @@ static kjit_status read_t1_conditions(parser *P, json *v, const char *path)
 				}
 			free_strings(names, n);
 		}
+		/* counted once read, so that a later failure frees it */
+		if (s->restrictions[i])
+			s->n_restrictions++;
 		if (st != KJIT_OK)
 			return st;
-		s->n_restrictions++;
 	}
 	return KJIT_OK;
 }
