@@ -685,6 +685,9 @@ static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_v
 	pthread_mutex_unlock(&e->lock);
 	if (v) {
 		keytext_free(&j.kt);
+		/* as in resolve(): a variant another kernel loaded */
+		if (v->kernel != k && (st = kjit__variant_check_args(k, v)) != KJIT_OK)
+			return kjit__engine_fail(e, st);
 		*out = v;
 		if (tier)
 			*tier = KJIT_TIER_MEMORY;
