@@ -122,10 +122,27 @@ static void read_rows(kjit__store *s, const kjit__spec *spec)
 		kjit__best_rows_free(rows, n);
 }
 
+/* A fresh database at path (any file there removed first). */
+static kjit__store *fresh_store(const char *path)
+{
+	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
+	kjit__store *s;
+	for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+		char p[160];
+		snprintf(p, sizeof p, "%s%s", path, sides[i]);
+		(void)unlink(p);
+	}
+	if (kjit__store_open(path, &s) != KJIT_OK)
+		abort();
+	sqlite3_exec(kjit__store_db(s), "PRAGMA synchronous = OFF", NULL, NULL, NULL);
+	return s;
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static kjit__store *s;
 	static kjit__spec *spec;
+	static char db_path[96];
 	if (!s) {
 		char dir[64], path[96];
 		snprintf(dir, sizeof dir, "/tmp/kjit-fuzz-store-%ld", (long)getpid());
@@ -143,15 +160,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			abort();
 		if (kjit__spec_load(path, &spec) != KJIT_OK)
 			abort();
-		snprintf(path, sizeof path, "%s/kjit.db", dir);
-		if (kjit__store_open(path, &s) != KJIT_OK)
-			abort();
-		sqlite3_exec(kjit__store_db(s), "PRAGMA synchronous = OFF", NULL, NULL, NULL);
+		snprintf(db_path, sizeof db_path, "%s/kjit.db", dir);
+		s = fresh_store(db_path);
+	}
+	/* A row rewritten with a size of infinity leaves the cache size's
+	 * triggers NaN (NULL), so that the rows no longer delete: start
+	 * again from a fresh database then. */
+	if (sqlite3_exec(kjit__store_db(s), "DELETE FROM best; DELETE FROM results;"
+	                 " DELETE FROM manifests; DELETE FROM binaries; DELETE FROM kernels;",
+	                 NULL, NULL, NULL) != SQLITE_OK) {
+		(void)kjit__store_close(s);
+		s = fresh_store(db_path);
 	}
 	sqlite3 *db = kjit__store_db(s);
-	if (sqlite3_exec(db, "DELETE FROM best; DELETE FROM results; DELETE FROM manifests;"
-	                 " DELETE FROM binaries; DELETE FROM kernels;", NULL, NULL, NULL) != SQLITE_OK)
-		abort();
 	write_rows(s);
 	for (size_t at = 0; at < size;)
 		at += rewrite(db, data + at, size - at);
