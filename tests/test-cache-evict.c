@@ -210,6 +210,18 @@ int main(int argc, char **argv)
 	tu_db_close(t);
 	tu_db_close(s);
 	OK("KJIT_CACHE_MAX_BYTES unset: the default cap keeps all three");
+
+	/* a size another process wrote as infinity (a fuzzer found it) leaves
+	 * the cache size whole: binaries still delete, and the count follows
+	 * the blobs */
+	t = tu_db_open(db);
+	tu_db_exec(t, "UPDATE binaries SET size = 9e999");
+	long long blobs = tu_db_int(t, "SELECT sum(length(cubin)) FROM binaries", NULL);
+	CHECK(tu_db_int(t, "SELECT bytes FROM cache_size", NULL) == blobs);
+	tu_db_exec(t, "DELETE FROM binaries");
+	CHECK(tu_db_int(t, "SELECT bytes FROM cache_size", NULL) == 0);
+	tu_db_close(t);
+	OK("a size of infinity: %lld bytes of blobs counted, every binary deleted, 0 left", blobs);
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

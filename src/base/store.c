@@ -105,9 +105,22 @@ static const char schema_v3[] =
 	"ALTER TABLE results ADD COLUMN device_ordinal INTEGER;"
 	"ALTER TABLE results ADD COLUMN device_uuid TEXT;";
 
+/* Version 4: the cache size counts each binary's blob, not its size
+ * column: a size that another process wrote as infinity made the count
+ * NaN (NULL to SQLite), and then no binary could be deleted or evicted. */
+static const char schema_v4[] =
+	"DROP TRIGGER binaries_add; DROP TRIGGER binaries_remove; DROP TRIGGER binaries_resize;"
+	"CREATE TRIGGER binaries_add AFTER INSERT ON binaries BEGIN"
+	" UPDATE cache_size SET bytes = bytes + length(NEW.cubin); END;"
+	"CREATE TRIGGER binaries_remove AFTER DELETE ON binaries BEGIN"
+	" UPDATE cache_size SET bytes = bytes - length(OLD.cubin); END;"
+	"CREATE TRIGGER binaries_resize AFTER UPDATE OF cubin ON binaries BEGIN"
+	" UPDATE cache_size SET bytes = bytes - length(OLD.cubin) + length(NEW.cubin); END;"
+	"UPDATE cache_size SET bytes = (SELECT coalesce(sum(length(cubin)), 0) FROM binaries);";
+
 /* Forward migrations: migrations[v] takes a database from version v to
  * v + 1. Version 0 is an empty file. */
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
 _Static_assert(sizeof migrations / sizeof *migrations == KJIT__SCHEMA_VERSION,
                "one migration per schema version");
 

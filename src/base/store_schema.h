@@ -13,7 +13,7 @@
 
 #include "kjit.h"
 
-#define KJIT__SCHEMA_VERSION 3
+#define KJIT__SCHEMA_VERSION 4
 
 /* ---- tables ----------------------------------------------------------- */
 

@@ -163,9 +163,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		snprintf(db_path, sizeof db_path, "%s/kjit.db", dir);
 		s = fresh_store(db_path);
 	}
-	/* A row rewritten with a size of infinity leaves the cache size's
-	 * triggers NaN (NULL), so that the rows no longer delete: start
-	 * again from a fresh database then. */
+	/* rows that a rewrite left undeletable would stop every later input:
+	 * start again from a fresh database then */
 	if (sqlite3_exec(kjit__store_db(s), "DELETE FROM best; DELETE FROM results;"
 	                 " DELETE FROM manifests; DELETE FROM binaries; DELETE FROM kernels;",
 	                 NULL, NULL, NULL) != SQLITE_OK) {
