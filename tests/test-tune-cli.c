@@ -129,6 +129,23 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "unknown name 'C'");
 	OK("spec errors exit 3 and name file and field");
 
+	/* a T1 OutputFile with a folder: refused before any work, nothing written */
+	char t1[TU_PATH], t1_text[1024];
+	tu_path(t1, dir, "out.json");
+	snprintf(t1_text, sizeof t1_text,
+	         "{\"General\": {\"OutputFile\": \"../kjit-cli-planted\"},"
+	         " \"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"block_size_x\","
+	         " \"Type\": \"int\", \"Values\": \"[64, 128]\"}]},"
+	         " \"KernelSpecification\": {\"KernelName\": \"saxpy\", \"KernelFile\":"
+	         " \"%s/saxpy.cu\", \"GlobalSize\": {\"X\": \"1024\"}}}", examples);
+	tu_write_file(t1, t1_text, strlen(t1_text));
+	RUN(3, &out, "%s --db %s/out.db", t1, dir);
+	CHECK_CONTAINS(out, "General.OutputFile \"../kjit-cli-planted.json\": give a file name");
+	char planted[TU_PATH];
+	tu_path(planted, dir, "../kjit-cli-planted.json");
+	CHECK_MSG(access(planted, F_OK) != 0, "%s was written", planted);
+	OK("a T1 OutputFile with a folder: exit 3 before any work, nothing written");
+
 	RUN(0, &out, "%s/saxpy.json --count", examples);
 	CHECK_CONTAINS(out, "problem n=67108864: valid 40, product 40");
 	RUN(0, &out, "%s/saxpy-t1.json --count", examples);

@@ -946,6 +946,14 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		t.budget.fraction = spec->budget_fraction;
 		t.budget.seconds = spec->budget_seconds;
 	}
+	/* a spec may not choose where kjit writes: its T4 file is a file name
+	 * of the current directory, said before any work */
+	if (spec->output_file && strchr(spec->output_file, '/')) {
+		fprintf(stderr, "kjit-tune: %s: General.OutputFile \"%s\": give a file name, written "
+		        "in the current directory (a spec does not choose folders kjit writes in)\n",
+		        spec->path, spec->output_file);
+		return KT_EXIT_SPEC;
+	}
 	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t.budget);
 	if (!(t.strategy = kt_strategy_find(name))) {
 		if (o->strategy) {
