@@ -462,7 +462,10 @@ static kjit_status with_defines(kjit_status st, const char *canon, size_t n)
 	const char *end = canon;
 	for (size_t i = 0; i < n; i++)
 		end = strchr(end, '\n') + 1;
-	char *defines = n && st != KJIT_ERR_NOMEM ? strndup(canon, (size_t)(end - canon - 1)) : NULL;
+	/* a success leaves the thread's last message as it was */
+	char *defines = n && st != KJIT_OK && st != KJIT_ERR_NOMEM
+	                        ? strndup(canon, (size_t)(end - canon - 1))
+	                        : NULL;
 	if (!defines)
 		return st;
 	for (char *c = defines; (c = strchr(c, '\n'));)
