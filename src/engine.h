@@ -403,7 +403,7 @@ typedef struct kjit__symbol {
  * kernel into v's freshly loaded module (a no-op without one). */
 kjit_status kjit__variant_symbols(kjit_variant *v);
 
-/* ---- kernel parameters against the arguments passed (args.c) -------- */
+/* ---- kernel parameters against the arguments passed (param_check.c) - */
 
 typedef struct kjit__arg_want {
 	char *name;

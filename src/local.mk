@@ -51,7 +51,7 @@ libkjit_core_la_SOURCES = \
 	src/headers.c \
 	src/symbol.c \
 	src/variant.c \
-	src/args.c \
+	src/param_check.c \
 	src/ptx.c \
 	src/measure.c
 

@@ -1,4 +1,4 @@
-/* args.c - a variant's kernel parameters, as the driver gives them,
+/* param_check.c - a variant's kernel parameters, as the driver gives them,
  * against the arguments its spec passes: a spec with one argument too
  * many, or a vector where the kernel takes an int, would otherwise launch
  * and run on garbage. */
