@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	OK("spec errors exit 3 and name file and field");
 
 	/* a T1 OutputFile with a folder: refused before any work, nothing written */
-	char t1[TU_PATH], t1_text[1024];
+	char t1[TU_PATH], t1_text[TU_PATH + 1024];
 	tu_path(t1, dir, "out.json");
 	snprintf(t1_text, sizeof t1_text,
 	         "{\"General\": {\"OutputFile\": \"../kjit-cli-planted\"},"
