@@ -54,16 +54,39 @@ static void say_unchecked(const kjit__cu_api *cu)
 	        "parameters\n", cu->driver_version / 1000, cu->driver_version % 1000 / 10);
 }
 
-/* Parameter i's offset and size; 0 past the last one, -1 on a failure. */
-static int param_info(const kjit_variant *v, size_t i, size_t *offset, size_t *size)
+kjit_status kjit__variant_read_params(kjit_variant *v)
 {
-	CUresult r = v->kernel->engine->cu->cuFuncGetParamInfo(v->function, i, offset, size);
-	if (r == CUDA_SUCCESS)
-		return 1;
-	if (r == CUDA_ERROR_INVALID_VALUE)
-		return 0;
-	kjit__cu_fail(KJIT_ERR_CUDA, r, "cuFuncGetParamInfo");
-	return -1;
+	const kjit__cu_api *cu = v->kernel->engine->cu;
+	v->n_params = SIZE_MAX;
+	v->params_cu = CUDA_SUCCESS;
+	if (!v->function || !cu || !cu->cuFuncGetParamInfo)
+		return KJIT_OK;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		size_t off, sz;
+		CUresult r = cu->cuFuncGetParamInfo(v->function, n, &off, &sz);
+		if (r == CUDA_ERROR_INVALID_VALUE)
+			break; /* past the last one */
+		if (r != CUDA_SUCCESS || n == MAX_PARAMS) {
+			v->params_cu = r != CUDA_SUCCESS ? r : CUDA_ERROR_INVALID_VALUE;
+			return KJIT_OK;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			size_t *o = realloc(v->param_offset, cap * sizeof *o);
+			if (o)
+				v->param_offset = o;
+			size_t *z = o ? realloc(v->param_size, cap * sizeof *z) : NULL;
+			if (!z)
+				return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			v->param_size = z;
+		}
+		v->param_offset[n] = off;
+		v->param_size[n] = sz;
+		n++;
+	}
+	v->n_params = n;
+	return KJIT_OK;
 }
 
 /* The two lists side by side, a mark on each row that differs. */
@@ -109,32 +132,18 @@ kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v)
 	const kjit__cu_api *cu = k->engine->cu;
 	if (!k->check_args || !v->function || !cu)
 		return KJIT_OK;
-	if (!cu->cuFuncGetParamInfo) {
+	if (v->params_cu != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_CUDA, v->params_cu, "cuFuncGetParamInfo");
+	if (v->n_params == SIZE_MAX) {
 		say_unchecked(cu);
 		return KJIT_OK;
 	}
-	size_t n = 0, off, sz;
-	int more;
-	while (n < MAX_PARAMS && (more = param_info(v, n, &off, &sz)) == 1)
-		n++;
-	if (n < MAX_PARAMS && more < 0)
-		return KJIT_ERR_CUDA;
-	size_t *offset = calloc(2 * n + 1, sizeof *offset), *size = offset + n;
-	if (!offset)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	size_t n = v->n_params;
 	int differ = n != k->n_want;
-	for (size_t i = 0; i < n; i++) {
-		if (param_info(v, i, &offset[i], &size[i]) < 0) {
-			free(offset);
-			return KJIT_ERR_CUDA;
-		}
-		differ |= i < k->n_want && size[i] != k->want[i].size;
-	}
-	kjit_status st = KJIT_OK;
-	if (differ) {
-		atomic_store(&k->args_refused, 1);
-		st = mismatch(k, v, offset, size, n);
-	}
-	free(offset);
-	return st;
+	for (size_t i = 0; i < n && i < k->n_want; i++)
+		differ |= v->param_size[i] != k->want[i].size;
+	if (!differ)
+		return KJIT_OK;
+	atomic_store(&k->args_refused, 1);
+	return mismatch(k, v, v->param_offset, v->param_size, n);
 }

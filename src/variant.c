@@ -178,6 +178,8 @@ void kjit__variant_free(kjit_variant *v)
 	free(v->options);
 	free(v->cubin);
 	free(v->lowered);
+	free(v->param_offset);
+	free(v->param_size);
 	free(v);
 }
 
@@ -316,6 +318,8 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.cubin = NULL;
 	j->c.lowered = NULL;
 	st = kjit__variant_load(v);
+	if (st == KJIT_OK)
+		st = kjit__variant_read_params(v);
 	if (st == KJIT_OK)
 		st = kjit__variant_check_args(k, v);
 	if (st != KJIT_OK) {
@@ -592,7 +596,8 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads, int compil
 		pthread_mutex_unlock(&e->lock);
 		if (j->v) {
 			/* another kernel of the same signature may have loaded it:
-			 * this kernel's arguments are checked too */
+			 * this kernel's arguments are checked too (a compare: the
+			 * parameters were read as it loaded) */
 			kjit_status ast = j->v->kernel == k ? KJIT_OK : kjit__variant_check_args(k, j->v);
 			if (ast != KJIT_OK) {
 				j->v = NULL;
