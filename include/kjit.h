@@ -592,6 +592,46 @@ typedef struct kjit_explanation {
 kjit_status kjit_explain(kjit_kernel *kernel, const int64_t *problem, size_t n,
                          kjit_explanation *out);
 
+/*
+ * Profiling a variant: what one launch does on the hardware (CUPTI's
+ * range profiler, replayed over as many passes as the counters need, the
+ * device memory the kernel can reach restored before each pass), the
+ * device's peaks that place it on the roofline, the binary's resource
+ * usage, and with NVML what a launch costs in energy. A figure that could
+ * not be had is NAN (counters refused, a counter the GPU lacks, no NVML);
+ * counters_reason and energy_reason say why in one line ("" when read).
+ */
+typedef struct kjit_profile {
+	/* counters of one launch */
+	double duration_ns;          /* the kernel's GPU time in the profiled pass */
+	double dram_read_bytes, dram_write_bytes;
+	double l2_bytes;             /* L2 traffic, all requests */
+	double l1_bytes;             /* L1/texture traffic */
+	double flop_fp64, flop_fp32, flop_fp16; /* an FMA counts two */
+	double instructions;         /* warp instructions executed */
+	double achieved_occupancy;   /* active warps over the SMs' maximum, 0..1 */
+	double sm_throughput;        /* the busiest SM unit, fraction of its peak */
+	double dram_throughput;      /* DRAM, fraction of its peak */
+	unsigned passes;             /* replay passes the counters took */
+	/* the device's peaks, and what they make of the counters */
+	double peak_dram_bytes_per_s;
+	double peak_flop_fp64_per_s, peak_flop_fp32_per_s, peak_flop_fp16_per_s;
+	double dram_bytes_per_s;     /* (read + write) / duration */
+	double flop_per_s;           /* all precisions / duration */
+	double arithmetic_intensity; /* FLOPs per DRAM byte */
+	/* resource usage, from the binary (no launch needed) */
+	int registers;               /* per thread */
+	int static_shared_bytes;     /* per block */
+	int local_bytes;             /* per thread: local arrays and spills */
+	int const_bytes;
+	/* energy (NVML), over a timed batch of launches */
+	double energy_j;             /* per launch */
+	double power_w;              /* average over the batch */
+	double energy_rel_spread;    /* (max - min) / median of the batch's repeats */
+	const char *counters_reason; /* static or owned by the variant */
+	const char *energy_reason;
+} kjit_profile;
+
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
 kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);
