@@ -632,6 +632,28 @@ typedef struct kjit_profile {
 	const char *energy_reason;
 } kjit_profile;
 
+typedef struct kjit_profile_options {
+	int counters;     /* read the hardware counters; default 1 */
+	int energy;       /* measure energy per launch through NVML; default 0 */
+	double energy_ms; /* the timed batch of the energy measurement; default 200 */
+} kjit_profile_options;
+
+void kjit_profile_options_init(kjit_profile_options *opts);
+
+/*
+ * Profiles one launch of a variant with the launch configuration and
+ * arguments of kjit_variant_launch() (the counters' passes replay it; the
+ * energy batch runs it many times, so the arguments must leave the kernel
+ * safe to run again). Figures that cannot be had are NAN with their
+ * reason; that is not an error: KJIT_OK with counters_reason set when the
+ * counters are refused. The strings in *out are static or owned by the
+ * variant.
+ */
+kjit_status kjit_variant_profile(kjit_variant *variant, const unsigned grid[3],
+                                 const unsigned block[3], unsigned shared_bytes,
+                                 kjit_stream stream, void **args,
+                                 const kjit_profile_options *opts, kjit_profile *out);
+
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
 kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);
