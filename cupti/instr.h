@@ -100,13 +100,17 @@ typedef struct kjit__protocol_opts {
 	double early_factor;  /* stop once ci_low > best_ns * early_factor (0: off) */
 	double best_hi_ns;    /* the best's ci_high: with early stop on, stop once
 	                       * ci_low is above it (0: unknown) */
+	double best_spread_ns; /* racing's noise: the per-sample spread of kernels
+	                        * of the best's length (the best's own, or what
+	                        * the caller learned of such kernels; 0: unknown) */
 	double budget_ms;     /* past this much timed phase, stop at 6 samples (0: off) */
 	double warmed_ms;     /* the caller's runs of the kernel just before (a
-	                       * checked run): counted as warm-up */
+	                       * checked run): counted as warm-up, none at all
+	                       * when they cover warmup_ms */
 } kjit__protocol_opts;
 
-/* The defaults: 20 ms warm-up, 1% CI, 2 s cap, 10..10000 samples, warm
- * L2, no early stop, no budget, nothing warmed. */
+/* The defaults: 20 ms warm-up, 1% CI, 2 s cap, a 100 ms budget,
+ * 10..10000 samples, warm L2, no early stop, nothing warmed. */
 void kjit__protocol_defaults(kjit__protocol_opts *opts);
 
 typedef enum kjit__stop {
@@ -129,6 +133,10 @@ void kjit__median_ci(const double *sorted, size_t n, double *median, double *ci_
  * elapsed_ms of timed phase. */
 kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_ms,
                                  const kjit__protocol_opts *opts);
+
+/* The next timed batch after n samples, before the count and time caps:
+ * a pure function too (racing looks after 1, 2, 4 and 6 samples). */
+size_t kjit__protocol_batch(size_t n, const kjit__protocol_opts *opts);
 
 typedef struct kjit__measurement {
 	double median_ns, spread_ns; /* spread: 1.4826 x median absolute deviation */

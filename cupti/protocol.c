@@ -11,14 +11,17 @@
  *    caches and TLBs fill, CUPTI instruments the module. warmed_ms is the
  *    caller's own run of the kernel just before (kjit-tune's checked run,
  *    and the previous variant's timed runs when they ended a moment ago):
- *    it counts against warmup_ms, and 1 launch replaces the 2, since the
- *    first-launch costs are paid.
- * 2. Timed batches: the first of 10 launches (of the early-stop minimum
- *    when early stop is on, so that a variant that is clearly slower costs
- *    6 launches), each next one twice the last, up to 256; never more than
- *    the count cap allows, nor more than the time left under the budget
- *    (else max_ms) at the rate seen so far, but at least what 6 samples
- *    need. After each batch, kjit__protocol_decide() on every sample so far.
+ *    it counts against warmup_ms, and when it covers warmup_ms there is no
+ *    warm-up at all (the first-launch costs are paid, the clocks are up);
+ *    when it covers part, 1 launch replaces the 2.
+ * 2. Timed batches (kjit__protocol_batch()): 10 launches, then as many as
+ *    there are samples (the count doubles), up to 256 a batch; racing
+ *    (early stop on) looks after 1, 2, 4 and 6 samples first, then
+ *    doubles. A batch is never more than the count cap allows, nor more
+ *    than the time left under the budget (else max_ms) at the rate seen
+ *    so far, but at least what 6 samples need; with no warm-up the rate
+ *    is unknown and the first batch is 1 launch. After each batch,
+ *    kjit__protocol_decide() on every sample so far.
  *
  * The statistic is the median, and its 95% confidence interval is the
  * distribution-free one from order statistics (no normality assumed:
@@ -41,14 +44,28 @@
  * Stopping rule (first that applies, in this order):
  *   converged      n >= max(min_samples, 6) and
  *                  (ci_high - ci_low) / median <= target_rel_ci
- *   stopped early  early stop on (best_ns > 0, early_factor > 0) and
- *                  either n >= max(3, min(min_samples, 6)) and
+ *   stopped early  early stop on (best_ns > 0, early_factor > 0) and one of
+ *                  racing: n < 6 and the fastest sample x(1) is above
+ *                  ref x (1 + m(n)), ref the larger of best_ns and
+ *                  best_hi_ns. The configuration cannot beat the best:
+ *                  were its median at or below ref, each sample would lie
+ *                  above ref x (1 + m) with some probability q, all n of
+ *                  them with q^n; m(n) = max(3%, z(n) x s), s the relative
+ *                  per-sample noise of kernels of the best's length
+ *                  (best_spread_ns / best_ns; 5% when unknown), z(n) the
+ *                  normal quantile that makes q^n = 1%: 2.326, 1.282,
+ *                  0.788, 0.478, 0.258 for n = 1..5. So a configuration 3x
+ *                  the best stops after its first sample, one within the
+ *                  noise goes on, a noisy best widens the margin, and the
+ *                  3% floor keeps a rare slow sample (an interrupted run)
+ *                  of a tight kernel from ending a winner;
+ *                  the factor: n >= max(3, min(min_samples, 6)) and
  *                  ci_low > best_ns * early_factor: the lower bound of the
  *                  median is already worse than the best by the factor
  *                  (at 6 samples ci_low is the minimum, which lies above
  *                  the true median with probability 1/64);
- *                  or n >= 6, best_hi_ns > 0 and ci_low > best_hi_ns: the
- *                  two intervals are apart, so this configuration is
+ *                  apart: n >= 6, best_hi_ns > 0 and ci_low > best_hi_ns:
+ *                  the two intervals are apart, so this configuration is
  *                  slower than the best whatever more samples would show.
  *                  This is the test that follows the spread: a tight
  *                  kernel 2% slower than the best stops at 6 samples, a
@@ -57,20 +74,25 @@
  *                  truly faster than the best stops here only when its
  *                  lower bound lies above its true median (below 2.5%
  *                  per look, 1/64 at 6 samples).
+ *                  Only what can still win is measured to the interval
+ *                  (or the budget): the best is never a racing loser.
  *   budget         budget_ms > 0, elapsed_ms >= budget_ms and n >= 6: the
  *                  time a configuration is worth is spent and the interval
  *                  means something. A long kernel stops here after a
  *                  handful of samples (a 10 ms kernel on a 10 ms budget:
  *                  6), because an interval a few percent wide is already
  *                  far below the differences between configurations worth
- *                  telling apart; a bimodal kernel, whose interval spans
- *                  both modes and never converges, stops here instead of
- *                  at max_ms. A kernel short enough to converge within
- *                  the budget is unaffected: the 1% target, and with it
- *                  the stability of medians across processes, holds for
- *                  every kernel whose interval reaches 1% within
- *                  budget_ms (kjit_variant_measure() has no budget unless
- *                  asked).
+ *                  telling apart. A kernel whose times have two modes
+ *                  (saxpy of 2^24 floats on the H200, run back to back:
+ *                  about 47.8 and 49 us, each about half the launches)
+ *                  stops here too: the median lies between the modes, its
+ *                  interval spans the gap whatever the count of samples,
+ *                  and without a budget it ran to the 10000-sample cap
+ *                  (590 ms). The default budget is do_bench's 100 ms of
+ *                  repetitions: every kernel whose interval reaches 1%
+ *                  within it (the 5 us, 50 us and 1 ms saxpy of
+ *                  bench-measure converge in under 60 ms) is unaffected,
+ *                  and with it the stability of medians across processes.
  *   count cap      n >= max_samples
  *   time cap       elapsed_ms >= max_ms
  *
@@ -90,6 +112,9 @@
 
 #define CI_MIN_SAMPLES 6   /* [x(1), x(n)] covers the median at 95% from here */
 #define EARLY_MIN_SAMPLES 3
+#define RACE_FLOOR 0.03    /* racing's least margin over the best */
+#define RACE_NOISE 0.05    /* the relative noise assumed when none is known */
+#define DEFAULT_BUDGET_MS 100 /* do_bench's repetitions */
 #define FIRST_BATCH 10
 #define MAX_BATCH 256
 #define MIN_WARMUP_LAUNCHES 2
@@ -109,7 +134,8 @@ void kjit__protocol_defaults(kjit__protocol_opts *opts)
 	opts->best_ns = 0;
 	opts->early_factor = 0;
 	opts->best_hi_ns = 0;
-	opts->budget_ms = 0;
+	opts->best_spread_ns = 0;
+	opts->budget_ms = DEFAULT_BUDGET_MS;
 	opts->warmed_ms = 0;
 }
 
@@ -167,6 +193,43 @@ static int early_stop_on(const kjit__protocol_opts *o)
 	return o->best_ns > 0 && o->early_factor > 0;
 }
 
+/* Racing: can n samples (n < 6) whose fastest is lo still belong to a
+ * configuration at least as fast as the best? */
+static int race_lost(double lo, size_t n, const kjit__protocol_opts *o)
+{
+	/* Phi^-1(1 - 0.01^(1/n)): n samples all that far above a median, 1% */
+	static const double z[CI_MIN_SAMPLES] = { 0, 2.326, 1.282, 0.788, 0.478, 0.258 };
+	double ref = o->best_hi_ns > o->best_ns ? o->best_hi_ns : o->best_ns;
+	double noise = o->best_spread_ns > 0 ? o->best_spread_ns / o->best_ns : RACE_NOISE;
+	double m = z[n] * noise;
+	return lo > ref * (1 + (m > RACE_FLOOR ? m : RACE_FLOOR));
+}
+
+/* lo: the interval's low end, x(1) below 11 samples */
+static int early_stop(double lo, size_t n, const kjit__protocol_opts *o)
+{
+	if (!early_stop_on(o))
+		return 0;
+	if (n < CI_MIN_SAMPLES && race_lost(lo, n, o))
+		return 1;
+	if (n >= early_min_samples(o) && lo > o->best_ns * o->early_factor)
+		return 1;
+	return n >= CI_MIN_SAMPLES && o->best_hi_ns > 0 && lo > o->best_hi_ns;
+}
+
+size_t kjit__protocol_batch(size_t n, const kjit__protocol_opts *opts)
+{
+	static const size_t race_to[] = { 1, 2, 4, CI_MIN_SAMPLES };
+	if (opts && early_stop_on(opts)) {
+		for (size_t i = 0; i < sizeof race_to / sizeof *race_to; i++)
+			if (n < race_to[i])
+				return race_to[i] - n;
+	} else if (n < FIRST_BATCH) {
+		return FIRST_BATCH - n;
+	}
+	return n < MAX_BATCH ? n : MAX_BATCH;
+}
+
 kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_ms,
                                  const kjit__protocol_opts *opts)
 {
@@ -183,9 +246,7 @@ kjit__stop kjit__protocol_decide(const double *sorted, size_t n, double elapsed_
 		if (n >= min_ci && median > 0 && opts->target_rel_ci > 0 &&
 		    (hi - lo) / median <= opts->target_rel_ci)
 			return KJIT__STOP_CONVERGED;
-		if (early_stop_on(opts) &&
-		    ((n >= early_min_samples(opts) && lo > opts->best_ns * opts->early_factor) ||
-		     (n >= CI_MIN_SAMPLES && opts->best_hi_ns > 0 && lo > opts->best_hi_ns)))
+		if (early_stop(lo, n, opts))
 			return KJIT__STOP_EARLY;
 		if (opts->budget_ms > 0 && elapsed_ms >= opts->budget_ms && n >= CI_MIN_SAMPLES)
 			return KJIT__STOP_BUDGET;
@@ -232,6 +293,100 @@ static kjit_status summarize(kjit__measurement *m, const double *sorted)
 	return KJIT_OK;
 }
 
+/* The warm-up; *per_launch_ms the rate it saw (0: none run, unknown).
+ * The first launches carry the one-time costs (CUPTI instrumenting the
+ * module, first-touch of the arguments); warmup_ms of wall time is
+ * counted after them, less the caller's own runs (warmed_ms), which when
+ * they cover it leave nothing to do. */
+static kjit_status warm_up(kjit__timer *timer, kjit__launch_fn fn, void *ctx, CUstream stream,
+                           const kjit__protocol_opts *o, size_t flush, double *per_launch_ms)
+{
+	*per_launch_ms = 0;
+	if (o->warmed_ms > 0 && o->warmed_ms >= o->warmup_ms)
+		return KJIT_OK;
+	size_t first = o->warmed_ms > 0 ? 1 : MIN_WARMUP_LAUNCHES;
+	double buf[MAX_BATCH];
+	uint64_t tw = kjit__now_ns();
+	kjit_status st = kjit__timer_run(timer, fn, ctx, stream, first, flush, buf);
+	if (st != KJIT_OK)
+		return st;
+	*per_launch_ms = ms_since(tw) / (double)first;
+	tw = kjit__now_ns();
+	size_t warm = 0;
+	double warm_ms = 0;
+	while (warm_ms + o->warmed_ms < o->warmup_ms) {
+		double left = (o->warmup_ms - o->warmed_ms - warm_ms) /
+		              (*per_launch_ms > 1e-6 ? *per_launch_ms : 1e-6);
+		size_t b = left < 1 ? 1 : left > MAX_BATCH ? MAX_BATCH : (size_t)ceil(left);
+		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, buf)) != KJIT_OK)
+			return st;
+		warm += b;
+		warm_ms = ms_since(tw);
+		*per_launch_ms = warm_ms / (double)warm;
+	}
+	return KJIT_OK;
+}
+
+/* The next batch after n samples: the schedule, within the count cap and
+ * the time left (under the budget, else max_ms) at per_launch_ms (0:
+ * unknown, 1 launch to learn it), but what 6 samples need at least. */
+static size_t next_batch(size_t n, double elapsed, double per_launch_ms,
+                         const kjit__protocol_opts *o)
+{
+	size_t b = kjit__protocol_batch(n, o);
+	if (b > o->max_samples - n)
+		b = o->max_samples - n;
+	if (!(per_launch_ms > 0))
+		return 1;
+	double rate = per_launch_ms > 1e-6 ? per_launch_ms : 1e-6;
+	double fit = (o->max_ms - elapsed) / rate;
+	if (o->budget_ms > 0) { /* the budget's share, but 6 samples at least */
+		double need = n < CI_MIN_SAMPLES ? (double)(CI_MIN_SAMPLES - n) : 1;
+		double within = (o->budget_ms - elapsed) / rate;
+		within = within < need ? need : within;
+		fit = within < fit ? within : fit;
+	}
+	if (fit < (double)b)
+		b = fit < 1 ? 1 : (size_t)fit;
+	return b;
+}
+
+/* Grows samples and sorted to hold want. */
+static kjit_status reserve(double **samples, double **sorted, size_t *cap, size_t want)
+{
+	if (want <= *cap)
+		return KJIT_OK;
+	size_t ncap = *cap;
+	while (ncap < want)
+		ncap *= 2;
+	double *s1 = realloc(*samples, ncap * sizeof *s1);
+	if (s1)
+		*samples = s1;
+	double *s2 = s1 ? realloc(*sorted, ncap * sizeof *s2) : NULL;
+	if (s2)
+		*sorted = s2;
+	if (!s1 || !s2)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", want);
+	*cap = ncap;
+	return KJIT_OK;
+}
+
+static kjit_status check_opts(const kjit__protocol_opts *o)
+{
+	if (!(o->warmup_ms >= 0) || !(o->max_ms >= 0) || !(o->target_rel_ci >= 0) ||
+	    o->max_samples < 1 || !(o->best_ns >= 0) || !(o->early_factor >= 0) ||
+	    !(o->best_hi_ns >= 0) || !(o->best_spread_ns >= 0) || !(o->budget_ms >= 0) ||
+	    !(o->warmed_ms >= 0))
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "kjit__protocol_measure: bad options (warm-up %g ms, warmed %g ms, "
+		                   "cap %g ms, budget %g ms, target %g, max samples %zu, best %g ns, "
+		                   "best high %g ns, best spread %g ns, factor %g)",
+		                   o->warmup_ms, o->warmed_ms, o->max_ms, o->budget_ms,
+		                   o->target_rel_ci, o->max_samples, o->best_ns, o->best_hi_ns,
+		                   o->best_spread_ns, o->early_factor);
+	return KJIT_OK;
+}
+
 kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void *ctx,
                                    CUstream stream, const kjit__protocol_opts *opts,
                                    kjit__measurement *out)
@@ -246,15 +401,9 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 		o = *opts;
 	else
 		kjit__protocol_defaults(&o);
-	if (!(o.warmup_ms >= 0) || !(o.max_ms >= 0) || !(o.target_rel_ci >= 0) ||
-	    o.max_samples < 1 || !(o.best_ns >= 0) || !(o.early_factor >= 0) ||
-	    !(o.best_hi_ns >= 0) || !(o.budget_ms >= 0) || !(o.warmed_ms >= 0))
-		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "kjit__protocol_measure: bad options (warm-up %g ms, warmed %g ms, "
-		                   "cap %g ms, budget %g ms, target %g, max samples %zu, best %g ns, "
-		                   "best high %g ns, factor %g)",
-		                   o.warmup_ms, o.warmed_ms, o.max_ms, o.budget_ms, o.target_rel_ci,
-		                   o.max_samples, o.best_ns, o.best_hi_ns, o.early_factor);
+	kjit_status st = check_opts(&o);
+	if (st != KJIT_OK)
+		return st;
 	if (o.min_samples > o.max_samples)
 		o.min_samples = o.max_samples;
 
@@ -262,34 +411,12 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 	out->cold_l2 = o.cold_l2 ? 1 : 0;
 	out->stop = KJIT__GO_ON;
 	uint64_t t0 = kjit__now_ns();
-	kjit_status st;
-
-	/* warm-up. The first 2 launches carry the one-time costs (CUPTI
-	 * instrumenting the module, first-touch of the arguments) and make the
-	 * timer's context current, which the L2 size query needs; warmup_ms of
-	 * wall time is counted after them. After the caller's own runs one
-	 * launch does: the one-time costs are paid. */
-	size_t flush = 0, first = o.warmed_ms > 0 ? 1 : MIN_WARMUP_LAUNCHES;
-	double buf[MAX_BATCH];
-	uint64_t tw = kjit__now_ns();
-	if ((st = kjit__timer_run(timer, fn, ctx, stream, first, 0, buf)) != KJIT_OK)
-		return st;
-	double per_launch_ms = ms_since(tw) / (double)first;
+	size_t flush = 0;
+	double per_launch_ms;
 	if (o.cold_l2 && (st = kjit__timer_l2_flush_bytes(timer, &flush)) != KJIT_OK)
 		return st;
-	tw = kjit__now_ns();
-	size_t warm = 0;
-	double warm_ms = 0;
-	while (warm_ms + o.warmed_ms < o.warmup_ms) {
-		double left = (o.warmup_ms - o.warmed_ms - warm_ms) /
-		              (per_launch_ms > 1e-6 ? per_launch_ms : 1e-6);
-		size_t b = left < 1 ? 1 : left > MAX_BATCH ? MAX_BATCH : (size_t)ceil(left);
-		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, buf)) != KJIT_OK)
-			return st;
-		warm += b;
-		warm_ms = ms_since(tw);
-		per_launch_ms = warm_ms / (double)warm;
-	}
+	if ((st = warm_up(timer, fn, ctx, stream, &o, flush, &per_launch_ms)) != KJIT_OK)
+		return st;
 
 	/* timed batches */
 	size_t cap = FIRST_BATCH * 4, n = 0;
@@ -300,53 +427,23 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 		free(sorted);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory for samples");
 	}
-	size_t batch = early_stop_on(&o) ? early_min_samples(&o) : FIRST_BATCH;
 	uint64_t t1 = kjit__now_ns();
 	out->warmup_ms = (double)(t1 - t0) * 1e-6;
 	double elapsed = 0;
 	kjit__stop stop = KJIT__GO_ON;
-	st = KJIT_OK;
 	while (stop == KJIT__GO_ON) {
-		size_t b = batch;
-		if (b > o.max_samples - n)
-			b = o.max_samples - n;
-		double rate = per_launch_ms > 1e-6 ? per_launch_ms : 1e-6;
-		double fit = (o.max_ms - elapsed) / rate;
-		if (o.budget_ms > 0) { /* the budget's share, but 6 samples at least */
-			double need = n < CI_MIN_SAMPLES ? (double)(CI_MIN_SAMPLES - n) : 1;
-			double within = (o.budget_ms - elapsed) / rate;
-			within = within < need ? need : within;
-			fit = within < fit ? within : fit;
-		}
-		if (fit < (double)b)
-			b = fit < 1 ? 1 : (size_t)fit;
-		if (n + b > cap) {
-			size_t ncap = cap;
-			while (ncap < n + b)
-				ncap *= 2;
-			double *s1 = realloc(samples, ncap * sizeof *s1);
-			if (s1)
-				samples = s1;
-			double *s2 = s1 ? realloc(sorted, ncap * sizeof *s2) : NULL;
-			if (s2)
-				sorted = s2;
-			if (!s1 || !s2) {
-				st = kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", n + b);
-				break;
-			}
-			cap = ncap;
-		}
+		size_t b = next_batch(n, elapsed, per_launch_ms, &o);
+		if ((st = reserve(&samples, &sorted, &cap, n + b)) != KJIT_OK)
+			break;
 		uint64_t tb = kjit__now_ns();
 		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, samples + n)) != KJIT_OK)
 			break;
-		double batch_ms = ms_since(tb);
-		per_launch_ms = batch_ms / (double)b;
+		per_launch_ms = ms_since(tb) / (double)b;
 		memcpy(sorted + n, samples + n, b * sizeof *sorted);
 		n += b;
 		kjit__sort_doubles(sorted, n);
 		elapsed = ms_since(t1);
 		stop = kjit__protocol_decide(sorted, n, elapsed, &o);
-		batch = batch * 2 > MAX_BATCH ? MAX_BATCH : batch * 2;
 	}
 	if (st == KJIT_OK) {
 		out->n = n;

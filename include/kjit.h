@@ -429,7 +429,8 @@ kjit_status kjit_variant_launch(kjit_variant *variant, const unsigned grid[3],
  * holds CUPTI). Warm-up by time, then repetitions until the 95% confidence
  * interval of the median is within target_rel_ci of it, or a cap; with a
  * budget, once budget_ms of repetitions and 6 samples are spent; with
- * early stop, once certainly slower than the best.
+ * early stop, once certainly slower than the best (racing: from the first
+ * sample, against a margin from the best's noise).
  */
 typedef struct kjit_measure_options {
 	double target_rel_ci;     /* default 0.01 */
@@ -443,9 +444,12 @@ typedef struct kjit_measure_options {
 	double best_hi_ns;        /* the best's ci_high_ns: with early stop, stop once the
 	                             interval is above it; 0: unknown */
 	double budget_ms;         /* stop once this much timed phase and 6 samples are
-	                             spent; default 0: off */
+	                             spent; default 100, 0: off */
 	double warmed_ms;         /* the caller ran the kernel for this long just before
-	                             (a checked run): counted as warm-up; default 0 */
+	                             (a checked run): counted as warm-up, none when it
+	                             covers warmup_ms; default 0 */
+	double best_spread_ns;    /* the best's spread_ns (or that of kernels of its
+	                             length): racing's margin; 0: unknown (5% assumed) */
 } kjit_measure_options;
 
 void kjit_measure_options_init(kjit_measure_options *opts);

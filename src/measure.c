@@ -24,6 +24,7 @@ void kjit_measure_options_init(kjit_measure_options *o)
 	o->best_hi_ns = p.best_hi_ns;
 	o->budget_ms = p.budget_ms;
 	o->warmed_ms = p.warmed_ms;
+	o->best_spread_ns = p.best_spread_ns;
 }
 
 void kjit_measurement_free(kjit_measurement *m)
@@ -61,7 +62,7 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 	if (!(opts->target_rel_ci > 0) || opts->warmup_ms < 0 || !(opts->max_ms > 0) ||
 	    opts->max_samples < 1 || opts->min_samples > opts->max_samples ||
 	    opts->early_stop_factor < 0 || opts->best_ns < 0 || !(opts->best_hi_ns >= 0) ||
-	    !(opts->budget_ms >= 0) || !(opts->warmed_ms >= 0))
+	    !(opts->budget_ms >= 0) || !(opts->warmed_ms >= 0) || !(opts->best_spread_ns >= 0))
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_measure: "
 		                         "options out of range (target_rel_ci > 0, max_ms > 0, "
 		                         "1 <= min_samples <= max_samples, no negatives)"));
@@ -77,7 +78,7 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 		.max_samples = opts->max_samples, .cold_l2 = opts->cold_l2 != 0,
 		.best_ns = opts->best_ns, .early_factor = opts->early_stop_factor,
 		.best_hi_ns = opts->best_hi_ns, .budget_ms = opts->budget_ms,
-		.warmed_ms = opts->warmed_ms,
+		.warmed_ms = opts->warmed_ms, .best_spread_ns = opts->best_spread_ns,
 	};
 	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 	kjit__measurement m;

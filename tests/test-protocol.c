@@ -12,7 +12,7 @@
  *    the new rules on hand-made sets (the best's interval, the budget);
  *  - the shapes a tuner meets, with a 10 ms budget and without: a tight
  *    long kernel stops after 6 samples (about 150 without), a noisy short
- *    one at the budget, a 50 us kernel of 2% still converges to 1%, a
+ *    one at the budget, a 50 us kernel of 1.5% still converges to 1%, a
  *    configuration 3% slower than a tightly known best stops at 6 samples
  *    when tight and later when noisy, a faster one never, a bimodal one
  *    at the budget rather than a cap;
@@ -55,7 +55,10 @@ typedef enum { GEN_NORMAL, GEN_LOGNORMAL, GEN_LIST, GEN_BIMODAL } gen_kind;
 typedef struct gen {
 	gen_kind kind;
 	double center_ns, rel; /* normal: sd = rel x center; lognormal: sigma = rel;
-	                        * bimodal: center or center x (1 + rel), by a coin */
+	                        * bimodal: center and center x (1 + rel) in turn,
+	                        * half each, so that the median's interval always
+	                        * spans the gap (by a coin it may land in one mode
+	                        * and converge by chance) */
 	const double *list;    /* GEN_LIST: values in ns, cycled */
 	size_t n_list, pos;
 } gen;
@@ -66,7 +69,7 @@ static double gen_next(gen *g)
 	case GEN_NORMAL: return g->center_ns * (1 + g->rel * rng_normal());
 	case GEN_LOGNORMAL: return g->center_ns * exp(g->rel * rng_normal());
 	case GEN_LIST: return g->list[g->pos++ % g->n_list];
-	case GEN_BIMODAL: return g->center_ns * (rng_uniform() < 0.5 ? 1 : 1 + g->rel);
+	case GEN_BIMODAL: return g->center_ns * (g->pos++ % 2 ? 1 + g->rel : 1);
 	}
 	return 0;
 }
@@ -122,21 +125,20 @@ typedef struct sim {
 	double elapsed_ms, median, lo, hi;
 } sim;
 
-/* Feeds g to kjit__protocol_decide() in the protocol's batches (10, or 6
- * with early stop, doubling to 256; with a budget, no more than fit in
- * what is left of it at the last batch's rate, but 6 samples at least),
- * the timed phase's clock advancing by the samples plus overhead_us per
- * launch. */
+/* Feeds g to kjit__protocol_decide() in the protocol's batches
+ * (kjit__protocol_batch(); with a budget, no more than fit in what is
+ * left of it at the last batch's rate, but 6 samples at least), the timed
+ * phase's clock advancing by the samples plus overhead_us per launch. */
 static sim simulate(gen *g, const kjit__protocol_opts *o, double overhead_us)
 {
 	size_t cap = 1024, n = 0;
 	double *v = malloc(cap * sizeof *v);
 	CHECK(v != NULL);
-	size_t batch = o->best_ns > 0 && o->early_factor > 0 ? 6 : 10;
 	sim s = { KJIT__GO_ON, 0, 0, 0, 0, 0 };
 	double rate_ms = g->center_ns * 1e-6 + overhead_us * 1e-3; /* as the warm-up saw it */
 	while (s.stop == KJIT__GO_ON) {
-		size_t b = batch < o->max_samples - n ? batch : o->max_samples - n;
+		size_t b = kjit__protocol_batch(n, o);
+		b = b < o->max_samples - n ? b : o->max_samples - n;
 		if (o->budget_ms > 0) {
 			double within = (o->budget_ms - s.elapsed_ms) / rate_ms;
 			double need = n < 6 ? (double)(6 - n) : 1;
@@ -159,7 +161,6 @@ static sim simulate(gen *g, const kjit__protocol_opts *o, double overhead_us)
 		rate_ms = (s.elapsed_ms - before) / (double)b;
 		qsort(v, n, sizeof *v, cmp_d);
 		s.stop = kjit__protocol_decide(v, n, s.elapsed_ms, o);
-		batch = batch * 2 > 256 ? 256 : batch * 2;
 	}
 	s.n = n;
 	kjit__median_ci(v, n, &s.median, &s.lo, &s.hi);
@@ -181,9 +182,12 @@ static void test_decide(void)
 	CHECK(o.warmup_ms == 20 && o.target_rel_ci == 0.01 && o.max_ms == 2000);
 	CHECK(o.min_samples == 10 && o.max_samples == 10000);
 	CHECK(o.cold_l2 == 0 && o.best_ns == 0 && o.early_factor == 0);
-	CHECK(o.best_hi_ns == 0 && o.budget_ms == 0 && o.warmed_ms == 0);
-	OK("defaults: 20 ms warm-up, 1%% CI, 2000 ms cap, 10..10000 samples, warm L2, no early "
-	   "stop, no budget, nothing warmed");
+	CHECK(o.best_hi_ns == 0 && o.best_spread_ns == 0 && o.budget_ms == 100);
+	CHECK(o.warmed_ms == 0);
+	OK("defaults: 20 ms warm-up, 1%% CI, 2000 ms cap, 100 ms budget, 10..10000 samples, "
+	   "warm L2, no early stop, nothing warmed");
+	/* the caps and the plain rule, without the budget (below) */
+	o.budget_ms = 0;
 
 	CHECK_STREQ(kjit__stop_name(KJIT__STOP_CONVERGED), "converged");
 	CHECK_STREQ(kjit__stop_name(KJIT__STOP_TIME_CAP), "time_cap");
@@ -224,7 +228,8 @@ static void test_decide(void)
 	print_sim("20% lognormal, 5 us, cap 10000", &s);
 	CHECK(s.stop == KJIT__STOP_COUNT_CAP || (s.stop == KJIT__STOP_CONVERGED && s.n > 5000));
 
-	/* early stop: best 100 us, factor 1.1 */
+	/* early stop: best 100 us, factor 1.1; racing ends a clearly slower
+	 * one at its first sample, one at the best's level goes on */
 	kjit__protocol_opts oe = o;
 	oe.best_ns = 100000;
 	oe.early_factor = 1.1;
@@ -232,15 +237,16 @@ static void test_decide(void)
 	s = simulate(&slow, &oe, 5);
 	print_sim("150 us +-5% vs best 100 us x1.1", &s);
 	CHECK(s.stop == KJIT__STOP_EARLY);
-	CHECK(s.n == 6);
-	gen near = { GEN_NORMAL, 105000, 0.05, NULL, 0, 0 };
+	CHECK(s.n == 1);
+	oe.best_spread_ns = 1000; /* a best known to 1% */
+	gen near = { GEN_NORMAL, 99000, 0.01, NULL, 0, 0 };
 	s = simulate(&near, &oe, 5);
-	print_sim("105 us +-5% vs best 100 us x1.1", &s);
-	CHECK(s.stop != KJIT__STOP_EARLY);
+	print_sim("99 us +-1% vs best 100 us (spread 1%)", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED);
 	gen near2 = { GEN_NORMAL, 108000, 0.01, NULL, 0, 0 };
 	s = simulate(&near2, &oe, 5);
-	print_sim("108 us +-1% vs best 100 us x1.1", &s);
-	CHECK(s.stop == KJIT__STOP_CONVERGED);
+	print_sim("108 us +-1% vs best 100 us (spread 1%)", &s);
+	CHECK(s.stop == KJIT__STOP_EARLY && s.n == 1);
 	/* off when either knob is 0 */
 	kjit__protocol_opts oe0 = oe;
 	oe0.early_factor = 0;
@@ -269,6 +275,10 @@ static void test_decide(void)
 	kjit__protocol_opts oe3 = o3;
 	oe3.best_ns = 50;
 	oe3.early_factor = 1.5;
+	CHECK(kjit__protocol_decide(spread, 1, 0, &oe3) == KJIT__STOP_EARLY); /* racing */
+	/* a best so noisy that racing holds back (200%): the factor rule and
+	 * the intervals alone */
+	oe3.best_spread_ns = 100;
 	CHECK(kjit__protocol_decide(spread, 2, 0, &oe3) == KJIT__GO_ON);    /* < 3 */
 	CHECK(kjit__protocol_decide(spread, 3, 0, &oe3) == KJIT__STOP_EARLY); /* 100 > 75 */
 	oe3.best_ns = 70;
@@ -296,12 +306,109 @@ static void test_decide(void)
 	   "and the budget on hand-made sets");
 }
 
+/* Racing: a configuration stops as soon as its samples say it cannot beat
+ * the best, against a margin from the best's noise. */
+static void test_racing(void)
+{
+	kjit__protocol_opts o;
+	kjit__protocol_defaults(&o);
+	o.best_ns = 100;
+	o.best_spread_ns = 1; /* 1%: the margin is the 3% floor at 1 sample */
+	o.early_factor = 1.5;
+	double x300 = 300, x102 = 102.9, x104 = 103.1;
+	CHECK(kjit__protocol_decide(&x300, 1, 0, &o) == KJIT__STOP_EARLY);
+	CHECK(kjit__protocol_decide(&x102, 1, 0, &o) == KJIT__GO_ON);
+	CHECK(kjit__protocol_decide(&x104, 1, 0, &o) == KJIT__STOP_EARLY);
+	OK("racing: 3x the best stops after 1 sample; 3%% over a tight best is the floor");
+
+	/* within the noise goes on; a noisy best widens the margin: 2% spread,
+	 * 2.326 x 2% = 4.65% at 1 sample; 6%: 13.96% */
+	double x103 = 103, x110 = 110;
+	o.best_spread_ns = 2;
+	CHECK(kjit__protocol_decide(&x103, 1, 0, &o) == KJIT__GO_ON);
+	CHECK(kjit__protocol_decide(&x110, 1, 0, &o) == KJIT__STOP_EARLY);
+	o.best_spread_ns = 6;
+	CHECK(kjit__protocol_decide(&x110, 1, 0, &o) == KJIT__GO_ON);
+	double x115 = 115;
+	CHECK(kjit__protocol_decide(&x115, 1, 0, &o) == KJIT__STOP_EARLY);
+	OK("racing: within the noise goes on, a noisy best (6%%) keeps 110 where a 2%% one "
+	   "stops it");
+
+	/* more samples, a smaller margin: at 2 samples 1.282 x 5% = 6.41% */
+	double two[2] = { 106, 107 };
+	o.best_spread_ns = 0; /* unknown: 5% assumed, 11.6% at 1 sample */
+	CHECK(kjit__protocol_decide(&x110, 1, 0, &o) == KJIT__GO_ON);
+	CHECK(kjit__protocol_decide(&x115, 1, 0, &o) == KJIT__STOP_EARLY);
+	CHECK(kjit__protocol_decide(two, 2, 0, &o) == KJIT__GO_ON);
+	o.best_spread_ns = 2; /* 1.282 x 2% = 2.56%: the 3% floor */
+	CHECK(kjit__protocol_decide(two, 2, 0, &o) == KJIT__STOP_EARLY);
+	OK("racing: the margin shrinks with the samples (5%% noise: 11.6%% at 1, 6.4%% at 2)");
+
+	/* the reference is the best's interval top when known */
+	o.best_spread_ns = 0.1;
+	o.best_hi_ns = 102;
+	double x104b = 104;
+	CHECK(kjit__protocol_decide(&x104b, 1, 0, &o) == KJIT__GO_ON); /* 102 x 1.03 */
+	o.best_hi_ns = 0;
+	CHECK(kjit__protocol_decide(&x104b, 1, 0, &o) == KJIT__STOP_EARLY);
+
+	/* no best, or early stop off: no racing, the full measurement */
+	kjit__protocol_opts on = o;
+	on.best_ns = 0;
+	CHECK(kjit__protocol_decide(&x300, 1, 0, &on) == KJIT__GO_ON);
+	on = o;
+	on.early_factor = 0;
+	CHECK(kjit__protocol_decide(&x300, 1, 0, &on) == KJIT__GO_ON);
+	on.best_ns = 0;
+	gen g = { GEN_NORMAL, 300000, 0.001, NULL, 0, 0 };
+	sim s = simulate(&g, &on, 5);
+	print_sim("300 us, no best", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED && s.n >= 10);
+	OK("racing: the best's interval top is the reference; no best, full measurement");
+
+	/* the schedule: racing looks after 1, 2, 4 and 6 samples, then the
+	 * count doubles (batches up to 256); without, 10 first */
+	static const size_t race[][2] = { { 0, 1 }, { 1, 1 }, { 2, 2 }, { 3, 1 }, { 4, 2 },
+		                          { 6, 6 }, { 12, 12 }, { 300, 256 } };
+	static const size_t plain[][2] = { { 0, 10 }, { 1, 9 }, { 10, 10 }, { 40, 40 },
+		                           { 1000, 256 } };
+	for (size_t i = 0; i < sizeof race / sizeof *race; i++)
+		CHECK_MSG(kjit__protocol_batch(race[i][0], &o) == race[i][1], "racing after %zu: %zu",
+		          race[i][0], kjit__protocol_batch(race[i][0], &o));
+	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+		CHECK_MSG(kjit__protocol_batch(plain[i][0], &on) == plain[i][1],
+		          "plain after %zu: %zu", plain[i][0], kjit__protocol_batch(plain[i][0], &on));
+	OK("batches: racing 1, 1, 2, 2, then doubling; plain 10, then doubling; 256 at most");
+
+	/* a tuner's stream: 20 configurations 1.2-3x the best stop at 1-2
+	 * samples; 20 within 1% of a best known to 1% are measured on */
+	size_t short_n = 0;
+	for (int k = 0; k < 20; k++) {
+		gen slow = { GEN_NORMAL, 100000 * (1.2 + 0.09 * k), 0.02, NULL, 0, 0 };
+		kjit__protocol_opts ot = o;
+		ot.best_ns = 100000;
+		ot.best_hi_ns = 100500;
+		ot.best_spread_ns = 1000;
+		s = simulate(&slow, &ot, 5);
+		CHECK(s.stop == KJIT__STOP_EARLY);
+		short_n += s.n;
+		gen near = { GEN_NORMAL, 100000 * (0.99 + 0.0005 * k), 0.01, NULL, 0, 0 };
+		s = simulate(&near, &ot, 5);
+		CHECK_MSG(s.stop != KJIT__STOP_EARLY, "%.0f ns stopped against a best of 100000",
+		          near.center_ns);
+	}
+	CHECK(short_n <= 25);
+	OK("20 configurations 1.2-2.9x the best: %zu samples in all; 20 at the best's level: "
+	   "none stopped", short_n);
+}
+
 /* The shapes of sample streams a tuner meets, under kjit-tune's settings
  * (a 10 ms budget, early stop at 1.5) and without a budget. */
 static void test_shapes(void)
 {
 	kjit__protocol_opts o, ob;
 	kjit__protocol_defaults(&o);
+	o.budget_ms = 0;
 	ob = o;
 	ob.budget_ms = 10;
 
@@ -316,10 +423,10 @@ static void test_shapes(void)
 	obe.best_ns = 9.0e6;
 	obe.best_hi_ns = 9.1e6;
 	obe.early_factor = 1.5;
-	gemm.rel = 0.002; /* close to the best, tight: 6 samples settle it */
+	gemm.rel = 0.002; /* 9% slower, tight: 2 samples settle it (5% noise assumed) */
 	s = simulate(&gemm, &obe, 5);
 	print_sim("9.9 ms +-0.2% vs best 9.0 ms (to 9.1), 10 ms budget", &s);
-	CHECK(s.stop == KJIT__STOP_EARLY && s.n == 6);
+	CHECK(s.stop == KJIT__STOP_EARLY && s.n == 2);
 	gemm.rel = 0.02;
 	s = simulate(&gemm, &o, 5);
 	print_sim("9.9 ms +-2%, no budget", &s);
@@ -333,10 +440,11 @@ static void test_shapes(void)
 	CHECK(s.n >= 500 && s.elapsed_ms >= 10 && s.elapsed_ms < 10.5);
 	CHECK((s.hi - s.lo) / s.median > 0.01);
 
-	/* a 50 us kernel of 2% spread still converges to 1% within the budget */
-	gen mid = { GEN_NORMAL, 50000, 0.02, NULL, 0, 0 };
+	/* a 50 us kernel of 1.5% spread still converges to 1% within the
+	 * budget (about 180 samples fit; 2% is on the edge: 0.73% expected) */
+	gen mid = { GEN_NORMAL, 50000, 0.015, NULL, 0, 0 };
 	s = simulate(&mid, &ob, 5);
-	print_sim("50 us +-2%, 10 ms budget", &s);
+	print_sim("50 us +-1.5%, 10 ms budget", &s);
 	CHECK(s.stop == KJIT__STOP_CONVERGED);
 	CHECK((s.hi - s.lo) / s.median <= 0.01);
 
@@ -370,7 +478,7 @@ static void test_shapes(void)
 	}
 	OK("99 us +-2%% vs best 100 us: never stopped early in 20 trials");
 
-	/* bimodal (100 or 110 us by a coin): the median's interval spans the
+	/* bimodal (100 and 110 us in turn): the median's interval spans the
 	 * gap and never reaches 1%; the budget ends it, not the 2 s cap */
 	gen bi = { GEN_BIMODAL, 100000, 0.10, NULL, 0, 0 };
 	s = simulate(&bi, &ob, 5);
@@ -380,6 +488,20 @@ static void test_shapes(void)
 	s = simulate(&bi, &o, 5);
 	print_sim("bimodal 100/110 us, no budget", &s);
 	CHECK(s.stop == KJIT__STOP_TIME_CAP || s.stop == KJIT__STOP_COUNT_CAP);
+
+	/* the library's default budget (do_bench's 100 ms) ends it instead,
+	 * as it does the 50 us saxpy of bench-measure (47.8 / 49 us); a
+	 * kernel that converges is not touched by it */
+	kjit__protocol_opts od;
+	kjit__protocol_defaults(&od);
+	gen bi50 = { GEN_BIMODAL, 47800, 0.025, NULL, 0, 0 };
+	s = simulate(&bi50, &od, 5);
+	print_sim("bimodal 47.8/49 us, default budget", &s);
+	CHECK(s.stop == KJIT__STOP_BUDGET && s.elapsed_ms >= 100 && s.elapsed_ms < 101);
+	gen tight50 = { GEN_NORMAL, 50000, 0.02, NULL, 0, 0 };
+	s = simulate(&tight50, &od, 5);
+	print_sim("50 us +-2%, default budget", &s);
+	CHECK(s.stop == KJIT__STOP_CONVERGED);
 }
 
 /* ---- a fake driver for the events timer ------------------------------------------ */
@@ -567,8 +689,12 @@ static kjit__measurement measure(kjit__timer *t, gen *g, const kjit__protocol_op
 	CHECK(m.n <= o->max_samples);
 	CHECK(m.timer == KJIT__TIMER_EVENTS);
 	CHECK(m.wall_ms > 0 && m.wall_ms <= wall + 1);
-	CHECK(c.n_log >= m.n + (o->warmed_ms > 0 ? 1 : 2)); /* the warm-up's first launches */
-	CHECK(m.warmup_ms > 0 && m.warmup_ms <= m.wall_ms);
+	/* the warm-up's first launches, none when the caller's runs cover it */
+	size_t first = o->warmed_ms >= o->warmup_ms && o->warmed_ms > 0 ? 0
+	               : o->warmed_ms > 0                              ? 1
+	                                                               : 2;
+	CHECK(c.n_log >= m.n + first);
+	CHECK(m.warmup_ms >= 0 && m.warmup_ms <= m.wall_ms);
 	/* the samples are the last n launches, in launch order (float ms) */
 	for (size_t i = 0; i < m.n; i++) {
 		double want = c.log[c.n_log - m.n + i];
@@ -699,15 +825,28 @@ static void test_fake_measure(void)
 	oe.early_factor = 1.1;
 	gen slow = { GEN_NORMAL, 150000, 0.05, NULL, 0, 0 };
 	m = measure(t, &slow, &oe, 0, "150 us vs best 100 us x1.1");
-	CHECK(m.stop == KJIT__STOP_EARLY && m.n == 6);
+	CHECK(m.stop == KJIT__STOP_EARLY && m.n == 1);
 	kjit__measurement_free(&m);
 
-	/* warmed by the caller: one launch of warm-up, not 2 */
+	/* warmed by the caller for the whole warm-up: no warm-up launch, the
+	 * first launch is a sample */
 	kjit__protocol_opts ow = o;
 	ow.warmed_ms = ow.warmup_ms;
 	gen wg = { GEN_NORMAL, 50000, 0.001, NULL, 0, 0 };
 	m = measure(t, &wg, &ow, 0, "warmed by the caller");
-	CHECK_MSG(n_launches == m.n + 1, "%zu launches for %zu samples", n_launches, m.n);
+	CHECK_MSG(n_launches == m.n, "%zu launches for %zu samples", n_launches, m.n);
+	kjit__measurement_free(&m);
+	/* ... and racing after it: a 3x slower configuration costs 1 launch */
+	ow.best_ns = 50000 / 3.0;
+	ow.early_factor = 1.5;
+	m = measure(t, &wg, &ow, 0, "warmed, 3x the best");
+	CHECK(m.stop == KJIT__STOP_EARLY && m.n == 1 && n_launches == 1);
+	kjit__measurement_free(&m);
+	/* warmed for part of it: 1 launch, not 2, then the rest by time */
+	ow = o;
+	ow.warmed_ms = ow.warmup_ms / 2;
+	m = measure(t, &wg, &ow, 0, "warmed for half");
+	CHECK(n_launches >= m.n + 1);
 	kjit__measurement_free(&m);
 
 	/* the budget through the whole protocol: 2 ms of host time per launch
@@ -719,15 +858,15 @@ static void test_fake_measure(void)
 	CHECK(m.stop == KJIT__STOP_BUDGET && m.n == 6);
 	kjit__measurement_free(&m);
 
-	/* cold L2: 2 x L2 overwritten before every launch but the first 2 of
-	 * the warm-up, each time with another byte; never inside a sample */
+	/* cold L2: 2 x L2 overwritten before every launch, the warm-up's too,
+	 * each time with another byte; never inside a sample */
 	kjit__protocol_opts oL = o;
 	oL.cold_l2 = 1;
 	gen cold = { GEN_NORMAL, 50000, 0.001, NULL, 0, 0 };
 	m = measure(t, &cold, &oL, 0, "cold L2");
 	CHECK(m.cold_l2 == 1);
 	CHECK(memset_bytes == 2 * l2_bytes);
-	CHECK_MSG(n_memsets == n_launches - 2, "%zu memsets for %zu launches", n_memsets,
+	CHECK_MSG(n_memsets == n_launches, "%zu memsets for %zu launches", n_memsets,
 	          n_launches);
 	CHECK(m.max_ns < 60000); /* the memset's 1 ms is outside every sample */
 	kjit__measurement_free(&m);
@@ -741,6 +880,10 @@ static void test_fake_measure(void)
 	ob = o;
 	ob.warmup_ms = -1;
 	CHECK_ST(kjit__protocol_measure(t, fake_launch, &c0, NULL, &ob, &m), KJIT_ERR_INVALID_ARG);
+	ob = o;
+	ob.best_spread_ns = NAN;
+	CHECK_ST(kjit__protocol_measure(t, fake_launch, &c0, NULL, &ob, &m), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "best spread");
 	CHECK_ST(kjit__protocol_measure(NULL, fake_launch, &c0, NULL, &o, &m), KJIT_ERR_INVALID_ARG);
 	CHECK(m.samples_ns == NULL && m.n == 0);
 	OK("bad options refused with KJIT_ERR_INVALID_ARG");
@@ -782,6 +925,7 @@ int main(int argc, char **argv)
 	tu_init(argc, argv);
 	test_ranks();
 	test_decide();
+	test_racing();
 	test_shapes();
 	test_fake_measure();
 	printf("%s: PASS\n", tu_prog);
