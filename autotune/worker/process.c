@@ -17,6 +17,24 @@
 #include "worker.h"
 #include "wire.h"
 
+/*
+ * What this worker has seen of the noise of kernels, by length: racing
+ * (cupti/protocol.c) stops a configuration after as little as one sample
+ * when it lies beyond a margin from the best's noise. Per octave of
+ * median, the relative spreads of the last NOISE_KEEP measurements of 6
+ * samples or more; and per L2 mode the spread of this worker's own
+ * fastest ok result, which is the best's own when the tuner's best came
+ * from here.
+ */
+#define NOISE_OCTAVES 48 /* medians up to 2^48 ns */
+#define NOISE_KEEP 8
+
+typedef struct noise_table {
+	float rel[NOISE_OCTAVES][NOISE_KEEP];
+	unsigned char n[NOISE_OCTAVES], next[NOISE_OCTAVES];
+	double own_ns[2], own_spread_ns[2]; /* own fastest ok median, its spread; 0: none */
+} noise_table;
+
 typedef struct worker {
 	const kjit__spec *spec;
 	kjit_engine *engine;
@@ -34,6 +52,7 @@ typedef struct worker {
 	kt_verify *verify;     /* NULL with verify "none" */
 	uint64_t idle_since;   /* when the last measurement ended, 0: none yet */
 	double busy_ms;        /* its checked run and timed phase, ms */
+	noise_table noise;     /* racing's margins */
 } worker;
 
 /* A measurement that ended this recently left the GPU's clocks up: its
@@ -169,6 +188,8 @@ static kjit_status setup_problem(worker *w, size_t p)
 		               : kjit__error(w->setup_status, "%s", w->setup_error ? w->setup_error : "");
 	free_problem(w);
 	w->problem = (int64_t)p;
+	/* the tuner's best starts again with each problem */
+	memset(w->noise.own_ns, 0, sizeof w->noise.own_ns);
 	const kjit__spec *spec = w->spec;
 	kjit_status st = kt_args_build(spec, p, &w->args);
 	size_t n = spec->n_args, k = 0;
@@ -242,6 +263,47 @@ static int verify(worker *w, kt_reply *r)
 	return 0;
 }
 
+static size_t octave(double ns)
+{
+	int e = ns >= 1 ? ilogb(ns) : 0;
+	return e < NOISE_OCTAVES ? (size_t)e : NOISE_OCTAVES - 1;
+}
+
+static void noise_learn(noise_table *t, const kjit_measurement *m, int cold, int ok)
+{
+	if (!(m->median_ns > 0))
+		return;
+	if (ok && (t->own_ns[cold] == 0 || m->median_ns < t->own_ns[cold])) {
+		t->own_ns[cold] = m->median_ns;
+		t->own_spread_ns[cold] = m->spread_ns;
+	}
+	if (m->n_samples < 6) /* too few for a spread */
+		return;
+	size_t o = octave(m->median_ns);
+	t->rel[o][t->next[o]] = (float)(m->spread_ns / m->median_ns);
+	t->next[o] = (unsigned char)((t->next[o] + 1) % NOISE_KEEP);
+	if (t->n[o] < NOISE_KEEP)
+		t->n[o]++;
+}
+
+/* The spread to race against a best of best_ns: the larger of its own
+ * (when it came from this worker) and the median relative spread seen
+ * for kernels within an octave of its length; 0 when neither is known. */
+static double noise_at(const noise_table *t, double best_ns, int cold)
+{
+	double own = best_ns == t->own_ns[cold] ? t->own_spread_ns[cold] : 0;
+	double v[3 * NOISE_KEEP];
+	size_t k = 0, o = octave(best_ns);
+	for (size_t i = o > 0 ? o - 1 : 0; i <= o + 1 && i < NOISE_OCTAVES; i++)
+		for (size_t j = 0; j < t->n[i]; j++)
+			v[k++] = t->rel[i][j];
+	if (k == 0)
+		return own;
+	kjit__sort_doubles(v, k);
+	double typical = kjit__median_sorted(v, k) * best_ns;
+	return typical > own ? typical : own;
+}
+
 /* Answers one request; *fatal set when the worker must exit. */
 static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 {
@@ -301,6 +363,7 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	mo.cold_l2 = q->cold_l2;
 	mo.best_ns = q->best_ns;
 	mo.best_hi_ns = q->best_ns > 0 ? q->best_hi_ns : 0;
+	mo.best_spread_ns = q->best_ns > 0 ? noise_at(&w->noise, q->best_ns, q->cold_l2 != 0) : 0;
 	mo.early_stop_factor = q->best_ns > 0 ? q->early_factor : 0;
 	mo.budget_ms = q->budget_ms;
 	if (q->max_ms > 0 && q->max_ms < mo.max_ms)
@@ -320,6 +383,7 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 		fail_reply(&r, st, "measuring: ", kjit_last_error());
 		goto reply;
 	}
+	noise_learn(&w->noise, &m, q->cold_l2 != 0, strcmp(m.stop, "stopped_early") != 0);
 	r.warmup_ms = m.warmup_ms;
 	r.timed_ms = m.wall_ms - m.warmup_ms;
 	r.ci_high_ns = m.ci_high_ns;
