@@ -11,6 +11,9 @@
  *     exact status, and the best is the correct variant.
  *  3. tests/tune-reference.json: verification against a reference kernel,
  *     warm and cold L2.
+ *  4. tests/tune-race.json: racing. The fastest configuration, measured
+ *     first, is measured to its interval; two 3x and 4x slower lose
+ *     after their first timed sample (1 or 2 stored).
  * Skips (77) without a GPU.
  */
 #include "testutil.h"
@@ -191,6 +194,53 @@ static void test_reference(void)
 	OK("verify against a reference kernel; --l2 both gives a warm and a cold row");
 }
 
+/* The n_samples of the REPEAT r row of the last run. */
+static long long race_samples(sqlite3 *d, int r)
+{
+	char q[256];
+	snprintf(q, sizeof q, "SELECT n_samples FROM results WHERE"
+	         " json_extract(config, '$.REPEAT') = %d AND run_id = (SELECT max(id) FROM runs)",
+	         r);
+	return tu_db_int(d, q, NULL);
+}
+
+static void test_race(void)
+{
+	char spec[TU_PATH], args[2 * TU_PATH];
+	const char *out;
+	spec_path(spec, "tests/tune-race.json");
+	char *slash = strrchr(db, '/');
+	snprintf(slash + 1, sizeof db - (size_t)(slash + 1 - db), "race.db");
+	sqlite3 *d;
+	double timed[2];
+	for (int racing = 1; racing >= 0; racing--) {
+		snprintf(args, sizeof args, "'%s' --json --quiet --force%s", spec,
+		         racing ? "" : " --early-stop 0");
+		CHECK(tune(args, &out) == 0);
+		CHECK(tu_json_int(out, "$.problems[0].evaluated") == 3);
+		CHECK(tu_json_int(out, "$.problems[0].best.config.REPEAT") == 1);
+		timed[racing] = atof(tu_json_get(out, "$.problems[0].time.timed_s"));
+		CHECK(sqlite3_open(db, &d) == SQLITE_OK);
+		long long n1 = race_samples(d, 1), n3 = race_samples(d, 3), n4 = race_samples(d, 4);
+		printf("  %s: n_samples %lld, %lld, %lld for REPEAT 1, 3, 4; timed %.3f ms, "
+		       "measure_s %s\n", racing ? "racing" : "no early stop", n1, n3, n4,
+		       timed[racing] * 1e3, tu_json_get(out, "$.problems[0].measure_s"));
+		CHECK(n1 >= 6);
+		if (racing) {
+			CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 1);
+			CHECK(tu_json_int(out, "$.problems[0].statuses.stopped_early") == 2);
+			CHECK_MSG(n3 >= 1 && n3 <= 2 && n4 >= 1 && n4 <= 2,
+			          "3x and 4x the best: %lld and %lld samples", n3, n4);
+		} else {
+			CHECK(tu_json_int(out, "$.problems[0].statuses.ok") == 3);
+			CHECK(n3 >= 6 && n4 >= 6);
+		}
+		sqlite3_close(d);
+	}
+	OK("racing: 3x and 4x the best stop after 1-2 samples (timed phase %.3f ms, %.3f ms "
+	   "without early stop)", timed[1] * 1e3, timed[0] * 1e3);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -203,6 +253,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "saxpy") != 0) {
 		test_faults();
 		test_reference();
+		test_race();
 	}
 	return 0;
 }

@@ -42,7 +42,8 @@ tests_test_gpu_devices_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_devices_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_devices_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
-EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu
+EXTRA_DIST += tests/tune-faults.json tests/tune-reference.json tests/tune-faults.cu \
+	tests/tune-race.json tests/tune-race.cu
 
 # kjit-tune --mpi with rank 1 measuring (mpirun); skips without MPI or mpirun
 tests_test_gpu_mpi_SOURCES = tests/test-gpu-mpi.c tests/testutil.h tests/mpirun.h
