@@ -75,7 +75,8 @@
  *                  lower bound lies above its true median (below 2.5%
  *                  per look, 1/64 at 6 samples).
  *                  Only what can still win is measured to the interval
- *                  (or the budget): the best is never a racing loser.
+ *                  (or the budget), and a tuner takes its best from those
+ *                  alone (kjit-tune never from a result stopped early).
  *   budget         budget_ms > 0, elapsed_ms >= budget_ms and n >= 6: the
  *                  time a configuration is worth is spent and the interval
  *                  means something. A long kernel stops here after a
