@@ -1,7 +1,8 @@
 /*
  * test-gpu-profile - kjit_variant_profile on the GPU (exit 77 without one),
  * on kernels compiled through kjit and CUPTI's real range profiler:
- *  - saxpy over 2^26 floats moves 3 x 4 x n bytes of DRAM (within 2%);
+ *  - saxpy over 2^26 floats moves 3 x 4 x n bytes of DRAM (within 2%),
+ *    and the same (within 0.5%) when profiled again;
  *  - kernels of K fp32 (and fp64) FMAs per thread, K a run-time argument:
  *    flop_fp32 (flop_fp64) is exactly 2 x K x threads, and none of the
  *    other precision;
@@ -152,10 +153,18 @@ static double saxpy_median(saxpy *s)
 	return median;
 }
 
+/* Twice: the first profile of an engine sets the profiler up, the second
+ * shows what a profile costs; both must count the same bytes. */
 static void check_saxpy(saxpy *s)
 {
-	kjit_profile p;
+	kjit_profile p, again;
 	profile("saxpy 2^26", s->v, s->grid[0], s->block[0], s->args, &p);
+	profile("saxpy 2^26 again", s->v, s->grid[0], s->block[0], s->args, &again);
+	CHECK_MSG(fabs(again.dram_read_bytes + again.dram_write_bytes - p.dram_read_bytes -
+	               p.dram_write_bytes) <= 0.005 * (p.dram_read_bytes + p.dram_write_bytes) &&
+	          again.flop_fp32 == p.flop_fp32, "saxpy: %.0f then %.0f B of DRAM, %.0f then %.0f "
+	          "FLOP", p.dram_read_bytes + p.dram_write_bytes, again.dram_read_bytes +
+	          again.dram_write_bytes, p.flop_fp32, again.flop_fp32);
 	double want = 3.0 * 4 * N_SAXPY, got = p.dram_read_bytes + p.dram_write_bytes;
 	printf("saxpy: DRAM %.0f B, expected %.0f B (%+.2f%%); %.0f GB/s of a %.0f GB/s peak, "
 	       "AI %.4f FLOP/B\n", got, want, 100 * (got / want - 1), p.dram_bytes_per_s / 1e9,
