@@ -1,9 +1,10 @@
 /*
  * instr.h - internal header of the instrumentation layer: GPU kernel
- * timing (CUPTI activity records, CUDA events as the fallback), the
- * measurement protocol, NVTX ranges and the telemetry writer. It stands on
- * the base layer (base.h) and never reaches the engine: launches come in
- * as callbacks, events as plain structs.
+ * timing (CUPTI activity records, CUDA events as the fallback), hardware
+ * counters (CUPTI's range profiler), the measurement protocol, NVTX ranges
+ * and the telemetry writer. It stands on the base layer (base.h) and never
+ * reaches the engine: launches come in as callbacks, events as plain
+ * structs.
  */
 #ifndef KJIT_INSTR_H
 #define KJIT_INSTR_H
@@ -86,6 +87,41 @@ void kjit__timer_set_sink(kjit__timer *timer, void (*sink)(void *ctx, uint64_t t
 kjit_status kjit__timer_launch_tagged(kjit__timer *timer, kjit__launch_fn fn, void *ctx,
                                       CUstream stream, uint64_t tag);
 kjit_status kjit__timer_poll(kjit__timer *timer);
+
+/* ---- hardware counters (counters.c) -------------------------------------- */
+
+typedef struct kjit__counters kjit__counters;
+
+/*
+ * The hardware counters of ctx through CUPTI's range profiler: the
+ * profiler initialised, the metric set's config image made (the passes it
+ * needs counted). A refusal (no permission, an unsupported device, CUPTI
+ * held by another tool, $KJIT_PROFILER=off, any CUPTI call failing) is not
+ * an error: *out is made, refused, and its reason says why. Errors: out of
+ * memory, a $KJIT_PROFILER that is neither on nor off. The caller owns
+ * *out and frees it with kjit__counters_close().
+ */
+kjit_status kjit__counters_open(const kjit__cu_api *cu, CUcontext ctx, kjit__counters **out);
+void kjit__counters_close(kjit__counters *c);
+
+/* "" while the counters can be read, else why not (or which metrics the
+ * chip lacks); set once, valid until close. */
+const char *kjit__counters_reason(const kjit__counters *c);
+
+/* Sets the counter fields of *out (not the resource usage, not the energy
+ * and its reason) to NAN and passes to 0. */
+void kjit__counters_clear(kjit_profile *out);
+
+/*
+ * Profiles one launch of fn on stream (kernel replay: fn runs once, CUPTI
+ * replays its kernel pass by pass with the device memory restored before
+ * each) and fills the counter fields of *out; counters_reason points to
+ * the object's reason, or to a static line. A refusal gives KJIT_OK with
+ * the counters NAN; KJIT_ERR_LAUNCH when the launch itself fails. One
+ * profile at a time in the process: others wait.
+ */
+kjit_status kjit__counters_profile(kjit__counters *c, kjit__launch_fn fn, void *fn_ctx,
+                                   CUstream stream, kjit_profile *out);
 
 /* ---- the measurement protocol (protocol.c) ------------------------------ */
 

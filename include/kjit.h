@@ -632,7 +632,7 @@ typedef struct kjit_profile {
 	double energy_j;             /* per launch */
 	double power_w;              /* average over the batch */
 	double energy_rel_spread;    /* (max - min) / median of the batch's repeats */
-	const char *counters_reason; /* static or owned by the variant */
+	const char *counters_reason; /* valid until the engine closes */
 	const char *energy_reason;
 } kjit_profile;
 
@@ -648,10 +648,14 @@ void kjit_profile_options_init(kjit_profile_options *opts);
  * Profiles one launch of a variant with the launch configuration and
  * arguments of kjit_variant_launch() (the counters' passes replay it; the
  * energy batch runs it many times, so the arguments must leave the kernel
- * safe to run again). Figures that cannot be had are NAN with their
- * reason; that is not an error: KJIT_OK with counters_reason set when the
- * counters are refused. The strings in *out are static or owned by the
- * variant.
+ * safe to run again); it synchronizes stream. Figures that cannot be had
+ * are NAN with their reason; that is not an error: KJIT_OK with
+ * counters_reason set when the counters are refused (no permission, an
+ * unsupported device, CUPTI held by another tool, $KJIT_PROFILER=off; a
+ * refusal is kept for the engine's life). The strings in *out are valid
+ * until the engine closes. KJIT_ERR_INVALID_ARG: a NULL argument, a grid
+ * or block dimension of 0, energy_ms out of (0, 60000] with energy set;
+ * KJIT_ERR_NO_GPU; KJIT_ERR_LAUNCH: the launch failed.
  */
 kjit_status kjit_variant_profile(kjit_variant *variant, const unsigned grid[3],
                                  const unsigned block[3], unsigned shared_bytes,

@@ -269,6 +269,19 @@ kjit_status kjit__engine_timer(kjit_engine *e, kjit__timer **out)
 	return st;
 }
 
+/* Like the timer: the profiler's set-up costs an engine that never
+ * profiles nothing. */
+kjit_status kjit__engine_counters(kjit_engine *e, kjit__counters **out)
+{
+	pthread_mutex_lock(&e->timer_lock);
+	kjit_status st = KJIT_OK;
+	if (!e->counters && (st = kjit__engine_ctx(e)) == KJIT_OK)
+		st = kjit__counters_open(e->cu, e->ctx, &e->counters);
+	*out = e->counters;
+	pthread_mutex_unlock(&e->timer_lock);
+	return st;
+}
+
 /* The tuning policy ($KJIT_TUNE when the options leave it) and the drift
  * threshold ($KJIT_DRIFT). */
 static kjit_status tuning_options(kjit_engine *e, const kjit_engine_options *o)
@@ -453,6 +466,8 @@ void kjit_engine_close(kjit_engine *e)
 	if (e->timer && kjit__engine_ctx(e) == KJIT_OK)
 		kjit__timer_close(e->timer);
 	e->timer = NULL;
+	kjit__counters_close(e->counters); /* host-side only: no context needed */
+	e->counters = NULL;
 	/* Memory hits cost no write; their use is recorded here, so that a
 	 * variant a long-running process relies on does not age out. */
 	if (e->store) {

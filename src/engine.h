@@ -316,8 +316,9 @@ struct kjit_engine {
 	struct kjit__memo_entry **memo_by_id; /* its profiled launches' tags, under lock */
 	size_t n_memo_ids, cap_memo_ids;
 
-	pthread_mutex_t timer_lock;
+	pthread_mutex_t timer_lock; /* the timer and the counters */
 	kjit__timer *timer;        /* made on first measurement or for profiling */
+	kjit__counters *counters;  /* made on the first kjit_variant_profile() */
 	kjit__telemetry *telemetry; /* NULL with KJIT_TELEMETRY=0 */
 	uint64_t profile_every;    /* time one launch in this many; 0: off */
 	atomic_uint_fast64_t launch_seq;
@@ -325,6 +326,9 @@ struct kjit_engine {
 
 /* The engine's timer, opened on first use, its sink kjit__engine_sink. */
 kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
+/* The engine's hardware counters, opened on first use (refused ones too:
+ * their reason says why). */
+kjit_status kjit__engine_counters(kjit_engine *engine, kjit__counters **out);
 
 /* Where the durations of tagged launches arrive (from CUPTI's buffer
  * delivery), routed by the tag: a variant's here, the tuning layer's

@@ -53,7 +53,8 @@ libkjit_core_la_SOURCES = \
 	src/variant.c \
 	src/param_check.c \
 	src/ptx.c \
-	src/measure.c
+	src/measure.c \
+	src/variant_profile.c
 
 libkjit_tuning_la_CPPFLAGS = $(KJIT_INCLUDE_TUNING)
 libkjit_tuning_la_SOURCES = \

@@ -25,12 +25,14 @@ KJIT_CPU_TESTS = \
 	tests/test-table \
 	tests/test-env-sources \
 	tests/test-env-clear \
-	tests/test-doc-api
+	tests/test-doc-api \
+	tests/test-profile-args
 
 KJIT_GPU_TESTS = \
 	tests/test-gpu-saxpy \
 	tests/test-gpu-errors \
 	tests/test-gpu-measure \
+	tests/test-gpu-profile \
 	tests/test-gpu-smem \
 	tests/test-gpu-symbol \
 	tests/test-gpu-travel
@@ -142,6 +144,14 @@ tests_test_doc_api_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_measure_SOURCES = tests/test-gpu-measure.c tests/testutil.h
 tests_test_gpu_measure_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_measure_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_profile_SOURCES = tests/test-gpu-profile.c tests/testutil.h
+tests_test_gpu_profile_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_profile_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_profile_args_SOURCES = tests/test-profile-args.c tests/testutil.h
+tests_test_profile_args_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_profile_args_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_gpu_smem_SOURCES = tests/test-gpu-smem.c tests/testutil.h
 tests_test_gpu_smem_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -126,6 +126,8 @@ double kjit__median_sorted(const double *sorted, size_t n);
 	X(DRIFT, "KJIT_DRIFT", SETTING,                                        \
 	  "the slowdown that marks a best row stale (default 1.3)")             \
 	X(TIMER, "KJIT_TIMER", SETTING, "the kernel timer: auto, cupti or events") \
+	X(PROFILER, "KJIT_PROFILER", SETTING,                                  \
+	  "off: kjit_variant_profile() reads no hardware counters (default on)") \
 	X(CUPTI_DRIVER, "KJIT_CUPTI_DRIVER", SETTING,                          \
 	  "launch: CUPTI records the launch entry points, not the whole API")   \
 	X(TOP_NOW, "KJIT_TOP_NOW", SETTING,                                    \
