@@ -10,3 +10,13 @@ bench_bench_measure_SOURCES = bench/bench-measure.c bench/benchutil.h
 bench_bench_measure_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_measure_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_measure_LDADD = $(BENCH_LDADD)
+
+# bench-profile: kjit_variant_profile() against ncu --clock-control none
+# with the same metrics on the same kernel. Needs a GPU; run it from a
+# build folder as ./bench/bench-profile.
+noinst_PROGRAMS += bench/bench-profile
+
+bench_bench_profile_SOURCES = bench/bench-profile.c bench/benchutil.h
+bench_bench_profile_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_profile_LDFLAGS = $(CUDA_LDFLAGS)
+bench_bench_profile_LDADD = $(BENCH_LDADD)

@@ -81,6 +81,12 @@ static const char *const metric_names[M_COUNT] = {
 	[M_SM_HZ] = "sm__cycles_elapsed.avg.per_second",
 };
 
+const char *const *kjit__counters_metric_names(size_t *n)
+{
+	*n = M_COUNT;
+	return metric_names;
+}
+
 #define STILL_WORKS "; timing and resource usage still work"
 
 struct kjit__counters {

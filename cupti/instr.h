@@ -108,6 +108,10 @@ void kjit__counters_close(kjit__counters *c);
  * chip lacks); set once, valid until close. */
 const char *kjit__counters_reason(const kjit__counters *c);
 
+/* The metric names the counters collect (static), so that another tool
+ * can be asked for the same set. */
+const char *const *kjit__counters_metric_names(size_t *n);
+
 /* Sets the counter fields of *out (not the resource usage, not the energy
  * and its reason) to NAN and passes to 0. */
 void kjit__counters_clear(kjit_profile *out);
