@@ -15,6 +15,14 @@
 
 /* ---- a tuning run (tune.c) ---------------------------------------------- */
 
+/* --profile: collect a profile (kjit_variant_profile(): counters, and
+ * energy for an energy objective) for every configuration that ends ok,
+ * or for each problem's best once its search is over. */
+typedef enum kt_profile_mode { KT_PROFILE_OFF = 0, KT_PROFILE_ALL, KT_PROFILE_BEST } kt_profile_mode;
+/* "all" (also NULL: --profile alone) or "best" into *out; anything else
+ * is KJIT_ERR_INVALID_ARG naming it. */
+kjit_status kt_profile_mode_parse(const char *text, kt_profile_mode *out);
+
 typedef struct kt_tune_opts {
 	const char *spec_path, *db, *strategy;
 	kt_budget budget;
@@ -31,6 +39,9 @@ typedef struct kt_tune_opts {
 	kt_pool_mode pool;
 	kt_devices devices;    /* the GPUs to measure on (--devices) */
 	int mpi;               /* --mpi: rank 0 of an MPI run */
+	int objective_set;     /* --objective given: objective, else the spec's metric */
+	kjit__objective objective;
+	kt_profile_mode profile; /* --profile; the workers read it */
 } kt_tune_opts;
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */

@@ -76,7 +76,16 @@ typedef struct kt_reply {
 	 * load, the checked run (outputs restored, launch, comparison), the
 	 * protocol's warm-up and timed batches */
 	double setup_ms, load_ms, check_ms, warmup_ms, timed_ms;
+	/* The variant's profile (kjit_variant_profile()), when has_profile.
+	 * Its figures are NAN (unknown) or finite and >= 0; each reason at
+	 * most KT_REASON_MAX bytes. Decoded, the reasons point at
+	 * reasons[2], which the reply owns. */
+	int32_t has_profile;
+	kjit_profile profile;
+	char *reasons[2];
 } kt_reply;
+
+#define KT_REASON_MAX 1024
 
 /* Encoders start a new message in b (type byte first). Decoders read a
  * whole message of that type from b; KJIT_ERR_CORRUPT when it is
