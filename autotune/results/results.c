@@ -1070,8 +1070,82 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 	fprintf(f, "},\"requirements\":[\"libkjit==%s\"]}}", kjit_version());
 }
 
-/* One result in T4 (results-schema.json 1.0.0), times in the unit. */
-static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
+/* The profile's columns of an export row start at pcol: whether the
+ * result has one, its reasons, then the figures (profile_columns). */
+enum { P_HAS, P_COUNTERS_REASON, P_ENERGY_REASON, P_FIELDS };
+
+/* CSV: every figure, then the reasons; empty fields without a profile. */
+static void put_profile_csv(FILE *f, sqlite3_stmt *s, int pcol)
+{
+	size_t n;
+	kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		fputc(',', f);
+		put_csv_num(f, s, pcol + P_FIELDS + (int)i);
+	}
+	fputc(',', f);
+	put_csv_text(f, col_text(s, pcol + P_COUNTERS_REASON));
+	fputc(',', f);
+	put_csv_text(f, col_text(s, pcol + P_ENERGY_REASON));
+}
+
+/* JSON: ,"profile":{...} with the figures and reasons it has; nothing
+ * without a profile. */
+static void put_profile_json(FILE *f, sqlite3_stmt *s, int pcol)
+{
+	if (!sqlite3_column_int(s, pcol + P_HAS))
+		return;
+	size_t n;
+	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	const char *sep = "";
+	fputs(",\"profile\":{", f);
+	for (size_t i = 0; i < n; i++) {
+		if (sqlite3_column_type(s, pcol + P_FIELDS + (int)i) == SQLITE_NULL)
+			continue;
+		fprintf(f, "%s\"%s\":", sep, fd[i].name);
+		put_num(f, s, pcol + P_FIELDS + (int)i, 1);
+		sep = ",";
+	}
+	static const char *const reasons[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
+	for (int k = 0; k < 2; k++) {
+		const char *t = col_text(s, pcol + P_COUNTERS_REASON + k);
+		if (!t)
+			continue;
+		fprintf(f, "%s\"%s\":", sep, reasons[k]);
+		put_json_text(f, t);
+		sep = ",";
+	}
+	fputc('}', f);
+}
+
+/* T4: a measurement {name, value, unit} per figure and reason it has. */
+static void put_profile_t4(FILE *f, sqlite3_stmt *s, int pcol)
+{
+	if (!sqlite3_column_int(s, pcol + P_HAS))
+		return;
+	size_t n;
+	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (sqlite3_column_type(s, pcol + P_FIELDS + (int)i) == SQLITE_NULL)
+			continue;
+		fprintf(f, ",{\"name\":\"%s\",\"value\":", fd[i].name);
+		put_num(f, s, pcol + P_FIELDS + (int)i, 1);
+		fprintf(f, ",\"unit\":\"%s\"}", fd[i].unit);
+	}
+	static const char *const reasons[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
+	for (int k = 0; k < 2; k++) {
+		const char *t = col_text(s, pcol + P_COUNTERS_REASON + k);
+		if (!t)
+			continue;
+		fprintf(f, ",{\"name\":\"%s\",\"value\":", reasons[k]);
+		put_json_text(f, t);
+		fputs(",\"unit\":\"\"}", f);
+	}
+}
+
+/* One result in T4 (results-schema.json 1.0.0), times in the unit; its
+ * profile, when it has one, from column pcol on (put_profile_t4). */
+static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u, int pcol)
 {
 	const char *status = col_text(s, C_STATUS), *inv = t4_invalidity(status);
 	const char *cfg = col_text(s, C_CONFIG), *prob = col_text(s, C_PROB);
@@ -1098,51 +1172,161 @@ static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
 	put_json_text(f, status);
 	fputs(",\"unit\":\"\"},{\"name\":\"l2\",\"value\":", f);
 	put_json_text(f, col_text(s, C_L2) ? col_text(s, C_L2) : "warm");
-	fputs(",\"unit\":\"\"}]}", f);
+	fputs(",\"unit\":\"\"}", f);
+	put_profile_t4(f, s, pcol);
+	fputs("]}", f);
 }
 
+
+static void put_csv_header(FILE *f, const kjit__spec *spec, size_t np)
+{
+	for (size_t i = 0; i < np; i++)
+		fprintf(f, "%s,", spec->params[i].name);
+	if (!np)
+		fputs("config,", f);
+	/* the device and profile columns last: a reader that knows the columns
+	 * before them by position still finds them there (--replay reads by
+	 * name) */
+	fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
+	      "compile_ms,message,device_ordinal,device_uuid", f);
+	size_t n;
+	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, ",%s", fd[i].name);
+	fputs("," KJIT__C_COUNTERS_REASON "," KJIT__C_ENERGY_REASON "\n", f);
+}
+
+static void put_csv_row(FILE *f, sqlite3_stmt *s, size_t np)
+{
+	const char *status = col_text(s, C_STATUS);
+	for (size_t i = 0; i < np; i++) {
+		put_csv_text(f, col_text(s, C_PARAMS + (int)i));
+		fputc(',', f);
+	}
+	if (!np) {
+		put_csv_text(f, col_text(s, C_CONFIG));
+		fputc(',', f);
+	}
+	if (status && strcmp(status, "ok") == 0)
+		put_csv_num(f, s, C_OBJ);
+	fputc(',', f);
+	put_csv_text(f, status);
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_L2));
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_TIMER));
+	for (int c = C_MEDIAN; c <= C_N; c++) {
+		fputc(',', f);
+		put_csv_num(f, s, c);
+	}
+	fputc(',', f);
+	put_csv_num(f, s, C_COMPILE);
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_MSG));
+	fputc(',', f);
+	put_csv_num(f, s, C_ORDINAL);
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_UUID));
+	put_profile_csv(f, s, C_PARAMS + (int)np);
+	fputc('\n', f);
+}
+
+static void put_json_row(FILE *f, sqlite3_stmt *s, size_t np)
+{
+	const char *cfg = col_text(s, C_CONFIG);
+	fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
+	put_num(f, s, C_RUN, 1);
+	fputs(",\"signature\":", f);
+	put_json_text(f, col_text(s, C_SIG));
+	fputs(",\"device_key\":", f);
+	put_json_text(f, col_text(s, C_DEV));
+	fputs(",\"device_ordinal\":", f);
+	put_num(f, s, C_ORDINAL, 1);
+	fputs(",\"device_uuid\":", f);
+	put_json_text_or_null(f, col_text(s, C_UUID));
+	fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
+	        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
+	put_json_text(f, col_text(s, C_STATUS));
+	static const int texts[] = { C_TIMER, C_L2 };
+	static const char *const text_names[] = { "timer", "l2" };
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, ",\"%s\":", text_names[k]);
+		put_json_text_or_null(f, col_text(s, texts[k]));
+	}
+	static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
+		                             "n_samples" };
+	for (int c = C_MEDIAN; c <= C_N; c++) {
+		fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
+		put_num(f, s, c, 1);
+	}
+	fputs(",\"samples_ns\":", f);
+	put_samples(f, s, C_SAMPLES, 1);
+	fputs(",\"objective\":", f);
+	put_num(f, s, C_OBJ, 1);
+	fputs(",\"compile_ms\":", f);
+	put_num(f, s, C_COMPILE, 1);
+	fputs(",\"message\":", f);
+	put_json_text_or_null(f, col_text(s, C_MSG));
+	fputs(",\"created\":", f);
+	put_num(f, s, C_CREATED, 1);
+	put_profile_json(f, s, C_PARAMS + (int)np);
+	fputc('}', f);
+}
+
+/* The export's query: the results columns of the C_* enum, each
+ * parameter's value, the profile's columns; of run_id (?1) or of
+ * (signature ?2, device_key ?3, problems ?4...). NULL when out of memory. */
+static char *export_sql(const kjit__spec *spec, int64_t run_id, size_t n_problems)
+{
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT r.id, r.run_id, r.signature, r.device_key, r.problem, r.config,"
+	              " r.status, r.timer, r.l2, r.median_ns, r.spread_ns, r.min_ns, r.max_ns,"
+	              " r.n_samples, r.samples, r.objective, r.compile_ms, r.message, r.created,"
+	              " r.device_ordinal, r.device_uuid");
+	size_t np = spec ? spec->n_params : 0;
+	for (size_t i = 0; i < np; i++) {
+		/* parameter names are identifiers (spec.c checks them) */
+		kjit__buf_str(&q, ", json_extract(r.config, '$.\"");
+		kjit__buf_str(&q, spec->params[i].name);
+		kjit__buf_str(&q, "\"')");
+	}
+	kjit__buf_str(&q, ", p.result_id IS NOT NULL, p." KJIT__C_COUNTERS_REASON ", p."
+	              KJIT__C_ENERGY_REASON);
+	profile_columns(&q);
+	kjit__buf_str(&q, " FROM results r LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id = r.id");
+	if (run_id > 0) {
+		kjit__buf_str(&q, " WHERE r.run_id = ?1 ORDER BY r.id");
+	} else {
+		kjit__buf_str(&q, " WHERE r.signature = ?2 AND r.device_key = ?3 AND"
+		              " r.problem IN (");
+		for (size_t i = 0; i < n_problems; i++) {
+			char ph[32];
+			snprintf(ph, sizeof ph, "%s?%zu", i ? ", " : "", i + 4);
+			kjit__buf_str(&q, ph);
+		}
+		kjit__buf_str(&q, n_problems ? ") ORDER BY r.id" : "NULL) ORDER BY r.id");
+	}
+	return kjit__buf_done(&q);
+}
 
 kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *const *problems, size_t n_problems,
                               kt_export_format format, FILE *f)
 {
-	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer,"
-	              " l2, median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
-	              " compile_ms, message, created, device_ordinal, device_uuid");
-	size_t np = spec ? spec->n_params : 0;
-	for (size_t i = 0; i < np; i++) {
-		/* parameter names are identifiers (spec.c checks them) */
-		kjit__buf_str(&q, ", json_extract(config, '$.\"");
-		kjit__buf_str(&q, spec->params[i].name);
-		kjit__buf_str(&q, "\"')");
-	}
-	if (run_id > 0) {
-		kjit__buf_str(&q, " FROM results WHERE run_id = ?1 ORDER BY id");
-	} else {
-		kjit__buf_str(&q, " FROM results WHERE signature = ?2 AND device_key = ?3 AND"
-		              " problem IN (");
-		for (size_t i = 0; i < n_problems; i++) {
-			char ph[32];
-			snprintf(ph, sizeof ph, "%s?%zu", i ? ", " : "", i + 4);
-			kjit__buf_str(&q, ph);
-		}
-		kjit__buf_str(&q, n_problems ? ") ORDER BY id" : "NULL) ORDER BY id");
-	}
-	if (q.oom)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	if (run_id <= 0 && n_problems > 30000) {
-		free(q.p);
+	if (run_id <= 0 && n_problems > 30000)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most 30000)",
 		                   n_problems);
-	}
+	char *sql = export_sql(spec, run_id, n_problems);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	size_t np = spec ? spec->n_params : 0;
 	sqlite3_stmt *s;
 	char *sig = NULL, *dev = NULL;
 	t4_unit unit = t4_unit_of(spec);
 	kjit__store_lock(r->store);
-	kjit_status st = prep(r, q.p, &s, "exporting results");
-	free(q.p);
+	kjit_status st = prep(r, sql, &s, "exporting results");
+	free(sql);
 	if (st == KJIT_OK && format == KT_EXPORT_T4 &&
 	    (st = t4_subject(r, run_id, signature, device_key, &sig, &dev)) != KJIT_OK)
 		sqlite3_finalize(s);
@@ -1161,14 +1345,7 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 			bind_text(s, (int)i + 4, problems[i]);
 	}
 	if (format == KT_EXPORT_CSV) {
-		for (size_t i = 0; i < np; i++)
-			fprintf(f, "%s,", spec->params[i].name);
-		if (!np)
-			fputs("config,", f);
-		/* the device columns last: a reader that knows the columns before
-		 * them by position still finds them there (--replay reads by name) */
-		fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
-		      "compile_ms,message,device_ordinal,device_uuid\n", f);
+		put_csv_header(f, spec, np);
 	} else if (format == KT_EXPORT_JSON) {
 		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", f);
 	} else {
@@ -1180,83 +1357,16 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	free(dev);
 	int rc, first = 1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *status = col_text(s, C_STATUS);
-		int ok = status && strcmp(status, "ok") == 0;
 		if (format == KT_EXPORT_CSV) {
-			for (size_t i = 0; i < np; i++) {
-				put_csv_text(f, col_text(s, C_PARAMS + (int)i));
-				fputc(',', f);
-			}
-			if (!np) {
-				put_csv_text(f, col_text(s, C_CONFIG));
-				fputc(',', f);
-			}
-			if (ok)
-				put_csv_num(f, s, C_OBJ);
-			fputc(',', f);
-			put_csv_text(f, status);
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_L2));
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_TIMER));
-			for (int c = C_MEDIAN; c <= C_N; c++) {
-				fputc(',', f);
-				put_csv_num(f, s, c);
-			}
-			fputc(',', f);
-			put_csv_num(f, s, C_COMPILE);
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_MSG));
-			fputc(',', f);
-			put_csv_num(f, s, C_ORDINAL);
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_UUID));
-			fputc('\n', f);
+			put_csv_row(f, s, np);
 			continue;
 		}
 		fputs(first ? "\n" : ",\n", f);
 		first = 0;
-		if (format == KT_EXPORT_T4) {
-			t4_result(f, s, &unit);
-			continue;
-		}
-		const char *cfg = col_text(s, C_CONFIG);
-		fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
-		put_num(f, s, C_RUN, 1);
-		fputs(",\"signature\":", f);
-		put_json_text(f, col_text(s, C_SIG));
-		fputs(",\"device_key\":", f);
-		put_json_text(f, col_text(s, C_DEV));
-		fputs(",\"device_ordinal\":", f);
-		put_num(f, s, C_ORDINAL, 1);
-		fputs(",\"device_uuid\":", f);
-		put_json_text_or_null(f, col_text(s, C_UUID));
-		fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
-		        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
-		put_json_text(f, status);
-		static const int texts[] = { C_TIMER, C_L2 };
-		static const char *const text_names[] = { "timer", "l2" };
-		for (int k = 0; k < 2; k++) {
-			fprintf(f, ",\"%s\":", text_names[k]);
-			put_json_text_or_null(f, col_text(s, texts[k]));
-		}
-		static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
-			                             "n_samples" };
-		for (int c = C_MEDIAN; c <= C_N; c++) {
-			fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
-			put_num(f, s, c, 1);
-		}
-		fputs(",\"samples_ns\":", f);
-		put_samples(f, s, C_SAMPLES, 1);
-		fputs(",\"objective\":", f);
-		put_num(f, s, C_OBJ, 1);
-		fputs(",\"compile_ms\":", f);
-		put_num(f, s, C_COMPILE, 1);
-		fputs(",\"message\":", f);
-		put_json_text_or_null(f, col_text(s, C_MSG));
-		fputs(",\"created\":", f);
-		put_num(f, s, C_CREATED, 1);
-		fputc('}', f);
+		if (format == KT_EXPORT_T4)
+			t4_result(f, s, &unit, C_PARAMS + (int)np);
+		else
+			put_json_row(f, s, np);
 	}
 	if (rc != SQLITE_DONE)
 		st = kjit__store_fail(r->store, rc, "exporting results");

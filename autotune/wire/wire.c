@@ -140,6 +140,7 @@ static int open_msg(kt_buf *b, int want)
 {
 	b->pos = 1;
 	b->bad = b->oom = 0;
+	b->why = NULL;
 	if (kt_msg_type(b) != want)
 		b->bad = 1;
 	return !b->bad;
@@ -149,6 +150,9 @@ static kjit_status close_msg(kt_buf *b, const char *what)
 {
 	if (b->oom)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory reading a %s message", what);
+	if (b->bad && b->why)
+		return kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a %s message with %s (%zu "
+		                   "bytes)", what, b->why, b->len);
 	if (b->bad || b->pos != b->len)
 		return kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a %s message that is %s "
 		                   "(%zu bytes)", what, b->bad ? "truncated or of another type"
@@ -289,6 +293,10 @@ static void put_profile(kt_buf *b, const kjit_profile *p)
 	}
 }
 
+#define KT_STR_(x) #x
+#define KT_STR_MAX_(x) KT_STR_(x)
+#define KT_STR_MAX KT_STR_MAX_(KT_REASON_MAX)
+
 /* The profile of a reply: a figure that is neither NAN nor finite and
  * >= 0, a flag other than 0 or 1, or a reason too long or holding a NUL
  * makes the message bad. */
@@ -305,21 +313,24 @@ static void get_profile(kt_buf *b, kt_reply *r)
 	const kjit__profile_field *f = kjit__profile_fields(&n);
 	for (size_t i = 0; i < n; i++) {
 		double v = get_f64(b);
-		if (!isnan(v) && !(isfinite(v) && v >= 0))
+		if (!b->bad && !isnan(v) && !(isfinite(v) && v >= 0)) {
 			b->bad = 1;
+			b->why = "a profile figure that is negative or infinite";
+		}
 		kjit__profile_set(&r->profile, &f[i], v);
 	}
 	for (int k = 0; k < 2 && !b->bad; k++) {
 		size_t at = b->pos;
 		uint32_t len = get_u32(b);
-		if (!b->bad && len != NO_STRING && len > KT_REASON_MAX)
-			b->bad = 1;
 		if (b->bad)
 			break;
 		b->pos = at;
-		r->reasons[k] = get_str(b);
-		if (r->reasons[k] && strlen(r->reasons[k]) != len)
+		r->reasons[k] = len == NO_STRING || len <= KT_REASON_MAX ? get_str(b) : NULL;
+		if ((len != NO_STRING && len > KT_REASON_MAX) ||
+		    (r->reasons[k] && strlen(r->reasons[k]) != len)) {
 			b->bad = 1;
+			b->why = "a profile reason longer than " KT_STR_MAX " bytes or with a NUL";
+		}
 	}
 	r->profile.counters_reason = r->reasons[0];
 	r->profile.energy_reason = r->reasons[1];

@@ -23,11 +23,13 @@ enum { KT_EXIT_OK = 0, KT_EXIT_RUNTIME = 1, KT_EXIT_USAGE = 2, KT_EXIT_SPEC = 3,
 /* ---- the worker protocol (wire.c) ------------------------------------- */
 
 /* A message under construction or being read; zero-initialise. bad is
- * set when a read runs past the end (a truncated message). */
+ * set when a read runs past the end (a truncated message), or a field
+ * is out of its bounds (why then says which). */
 typedef struct kt_buf {
 	unsigned char *data;
 	size_t len, cap, pos;
 	int bad, oom;
+	const char *why;
 } kt_buf;
 void kt_buf_free(kt_buf *b);
 /* Replaces b's contents with a copy of len bytes (KJIT_ERR_NOMEM). */
