@@ -916,8 +916,8 @@ static void print_text(tuner *t, int was_interrupted)
 			char peak[96] = "";
 			if (pr->has_profile)
 				kt_profile_peak_text(&pr->best_profile, peak, sizeof peak);
-			printf("  best by %s: %s %.0f ns", kjit__objective_name(pr->best_objective),
-			       pr->best_config, pr->best_median);
+			printf("  best %s %.0f ns by %s", pr->best_config, pr->best_median,
+			       kjit__objective_name(pr->best_objective));
 			if (pr->has_profile && !isnan(pr->best_profile.energy_j))
 				printf(", %.3g J per launch", pr->best_profile.energy_j);
 			if (peak[0])
