@@ -873,19 +873,22 @@ kjit_status kt_results_only_device(kt_results *r, const char *signature, char **
 /* ---- export ------------------------------------------------------------------ */
 
 /* A column's number divided by per (a time in ns to another unit, with one
- * correctly rounded division); null for NULL. */
+ * correctly rounded division); null for NULL and for what JSON cannot
+ * hold (an infinity another writer stored). */
 static void put_num(FILE *f, sqlite3_stmt *s, int col, double per)
 {
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+	double v = sqlite3_column_double(s, col) / per;
+	if (sqlite3_column_type(s, col) == SQLITE_NULL || !isfinite(v))
 		fputs("null", f);
 	else
-		fprintf(f, "%.17g", sqlite3_column_double(s, col) / per);
+		fprintf(f, "%.17g", v);
 }
 
 static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
 {
-	if (sqlite3_column_type(s, col) != SQLITE_NULL)
-		fprintf(f, "%.17g", sqlite3_column_double(s, col));
+	double v = sqlite3_column_double(s, col);
+	if (sqlite3_column_type(s, col) != SQLITE_NULL && isfinite(v))
+		fprintf(f, "%.17g", v);
 }
 
 /* 1 when a spreadsheet could read t as a formula: it starts with =, +, -,

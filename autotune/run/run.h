@@ -15,11 +15,7 @@
 
 /* ---- a tuning run (tune.c) ---------------------------------------------- */
 
-/* --profile: collect a profile (kjit_variant_profile(): counters, and
- * energy for an energy objective) for every configuration that ends ok,
- * or for each problem's best once its search is over. */
-typedef enum kt_profile_mode { KT_PROFILE_OFF = 0, KT_PROFILE_ALL, KT_PROFILE_BEST } kt_profile_mode;
-/* "all" (also NULL: --profile alone) or "best" into *out; anything else
+/* --profile (kt_profile_mode, wire.h): "all" (also NULL: --profile alone) or "best" into *out; anything else
  * is KJIT_ERR_INVALID_ARG naming it. */
 kjit_status kt_profile_mode_parse(const char *text, kt_profile_mode *out);
 
@@ -41,7 +37,7 @@ typedef struct kt_tune_opts {
 	int mpi;               /* --mpi: rank 0 of an MPI run */
 	int objective_set;     /* --objective given: objective, else the spec's metric */
 	kjit__objective objective;
-	kt_profile_mode profile; /* --profile; the workers read it */
+	kt_profile_mode profile; /* --profile; the workers have it (kt_meas_opts) */
 } kt_tune_opts;
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */

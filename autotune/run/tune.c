@@ -994,7 +994,8 @@ static kjit_status open_workers(tuner *t)
 	t->mo = (kt_meas_opts){ .stop = &interrupted, .n_params = (uint32_t)t->spec->n_params,
 		                .timeout_s = o->timeout_s, .early_stop = o->early_stop,
 		                .warmup_ms = o->warmup_ms, .budget_ms = o->budget_ms,
-		                .quiet = o->quiet };
+		                .quiet = o->quiet, .profile = o->profile,
+		                .objective = t->objective };
 	st = kt_meas_open(links, n, dv->all ? &la : NULL, &t->mo, &t->meas);
 	free(links);
 	return st;

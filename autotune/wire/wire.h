@@ -63,6 +63,11 @@ typedef struct kt_request {
 	double budget_ms;  /* the protocol's time budget (0: none) */
 } kt_request;
 
+/* --profile: collect a profile (kjit_variant_profile(): counters, and
+ * energy for an energy objective) for every configuration that ends ok,
+ * or for each problem's best once its search is over. */
+typedef enum kt_profile_mode { KT_PROFILE_OFF = 0, KT_PROFILE_ALL, KT_PROFILE_BEST } kt_profile_mode;
+
 /* The answer: the text of a kjit__result_status and the measurement. fatal: the
  * worker exits after sending it (a sticky CUDA error). setup: the
  * problem's arguments or expected outputs could not be made, so no
