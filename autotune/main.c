@@ -56,6 +56,14 @@ static void usage(FILE *f)
 	        "      --measure-budget MS stop measuring a variant after MS of timed runs and\n"
 	        "                          6 samples (default 10, 0 off)\n"
 	        "      --l2 warm|cold|both L2 cache state for the measurements (default warm)\n"
+	        "      --objective OBJ     what the best is the least of: time (median), energy\n"
+	        "                          (per launch) or edp (energy x time); results without\n"
+	        "                          energy cannot win the last two (default: the spec's\n"
+	        "                          objective.metric, else time)\n"
+	        "      --profile [best]    profile every configuration that ends ok (counters:\n"
+	        "                          bytes, FLOPs, occupancy; energy with an energy\n"
+	        "                          objective), or with best each problem's best after\n"
+	        "                          its search; stored with the results\n"
 	        "      --quiet             print only the final summary\n"
 	        "      --json              the summary as JSON on stdout\n"
 	        "      --verify MODE       compare each variant's outputs with: default (the\n"
@@ -889,12 +897,70 @@ static int run_mpi(opts *o, int *argc, char ***argv)
 	return ret;
 }
 
+/* The long options of kjit-tune, past the ASCII of the short ones. */
+enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
+       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
+       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
+       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_MPI, O_MPI_TIMEOUT,
+       O_OBJECTIVE, O_PROFILE };
+
+/* An option of how each configuration is measured and judged into *t;
+ * KT_EXIT_OK, or KT_EXIT_USAGE having said why. --profile's argument is
+ * optional: "--profile best" takes the next word when it is all or best. */
+static int measure_option(int c, char *arg, int argc, char **argv, kt_tune_opts *t)
+{
+	char *end;
+	switch (c) {
+	case O_TIMEOUT:
+		t->timeout_s = strtod(arg, &end);
+		if (*end || end == arg || !(t->timeout_s > 0 && t->timeout_s <= 86400))
+			return usage_error("--timeout: expected seconds > 0, got '%s'", arg);
+		return KT_EXIT_OK;
+	case O_EARLY:
+		t->early_stop = strtod(arg, &end);
+		if (*end || end == arg ||
+		    !(t->early_stop == 0 || (t->early_stop >= 1 && t->early_stop < 1e6)))
+			return usage_error("--early-stop: expected 0 (off) or a factor >= 1, got '%s'",
+			                   arg);
+		return KT_EXIT_OK;
+	case O_WARMUP:
+		t->warmup_ms = strtod(arg, &end);
+		if (*end || end == arg || !(t->warmup_ms >= 0 && t->warmup_ms <= 60000))
+			return usage_error("--warmup: expected milliseconds >= 0, got '%s'", arg);
+		return KT_EXIT_OK;
+	case O_MBUDGET:
+		t->budget_ms = strtod(arg, &end);
+		if (*end || end == arg || !(t->budget_ms >= 0 && t->budget_ms <= 600000))
+			return usage_error("--measure-budget: expected milliseconds >= 0, got '%s'", arg);
+		return KT_EXIT_OK;
+	case O_L2:
+		if (strcmp(arg, "warm") == 0)
+			t->l2 = 1;
+		else if (strcmp(arg, "cold") == 0)
+			t->l2 = 2;
+		else if (strcmp(arg, "both") == 0)
+			t->l2 = 3;
+		else
+			return usage_error("--l2: expected warm, cold or both, got '%s'", arg);
+		return KT_EXIT_OK;
+	case O_OBJECTIVE:
+		if (kjit__objective_parse(arg, &t->objective) != KJIT_OK)
+			return usage_error("--objective: expected time, energy or edp, got '%s'", arg);
+		t->objective_set = 1;
+		return KT_EXIT_OK;
+	case O_PROFILE:
+		if (!arg && optind < argc && (strcmp(argv[optind], "all") == 0 ||
+		                              strcmp(argv[optind], "best") == 0))
+			arg = argv[optind++];
+		if (kt_profile_mode_parse(arg, &t->profile) != KJIT_OK)
+			return usage_error("%s", kjit_last_error());
+		return KT_EXIT_OK;
+	}
+	return KT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
-	       O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
-	       O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
-	       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_MPI, O_MPI_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "count", no_argument, NULL, O_COUNT },
 		{ "compile-only", no_argument, NULL, O_COMPILE },
@@ -925,6 +991,8 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "measure-budget", required_argument, NULL, O_MBUDGET },
 		{ "l2", required_argument, NULL, O_L2 },
+		{ "objective", required_argument, NULL, O_OBJECTIVE },
+		{ "profile", optional_argument, NULL, O_PROFILE },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "verify", required_argument, NULL, O_VERIFY },
@@ -1030,38 +1098,10 @@ int main(int argc, char **argv)
 			*(c == O_ATOL ? &o.atol : &o.rtol) = tol;
 			break;
 		}
-		case O_TIMEOUT:
-			o.tune.timeout_s = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.tune.timeout_s > 0 && o.tune.timeout_s <= 86400))
-				return usage_error("--timeout: expected seconds > 0, got '%s'", optarg);
-			break;
-		case O_EARLY:
-			o.tune.early_stop = strtod(optarg, &end);
-			if (*end || end == optarg ||
-			    !(o.tune.early_stop == 0 || (o.tune.early_stop >= 1 && o.tune.early_stop < 1e6)))
-				return usage_error("--early-stop: expected 0 (off) or a factor >= 1, got '%s'",
-				                   optarg);
-			break;
-		case O_WARMUP:
-			o.tune.warmup_ms = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.tune.warmup_ms >= 0 && o.tune.warmup_ms <= 60000))
-				return usage_error("--warmup: expected milliseconds >= 0, got '%s'", optarg);
-			break;
-		case O_MBUDGET:
-			o.tune.budget_ms = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.tune.budget_ms >= 0 && o.tune.budget_ms <= 600000))
-				return usage_error("--measure-budget: expected milliseconds >= 0, got '%s'",
-				                   optarg);
-			break;
-		case O_L2:
-			if (strcmp(optarg, "warm") == 0)
-				o.tune.l2 = 1;
-			else if (strcmp(optarg, "cold") == 0)
-				o.tune.l2 = 2;
-			else if (strcmp(optarg, "both") == 0)
-				o.tune.l2 = 3;
-			else
-				return usage_error("--l2: expected warm, cold or both, got '%s'", optarg);
+		case O_TIMEOUT: case O_EARLY: case O_WARMUP: case O_MBUDGET: case O_L2:
+		case O_OBJECTIVE: case O_PROFILE:
+			if (measure_option(c, optarg, argc, argv, &o.tune) != KT_EXIT_OK)
+				return KT_EXIT_USAGE;
 			break;
 		case O_MAXT:
 			if (parse_u64(optarg, &u) || u == 0 || u > INT64_MAX)

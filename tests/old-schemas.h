@@ -1,5 +1,5 @@
 /*
- * old-schemas.h - the store's schema as versions 1 and 2 shipped it (the
+ * old-schemas.h - the store's schema as versions 1 to 4 shipped it (the
  * migrations of src/base/store.c), frozen here so that the migration
  * tests build a database of an old version as it really was, whatever
  * later changes to store.c do. A version's text, then
@@ -60,5 +60,21 @@
 	"CREATE INDEX manifests_base_key ON manifests(base_key, created);" \
 	"CREATE TRIGGER binaries_manifest AFTER DELETE ON binaries BEGIN" \
 	" DELETE FROM manifests WHERE key = OLD.key; END;"
+
+/* Version 3 adds the device that measured a result. */
+#define TU_SCHEMA_V3 \
+	"ALTER TABLE results ADD COLUMN device_ordinal INTEGER;" \
+	"ALTER TABLE results ADD COLUMN device_uuid TEXT;"
+
+/* Version 4 counts the cache size from each binary's blob. */
+#define TU_SCHEMA_V4 \
+	"DROP TRIGGER binaries_add; DROP TRIGGER binaries_remove; DROP TRIGGER binaries_resize;" \
+	"CREATE TRIGGER binaries_add AFTER INSERT ON binaries BEGIN" \
+	" UPDATE cache_size SET bytes = bytes + length(NEW.cubin); END;" \
+	"CREATE TRIGGER binaries_remove AFTER DELETE ON binaries BEGIN" \
+	" UPDATE cache_size SET bytes = bytes - length(OLD.cubin); END;" \
+	"CREATE TRIGGER binaries_resize AFTER UPDATE OF cubin ON binaries BEGIN" \
+	" UPDATE cache_size SET bytes = bytes - length(OLD.cubin) + length(NEW.cubin); END;" \
+	"UPDATE cache_size SET bytes = (SELECT coalesce(sum(length(cubin)), 0) FROM binaries);"
 
 #endif /* KJIT_TEST_OLD_SCHEMAS_H */

@@ -153,7 +153,8 @@ int main(int argc, char **argv)
 	/* a configuration outside the space (96 is not a BLOCK_SIZE value) */
 	char sql[512];
 	snprintf(sql, sizeof sql, "INSERT INTO best VALUES('%s', '" DEV "', '{\"n\":100}', 'sm_90',"
-	         " '{\"BLOCK_SIZE\":96,\"ITEMS_PER_THREAD\":1}', NULL, 10, '%s', 0, 0)", tune_sig, nv);
+	         " '{\"BLOCK_SIZE\":96,\"ITEMS_PER_THREAD\":1}', NULL, 10, '%s', 0, 0, 'time')", tune_sig,
+	         nv);
 	CHECK_SQL(db, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 
 	/* Exact. */

@@ -8,7 +8,7 @@
  *    else $HOME/.cache/kjit/kjit.db (empty variables count as unset); an
  *    explicit db_path beats them all; with none of them, a clear error;
  *  - ":memory:" creates no file;
- *  - the schema: the current user_version, journal_mode wal, the 8 tables;
+ *  - the schema: the current user_version, journal_mode wal, the 9 tables;
  *  - links: one as the database (to a file, dangling) or as its -wal is
  *    refused and nothing is written through it; a linked folder is used;
  *  - modes: a database or its folder writable by group or others is
@@ -152,7 +152,7 @@ static void test_schema(const char *dir)
 	tu_db_text(s, "PRAGMA journal_mode", NULL, mode, sizeof mode);
 	CHECK_STREQ(mode, "wal");
 	static const char *const tables[] = { "devices", "kernels", "binaries", "runs",
-		                              "results", "best", "events", "manifests" };
+		                              "results", "best", "events", "manifests", "profiles" };
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		CHECK_MSG(tu_db_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
 		                       "AND name = ?1", tables[i]) == 1,
@@ -177,7 +177,7 @@ static void test_schema(const char *dir)
 	CHECK(tu_db_int(s, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM sqlite_master", NULL) == n_objects);
 	tu_db_close(s);
-	OK("schema: user_version %d, journal_mode wal, the 8 tables, binaries columns and LRU index",
+	OK("schema: user_version %d, journal_mode wal, the 9 tables, binaries columns and LRU index",
 	   KJIT__SCHEMA_VERSION);
 }
 

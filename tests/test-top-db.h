@@ -15,6 +15,9 @@
  * Run 1's results by device: gpu 0 (UUID_GPU0) ok 15, to 1, cr 1, best
  * 1 us, last 24 s ago; gpu 1 (UUID_GPU1) ok 15, to 2, cr 1, best 1.1 us,
  * last 22 s ago; the 5 compile errors name no device (last 32 s ago).
+ * Profiles: saxpy's fastest (1 us) moves 3410 GB/s of a 4800 GB/s peak
+ * (71%), 2 TFLOP/s fp32, occupancy 75%, 1.23 mJ per launch; the next
+ * (1.1 us) has energy only (2.5 mJ), its counters refused.
  */
 #ifndef KJIT_TEST_TOP_DB_H
 #define KJIT_TEST_TOP_DB_H
@@ -160,6 +163,15 @@ static inline void top_test_fill(const char *path)
 	tu_db_exec(db, "UPDATE results SET samples = x'"
 	               "0000000000f08e400000000000408f400000000000688f400000000000908f40"
 	               "' WHERE median_ns = 1000");
+	tu_db_exec(db, "INSERT INTO profiles(result_id, duration_ns, dram_read_bytes,"
+	               " dram_write_bytes, flop_fp32, achieved_occupancy, passes,"
+	               " peak_dram_bytes_per_s, peak_flop_fp32_per_s, dram_bytes_per_s,"
+	               " flop_per_s, registers, energy_j, power_w, created)"
+	               " SELECT id, 1000, 2.274e6, 1.136e6, 2e6, 0.75, 9, 4.8e12, 6.7e13, 3.41e12,"
+	               " 2e12, 32, 1.234e-3, 250, 1799999900 FROM results WHERE median_ns = 1000");
+	tu_db_exec(db, "INSERT INTO profiles(result_id, energy_j, power_w, counters_reason,"
+	               " created) SELECT id, 2.5e-3, 260, 'ERR_NVGPUCTRPERM: no permission for"
+	               " the GPU''s counters', 1799999900 FROM results WHERE median_ns = 1100");
 	/* reduce has no tuning results: its detail lists the cached binaries */
 	tu_db_exec(db, "INSERT INTO binaries(id, key, signature, options, arch, nvrtc, lowered_name,"
 	               " size, checksum, compile_ms, created, last_used, cubin) VALUES"

@@ -130,6 +130,13 @@ static void check_sizes(void)
 	snprintf(v.status, sizeof v.status, "stopped_early");
 	v.median_ns = 1e15;
 	v.n_samples = 123456789012LL;
+	/* a profile of huge figures and an unknown one */
+	v.has_profile = 1;
+	v.dram_bytes_per_s = 1e30;
+	v.flop_per_s = 1e300;
+	v.peak = 1e9;
+	v.occupancy = NAN;
+	v.energy_j = 1e-30;
 	char row[400];
 	long layouts = 0, rows_checked = 0;
 	for (int rows = 5; rows <= 100; rows++)
@@ -195,15 +202,17 @@ static void check_sizes(void)
 			top_format_run_device(&m.devices[i], m.now, row, w);
 			check_row(row, w, "run device line");
 		}
-		top_variant_columns(w, &c);
-		top_format_variant(NULL, 0, 0, &c, row, w);
-		check_row(row, w, "variant title");
-		int lines = top_format_variant(&v, 123456, 0, &c, row, w);
-		for (int l = 1; l < lines; l++) {
-			top_format_variant(&v, 123456, l, &c, row, w);
+		for (int profiles = 0; profiles < 2; profiles++) {
+			top_variant_columns(w, profiles, &c);
+			top_format_variant(NULL, 0, 0, &c, row, w);
+			check_row(row, w, "variant title");
+			int lines = top_format_variant(&v, 123456, 0, &c, row, w);
+			for (int l = 1; l < lines; l++) {
+				top_format_variant(&v, 123456, l, &c, row, w);
+				check_row(row, w, "variant row");
+			}
 			check_row(row, w, "variant row");
 		}
-		check_row(row, w, "variant row");
 		for (int line = 0; line < 2; line++) {
 			top_format_meter_line(&m, line, row, w);
 			check_row(row, w, "meter line");
@@ -351,7 +360,7 @@ static void check_80_columns(void)
 	v.median_ns = 1500;
 	v.n_samples = 20;
 	top_columns c;
-	top_variant_columns(80, &c);
+	top_variant_columns(80, 0, &c);
 	int lines = top_format_variant(&v, 7, 0, &c, row, 80);
 	CHECK_MSG(lines == 3, "%d lines", lines); /* a 43-character column */
 	CHECK_CONTAINS(row, "block_size_x=32 block_size_y=16");
@@ -367,6 +376,48 @@ static void check_80_columns(void)
 	top_format_variant(&v, 7, 1, &c, row, 80);
 	CHECK_MSG(!strstr(row, "1.50 us") && !strstr(row, " ok "), "second line: '%s'", row);
 	OK("a configuration wider than its column wraps whole over %d lines", lines);
+
+	/* with profiles, at 80 columns: GB/s, FLOP/s, the share of the peak,
+	 * occupancy and energy per launch; "-" for what a variant lacks */
+	top_variant_columns(80, 1, &c);
+	CHECK(c.w[TOP_VCOL_GBPS] && c.w[TOP_VCOL_FLOPS] && c.w[TOP_VCOL_PEAK] &&
+	      c.w[TOP_VCOL_OCC] && c.w[TOP_VCOL_ENERGY] && c.w[TOP_VCOL_CONFIG] >= 20 &&
+	      c.w[TOP_VCOL_STATUS] && c.w[TOP_VCOL_TIME]);
+	top_format_variant(NULL, 0, 0, &c, row, 80);
+	CHECK_MSG(strlen(row) == 80 && strstr(row, "GB/S") && strstr(row, "FLOP/S") &&
+	          strstr(row, "PEAK") && strstr(row, "OCC") && strstr(row, "ENERGY"),
+	          "titles: '%s'", row);
+	snprintf(v.config, sizeof v.config, "BLOCK=256");
+	v.has_profile = 1;
+	v.dram_bytes_per_s = 3.41e12;
+	v.flop_per_s = 5.21e13;
+	v.peak = 0.7104;
+	v.occupancy = 0.75;
+	v.energy_j = 1.234e-3;
+	top_format_variant(&v, 1, 0, &c, row, 80);
+	CHECK_MSG(strlen(row) == 80 && strstr(row, " 3410 ") && strstr(row, " 52.1T ") &&
+	          strstr(row, " 71% ") && strstr(row, " 75% ") && strstr(row, " 1.23mJ") &&
+	          strstr(row, "1.50 us"), "row: '%s'", row);
+	printf("  %s\n", row);
+	v.has_profile = 0;
+	v.dram_bytes_per_s = v.flop_per_s = v.peak = v.occupancy = v.energy_j = NAN;
+	top_format_variant(&v, 2, 0, &c, row, 80);
+	int dashes = 0;
+	for (const char *p = row; (p = strstr(p, " -")) != NULL; p++)
+		dashes++;
+	CHECK_MSG(dashes == 5, "%d dashes: '%s'", dashes, row);
+	top_variant_columns(80, 0, &c);
+	CHECK(!c.w[TOP_VCOL_GBPS] && !c.w[TOP_VCOL_ENERGY] && c.w[TOP_VCOL_SAMPLES]);
+	char si[32];
+	top_fmt_si(4.56e-5, "J", si, sizeof si);
+	CHECK_STREQ(si, "45.6uJ");
+	top_fmt_si(0, "J", si, sizeof si);
+	CHECK_STREQ(si, "0.00J");
+	top_fmt_si(INFINITY, "", si, sizeof si);
+	CHECK_STREQ(si, "-");
+	OK("80 columns with profiles: GB/S, FLOP/S, PEAK, OCC, ENERGY (the samples column "
+	   "makes way), \"-\" where a variant has none; without profiles the columns are not "
+	   "there");
 
 	static const char *const sorted[] = { "block_size_y=1", "block_size_y=2", "block_size_y=4",
 		                              "block_size_y=8", "block_size_y=16", "x=1 y=02",

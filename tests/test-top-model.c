@@ -164,6 +164,17 @@ static void check_known(const char *path)
 	CHECK_CONTAINS(d->rule, "2 tuned");
 	OK("detail of saxpy: 40 results fastest first, untimed (failed) last, 4 samples of the "
 	   "fastest, rule with 2 tuned problems");
+	CHECK(d->has_profiles && d->v[0].has_profile && d->v[1].has_profile &&
+	      !d->v[2].has_profile && !d->v[39].has_profile);
+	CHECK(NEAR(d->v[0].dram_bytes_per_s, 3.41e12) && NEAR(d->v[0].flop_per_s, 2e12) &&
+	      NEAR(d->v[0].occupancy, 0.75) && NEAR(d->v[0].energy_j, 1.234e-3));
+	CHECK_MSG(NEAR(d->v[0].peak, 3.41e12 / 4.8e12), "peak %g", d->v[0].peak);
+	CHECK(isnan(d->v[1].dram_bytes_per_s) && isnan(d->v[1].peak) &&
+	      isnan(d->v[1].occupancy) && NEAR(d->v[1].energy_j, 2.5e-3));
+	CHECK(isnan(d->v[2].energy_j) && isnan(d->v[2].peak));
+	OK("detail of saxpy with stored profiles: 3410 GB/s (71%% of peak), 2 TFLOP/s, 75%% "
+	   "occupancy, 1.23 mJ; counters refused: energy only (NULL read as unknown); none for "
+	   "the others");
 	CHECK(top_model_load_detail(&m, SIG_SAXPY, 1, now) == 0);
 	CHECK(d->sel == 1 && d->n_samples == 0);
 	/* without results: the cached binaries, timed by sampled launches */
@@ -177,6 +188,7 @@ static void check_known(const char *path)
 	CHECK(NEAR(d->v[1].median_ns, 2200) && d->v[1].n_samples == 1);
 	CHECK(isnan(d->v[2].median_ns) && d->n_samples == 3);
 	CHECK(d->mem == 40 && d->disk == 0 && d->ptx == 10 && d->miss == 10);
+	CHECK(!d->has_profiles);
 	char tiers[160];
 	top_format_tiers(d->mem, d->disk, d->ptx, d->miss, tiers, sizeof tiers);
 	CHECK_STREQ(tiers, "hit 83.3% mem 66.7 disk 0.0 ptx 16.7 miss 16.7");

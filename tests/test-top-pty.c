@@ -275,6 +275,12 @@ static void eighty_columns(void)
 	          "%d whole configurations:\n%s", whole, s);
 	OK("80x24 detail: the kernel's miss share; %d configurations whole over three lines "
 	   "each, block_size_y 1, 2, 4", whole);
+	tmux("send-keys -t top Escape Escape / s a x Enter Enter");
+	SHOWS(3, "GB/S", "FLOP/S", "PEAK", "OCC", "ENERGY", "ITEMS_PER_THREAD=1",
+	      " 3410  2.00T  71%  75% 1.23mJ", "    -      -    -    - 2.50mJ");
+	LACKS(1, "ITEMS_PER_THREA~");
+	OK("80x24 detail with stored profiles: GB/s, FLOP/s, share of the peak, occupancy and "
+	   "energy per launch, the configurations whole; \"-\" where the counters were refused");
 	tmux("send-keys -t top Escape Escape ?");
 	SHOWS(2, "44 here: the last 220 s (at most 600 s)");
 	OK("the help says 80 columns hold 220 s of history");

@@ -198,7 +198,16 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "unknown strategy 'bogus'");
 	RUN(2, &out, "%s/saxpy.json --problem 3 --db %s/t.db", examples, dir);
 	CHECK_CONTAINS(out, "--problem");
-	OK("tuning options: bad --timeout, --l2, --early-stop, --strategy, --problem exit 2");
+	RUN(2, &out, "%s/saxpy.json --objective joules", examples);
+	CHECK_CONTAINS(out, "--objective: expected time, energy or edp, got 'joules'");
+	RUN(2, &out, "%s/saxpy.json --profile=worst", examples);
+	CHECK_CONTAINS(out, "--profile: expected all (the default) or best, got 'worst'");
+	RUN(2, &out, "%s/saxpy.json --profile worst", examples);
+	CHECK_CONTAINS(out, "expected one spec file, got several");
+	RUN(0, &out, "%s/saxpy.json --count --objective edp --profile best", examples);
+	RUN(0, &out, "%s/saxpy.json --profile --count", examples);
+	OK("tuning options: bad --timeout, --l2, --early-stop, --strategy, --problem, --objective, "
+	   "--profile exit 2");
 
 	RUN(2, &out, "%s/saxpy.json --verify bogus --db %s/t.db", examples, dir);
 	CHECK_CONTAINS(out, "--verify: expected default, reference, data or none, got 'bogus'");

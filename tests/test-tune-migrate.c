@@ -1,9 +1,11 @@
 /*
- * test-tune-migrate - a database of schema version 2, made here with the
- * tables as version 2 defined them and rows in every one, opened by this
- * kjit: migrated in place to the current version, every row and every
- * value kept, the results' new device columns NULL for the old rows and
- * filled by the next measurement; a newer version refused, unchanged.
+ * test-tune-migrate - databases of schema versions 2 and 4, made here
+ * with the tables as those versions defined them and rows in every one,
+ * opened by this kjit: migrated in place to the current version, every
+ * row and every value kept, the results' device columns NULL for the
+ * rows from before version 3 and filled by the next measurement, the
+ * best row's objective "time", no profiles until one is recorded; a
+ * newer version refused, unchanged.
  */
 #include "testutil.h"
 #include "old-schemas.h"
@@ -65,16 +67,25 @@ static char *dump(sqlite3 *db, const char *table, const char *columns)
 	return strdup(out);
 }
 
-int main(int argc, char **argv)
+/* A database of version (2 or 4) with the rows of rows_v2 (at 4, the
+ * first result names its device), migrated by opening it: every row of
+ * every table as it was, the new columns and tables there. Its path
+ * into path. */
+static void migrate_from(const char *dir, int version, char *path)
 {
-	tu_init(argc, argv);
-	const char *dir = tu_tmpdir();
-	char path[TU_PATH];
-	tu_path(path, dir, "v2.db");
+	char name[16];
+	snprintf(name, sizeof name, "v%d.db", version);
+	tu_path(path, dir, name);
 	sqlite3 *db = NULL;
 	CHECK_SQL(db, sqlite3_open(path, &db), SQLITE_OK);
-	tu_db_exec(db, TU_SCHEMA_V1 TU_SCHEMA_V2 "PRAGMA user_version = 2;");
+	tu_db_exec(db, TU_SCHEMA_V1 TU_SCHEMA_V2);
 	tu_db_exec(db, rows_v2);
+	if (version == 4)
+		tu_db_exec(db, TU_SCHEMA_V3 TU_SCHEMA_V4
+		           "UPDATE results SET device_ordinal = 0, device_uuid = 'GPU-0' WHERE id = 1;");
+	char sql[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d;", version);
+	tu_db_exec(db, sql);
 	char *cols[N_TABLES], *before[N_TABLES];
 	for (size_t i = 0; i < N_TABLES; i++) {
 		cols[i] = columns_of(db, tables[i]);
@@ -93,16 +104,33 @@ int main(int argc, char **argv)
 		CHECK_MSG(strcmp(before[i], after) == 0, "%s changed:\n%s\n--- now\n%s", tables[i],
 		          before[i], after);
 		free(after);
+		free(cols[i]);
+		free(before[i]);
 	}
 	CHECK(tu_db_int(db, "SELECT count(*) FROM pragma_table_info('results') WHERE"
 	                " (name = 'device_ordinal' AND type = 'INTEGER') OR"
 	                " (name = 'device_uuid' AND type = 'TEXT')", NULL) == 2);
 	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE device_ordinal IS NULL AND"
-	                " device_uuid IS NULL", NULL) == 3);
+	                " device_uuid IS NULL", NULL) == (version == 4 ? 2 : 3));
+	CHECK(tu_db_int(db, "SELECT count(*) FROM best WHERE objective = 'time'", NULL) == 1);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM pragma_table_info('profiles')", NULL) == 31);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles", NULL) == 0);
 	tu_db_close(db);
-	OK("a version 2 database migrates to %d in place: the rows of its %zu tables unchanged, "
-	   "results gain device_ordinal and device_uuid, NULL for the old rows",
-	   KJIT__SCHEMA_VERSION, N_TABLES);
+	OK("a version %d database migrates to %d in place: the rows of its %zu tables unchanged, "
+	   "results have device_ordinal and device_uuid (NULL for the rows from before 3), the "
+	   "best row's objective is time, profiles is there and empty",
+	   version, KJIT__SCHEMA_VERSION, N_TABLES);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	const char *dir = tu_tmpdir();
+	char path[TU_PATH];
+	migrate_from(dir, 4, path);
+	migrate_from(dir, 2, path);
+	kt_results *r;
+	sqlite3 *db;
 
 	/* the run goes on, on a known device */
 	CHECK_OK(kt_results_open(path, &r));
@@ -115,7 +143,9 @@ int main(int argc, char **argv)
 		      .median_ns = 1000, .spread_ns = 1, .min_ns = 999, .max_ns = 1001,
 		      .objective = 1000, .compile_ms = 40, .arch = "sm_90", .nvrtc = "13.0",
 		      .has_device_ordinal = 1, .device_ordinal = 1,
-		      .device_uuid = "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d" };
+		      .device_uuid = "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d", .has_profile = 1 };
+	kjit__profile_clear(&e.profile);
+	e.profile.dram_bytes_per_s = 3e12;
 	int improved = 0;
 	CHECK_OK(kt_results_record(r, run, &e, NULL, &improved));
 	CHECK(improved);
@@ -128,7 +158,13 @@ int main(int argc, char **argv)
 	CHECK_STREQ(text, "1 GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d");
 	CHECK(tu_db_int(db, "SELECT evaluated FROM runs WHERE id = 3", NULL) == 4);
 	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE device_uuid IS NULL", NULL) == 3);
-	OK("the migrated run resumes; its next result names gpu 1, the old rows stay unknown");
+	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
+	                " WHERE r.config = ?1 AND p.dram_bytes_per_s = 3e12 AND"
+	                " p.energy_j IS NULL", "{\"BLOCK\":256}") == 1);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM best WHERE config = ?1 AND objective = 'time'",
+	                "{\"BLOCK\":256}") == 1);
+	OK("the migrated run resumes; its next result names gpu 1 and has a profile, the old rows "
+	   "stay unknown");
 
 	/* a version beyond this kjit's: refused, nothing changed */
 	char sql[64], want[64];
@@ -150,10 +186,6 @@ int main(int argc, char **argv)
 	free(rcols);
 	free(results_now);
 	free(results_then);
-	for (size_t i = 0; i < N_TABLES; i++) {
-		free(cols[i]);
-		free(before[i]);
-	}
 	printf("PASS\n");
 	return 0;
 }

@@ -98,6 +98,20 @@ int main(int argc, char **argv)
 	    "restrictions[0]", "bad expression");
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"restrictions\": [\"B % 2 == 0\", \"FOO < 3\"]}",
 	    "restrictions[1]", "unknown name 'FOO'");
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"objective\": {\"metric\": \"watts\"}}",
+	    "objective.metric", "one of time, gbps, gflops, energy, edp (got \"watts\")");
+	{
+		static const char *const metrics[] = { "energy", "edp" };
+		for (int i = 0; i < 2; i++) {
+			char text[256];
+			snprintf(text, sizeof text, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"objective\":"
+			         " {\"metric\": \"%s\"}}", metrics[i]);
+			kjit__spec *sp = tu_spec_from(dir, "m.json", text);
+			CHECK_STREQ(sp->metric, metrics[i]);
+			kjit__spec_free(sp);
+		}
+		OK("objective.metric energy and edp are read and kept");
+	}
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"grid\": \"n / B\"}", "grid[0]",
 	    "unknown name 'n'");
 	bad(dir, "{ " GOOD_KERNEL ", \"parameters\": [{\"name\": \"B\", \"values\": [1.5],"

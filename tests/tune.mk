@@ -10,6 +10,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-search \
 	tests/test-tune-batch \
 	tests/test-tune-results \
+	tests/test-tune-profiles \
 	tests/test-tune-migrate \
 	tests/test-tune-args \
 	tests/test-tune-rejected \
@@ -65,6 +66,10 @@ tests_test_tune_batch_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_batch_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # results in the database; also runs the built kjit-tune when present
+tests_test_tune_profiles_SOURCES = tests/test-tune-profiles.c tests/testutil.h
+tests_test_tune_profiles_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_profiles_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
 tests_test_tune_results_SOURCES = tests/test-tune-results.c tests/testutil.h
 tests_test_tune_results_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_results_LDADD = $(KJIT_TUNE_TEST_LDADD)

@@ -265,7 +265,7 @@ static void draw_detail(WINDOW *vw, WINDOW *hw, const top_model *m, top_ui *ui)
 	      d->n_v, tiers, d->signature);
 	textf(vw, 1, A_NORMAL, "%s", d->rule);
 	top_columns c;
-	top_variant_columns(width, &c);
+	top_variant_columns(width, d->has_profiles, &c);
 	top_format_variant(NULL, 0, 0, &c, row, width);
 	line(vw, 2, row, A_BOLD | A_UNDERLINE);
 	if (d->n_v == 0)

@@ -104,17 +104,26 @@ static const colspec vcols[TOP_VCOL_COUNT] = {
 	[TOP_VCOL_CONFIG] = { "CONFIGURATION", 12, 80, 0, 0 },
 	[TOP_VCOL_STATUS] = { "STATUS", 13, 13, 0, 1 },
 	[TOP_VCOL_TIME] = { "MEDIAN", 9, 9, 1, 0 },
-	[TOP_VCOL_SAMPLES] = { "SAMPLES", 7, 7, 1, 3 },
+	/* as narrow as their figures ("3410", "52.1T", "71%", "1.23mJ") */
+	[TOP_VCOL_GBPS] = { "GB/S", 5, 5, 1, 5 },
+	[TOP_VCOL_FLOPS] = { "FLOP/S", 6, 6, 1, 8 },
+	[TOP_VCOL_PEAK] = { "PEAK", 4, 4, 1, 6 },
+	[TOP_VCOL_OCC] = { "OCC", 4, 4, 1, 7 },
+	[TOP_VCOL_ENERGY] = { "ENERGY", 6, 6, 1, 4 },
+	[TOP_VCOL_SAMPLES] = { "SAMPLES", 7, 7, 1, 9 },
 };
 
 /* Drops columns (highest `drop` first) until they fit with one space
- * between, then shares what is left among the flexible ones. */
-static void fit(const colspec *spec, int n, int width, top_columns *out)
+ * between, then shares what is left among the flexible ones. The
+ * columns of the bits of hidden are not shown at all. */
+static void fit(const colspec *spec, int n, int width, unsigned hidden, top_columns *out)
 {
 	memset(out, 0, sizeof *out);
 	out->n = n;
 	int used = -1;
 	for (int i = 0; i < n; i++) {
+		if (hidden & (1u << i))
+			continue;
 		out->w[i] = spec[i].min;
 		used += spec[i].min + 1;
 	}
@@ -146,9 +155,20 @@ static void fit(const colspec *spec, int n, int width, top_columns *out)
 	}
 }
 
-void top_kernel_columns(int width, top_columns *out) { fit(kcols, TOP_KCOL_COUNT, width, out); }
-void top_run_columns(int width, top_columns *out) { fit(rcols, TOP_RCOL_COUNT, width, out); }
-void top_variant_columns(int width, top_columns *out) { fit(vcols, TOP_VCOL_COUNT, width, out); }
+void top_kernel_columns(int width, top_columns *out) { fit(kcols, TOP_KCOL_COUNT, width, 0, out); }
+void top_run_columns(int width, top_columns *out) { fit(rcols, TOP_RCOL_COUNT, width, 0, out); }
+
+void top_variant_columns(int width, int profiles, top_columns *out)
+{
+	unsigned hidden = 0;
+	for (int i = TOP_VCOL_GBPS; !profiles && i <= TOP_VCOL_ENERGY; i++)
+		hidden |= 1u << i;
+	fit(vcols, TOP_VCOL_COUNT, width, hidden, out);
+	/* the profile's columns take the configuration's room: the samples
+	 * column makes way for a configuration narrower than 20 */
+	if (profiles && out->w[TOP_VCOL_SAMPLES] && out->w[TOP_VCOL_CONFIG] < 20)
+		fit(vcols, TOP_VCOL_COUNT, width, hidden | 1u << TOP_VCOL_SAMPLES, out);
+}
 
 /* ---- text ------------------------------------------------------------------------ */
 
@@ -191,6 +211,47 @@ static void put_line(char *buf, int width, const char *s)
 {
 	put_cell(buf, width, s, 0);
 	buf[width] = '\0';
+}
+
+/* DRAM bytes per second as GB/s: "3410", "12.5"; "-" for NAN. */
+static void fmt_gbps(double bytes_per_s, char *out, size_t size)
+{
+	double g = bytes_per_s / 1e9;
+	if (isnan(g))
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, g >= 99.95 ? "%.0f" : "%.3g", fmin(g, 999999));
+}
+
+/* A fraction as a whole percent, "-" for NAN or a variant without it. */
+static void fmt_percent(double f, char *out, size_t size)
+{
+	if (isnan(f))
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.0f%%", fmin(fmax(f * 100, 0), 999));
+}
+
+void top_fmt_si(double v, const char *unit, char *out, size_t size)
+{
+	static const struct {
+		double at;
+		const char *prefix;
+	} si[] = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
+		   { 1, "" }, { 1e-3, "m" }, { 1e-6, "u" }, { 1e-9, "n" } };
+	if (!isfinite(v)) {
+		snprintf(out, size, "-");
+		return;
+	}
+	size_t i = 0;
+	while (i + 1 < sizeof si / sizeof *si && fabs(v) < si[i].at * 0.9995)
+		i++;
+	if (v == 0)
+		i = 5;
+	double x = v / si[i].at;
+	/* 3 significant digits: 3.41, 34.1, 341 */
+	int decimals = fabs(x) >= 99.95 ? 0 : fabs(x) >= 9.995 ? 1 : 2;
+	snprintf(out, size, "%.*f%s%s", decimals, x, si[i].prefix, unit);
 }
 
 void top_fmt_ns(double ns, char *out, size_t size)
@@ -480,13 +541,20 @@ int top_format_variant(const top_variant *v, size_t rank, int line, const top_co
 	 * in its column, so that every parameter shows */
 	char cfg[sizeof v->config];
 	int lines = wrap_line(v->config, imax(c->w[TOP_VCOL_CONFIG], 1), line, cfg, sizeof cfg);
-	char r[32] = "", time[32] = "", n[32] = "";
+	char r[32] = "", time[32] = "", n[32] = "", gbps[32] = "", flops[32] = "", peak[32] = "";
+	char occ[32] = "", energy[32] = "";
 	if (line == 0) {
 		snprintf(r, sizeof r, "%zu", rank);
 		top_fmt_ns(v->median_ns, time, sizeof time);
 		fmt_count(v->n_samples, n, sizeof n);
+		fmt_gbps(v->dram_bytes_per_s, gbps, sizeof gbps);
+		top_fmt_si(v->flop_per_s, "", flops, sizeof flops);
+		fmt_percent(v->peak, peak, sizeof peak);
+		fmt_percent(v->occupancy, occ, sizeof occ);
+		top_fmt_si(v->energy_j, "J", energy, sizeof energy);
 	}
-	const char *cells[TOP_VCOL_COUNT] = { r, cfg, line == 0 ? v->status : "", time, n };
+	const char *cells[TOP_VCOL_COUNT] = { r, cfg, line == 0 ? v->status : "", time, gbps,
+		                              flops, peak, occ, energy, n };
 	put_row(buf, width, c, vcols, cells);
 	return lines;
 }

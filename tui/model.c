@@ -33,6 +33,19 @@ enum {
 _Static_assert(S_COUNT <= sizeof ((top_model *)0)->st / sizeof (sqlite3_stmt *),
                "top_model.st is too small");
 
+/* The figures of a result's profile that the detail reads, in this order:
+ * fields of kjit_profile (all doubles), whose names the profiles table's
+ * columns have (store_schema.h). */
+#define TOP_PROFILE_FIELDS(X)                                                \
+	X(dram_bytes_per_s) X(flop_per_s) X(achieved_occupancy) X(energy_j)  \
+	X(duration_ns) X(flop_fp64) X(flop_fp32) X(flop_fp16)                \
+	X(peak_dram_bytes_per_s) X(peak_flop_fp64_per_s)                     \
+	X(peak_flop_fp32_per_s) X(peak_flop_fp16_per_s)
+#define PROFILE_COLUMN(name) ", p." #name
+#define PROFILE_COLUMNS TOP_PROFILE_FIELDS(PROFILE_COLUMN)
+#define PROFILE_OFFSET(name) offsetof(kjit_profile, name),
+static const size_t profile_offsets[] = { TOP_PROFILE_FIELDS(PROFILE_OFFSET) };
+
 /* Over the schema's names (store_schema.h). */
 static const char *const sql[S_COUNT] = {
 	[S_VERSION] = "PRAGMA data_version",
@@ -69,10 +82,12 @@ static const char *const sql[S_COUNT] = {
 		" GROUP BY " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", " KJIT__C_STATUS
 		" ORDER BY " KJIT__C_DEVICE_ORDINAL " IS NULL AND " KJIT__C_DEVICE_UUID " IS NULL, "
 		KJIT__C_DEVICE_ORDINAL " IS NULL, " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID,
-	[S_D_RESULTS] = "SELECT " KJIT__C_ID ", " KJIT__C_CONFIG ", " KJIT__C_STATUS ", "
-		KJIT__C_MEDIAN_NS ", " KJIT__C_N_SAMPLES " FROM " KJIT__T_RESULTS
-		" WHERE " KJIT__C_SIGNATURE " = ?1 ORDER BY " KJIT__C_MEDIAN_NS " IS NULL, "
-		KJIT__C_MEDIAN_NS ", " KJIT__C_ID " LIMIT 500",
+	/* with the profile's figures that the detail shows (PROFILE_COLUMNS) */
+	[S_D_RESULTS] = "SELECT r." KJIT__C_ID ", r." KJIT__C_CONFIG ", r." KJIT__C_STATUS ", r."
+		KJIT__C_MEDIAN_NS ", r." KJIT__C_N_SAMPLES ", p." KJIT__C_RESULT_ID " IS NOT NULL"
+		PROFILE_COLUMNS " FROM " KJIT__T_RESULTS " r LEFT JOIN " KJIT__T_PROFILES " p ON p."
+		KJIT__C_RESULT_ID " = r." KJIT__C_ID " WHERE r." KJIT__C_SIGNATURE " = ?1 ORDER BY r."
+		KJIT__C_MEDIAN_NS " IS NULL, r." KJIT__C_MEDIAN_NS ", r." KJIT__C_ID " LIMIT 500",
 	[S_D_BINARIES] = "SELECT " KJIT__C_KEY ", " KJIT__C_OPTIONS " FROM " KJIT__T_BINARIES
 		" WHERE " KJIT__C_SIGNATURE " = ?1 LIMIT 500",
 	[S_D_RSAMPLES] = "SELECT " KJIT__C_SAMPLES " FROM " KJIT__T_RESULTS
@@ -1123,7 +1138,8 @@ static top_variant *add_variant(top_detail *d, size_t *cap)
 	}
 	top_variant *v = &d->v[d->n_v++];
 	memset(v, 0, sizeof *v);
-	v->median_ns = NAN;
+	v->median_ns = v->dram_bytes_per_s = v->flop_per_s = v->peak = v->occupancy =
+		v->energy_j = NAN;
 	return v;
 }
 
@@ -1136,6 +1152,27 @@ static int cmp_variant(const void *a, const void *b)
 	if (!xn && x->median_ns != y->median_ns)
 		return x->median_ns < y->median_ns ? -1 : 1;
 	return top_config_cmp(x->config, y->config);
+}
+
+/* The profile's figures from column col on (TOP_PROFILE_FIELDS), NULL as
+ * NAN, into v. */
+static void read_profile(sqlite3_stmt *st, int col, top_variant *v)
+{
+	kjit_profile p;
+	kjit__profile_clear(&p);
+	for (size_t i = 0; i < sizeof profile_offsets / sizeof *profile_offsets; i++) {
+		int c = col + (int)i;
+		double d = sqlite3_column_type(st, c) == SQLITE_NULL ? NAN
+		         : sqlite3_column_double(st, c);
+		memcpy((char *)&p + profile_offsets[i], &d, sizeof d);
+	}
+	double rate;
+	const char *what;
+	v->dram_bytes_per_s = p.dram_bytes_per_s;
+	v->flop_per_s = p.flop_per_s;
+	v->occupancy = p.achieved_occupancy;
+	v->energy_j = p.energy_j;
+	v->peak = kjit__profile_peak(&p, &rate, &what);
 }
 
 /* Tuning results of the kernel, fastest first. */
@@ -1161,6 +1198,9 @@ static int detail_results(top_model *m, const char *sig, size_t *cap)
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			v->median_ns = sqlite3_column_double(st, 3);
 		v->n_samples = sqlite3_column_int64(st, 4);
+		if ((v->has_profile = sqlite3_column_int(st, 5)))
+			read_profile(st, 6, v);
+		d->has_profiles |= v->has_profile;
 	}
 	return done(m, st, rc, "reading the kernel's results");
 }
@@ -1325,6 +1365,7 @@ int top_model_load_detail(top_model *m, const char *signature, size_t sel, doubl
 	snprintf(sig, sizeof sig, "%s", signature ? signature : "");
 	memcpy(d->signature, sig, sizeof sig);
 	d->n_v = 0;
+	d->has_profiles = 0;
 	d->n_samples = 0;
 	d->sel = 0;
 	d->rule[0] = '\0';

@@ -120,6 +120,14 @@ typedef struct top_variant {
 	int64_t n_samples;
 	int64_t result_id;         /* 0: a binary, not a tuning result */
 	char key[33];              /* binary key of a cached binary */
+	/* its stored profile (the profiles table), NAN where unknown */
+	int has_profile;
+	double dram_bytes_per_s;
+	double flop_per_s;
+	double peak;               /* the larger of DRAM and FLOP rate as a fraction of
+	                            * the device's peak (kjit__profile_peak) */
+	double occupancy;          /* achieved, 0..1 */
+	double energy_j;           /* per launch */
 } top_variant;
 
 typedef struct top_detail {
@@ -127,6 +135,7 @@ typedef struct top_detail {
 	char name[64];
 	top_variant *v;            /* sorted by median time, untimed last */
 	size_t n_v;
+	int has_profiles;          /* a variant has a profile: the table shows them */
 	size_t sel;                /* the variant whose samples are loaded */
 	double *samples;           /* ns, sorted */
 	size_t n_samples;
@@ -230,12 +239,15 @@ typedef enum top_rcol {
 	TOP_RCOL_COUNTS, TOP_RCOL_BEST, TOP_RCOL_ETA, TOP_RCOL_COUNT
 } top_rcol;
 
+/* The profile's columns (GB/S to ENERGY) show only when a variant of the
+ * detail has a profile. */
 typedef enum top_vcol {
-	TOP_VCOL_RANK = 0, TOP_VCOL_CONFIG, TOP_VCOL_STATUS, TOP_VCOL_TIME, TOP_VCOL_SAMPLES,
+	TOP_VCOL_RANK = 0, TOP_VCOL_CONFIG, TOP_VCOL_STATUS, TOP_VCOL_TIME, TOP_VCOL_GBPS,
+	TOP_VCOL_FLOPS, TOP_VCOL_PEAK, TOP_VCOL_OCC, TOP_VCOL_ENERGY, TOP_VCOL_SAMPLES,
 	TOP_VCOL_COUNT
 } top_vcol;
 
-#define TOP_MAX_COLS 8 /* the widest of the three tables */
+#define TOP_MAX_COLS 10 /* the widest of the three tables */
 
 typedef struct top_columns {
 	int n;
@@ -244,7 +256,8 @@ typedef struct top_columns {
 
 void top_kernel_columns(int width, top_columns *out);
 void top_run_columns(int width, top_columns *out);
-void top_variant_columns(int width, top_columns *out);
+/* profiles: the detail has profiles (top_detail.has_profiles). */
+void top_variant_columns(int width, int profiles, top_columns *out);
 
 /* Row text, exactly `width` columns of printable ASCII (space padded), in
  * buf[width + 1]. A NULL row gives the title row. */
@@ -280,6 +293,9 @@ void top_short_uuid(const char *uuid, char *out, size_t size);
  * list of one "-DNAME=VALUE" a line (other options left out). */
 void top_config_text(const char *config, char *out, size_t size);
 
+/* A figure in 3 significant digits with an SI prefix (n to P) and unit:
+ * "3.41T" + unit, "52.1mJ"; "-" for NAN and infinity. */
+void top_fmt_si(double v, const char *unit, char *out, size_t size);
 /* Durations: "812 ns", "12.3 us", "4.56 ms", "1.20 s"; "-" for NAN. */
 void top_fmt_ns(double ns, char *out, size_t size);
 /* ETA: "45s", "12m03s", "3h05m"; "-" for NAN. */

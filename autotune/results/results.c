@@ -129,6 +129,11 @@ static void bind_real(sqlite3_stmt *s, int i, double d)
 		sqlite3_bind_double(s, i, d);
 }
 
+static const char *col_text(sqlite3_stmt *s, int col)
+{
+	return (const char *)sqlite3_column_text(s, col);
+}
+
 /* ---- runs ------------------------------------------------------------------ */
 
 typedef struct start_ctx {
@@ -211,7 +216,12 @@ kjit_status kt_run_start(kt_results *r, const kt_run_desc *d, kt_run **out)
 	if (!d->signature || !d->device_key || !d->problem)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
 		                   "a run needs a signature, a device key and a problem");
+	if ((unsigned)d->objective >= KJIT__OBJ_COUNT)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a run's objective: %d is none of time, "
+		                   "energy, edp", (int)d->objective);
 	kt_run *run = calloc(1, sizeof *run);
+	if (run)
+		run->objective = d->objective;
 	if (!run || !(run->signature = strdup(d->signature)) ||
 	    !(run->device_key = strdup(d->device_key)) || !(run->problem = strdup(d->problem))) {
 		kt_run_free(run);
@@ -269,12 +279,22 @@ kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status)
 
 /* ---- one evaluation ---------------------------------------------------- */
 
+/* The best row of the run's problem: its result, its score under the
+ * run's objective (NAN: none), whether it is stale, whether another
+ * objective chose it. id 0: no best row. */
+typedef struct best_now {
+	int64_t id;
+	double score;
+	int stale, other;
+} best_now;
+
 typedef struct record_ctx {
 	kt_results *r;
 	const kt_run *run;
 	const kt_eval *e;
 	int64_t id;
 	int improved;
+	best_now before; /* the best row as the transaction found it */
 } record_ctx;
 
 static kjit_status step_done(kt_results *r, sqlite3_stmt *s, const char *what)
@@ -282,6 +302,195 @@ static kjit_status step_done(kt_results *r, sqlite3_stmt *s, const char *what)
 	int rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(r->store, rc, what);
+}
+
+/* Replaces the profile of result c->id by e's, or removes it: a
+ * re-measured result keeps its id, and a profile of the measurement
+ * before would be another run's. */
+static kjit_status write_profile(record_ctx *c, double now)
+{
+	sqlite3_stmt *s;
+	kjit_status st = prep(c->r, "DELETE FROM " KJIT__T_PROFILES " WHERE " KJIT__C_RESULT_ID
+	                      " = ?1", &s, "replacing a profile");
+	if (st != KJIT_OK)
+		return st;
+	sqlite3_bind_int64(s, 1, c->id);
+	if ((st = step_done(c->r, s, "replacing a profile")) != KJIT_OK || !c->e->has_profile)
+		return st;
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "INSERT INTO " KJIT__T_PROFILES "(" KJIT__C_RESULT_ID ", "
+	              KJIT__C_COUNTERS_REASON ", " KJIT__C_ENERGY_REASON ", " KJIT__C_CREATED);
+	for (size_t i = 0; i < n; i++) {
+		kjit__buf_str(&q, ", ");
+		kjit__buf_str(&q, f[i].name);
+	}
+	kjit__buf_str(&q, ") VALUES(?1, ?2, ?3, ?4");
+	for (size_t i = 0; i < n; i++)
+		kjit__buf_str(&q, ", ?");
+	kjit__buf_str(&q, ")");
+	char *sql = kjit__buf_done(&q);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	st = prep(c->r, sql, &s, "recording a profile");
+	free(sql);
+	if (st != KJIT_OK)
+		return st;
+	const kjit_profile *p = &c->e->profile;
+	sqlite3_bind_int64(s, 1, c->id);
+	bind_text(s, 2, p->counters_reason);
+	bind_text(s, 3, p->energy_reason);
+	sqlite3_bind_double(s, 4, now);
+	for (size_t i = 0; i < n; i++)
+		bind_real(s, 5 + (int)i, kjit__profile_get(p, &f[i]));
+	return step_done(c->r, s, "recording a profile");
+}
+
+/* A result's score under objective in SQL, of results r and profiles p. */
+static const char *score_sql(kjit__objective objective)
+{
+	switch (objective) {
+	case KJIT__OBJ_ENERGY:
+		return "p.energy_j";
+	case KJIT__OBJ_EDP:
+		return "p.energy_j * r.median_ns";
+	case KJIT__OBJ_TIME:
+	case KJIT__OBJ_COUNT:
+		break;
+	}
+	return "r.median_ns";
+}
+
+double kt_eval_score(const kt_eval *e, kjit__objective objective)
+{
+	if (!e->status || strcmp(e->status, "ok") != 0)
+		return NAN;
+	double energy = e->has_profile ? e->profile.energy_j : NAN;
+	switch (objective) {
+	case KJIT__OBJ_ENERGY:
+		return energy;
+	case KJIT__OBJ_EDP:
+		return energy * e->median_ns;
+	case KJIT__OBJ_TIME:
+	case KJIT__OBJ_COUNT:
+		break;
+	}
+	return e->median_ns;
+}
+
+static kjit_status read_best(record_ctx *c, best_now *b)
+{
+	sqlite3_stmt *s;
+	char sql[512];
+	snprintf(sql, sizeof sql, "SELECT b.result_id, %s, b.stale <> 0, b.objective IS NOT ?4"
+	         " FROM best b LEFT JOIN results r ON r.id = b.result_id LEFT JOIN "
+	         KJIT__T_PROFILES " p ON p.result_id = b.result_id WHERE b.signature = ?1 AND"
+	         " b.device_key = ?2 AND b.problem = ?3", score_sql(c->run->objective));
+	kjit_status st = prep(c->r, sql, &s, "reading the best");
+	if (st != KJIT_OK)
+		return st;
+	bind_text(s, 1, c->run->signature);
+	bind_text(s, 2, c->run->device_key);
+	bind_text(s, 3, c->run->problem);
+	bind_text(s, 4, kjit__objective_name(c->run->objective));
+	int rc = sqlite3_step(s);
+	*b = (best_now){ 0, NAN, 0, 0 };
+	if (rc == SQLITE_ROW) {
+		b->id = sqlite3_column_int64(s, 0);
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+			b->score = sqlite3_column_double(s, 1);
+		b->stale = sqlite3_column_int(s, 2);
+		b->other = sqlite3_column_int(s, 3);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KJIT_OK
+	                                             : kjit__store_fail(c->r->store, rc,
+	                                                                "reading the best");
+}
+
+/* The best row again, from every ok result that has a score: when it
+ * pointed at the row just replaced (a re-measurement with --force), or
+ * another objective chose it. None when no result has a score. */
+static kjit_status recompute_best(record_ctx *c, double now)
+{
+	sqlite3_stmt *s;
+	const kt_run *run = c->run;
+	kjit_status st = prep(c->r, "DELETE FROM best WHERE signature = ?1 AND device_key = ?2"
+	                      " AND problem = ?3", &s, "recomputing the best");
+	if (st != KJIT_OK)
+		return st;
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+	if ((st = step_done(c->r, s, "recomputing the best")) != KJIT_OK)
+		return st;
+	char sql[1024];
+	const char *score = score_sql(run->objective);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO best(signature, device_key, problem, arch, config, result_id,"
+	         " median_ns, nvrtc, stale, updated, objective)"
+	         " SELECT r.signature, r.device_key, r.problem, ?4, r.config, r.id, r.median_ns,"
+	         " ?5, 0, ?6, ?7 FROM results r LEFT JOIN " KJIT__T_PROFILES " p ON"
+	         " p.result_id = r.id WHERE r.signature = ?1 AND r.device_key = ?2 AND"
+	         " r.problem = ?3 AND r.status = 'ok' AND r.median_ns IS NOT NULL AND"
+	         " %s IS NOT NULL ORDER BY %s, r.id LIMIT 1", score, score);
+	if ((st = prep(c->r, sql, &s, "recomputing the best")) != KJIT_OK)
+		return st;
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+	bind_text(s, 4, c->e->arch ? c->e->arch : "");
+	bind_text(s, 5, c->e->nvrtc ? c->e->nvrtc : "");
+	sqlite3_bind_double(s, 6, now);
+	bind_text(s, 7, kjit__objective_name(run->objective));
+	return step_done(c->r, s, "recomputing the best");
+}
+
+/* The best row after e: e when its score is below the best's (or the
+ * best is stale), recomputed when the best was e's row or another
+ * objective's. */
+static kjit_status update_best(record_ctx *c, double now)
+{
+	const kt_eval *e = c->e;
+	const kt_run *run = c->run;
+	best_now before = c->before, after;
+	kjit_status st;
+	double score = kt_eval_score(e, run->objective);
+	if (before.id && (before.id == c->id || before.other)) {
+		if ((st = recompute_best(c, now)) != KJIT_OK)
+			return st;
+	} else if (!isnan(score) && !isnan(e->median_ns) &&
+	           (!before.id || before.stale || !(score >= before.score))) {
+		sqlite3_stmt *s;
+		if ((st = prep(c->r,
+		               "INSERT INTO best(signature, device_key, problem, arch, config,"
+		               " result_id, median_ns, nvrtc, stale, updated, objective)"
+		               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?10)"
+		               " ON CONFLICT(signature, device_key, problem) DO UPDATE SET"
+		               " arch = excluded.arch, config = excluded.config,"
+		               " result_id = excluded.result_id, median_ns = excluded.median_ns,"
+		               " nvrtc = excluded.nvrtc, stale = 0, updated = excluded.updated,"
+		               " objective = excluded.objective",
+		               &s, "updating the best")) != KJIT_OK)
+			return st;
+		bind_text(s, 1, run->signature);
+		bind_text(s, 2, run->device_key);
+		bind_text(s, 3, run->problem);
+		bind_text(s, 4, e->arch ? e->arch : "");
+		bind_text(s, 5, e->config);
+		sqlite3_bind_int64(s, 6, c->id);
+		sqlite3_bind_double(s, 7, e->median_ns);
+		bind_text(s, 8, e->nvrtc ? e->nvrtc : "");
+		sqlite3_bind_double(s, 9, now);
+		bind_text(s, 10, kjit__objective_name(run->objective));
+		if ((st = step_done(c->r, s, "updating the best")) != KJIT_OK)
+			return st;
+	}
+	if ((st = read_best(c, &after)) != KJIT_OK)
+		return st;
+	c->improved = after.id == c->id && (before.id != c->id || after.score < before.score);
+	return KJIT_OK;
 }
 
 static kjit_status record_tx(kjit__store *store, void *arg)
@@ -295,6 +504,8 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	int rc;
 	double now = kjit__wall_time();
 	(void)store;
+	if ((st = read_best(c, &c->before)) != KJIT_OK)
+		return st;
 
 	if ((st = prep(c->r,
 	               "INSERT INTO results(run_id, signature, device_key, problem, config,"
@@ -373,79 +584,9 @@ static kjit_status record_tx(kjit__store *store, void *arg)
 	if ((st = step_done(c->r, s, "updating the run")) != KJIT_OK)
 		return st;
 
-	/* The best row may point at the row just replaced (a re-measurement
-	 * with --force): then it is recomputed from the rows of status ok. */
-	if ((st = prep(c->r,
-	               "SELECT median_ns FROM best WHERE signature = ?1 AND device_key = ?2 AND"
-	               " problem = ?3 AND result_id = ?4",
-	               &s, "reading the best")) != KJIT_OK)
+	if ((st = write_profile(c, now)) != KJIT_OK)
 		return st;
-	bind_text(s, 1, run->signature);
-	bind_text(s, 2, run->device_key);
-	bind_text(s, 3, run->problem);
-	sqlite3_bind_int64(s, 4, c->id);
-	rc = sqlite3_step(s);
-	double old_best = rc == SQLITE_ROW ? sqlite3_column_double(s, 0) : NAN;
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return kjit__store_fail(c->r->store, rc, "reading the best");
-	if (!isnan(old_best)) {
-		if ((st = prep(c->r,
-		               "DELETE FROM best WHERE signature = ?1 AND device_key = ?2 AND"
-		               " problem = ?3",
-		               &s, "recomputing the best")) != KJIT_OK)
-			return st;
-		bind_text(s, 1, run->signature);
-		bind_text(s, 2, run->device_key);
-		bind_text(s, 3, run->problem);
-		if ((st = step_done(c->r, s, "recomputing the best")) != KJIT_OK)
-			return st;
-		if ((st = prep(c->r,
-		               "INSERT INTO best(signature, device_key, problem, arch, config,"
-		               " result_id, median_ns, nvrtc, stale, updated)"
-		               " SELECT signature, device_key, problem, ?4, config, id, median_ns,"
-		               " ?5, 0, ?6 FROM results WHERE signature = ?1 AND device_key = ?2"
-		               " AND problem = ?3 AND status = 'ok' AND median_ns IS NOT NULL"
-		               " ORDER BY median_ns LIMIT 1",
-		               &s, "recomputing the best")) != KJIT_OK)
-			return st;
-		bind_text(s, 1, run->signature);
-		bind_text(s, 2, run->device_key);
-		bind_text(s, 3, run->problem);
-		bind_text(s, 4, e->arch ? e->arch : "");
-		bind_text(s, 5, e->nvrtc ? e->nvrtc : "");
-		sqlite3_bind_double(s, 6, now);
-		if ((st = step_done(c->r, s, "recomputing the best")) != KJIT_OK)
-			return st;
-		c->improved = strcmp(e->status, "ok") == 0 && e->median_ns < old_best;
-		return KJIT_OK;
-	}
-	if (strcmp(e->status, "ok") != 0 || isnan(e->median_ns))
-		return KJIT_OK;
-	if ((st = prep(c->r,
-	               "INSERT INTO best(signature, device_key, problem, arch, config, result_id,"
-	               " median_ns, nvrtc, stale, updated)"
-	               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)"
-	               " ON CONFLICT(signature, device_key, problem) DO UPDATE SET"
-	               " arch = excluded.arch, config = excluded.config,"
-	               " result_id = excluded.result_id, median_ns = excluded.median_ns,"
-	               " nvrtc = excluded.nvrtc, stale = 0, updated = excluded.updated"
-	               " WHERE excluded.median_ns < best.median_ns OR best.stale <> 0",
-	               &s, "updating the best")) != KJIT_OK)
-		return st;
-	bind_text(s, 1, run->signature);
-	bind_text(s, 2, run->device_key);
-	bind_text(s, 3, run->problem);
-	bind_text(s, 4, e->arch ? e->arch : "");
-	bind_text(s, 5, e->config);
-	sqlite3_bind_int64(s, 6, c->id);
-	sqlite3_bind_double(s, 7, e->median_ns);
-	bind_text(s, 8, e->nvrtc ? e->nvrtc : "");
-	sqlite3_bind_double(s, 9, now);
-	if ((st = step_done(c->r, s, "updating the best")) != KJIT_OK)
-		return st;
-	c->improved = sqlite3_changes(kjit__store_db(c->r->store)) > 0;
-	return KJIT_OK;
+	return update_best(c, now);
 }
 
 /* "ok|compile_error|...": each status after a '|', the first '|' skipped. */
@@ -465,7 +606,7 @@ kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e
 	if (e->has_device_ordinal && e->device_ordinal < 0)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "device ordinal %d: expected 0 or more "
 		                   "(or none, for an unknown device)", (int)e->device_ordinal);
-	record_ctx c = { r, run, e, 0, 0 };
+	record_ctx c = { r, run, e, 0, 0, { 0, NAN, 0, 0 } };
 	kjit__store_lock(r->store);
 	kjit_status st = kjit__store_transaction(r->store, record_tx, &c);
 	kjit__store_unlock(r->store);
@@ -610,6 +751,90 @@ kjit_status kt_results_best(kt_results *r, const char *signature, const char *de
 	return st;
 }
 
+/* ", p.duration_ns, p.dram_read_bytes, ...": the profile's numeric
+ * columns of profiles p, for a SELECT. */
+static void profile_columns(kjit__buf *q)
+{
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		kjit__buf_str(q, ", p.");
+		kjit__buf_str(q, f[i].name);
+	}
+}
+
+/* The profile in the columns from col on (profile_columns' order); NULL
+ * is NAN. The reasons are left NULL. */
+static void profile_read(sqlite3_stmt *s, int col, kjit_profile *out)
+{
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	kjit__profile_clear(out);
+	for (size_t i = 0; i < n; i++)
+		kjit__profile_set(out, &f[i], sqlite3_column_type(s, col + (int)i) == SQLITE_NULL
+		                                      ? NAN : sqlite3_column_double(s, col + (int)i));
+}
+
+kjit_status kt_results_best_profile(kt_results *r, const char *signature,
+                                    const char *device_key, const char *problem,
+                                    kjit__objective *objective, kjit_profile *profile,
+                                    int *has_profile)
+{
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT b.objective, p.result_id IS NOT NULL");
+	profile_columns(&q);
+	kjit__buf_str(&q, " FROM best b LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id ="
+	              " b.result_id WHERE b.signature = ?1 AND b.device_key = ?2 AND"
+	              " b.problem = ?3");
+	char *sql = kjit__buf_done(&q);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	sqlite3_stmt *s;
+	*has_profile = 0;
+	kjit__profile_clear(profile);
+	kjit__store_lock(r->store);
+	kjit_status st = prep(r, sql, &s, "reading the best's profile");
+	free(sql);
+	if (st == KJIT_OK) {
+		bind_text(s, 1, signature);
+		bind_text(s, 2, device_key);
+		bind_text(s, 3, problem);
+		int rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			const char *text = col_text(s, 0);
+			/* an objective of a later kjit is not this one's to judge: time */
+			if (kjit__objective_parse(text, objective) != KJIT_OK)
+				*objective = KJIT__OBJ_TIME;
+			if ((*has_profile = sqlite3_column_int(s, 1)))
+				profile_read(s, 2, profile);
+		} else if (rc == SQLITE_DONE) {
+			st = kjit__error(KJIT_ERR_NOT_FOUND, "no best configuration yet");
+		} else {
+			st = kjit__store_fail(r->store, rc, "reading the best's profile");
+		}
+		sqlite3_finalize(s);
+	}
+	kjit__store_unlock(r->store);
+	return st;
+}
+
+void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size)
+{
+	double rate;
+	const char *what;
+	double f = kjit__profile_peak(p, &rate, &what);
+	const char *unit = what && strcmp(what, "DRAM") == 0 ? "B/s" : "FLOP/s";
+	static const char *const prefixes[] = { "", "k", "M", "G", "T", "P", "E" };
+	int k = 0;
+	for (; k < 6 && rate >= 1000; k++)
+		rate /= 1000;
+	if (isnan(f))
+		snprintf(buf, size, "%s", "");
+	else
+		snprintf(buf, size, "%.3g %s%s %s, %.0f%% of peak", rate, prefixes[k], unit, what,
+		         f * 100);
+}
+
 kjit_status kt_results_only_device(kt_results *r, const char *signature, char **out)
 {
 	sqlite3_stmt *s;
@@ -648,19 +873,22 @@ kjit_status kt_results_only_device(kt_results *r, const char *signature, char **
 /* ---- export ------------------------------------------------------------------ */
 
 /* A column's number divided by per (a time in ns to another unit, with one
- * correctly rounded division); null for NULL. */
+ * correctly rounded division); null for NULL and for what JSON cannot
+ * hold (an infinity another writer stored). */
 static void put_num(FILE *f, sqlite3_stmt *s, int col, double per)
 {
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+	double v = sqlite3_column_double(s, col) / per;
+	if (sqlite3_column_type(s, col) == SQLITE_NULL || !isfinite(v))
 		fputs("null", f);
 	else
-		fprintf(f, "%.17g", sqlite3_column_double(s, col) / per);
+		fprintf(f, "%.17g", v);
 }
 
 static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
 {
-	if (sqlite3_column_type(s, col) != SQLITE_NULL)
-		fprintf(f, "%.17g", sqlite3_column_double(s, col));
+	double v = sqlite3_column_double(s, col);
+	if (sqlite3_column_type(s, col) != SQLITE_NULL && isfinite(v))
+		fprintf(f, "%.17g", v);
 }
 
 /* 1 when a spreadsheet could read t as a formula: it starts with =, +, -,
@@ -697,11 +925,6 @@ static void put_csv_text(FILE *f, const char *t)
 	}
 	if (quote)
 		fputc('"', f);
-}
-
-static const char *col_text(sqlite3_stmt *s, int col)
-{
-	return (const char *)sqlite3_column_text(s, col);
 }
 
 /* The samples BLOB as a JSON array, each divided by per. */
@@ -850,8 +1073,82 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 	fprintf(f, "},\"requirements\":[\"libkjit==%s\"]}}", kjit_version());
 }
 
-/* One result in T4 (results-schema.json 1.0.0), times in the unit. */
-static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
+/* The profile's columns of an export row start at pcol: whether the
+ * result has one, its reasons, then the figures (profile_columns). */
+enum { P_HAS, P_COUNTERS_REASON, P_ENERGY_REASON, P_FIELDS };
+
+/* CSV: every figure, then the reasons; empty fields without a profile. */
+static void put_profile_csv(FILE *f, sqlite3_stmt *s, int pcol)
+{
+	size_t n;
+	kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		fputc(',', f);
+		put_csv_num(f, s, pcol + P_FIELDS + (int)i);
+	}
+	fputc(',', f);
+	put_csv_text(f, col_text(s, pcol + P_COUNTERS_REASON));
+	fputc(',', f);
+	put_csv_text(f, col_text(s, pcol + P_ENERGY_REASON));
+}
+
+/* JSON: ,"profile":{...} with the figures and reasons it has; nothing
+ * without a profile. */
+static void put_profile_json(FILE *f, sqlite3_stmt *s, int pcol)
+{
+	if (!sqlite3_column_int(s, pcol + P_HAS))
+		return;
+	size_t n;
+	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	const char *sep = "";
+	fputs(",\"profile\":{", f);
+	for (size_t i = 0; i < n; i++) {
+		if (sqlite3_column_type(s, pcol + P_FIELDS + (int)i) == SQLITE_NULL)
+			continue;
+		fprintf(f, "%s\"%s\":", sep, fd[i].name);
+		put_num(f, s, pcol + P_FIELDS + (int)i, 1);
+		sep = ",";
+	}
+	static const char *const reasons[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
+	for (int k = 0; k < 2; k++) {
+		const char *t = col_text(s, pcol + P_COUNTERS_REASON + k);
+		if (!t)
+			continue;
+		fprintf(f, "%s\"%s\":", sep, reasons[k]);
+		put_json_text(f, t);
+		sep = ",";
+	}
+	fputc('}', f);
+}
+
+/* T4: a measurement {name, value, unit} per figure and reason it has. */
+static void put_profile_t4(FILE *f, sqlite3_stmt *s, int pcol)
+{
+	if (!sqlite3_column_int(s, pcol + P_HAS))
+		return;
+	size_t n;
+	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (sqlite3_column_type(s, pcol + P_FIELDS + (int)i) == SQLITE_NULL)
+			continue;
+		fprintf(f, ",{\"name\":\"%s\",\"value\":", fd[i].name);
+		put_num(f, s, pcol + P_FIELDS + (int)i, 1);
+		fprintf(f, ",\"unit\":\"%s\"}", fd[i].unit);
+	}
+	static const char *const reasons[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
+	for (int k = 0; k < 2; k++) {
+		const char *t = col_text(s, pcol + P_COUNTERS_REASON + k);
+		if (!t)
+			continue;
+		fprintf(f, ",{\"name\":\"%s\",\"value\":", reasons[k]);
+		put_json_text(f, t);
+		fputs(",\"unit\":\"\"}", f);
+	}
+}
+
+/* One result in T4 (results-schema.json 1.0.0), times in the unit; its
+ * profile, when it has one, from column pcol on (put_profile_t4). */
+static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u, int pcol)
 {
 	const char *status = col_text(s, C_STATUS), *inv = t4_invalidity(status);
 	const char *cfg = col_text(s, C_CONFIG), *prob = col_text(s, C_PROB);
@@ -878,51 +1175,161 @@ static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u)
 	put_json_text(f, status);
 	fputs(",\"unit\":\"\"},{\"name\":\"l2\",\"value\":", f);
 	put_json_text(f, col_text(s, C_L2) ? col_text(s, C_L2) : "warm");
-	fputs(",\"unit\":\"\"}]}", f);
+	fputs(",\"unit\":\"\"}", f);
+	put_profile_t4(f, s, pcol);
+	fputs("]}", f);
 }
 
+
+static void put_csv_header(FILE *f, const kjit__spec *spec, size_t np)
+{
+	for (size_t i = 0; i < np; i++)
+		fprintf(f, "%s,", spec->params[i].name);
+	if (!np)
+		fputs("config,", f);
+	/* the device and profile columns last: a reader that knows the columns
+	 * before them by position still finds them there (--replay reads by
+	 * name) */
+	fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
+	      "compile_ms,message,device_ordinal,device_uuid", f);
+	size_t n;
+	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, ",%s", fd[i].name);
+	fputs("," KJIT__C_COUNTERS_REASON "," KJIT__C_ENERGY_REASON "\n", f);
+}
+
+static void put_csv_row(FILE *f, sqlite3_stmt *s, size_t np)
+{
+	const char *status = col_text(s, C_STATUS);
+	for (size_t i = 0; i < np; i++) {
+		put_csv_text(f, col_text(s, C_PARAMS + (int)i));
+		fputc(',', f);
+	}
+	if (!np) {
+		put_csv_text(f, col_text(s, C_CONFIG));
+		fputc(',', f);
+	}
+	if (status && strcmp(status, "ok") == 0)
+		put_csv_num(f, s, C_OBJ);
+	fputc(',', f);
+	put_csv_text(f, status);
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_L2));
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_TIMER));
+	for (int c = C_MEDIAN; c <= C_N; c++) {
+		fputc(',', f);
+		put_csv_num(f, s, c);
+	}
+	fputc(',', f);
+	put_csv_num(f, s, C_COMPILE);
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_MSG));
+	fputc(',', f);
+	put_csv_num(f, s, C_ORDINAL);
+	fputc(',', f);
+	put_csv_text(f, col_text(s, C_UUID));
+	put_profile_csv(f, s, C_PARAMS + (int)np);
+	fputc('\n', f);
+}
+
+static void put_json_row(FILE *f, sqlite3_stmt *s, size_t np)
+{
+	const char *cfg = col_text(s, C_CONFIG);
+	fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
+	put_num(f, s, C_RUN, 1);
+	fputs(",\"signature\":", f);
+	put_json_text(f, col_text(s, C_SIG));
+	fputs(",\"device_key\":", f);
+	put_json_text(f, col_text(s, C_DEV));
+	fputs(",\"device_ordinal\":", f);
+	put_num(f, s, C_ORDINAL, 1);
+	fputs(",\"device_uuid\":", f);
+	put_json_text_or_null(f, col_text(s, C_UUID));
+	fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
+	        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
+	put_json_text(f, col_text(s, C_STATUS));
+	static const int texts[] = { C_TIMER, C_L2 };
+	static const char *const text_names[] = { "timer", "l2" };
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, ",\"%s\":", text_names[k]);
+		put_json_text_or_null(f, col_text(s, texts[k]));
+	}
+	static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
+		                             "n_samples" };
+	for (int c = C_MEDIAN; c <= C_N; c++) {
+		fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
+		put_num(f, s, c, 1);
+	}
+	fputs(",\"samples_ns\":", f);
+	put_samples(f, s, C_SAMPLES, 1);
+	fputs(",\"objective\":", f);
+	put_num(f, s, C_OBJ, 1);
+	fputs(",\"compile_ms\":", f);
+	put_num(f, s, C_COMPILE, 1);
+	fputs(",\"message\":", f);
+	put_json_text_or_null(f, col_text(s, C_MSG));
+	fputs(",\"created\":", f);
+	put_num(f, s, C_CREATED, 1);
+	put_profile_json(f, s, C_PARAMS + (int)np);
+	fputc('}', f);
+}
+
+/* The export's query: the results columns of the C_* enum, each
+ * parameter's value, the profile's columns; of run_id (?1) or of
+ * (signature ?2, device_key ?3, problems ?4...). NULL when out of memory. */
+static char *export_sql(const kjit__spec *spec, int64_t run_id, size_t n_problems)
+{
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT r.id, r.run_id, r.signature, r.device_key, r.problem, r.config,"
+	              " r.status, r.timer, r.l2, r.median_ns, r.spread_ns, r.min_ns, r.max_ns,"
+	              " r.n_samples, r.samples, r.objective, r.compile_ms, r.message, r.created,"
+	              " r.device_ordinal, r.device_uuid");
+	size_t np = spec ? spec->n_params : 0;
+	for (size_t i = 0; i < np; i++) {
+		/* parameter names are identifiers (spec.c checks them) */
+		kjit__buf_str(&q, ", json_extract(r.config, '$.\"");
+		kjit__buf_str(&q, spec->params[i].name);
+		kjit__buf_str(&q, "\"')");
+	}
+	kjit__buf_str(&q, ", p.result_id IS NOT NULL, p." KJIT__C_COUNTERS_REASON ", p."
+	              KJIT__C_ENERGY_REASON);
+	profile_columns(&q);
+	kjit__buf_str(&q, " FROM results r LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id = r.id");
+	if (run_id > 0) {
+		kjit__buf_str(&q, " WHERE r.run_id = ?1 ORDER BY r.id");
+	} else {
+		kjit__buf_str(&q, " WHERE r.signature = ?2 AND r.device_key = ?3 AND"
+		              " r.problem IN (");
+		for (size_t i = 0; i < n_problems; i++) {
+			char ph[32];
+			snprintf(ph, sizeof ph, "%s?%zu", i ? ", " : "", i + 4);
+			kjit__buf_str(&q, ph);
+		}
+		kjit__buf_str(&q, n_problems ? ") ORDER BY r.id" : "NULL) ORDER BY r.id");
+	}
+	return kjit__buf_done(&q);
+}
 
 kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *const *problems, size_t n_problems,
                               kt_export_format format, FILE *f)
 {
-	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT id, run_id, signature, device_key, problem, config, status, timer,"
-	              " l2, median_ns, spread_ns, min_ns, max_ns, n_samples, samples, objective,"
-	              " compile_ms, message, created, device_ordinal, device_uuid");
-	size_t np = spec ? spec->n_params : 0;
-	for (size_t i = 0; i < np; i++) {
-		/* parameter names are identifiers (spec.c checks them) */
-		kjit__buf_str(&q, ", json_extract(config, '$.\"");
-		kjit__buf_str(&q, spec->params[i].name);
-		kjit__buf_str(&q, "\"')");
-	}
-	if (run_id > 0) {
-		kjit__buf_str(&q, " FROM results WHERE run_id = ?1 ORDER BY id");
-	} else {
-		kjit__buf_str(&q, " FROM results WHERE signature = ?2 AND device_key = ?3 AND"
-		              " problem IN (");
-		for (size_t i = 0; i < n_problems; i++) {
-			char ph[32];
-			snprintf(ph, sizeof ph, "%s?%zu", i ? ", " : "", i + 4);
-			kjit__buf_str(&q, ph);
-		}
-		kjit__buf_str(&q, n_problems ? ") ORDER BY id" : "NULL) ORDER BY id");
-	}
-	if (q.oom)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	if (run_id <= 0 && n_problems > 30000) {
-		free(q.p);
+	if (run_id <= 0 && n_problems > 30000)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most 30000)",
 		                   n_problems);
-	}
+	char *sql = export_sql(spec, run_id, n_problems);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	size_t np = spec ? spec->n_params : 0;
 	sqlite3_stmt *s;
 	char *sig = NULL, *dev = NULL;
 	t4_unit unit = t4_unit_of(spec);
 	kjit__store_lock(r->store);
-	kjit_status st = prep(r, q.p, &s, "exporting results");
-	free(q.p);
+	kjit_status st = prep(r, sql, &s, "exporting results");
+	free(sql);
 	if (st == KJIT_OK && format == KT_EXPORT_T4 &&
 	    (st = t4_subject(r, run_id, signature, device_key, &sig, &dev)) != KJIT_OK)
 		sqlite3_finalize(s);
@@ -941,14 +1348,7 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 			bind_text(s, (int)i + 4, problems[i]);
 	}
 	if (format == KT_EXPORT_CSV) {
-		for (size_t i = 0; i < np; i++)
-			fprintf(f, "%s,", spec->params[i].name);
-		if (!np)
-			fputs("config,", f);
-		/* the device columns last: a reader that knows the columns before
-		 * them by position still finds them there (--replay reads by name) */
-		fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
-		      "compile_ms,message,device_ordinal,device_uuid\n", f);
+		put_csv_header(f, spec, np);
 	} else if (format == KT_EXPORT_JSON) {
 		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", f);
 	} else {
@@ -960,83 +1360,16 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	free(dev);
 	int rc, first = 1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *status = col_text(s, C_STATUS);
-		int ok = status && strcmp(status, "ok") == 0;
 		if (format == KT_EXPORT_CSV) {
-			for (size_t i = 0; i < np; i++) {
-				put_csv_text(f, col_text(s, C_PARAMS + (int)i));
-				fputc(',', f);
-			}
-			if (!np) {
-				put_csv_text(f, col_text(s, C_CONFIG));
-				fputc(',', f);
-			}
-			if (ok)
-				put_csv_num(f, s, C_OBJ);
-			fputc(',', f);
-			put_csv_text(f, status);
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_L2));
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_TIMER));
-			for (int c = C_MEDIAN; c <= C_N; c++) {
-				fputc(',', f);
-				put_csv_num(f, s, c);
-			}
-			fputc(',', f);
-			put_csv_num(f, s, C_COMPILE);
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_MSG));
-			fputc(',', f);
-			put_csv_num(f, s, C_ORDINAL);
-			fputc(',', f);
-			put_csv_text(f, col_text(s, C_UUID));
-			fputc('\n', f);
+			put_csv_row(f, s, np);
 			continue;
 		}
 		fputs(first ? "\n" : ",\n", f);
 		first = 0;
-		if (format == KT_EXPORT_T4) {
-			t4_result(f, s, &unit);
-			continue;
-		}
-		const char *cfg = col_text(s, C_CONFIG);
-		fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
-		put_num(f, s, C_RUN, 1);
-		fputs(",\"signature\":", f);
-		put_json_text(f, col_text(s, C_SIG));
-		fputs(",\"device_key\":", f);
-		put_json_text(f, col_text(s, C_DEV));
-		fputs(",\"device_ordinal\":", f);
-		put_num(f, s, C_ORDINAL, 1);
-		fputs(",\"device_uuid\":", f);
-		put_json_text_or_null(f, col_text(s, C_UUID));
-		fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
-		        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
-		put_json_text(f, status);
-		static const int texts[] = { C_TIMER, C_L2 };
-		static const char *const text_names[] = { "timer", "l2" };
-		for (int k = 0; k < 2; k++) {
-			fprintf(f, ",\"%s\":", text_names[k]);
-			put_json_text_or_null(f, col_text(s, texts[k]));
-		}
-		static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
-			                             "n_samples" };
-		for (int c = C_MEDIAN; c <= C_N; c++) {
-			fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
-			put_num(f, s, c, 1);
-		}
-		fputs(",\"samples_ns\":", f);
-		put_samples(f, s, C_SAMPLES, 1);
-		fputs(",\"objective\":", f);
-		put_num(f, s, C_OBJ, 1);
-		fputs(",\"compile_ms\":", f);
-		put_num(f, s, C_COMPILE, 1);
-		fputs(",\"message\":", f);
-		put_json_text_or_null(f, col_text(s, C_MSG));
-		fputs(",\"created\":", f);
-		put_num(f, s, C_CREATED, 1);
-		fputc('}', f);
+		if (format == KT_EXPORT_T4)
+			t4_result(f, s, &unit, C_PARAMS + (int)np);
+		else
+			put_json_row(f, s, np);
 	}
 	if (rc != SQLITE_DONE)
 		st = kjit__store_fail(r->store, rc, "exporting results");

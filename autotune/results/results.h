@@ -33,11 +33,13 @@ sqlite3 *kt_results_db(kt_results *r);
 typedef struct kt_run_desc {
 	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
 	int64_t total; /* configurations to evaluate, 0 unknown */
+	kjit__objective objective; /* what the best is the least of; zero: time */
 } kt_run_desc;
 
 typedef struct kt_run {
 	int64_t id;
 	char *signature, *device_key, *problem;
+	kjit__objective objective;
 	int resumed; /* an earlier run row (same signature, device key,
 	              * problem and spec, not done) was continued */
 } kt_run;
@@ -70,15 +72,26 @@ typedef struct kt_eval {
 	int has_device_ordinal;   /* 1: device_ordinal is set */
 	int32_t device_ordinal;   /* its CUDA ordinal on its host, >= 0 */
 	const char *device_uuid;  /* "GPU-..." as kt_hello has it; NULL: unknown */
+	/* What the launch did on the hardware and cost (kjit_variant_profile());
+	 * NAN figures are unknown, stored NULL. */
+	int has_profile;          /* 1: profile is set */
+	kjit_profile profile;
 } kt_eval;
+
+/* The figure that e is the best by under objective: its median time, its
+ * energy per launch, or their product; NAN when e is not ok or lacks it. */
+double kt_eval_score(const kt_eval *e, kjit__objective objective);
 
 /* Records e in ONE transaction: the results row (upsert on signature,
  * device key, problem, config, l2; the device columns too, so that they
- * name the latest measurement's), runs.evaluated/updated and, when e is
- * ok and its median is below the stored best's (or the stored best is
- * stale), the best row (stale = 0). A negative device_ordinal that is
- * set is KJIT_ERR_INVALID_ARG, nothing stored.
- * *result_id and *improved may be NULL. */
+ * name the latest measurement's), its profiles row (replaced, or removed
+ * when e has none), runs.evaluated/updated and, when e is ok and its
+ * score under the run's objective (kt_eval_score) is below the stored
+ * best's (or the stored best is stale, or was chosen by another
+ * objective), the best row (stale = 0, its objective the run's). A
+ * negative device_ordinal that is set is KJIT_ERR_INVALID_ARG, nothing
+ * stored. *result_id and *improved (1: the best is now e, newly or
+ * lower) may be NULL. */
 kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e,
                               int64_t *result_id, int *improved);
 
@@ -123,6 +136,20 @@ kjit_status kt_results_open_existing(const char *path, kt_results **out);
  * (malloc'ed) and median. KJIT_ERR_NOT_FOUND when there is none. */
 kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
                             const char *problem, char **config, double *median_ns);
+
+/* The best row of (signature, device_key, problem): the objective that
+ * chose it into *objective, and its result's profile into *profile
+ * (reasons NULL) with *has_profile 1, or 0 when it has none.
+ * KJIT_ERR_NOT_FOUND when there is no best row. */
+kjit_status kt_results_best_profile(kt_results *r, const char *signature,
+                                    const char *device_key, const char *problem,
+                                    kjit__objective *objective, kjit_profile *profile,
+                                    int *has_profile);
+
+/* "3.41 TB/s DRAM, 71% of peak" or "52.1 TFLOP/s fp32, 64% of peak":
+ * where p stands against the device's peak (kjit__profile_peak) into
+ * buf; "" when it cannot be had. */
+void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size);
 
 /* ---- rejected configurations (rejected.c) ----------------------------- */
 

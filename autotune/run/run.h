@@ -15,6 +15,10 @@
 
 /* ---- a tuning run (tune.c) ---------------------------------------------- */
 
+/* --profile (kt_profile_mode, wire.h): "all" (also NULL: --profile alone) or "best" into *out; anything else
+ * is KJIT_ERR_INVALID_ARG naming it. */
+kjit_status kt_profile_mode_parse(const char *text, kt_profile_mode *out);
+
 typedef struct kt_tune_opts {
 	const char *spec_path, *db, *strategy;
 	kt_budget budget;
@@ -31,6 +35,9 @@ typedef struct kt_tune_opts {
 	kt_pool_mode pool;
 	kt_devices devices;    /* the GPUs to measure on (--devices) */
 	int mpi;               /* --mpi: rank 0 of an MPI run */
+	int objective_set;     /* --objective given: objective, else the spec's metric */
+	kjit__objective objective;
+	kt_profile_mode profile; /* --profile; the workers have it (kt_meas_opts) */
 } kt_tune_opts;
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */

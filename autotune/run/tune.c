@@ -35,6 +35,18 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+kjit_status kt_profile_mode_parse(const char *text, kt_profile_mode *out)
+{
+	if (!text || strcmp(text, "all") == 0)
+		*out = KT_PROFILE_ALL;
+	else if (strcmp(text, "best") == 0)
+		*out = KT_PROFILE_BEST;
+	else
+		return kjit__error(KJIT_ERR_INVALID_ARG, "--profile: expected all (the default) or "
+		                   "best, got '%s'", text);
+	return KJIT_OK;
+}
+
 /* ---- one problem ------------------------------------------------------------- */
 
 typedef struct problem_run {
@@ -45,6 +57,9 @@ typedef struct problem_run {
 	char *problem_json;
 	char *best_config;     /* from the best row */
 	double best_median;
+	kjit__objective best_objective; /* the objective that chose it */
+	int has_profile;       /* best_profile is the best's (reasons NULL) */
+	kjit_profile best_profile;
 	char *rejected_text, *rejected_json; /* wrong results: the summary's words */
 	double wall_s, compile_s, measure_s;
 	/* where measure_s (summed over the workers) went, from the workers'
@@ -77,6 +92,8 @@ typedef struct tuner {
 	problem_run *runs;
 	size_t n_runs;
 	int broken;            /* the database failed for good: no problem goes on */
+	kjit__objective objective; /* --objective, else the spec's metric */
+	int said_no_energy;    /* "no result has energy" was said */
 } tuner;
 
 /* The first lines of an NVRTC log. */
@@ -238,8 +255,13 @@ static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__spac
 			e.max_ns = rep->max_ns;
 			e.samples = rep->samples;
 			e.n_samples = rep->n_samples;
+			e.has_profile = rep->has_profile;
+			e.profile = rep->profile;
+			/* the strategy hears the objective's figure; time while the
+			 * results have none (no energy measured) */
+			double score = kt_eval_score(&e, t->objective);
 			if (strcmp(e.status, "ok") == 0)
-				e.objective = e.median_ns;
+				e.objective = isnan(score) ? e.median_ns : score;
 		}
 		/* an unknown status is counted nowhere; recording it fails and
 		 * says why (parsed first, so that its message stands) */
@@ -269,6 +291,28 @@ static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__spac
 	}
 	free(config);
 	return ret;
+}
+
+/* The problem's best row and its profile, when there is one; an energy
+ * objective that no ok result could meet is said once. */
+static void read_best(tuner *t, problem_run *pr)
+{
+	const char *sig = kjit_kernel_signature(t->kernel), *dev = t->hello->device_key;
+	kjit_status st = kt_results_best(t->res, sig, dev, pr->problem_json, &pr->best_config,
+	                                 &pr->best_median);
+	if (st == KJIT_OK)
+		st = kt_results_best_profile(t->res, sig, dev, pr->problem_json,
+		                             &pr->best_objective, &pr->best_profile,
+		                             &pr->has_profile);
+	if (st != KJIT_OK && st != KJIT_ERR_NOT_FOUND)
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+	if (st == KJIT_ERR_NOT_FOUND && t->objective != KJIT__OBJ_TIME &&
+	    pr->counts[KJIT__RS_OK] && !t->said_no_energy) {
+		t->said_no_energy = 1;
+		fprintf(stderr, "kjit-tune: objective %s: no result has an energy measurement, so "
+		        "none can be the best (energy needs NVML on the GPU's host; see --profile "
+		        "in kjit-tune(1))\n", kjit__objective_name(t->objective));
+	}
 }
 
 static void task_free(kt_task *task)
@@ -411,7 +455,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 	size_t n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
 	kt_run_desc d = { sig, t->hello->device_key, spec->entry, o->spec_path,
-		          t->strategy->name, pr->problem_json, (int64_t)n };
+		          t->strategy->name, pr->problem_json, (int64_t)n, t->objective };
 	if (kt_run_start(t->res, &d, &run) != KJIT_OK ||
 	    kt_results_load(t->res, space, sig, t->hello->device_key, &known, &have, NULL) !=
 	            KJIT_OK)
@@ -528,11 +572,7 @@ done:
 		if (kt_run_finish(t->res, run, !ret ? KJIT__RUN_DONE : ret == -1 ? KJIT__RUN_INTERRUPTED
 		                                                        : KJIT__RUN_FAILED) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
-		kjit_status bst = kt_results_best(t->res, kjit_kernel_signature(t->kernel),
-		                                  t->hello->device_key, pr->problem_json,
-		                                  &pr->best_config, &pr->best_median);
-		if (bst != KJIT_OK && bst != KJIT_ERR_NOT_FOUND)
-			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		read_best(t, pr);
 	}
 	if (n_rejected) {
 		kt_rejected rj;
@@ -735,6 +775,27 @@ static void print_workers(kt_meas *m)
 	printf("\n");
 }
 
+/* The best's objective, and with a profile its energy per launch and
+ * where it stands against the device's peak (kjit__profile_peak). */
+static void put_best_profile(kjit__buf *b, const problem_run *pr)
+{
+	kjit__buf_str(b, ", \"objective\": ");
+	kjit__buf_json_str(b, kjit__objective_name(pr->best_objective));
+	if (!pr->has_profile)
+		return;
+	double rate;
+	const char *what;
+	double f = kjit__profile_peak(&pr->best_profile, &rate, &what);
+	kjit__buf_str(b, ", \"energy_j\": ");
+	put_num(b, pr->best_profile.energy_j);
+	kjit__buf_str(b, ", \"peak\": ");
+	put_str(b, what);
+	kjit__buf_str(b, ", \"peak_rate\": ");
+	put_num(b, rate);
+	kjit__buf_str(b, ", \"peak_fraction\": ");
+	put_num(b, f);
+}
+
 /* --json of a run that failed before its summary: still one object,
  * {"spec", "error"}, the error as on stderr. */
 static void print_json_error(const kt_tune_opts *o, const char *error)
@@ -808,6 +869,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 			put_num(&b, rate(spec, pr->p, spec->bytes, pr->best_config, pr->best_median));
 			kjit__buf_str(&b, ", \"gflops\": ");
 			put_num(&b, rate(spec, pr->p, spec->flops, pr->best_config, pr->best_median));
+			put_best_profile(&b, pr);
 			kjit__buf_str(&b, "}");
 		} else {
 			kjit__buf_str(&b, "null");
@@ -851,8 +913,16 @@ static void print_text(tuner *t, int was_interrupted)
 		printf("), %.1f s\n", pr->wall_s);
 		if (pr->best_config) {
 			double g = rate(t->spec, pr->p, t->spec->bytes, pr->best_config, pr->best_median);
-			printf("  best %s %.0f ns", pr->best_config, pr->best_median);
-			if (isfinite(g))
+			char peak[96] = "";
+			if (pr->has_profile)
+				kt_profile_peak_text(&pr->best_profile, peak, sizeof peak);
+			printf("  best %s %.0f ns by %s", pr->best_config, pr->best_median,
+			       kjit__objective_name(pr->best_objective));
+			if (pr->has_profile && !isnan(pr->best_profile.energy_j))
+				printf(", %.3g J per launch", pr->best_profile.energy_j);
+			if (peak[0])
+				printf(", %s", peak);
+			else if (isfinite(g))
 				printf(", %.1f GB/s", g);
 			printf("\n");
 		} else {
@@ -924,7 +994,8 @@ static kjit_status open_workers(tuner *t)
 	t->mo = (kt_meas_opts){ .stop = &interrupted, .n_params = (uint32_t)t->spec->n_params,
 		                .timeout_s = o->timeout_s, .early_stop = o->early_stop,
 		                .warmup_ms = o->warmup_ms, .budget_ms = o->budget_ms,
-		                .quiet = o->quiet };
+		                .quiet = o->quiet, .profile = o->profile,
+		                .objective = t->objective };
 	st = kt_meas_open(links, n, dv->all ? &la : NULL, &t->mo, &t->meas);
 	free(links);
 	return st;
@@ -954,6 +1025,12 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		        spec->path, spec->output_file);
 		return KT_EXIT_SPEC;
 	}
+	/* the command line's objective, else the spec's metric (gbps and
+	 * gflops order as time does) */
+	t.objective = o->objective;
+	if (!o->objective_set && spec->metric &&
+	    kjit__objective_parse(spec->metric, &t.objective) != KJIT_OK)
+		t.objective = KJIT__OBJ_TIME;
 	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t.budget);
 	if (!(t.strategy = kt_strategy_find(name))) {
 		if (o->strategy) {

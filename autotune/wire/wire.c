@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,7 @@ static int open_msg(kt_buf *b, int want)
 {
 	b->pos = 1;
 	b->bad = b->oom = 0;
+	b->why = NULL;
 	if (kt_msg_type(b) != want)
 		b->bad = 1;
 	return !b->bad;
@@ -148,6 +150,9 @@ static kjit_status close_msg(kt_buf *b, const char *what)
 {
 	if (b->oom)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory reading a %s message", what);
+	if (b->bad && b->why)
+		return kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a %s message with %s (%zu "
+		                   "bytes)", what, b->why, b->len);
 	if (b->bad || b->pos != b->len)
 		return kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a %s message that is %s "
 		                   "(%zu bytes)", what, b->bad ? "truncated or of another type"
@@ -267,6 +272,70 @@ void kt_request_clear(kt_request *q)
 	memset(q, 0, sizeof *q);
 }
 
+/* A profile: a flag, then each figure of KJIT__PROFILE_FIELDS and the
+ * two reasons (at most KT_REASON_MAX bytes each: longer ones are cut). */
+static void put_profile(kt_buf *b, const kjit_profile *p)
+{
+	put_u32(b, p != NULL);
+	if (!p)
+		return;
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++)
+		put_f64(b, kjit__profile_get(p, &f[i]));
+	const char *reasons[] = { p->counters_reason, p->energy_reason };
+	for (int k = 0; k < 2; k++) {
+		size_t len = reasons[k] ? strlen(reasons[k]) : 0;
+		put_u32(b, reasons[k] ? (uint32_t)(len > KT_REASON_MAX ? KT_REASON_MAX : len)
+		                      : NO_STRING);
+		if (reasons[k])
+			put(b, reasons[k], len > KT_REASON_MAX ? KT_REASON_MAX : len);
+	}
+}
+
+#define KT_STR_(x) #x
+#define KT_STR_MAX_(x) KT_STR_(x)
+#define KT_STR_MAX KT_STR_MAX_(KT_REASON_MAX)
+
+/* The profile of a reply: a figure that is neither NAN nor finite and
+ * >= 0, a flag other than 0 or 1, or a reason too long or holding a NUL
+ * makes the message bad. */
+static void get_profile(kt_buf *b, kt_reply *r)
+{
+	uint32_t has = get_u32(b);
+	if (has > 1)
+		b->bad = 1;
+	if (b->bad || !has)
+		return;
+	r->has_profile = 1;
+	kjit__profile_clear(&r->profile);
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		double v = get_f64(b);
+		if (!b->bad && !isnan(v) && !(isfinite(v) && v >= 0)) {
+			b->bad = 1;
+			b->why = "a profile figure that is negative or infinite";
+		}
+		kjit__profile_set(&r->profile, &f[i], v);
+	}
+	for (int k = 0; k < 2 && !b->bad; k++) {
+		size_t at = b->pos;
+		uint32_t len = get_u32(b);
+		if (b->bad)
+			break;
+		b->pos = at;
+		r->reasons[k] = len == NO_STRING || len <= KT_REASON_MAX ? get_str(b) : NULL;
+		if ((len != NO_STRING && len > KT_REASON_MAX) ||
+		    (r->reasons[k] && strlen(r->reasons[k]) != len)) {
+			b->bad = 1;
+			b->why = "a profile reason longer than " KT_STR_MAX " bytes or with a NUL";
+		}
+	}
+	r->profile.counters_reason = r->reasons[0];
+	r->profile.energy_reason = r->reasons[1];
+}
+
 void kt_reply_encode(kt_buf *b, const kt_reply *r)
 {
 	start(b, KT_MSG_REPLY);
@@ -288,6 +357,7 @@ void kt_reply_encode(kt_buf *b, const kt_reply *r)
 	put_u32(b, r->n_samples);
 	for (uint32_t i = 0; i < r->n_samples; i++)
 		put_f64(b, r->samples[i]);
+	put_profile(b, r->has_profile ? &r->profile : NULL);
 }
 
 kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
@@ -318,6 +388,7 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 			b->oom = 1;
 		for (uint32_t i = 0; r->samples && i < r->n_samples; i++)
 			r->samples[i] = get_f64(b);
+		get_profile(b, r);
 	}
 	kjit_status st = close_msg(b, "reply");
 	kjit__result_status status;
@@ -336,6 +407,8 @@ void kt_reply_clear(kt_reply *r)
 	free(r->timer);
 	free(r->stop);
 	free(r->samples);
+	free(r->reasons[0]);
+	free(r->reasons[1]);
 	memset(r, 0, sizeof *r);
 }
 

@@ -23,11 +23,13 @@ enum { KT_EXIT_OK = 0, KT_EXIT_RUNTIME = 1, KT_EXIT_USAGE = 2, KT_EXIT_SPEC = 3,
 /* ---- the worker protocol (wire.c) ------------------------------------- */
 
 /* A message under construction or being read; zero-initialise. bad is
- * set when a read runs past the end (a truncated message). */
+ * set when a read runs past the end (a truncated message), or a field
+ * is out of its bounds (why then says which). */
 typedef struct kt_buf {
 	unsigned char *data;
 	size_t len, cap, pos;
 	int bad, oom;
+	const char *why;
 } kt_buf;
 void kt_buf_free(kt_buf *b);
 /* Replaces b's contents with a copy of len bytes (KJIT_ERR_NOMEM). */
@@ -61,6 +63,11 @@ typedef struct kt_request {
 	double budget_ms;  /* the protocol's time budget (0: none) */
 } kt_request;
 
+/* --profile: collect a profile (kjit_variant_profile(): counters, and
+ * energy for an energy objective) for every configuration that ends ok,
+ * or for each problem's best once its search is over. */
+typedef enum kt_profile_mode { KT_PROFILE_OFF = 0, KT_PROFILE_ALL, KT_PROFILE_BEST } kt_profile_mode;
+
 /* The answer: the text of a kjit__result_status and the measurement. fatal: the
  * worker exits after sending it (a sticky CUDA error). setup: the
  * problem's arguments or expected outputs could not be made, so no
@@ -76,7 +83,16 @@ typedef struct kt_reply {
 	 * load, the checked run (outputs restored, launch, comparison), the
 	 * protocol's warm-up and timed batches */
 	double setup_ms, load_ms, check_ms, warmup_ms, timed_ms;
+	/* The variant's profile (kjit_variant_profile()), when has_profile.
+	 * Its figures are NAN (unknown) or finite and >= 0; each reason at
+	 * most KT_REASON_MAX bytes. Decoded, the reasons point at
+	 * reasons[2], which the reply owns. */
+	int32_t has_profile;
+	kjit_profile profile;
+	char *reasons[2];
 } kt_reply;
+
+#define KT_REASON_MAX 1024
 
 /* Encoders start a new message in b (type byte first). Decoders read a
  * whole message of that type from b; KJIT_ERR_CORRUPT when it is

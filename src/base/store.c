@@ -2,6 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -118,9 +121,28 @@ static const char schema_v4[] =
 	" UPDATE cache_size SET bytes = bytes - length(OLD.cubin) + length(NEW.cubin); END;"
 	"UPDATE cache_size SET bytes = (SELECT coalesce(sum(length(cubin)), 0) FROM binaries);";
 
+/* Version 5: what a result's launch did on the hardware and cost in
+ * energy (kjit_profile, NAN stored NULL), a row per result that has one,
+ * gone with its result; and the objective that chose each best row (the
+ * rows from before were chosen by time). */
+static const char schema_v5[] =
+	"CREATE TABLE profiles("
+	" result_id INTEGER PRIMARY KEY REFERENCES results(id) ON DELETE CASCADE,"
+	" duration_ns REAL, dram_read_bytes REAL, dram_write_bytes REAL, l2_bytes REAL,"
+	" l1_bytes REAL, flop_fp64 REAL, flop_fp32 REAL, flop_fp16 REAL, instructions REAL,"
+	" achieved_occupancy REAL, sm_throughput REAL, dram_throughput REAL, passes INTEGER,"
+	" peak_dram_bytes_per_s REAL, peak_flop_fp64_per_s REAL, peak_flop_fp32_per_s REAL,"
+	" peak_flop_fp16_per_s REAL, dram_bytes_per_s REAL, flop_per_s REAL,"
+	" arithmetic_intensity REAL, registers INTEGER, static_shared_bytes INTEGER,"
+	" local_bytes INTEGER, const_bytes INTEGER, energy_j REAL, power_w REAL,"
+	" energy_rel_spread REAL, counters_reason TEXT, energy_reason TEXT,"
+	" created REAL NOT NULL);"
+	"ALTER TABLE best ADD COLUMN objective TEXT NOT NULL DEFAULT 'time';";
+
 /* Forward migrations: migrations[v] takes a database from version v to
  * v + 1. Version 0 is an empty file. */
-static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4 };
+static const char *const migrations[] = { schema_v1, schema_v2, schema_v3, schema_v4,
+	                                  schema_v5 };
 _Static_assert(sizeof migrations / sizeof *migrations == KJIT__SCHEMA_VERSION,
                "one migration per schema version");
 
@@ -562,6 +584,7 @@ static const char *const result_statuses[KJIT__RS_COUNT] = { KJIT__RESULT_STATUS
 #undef RS_TEXT
 #define EV_TEXT(id, text) text,
 static const char *const event_kinds[KJIT__EV_COUNT] = { KJIT__EVENT_KINDS(EV_TEXT) };
+static const char *const objectives[KJIT__OBJ_COUNT] = { KJIT__OBJECTIVES(EV_TEXT) };
 #undef EV_TEXT
 
 static const char *word_of(const char *const *words, size_t n, unsigned i)
@@ -607,4 +630,106 @@ kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out)
 	if (st == KJIT_OK)
 		*out = (kjit__event_kind)i;
 	return st;
+}
+
+const char *kjit__objective_name(kjit__objective objective)
+{
+	return word_of(objectives, KJIT__OBJ_COUNT, (unsigned)objective);
+}
+
+kjit_status kjit__objective_parse(const char *name, kjit__objective *out)
+{
+	size_t i;
+	kjit_status st = word_find(objectives, KJIT__OBJ_COUNT, "an objective (time, energy or edp)",
+	                           name, &i);
+	if (st == KJIT_OK)
+		*out = (kjit__objective)i;
+	return st;
+}
+
+/* ---- the profile's columns ------------------------------------------------ */
+
+#define PF_FIELD(n, kind, unit) { #n, offsetof(kjit_profile, n), KJIT__PF_##kind, unit },
+static const kjit__profile_field profile_fields[] = { KJIT__PROFILE_FIELDS(PF_FIELD) };
+#undef PF_FIELD
+
+const kjit__profile_field *kjit__profile_fields(size_t *n)
+{
+	*n = sizeof profile_fields / sizeof *profile_fields;
+	return profile_fields;
+}
+
+double kjit__profile_get(const kjit_profile *p, const kjit__profile_field *f)
+{
+	const char *at = (const char *)p + f->offset;
+	double d;
+	unsigned u;
+	int i;
+	switch (f->kind) {
+	case KJIT__PF_UINT:
+		memcpy(&u, at, sizeof u);
+		return (double)u;
+	case KJIT__PF_INT:
+		memcpy(&i, at, sizeof i);
+		return i < 0 ? NAN : (double)i;
+	case KJIT__PF_REAL:
+		break;
+	}
+	memcpy(&d, at, sizeof d);
+	return d;
+}
+
+void kjit__profile_set(kjit_profile *p, const kjit__profile_field *f, double v)
+{
+	char *at = (char *)p + f->offset;
+	/* the integers are bounded first: a figure from a file or a peer */
+	unsigned u = !(v >= 0) ? 0 : v > (double)UINT_MAX ? UINT_MAX : (unsigned)v;
+	int i = !(v >= 0) ? -1 : v > (double)INT_MAX ? INT_MAX : (int)v;
+	switch (f->kind) {
+	case KJIT__PF_UINT:
+		memcpy(at, &u, sizeof u);
+		return;
+	case KJIT__PF_INT:
+		memcpy(at, &i, sizeof i);
+		return;
+	case KJIT__PF_REAL:
+		break;
+	}
+	memcpy(at, &v, sizeof v);
+}
+
+void kjit__profile_clear(kjit_profile *p)
+{
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	memset(p, 0, sizeof *p);
+	for (size_t i = 0; i < n; i++)
+		kjit__profile_set(p, &f[i], NAN);
+}
+
+double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what)
+{
+	double best = NAN;
+	*rate = NAN;
+	*what = NULL;
+	if (p->peak_dram_bytes_per_s > 0 && p->dram_bytes_per_s >= 0) {
+		best = p->dram_bytes_per_s / p->peak_dram_bytes_per_s;
+		*rate = p->dram_bytes_per_s;
+		*what = "DRAM";
+	}
+	const struct {
+		double flop, peak;
+		const char *name;
+	} prec[] = { { p->flop_fp64, p->peak_flop_fp64_per_s, "fp64" },
+		     { p->flop_fp32, p->peak_flop_fp32_per_s, "fp32" },
+		     { p->flop_fp16, p->peak_flop_fp16_per_s, "fp16" } };
+	for (size_t i = 0; p->duration_ns > 0 && i < sizeof prec / sizeof *prec; i++) {
+		double r = prec[i].flop / p->duration_ns * 1e9;
+		if (prec[i].peak > 0 && r > 0 && !(r / prec[i].peak <= best)) {
+			best = r / prec[i].peak;
+			*rate = r;
+			*what = prec[i].name;
+		}
+	}
+	return best;
 }

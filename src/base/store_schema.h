@@ -11,9 +11,11 @@
 #ifndef KJIT_STORE_SCHEMA_H
 #define KJIT_STORE_SCHEMA_H
 
+#include <stddef.h>
+
 #include "kjit.h"
 
-#define KJIT__SCHEMA_VERSION 4
+#define KJIT__SCHEMA_VERSION 5
 
 /* ---- tables ----------------------------------------------------------- */
 
@@ -26,6 +28,7 @@
 #define KJIT__T_BEST "best"
 #define KJIT__T_EVENTS "events"
 #define KJIT__T_MANIFESTS "manifests" /* the header files a binary's compile read */
+#define KJIT__T_PROFILES "profiles" /* a result's counters and energy (kjit_profile) */
 
 /* The tables of every kjit database (the store's own bookkeeping aside). */
 #define KJIT__TABLES(X)                                                      \
@@ -36,7 +39,8 @@
 	X(KJIT__T_RESULTS)                                                   \
 	X(KJIT__T_BEST)                                                      \
 	X(KJIT__T_EVENTS)                                                    \
-	X(KJIT__T_MANIFESTS)
+	X(KJIT__T_MANIFESTS)                                                 \
+	X(KJIT__T_PROFILES)
 
 #define KJIT__I_EVENTS_TS "events_ts" /* events(ts) */
 
@@ -67,6 +71,11 @@
 #define KJIT__C_DEVICE_UUID "device_uuid" /* results: "GPU-...", NULL unknown */
 #define KJIT__C_SAMPLES "samples"     /* results: float64 little-endian ns */
 #define KJIT__C_STALE "stale"         /* best */
+#define KJIT__C_OBJECTIVE "objective" /* best: the KJIT__OBJECTIVES word that chose it;
+                                       * results: the figure the strategy heard */
+#define KJIT__C_RESULT_ID "result_id" /* best, profiles */
+#define KJIT__C_COUNTERS_REASON "counters_reason" /* profiles: why counters are NULL */
+#define KJIT__C_ENERGY_REASON "energy_reason"     /* profiles: why energy is NULL */
 #define KJIT__C_TS "ts"               /* events */
 #define KJIT__C_PID "pid"             /* events */
 #define KJIT__C_KIND "kind"           /* events: KJIT__EVENT_KINDS */
@@ -109,6 +118,93 @@ const char *kjit__result_status_name(kjit__result_status status);
 /* The status whose text is name into *out; KJIT_ERR_INVALID_ARG naming
  * it for any other text (NULL included), *out untouched. */
 kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out);
+
+/* ---- profiles ---------------------------------------------------------- */
+
+/* The numeric columns of profiles, one per field of kjit_profile of the
+ * same name: X(name, kind, unit), kind REAL (a double, NAN stored NULL),
+ * UINT or INT (INTEGER; a negative INT is unknown, stored NULL). The
+ * reasons are TEXT columns of their own (KJIT__C_*_REASON), and created
+ * the time the row was written. */
+#define KJIT__PROFILE_FIELDS(X)                                              \
+	X(duration_ns, REAL, "ns")                                           \
+	X(dram_read_bytes, REAL, "B")                                        \
+	X(dram_write_bytes, REAL, "B")                                       \
+	X(l2_bytes, REAL, "B")                                               \
+	X(l1_bytes, REAL, "B")                                               \
+	X(flop_fp64, REAL, "FLOP")                                           \
+	X(flop_fp32, REAL, "FLOP")                                           \
+	X(flop_fp16, REAL, "FLOP")                                           \
+	X(instructions, REAL, "")                                            \
+	X(achieved_occupancy, REAL, "")                                      \
+	X(sm_throughput, REAL, "")                                           \
+	X(dram_throughput, REAL, "")                                         \
+	X(passes, UINT, "")                                                  \
+	X(peak_dram_bytes_per_s, REAL, "B/s")                                \
+	X(peak_flop_fp64_per_s, REAL, "FLOP/s")                              \
+	X(peak_flop_fp32_per_s, REAL, "FLOP/s")                              \
+	X(peak_flop_fp16_per_s, REAL, "FLOP/s")                              \
+	X(dram_bytes_per_s, REAL, "B/s")                                     \
+	X(flop_per_s, REAL, "FLOP/s")                                        \
+	X(arithmetic_intensity, REAL, "FLOP/B")                              \
+	X(registers, INT, "")                                                \
+	X(static_shared_bytes, INT, "B")                                     \
+	X(local_bytes, INT, "B")                                             \
+	X(const_bytes, INT, "B")                                             \
+	X(energy_j, REAL, "J")                                               \
+	X(power_w, REAL, "W")                                                \
+	X(energy_rel_spread, REAL, "")
+
+typedef enum kjit__profile_kind { KJIT__PF_REAL, KJIT__PF_UINT, KJIT__PF_INT } kjit__profile_kind;
+
+/* A numeric field of kjit_profile: its column name, where it is in the
+ * struct, its kind and unit. */
+typedef struct kjit__profile_field {
+	const char *name;
+	size_t offset;
+	kjit__profile_kind kind;
+	const char *unit;
+} kjit__profile_field;
+
+/* The fields of KJIT__PROFILE_FIELDS in order; *n gets their count. */
+const kjit__profile_field *kjit__profile_fields(size_t *n);
+/* A field of p as a double: NAN for a NAN REAL and a negative INT. */
+double kjit__profile_get(const kjit_profile *p, const kjit__profile_field *f);
+/* Sets a field of p from v (NAN: unknown; an INT field gets -1). */
+void kjit__profile_set(kjit_profile *p, const kjit__profile_field *f, double v);
+/* A profile with every figure unknown: NAN, -1 and no reasons. */
+void kjit__profile_clear(kjit_profile *p);
+
+/* Where p stands against the device's peak: the larger fraction of DRAM
+ * bandwidth (dram_bytes_per_s over its peak) and FLOP rate (each
+ * precision's FLOPs over the duration, against that precision's peak).
+ * *rate is that figure (B/s or FLOP/s), *what "DRAM", "fp64", "fp32" or
+ * "fp16". Returns the fraction, NAN when neither can be had. */
+double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what);
+
+/* ---- best.objective --------------------------------------------------- */
+
+/* What "best" means: the least median time, the least energy per launch
+ * (kjit_profile.energy_j), or the least energy-delay product (energy_j
+ * times the median time). A result without energy cannot be the best of
+ * the last two. */
+#define KJIT__OBJECTIVES(X)                                                  \
+	X(TIME, "time")                                                      \
+	X(ENERGY, "energy")                                                  \
+	X(EDP, "edp")
+
+typedef enum kjit__objective {
+#define KJIT__OBJ_ENUM(id, text) KJIT__OBJ_##id,
+	KJIT__OBJECTIVES(KJIT__OBJ_ENUM)
+#undef KJIT__OBJ_ENUM
+	KJIT__OBJ_COUNT
+} kjit__objective;
+
+/* The text stored in best.objective; "unknown" beyond the list. */
+const char *kjit__objective_name(kjit__objective objective);
+/* The objective whose text is name into *out; KJIT_ERR_INVALID_ARG naming
+ * it and the choices for any other text (NULL included), *out untouched. */
+kjit_status kjit__objective_parse(const char *name, kjit__objective *out);
 
 /* ---- events.kind and events.tier -------------------------------------- */
 

@@ -1099,12 +1099,12 @@ static kjit_status read_kjit(parser *P)
 	static const char *const limits_keys[] = { "max_threads_per_block", "max_shared_bytes",
 		                                   NULL };
 	static const char *const verifies[] = { "default", "reference", "none", NULL };
-	static const char *const metrics[] = { "time", "gbps", "gflops", NULL };
+	static const char *const metrics[] = { "time", "gbps", "gflops", "energy", "edp", NULL };
 	kjit__spec *s = P->spec;
 	json *root = P->root, *kernel = kjit__json_get(root, "kernel");
 	json *verify = kjit__json_get(root, "verify"), *objective = kjit__json_get(root, "objective");
 	json *limits = kjit__json_get(root, "limits"), *v;
-	char sub[256], *text = NULL;
+	char sub[256];
 	kjit_status st = check_keys(P, root, "", top_keys);
 	if (st != KJIT_OK)
 		return st;
@@ -1186,11 +1186,11 @@ static kjit_status read_kjit(parser *P)
 	if ((st = want_object(P, objective, "objective", 0, "an object")) != KJIT_OK ||
 	    (st = check_keys(P, objective, "objective", objective_keys)) != KJIT_OK ||
 	    (st = want_string(P, kjit__json_get(objective, "metric"), "objective.metric", 0,
-	                      &text)) != KJIT_OK)
+	                      &s->metric)) != KJIT_OK)
 		return st;
-	if (text && one_of(text, metrics) < 0)
-		st = fail(P, "objective.metric", "one of time, gbps, gflops (got \"%s\")", text);
-	free(text);
+	if (s->metric && one_of(s->metric, metrics) < 0)
+		st = fail(P, "objective.metric", "one of time, gbps, gflops, energy, edp (got \"%s\")",
+		          s->metric);
 	if (st == KJIT_OK && (v = kjit__json_get(objective, "bytes")))
 		st = want_expr(P, v, "objective.bytes", NULL, &s->bytes);
 	if (st == KJIT_OK && (v = kjit__json_get(objective, "flops")))
@@ -2470,6 +2470,7 @@ void kjit__spec_free(kjit__spec *spec)
 	free(spec->output_file);
 	free(spec->unrunnable);
 	free(spec->time_unit);
+	free(spec->metric);
 	free_strings(spec->warnings, spec->n_warnings);
 	kjit__expr_budget_free(spec->expr_budget);
 	free(spec);

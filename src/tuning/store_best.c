@@ -228,12 +228,15 @@ static kjit_status commit_tx(kjit__store *store, void *arg)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(
 			db,
+			/* chosen by time: the row says so, whatever chose it before */
 			"INSERT INTO best(signature, device_key, problem, arch, config, result_id,"
-			" median_ns, nvrtc, stale, updated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)"
+			" median_ns, nvrtc, stale, updated, objective)"
+			" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, 'time')"
 			" ON CONFLICT(signature, device_key, problem) DO UPDATE SET"
 			" arch = excluded.arch, config = excluded.config,"
 			" result_id = excluded.result_id, median_ns = excluded.median_ns,"
-			" nvrtc = excluded.nvrtc, stale = 0, updated = excluded.updated",
+			" nvrtc = excluded.nvrtc, stale = 0, updated = excluded.updated,"
+			" objective = excluded.objective",
 			-1, &best, NULL);
 	if (rc == SQLITE_OK) {
 		const kjit__trial_result *t = &c->trials[c->best];
