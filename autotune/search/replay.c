@@ -161,7 +161,8 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		/* proposals while a worker is free and the budget has room */
 		while (!done && n_pend < batch && r.evaluations + measuring < n) {
 			if (budget && budget->seconds > 0 &&
-			    (double)(kjit__now_ns() - t0) * 1e-9 >= budget->seconds)
+			    (timed ? clock.now : (double)(kjit__now_ns() - t0) * 1e-9) >=
+			            budget->seconds)
 				goto stop;
 			int64_t j = strategy->next(st);
 			if (j == KT_NEXT_WAIT && n_pend > 0)
