@@ -289,18 +289,49 @@ static void variants_free(variant *vs, size_t n)
 	free(vs);
 }
 
+/* Which of size configurations a budget of n takes: a uniform random
+ * choice of the seed, as a byte per configuration (NULL: out of memory).
+ * Draws the smaller of the chosen and the left out, so that it ends soon. */
+static uint8_t *budget_pick(size_t size, size_t n, uint64_t seed)
+{
+	uint8_t *in = malloc(size + 1);
+	int flip = n > size / 2;  /* draw the ones left out instead */
+	kt_rng rng;
+	if (!in)
+		return NULL;
+	memset(in, flip, size);
+	kt_rng_seed(&rng, seed);
+	for (size_t k = 0, want = flip ? size - n : n; k < want;) {
+		size_t i = (size_t)kt_rng_below(&rng, size);
+		if (in[i] == flip) {
+			in[i] = (uint8_t)!flip;
+			k++;
+		}
+	}
+	return in;
+}
+
 /* The valid configurations of every problem (a restriction may read a
  * size), each once, into *out (n_out of them; the caller frees them with
- * variants_free()). Returns an exit code. */
+ * variants_free()); with a budget, that many of each problem's, a random
+ * choice of --seed (of a random sample where the space is too large to
+ * hold). Returns an exit code. */
 static int collect_variants(const kjit__spec *spec, const opts *o, variant **out, size_t *n_out)
 {
 	variant *vs = NULL;
 	size_t n = 0, cap = 0;
+	int budgeted = o->budget.evaluations || o->budget.fraction > 0;
+	kjit__limits lim = o->limits;
 	*out = NULL;
 	*n_out = 0;
+	if (budgeted) {
+		lim.sample = KJIT__SPACE_SAMPLE;
+		lim.seed = o->seed;
+	}
 	for (size_t p = 0; p < spec->n_problems; p++) {
 		kjit__space *space;
-		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
+		uint8_t *in = NULL;
+		if (kjit__space_build(spec, p, &lim, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			variants_free(vs, n);
 			return KT_EXIT_SPEC;
@@ -313,7 +344,17 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			variants_free(vs, n);
 			return KT_EXIT_SPEC;
 		}
+		if (budgeted &&
+		    !(in = budget_pick(space->size, kt_budget_evaluations(&o->budget, space->size),
+		                       o->seed + p))) {
+			kjit__space_free(space);
+			variants_free(vs, n);
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return KT_EXIT_RUNTIME;
+		}
 		for (size_t i = 0; i < space->size; i++) {
+			if (in && !in[i])
+				continue;
 			const uint16_t *c = kjit__space_config(space, i);
 			variant v = { kt_variant_text(spec, c),
 				      malloc((spec->n_params + 1) * sizeof *v.config) };
@@ -324,6 +365,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			if (!v.text || !v.config || !nv) {
 				variant_free(&v);
 				kjit__space_free(space);
+				free(in);
 				variants_free(vs, n);
 				fprintf(stderr, "%s: out of memory\n", prog);
 				return KT_EXIT_RUNTIME;
@@ -332,6 +374,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			vs[n++] = v;
 		}
 		kjit__space_free(space);
+		free(in);
 	}
 	if (n)
 		qsort(vs, n, sizeof *vs, cmp_variant);
@@ -965,6 +1008,9 @@ static int check_modes(opts *o)
 		                         "combine");
 	if (o->batch && !o->replay)
 		return usage_error("%s", "--batch goes with --replay");
+	if (o->compile_only && o->budget.seconds > 0)
+		return usage_error("%s", "--compile-only takes --budget N or --fraction F, not "
+		                         "--time-budget");
 	if (o->gpus && !o->replay)
 		return usage_error("%s", "--gpus goes with --replay (the simulated clock)");
 	if (o->batch && o->replay && (o->gpus || o->jobs))

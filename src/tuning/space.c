@@ -597,6 +597,17 @@ static int cmp_config(const void *a, const void *b)
 	return 0;
 }
 
+/* Whether the count of the space says it is too large to hold, so that
+ * its walk need not hold KJIT__SPACE_HOLD configurations to find out (an
+ * estimate: when its interval is all above). */
+static int surely_too_large(const kjit__spec *spec, size_t p, const kjit__limits *limits)
+{
+	double product, size, rel;
+	if (kjit__space_count(spec, p, limits, &product, &size, &rel) != KJIT_OK)
+		return 0; /* the walk will say what is wrong */
+	return size * (1 - 3 * rel) > (double)KJIT__SPACE_HOLD;
+}
+
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
                               kjit__space **out)
 {
@@ -607,7 +618,10 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
 	kjit_status st = s ? walk_prepare(&w, spec, p, limits, 1, &ok)
 	                   : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	w.max_steps = KJIT__SPACE_STEPS;
-	if (st == KJIT_OK && ok && spec->n_params)
+	if (st == KJIT_OK && ok && spec->n_params && w.tail[0] > (double)KJIT__SPACE_HOLD &&
+	    surely_too_large(spec, p, limits))
+		w.too_large = 1;
+	else if (st == KJIT_OK && ok && spec->n_params)
 		st = walk(&w, 0);
 	if (w.too_large && limits && limits->sample) {
 		s->sampled = 1;
