@@ -6,6 +6,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-spec \
 	tests/test-tune-t1 \
 	tests/test-tune-space \
+	tests/test-tune-neighbours \
 	tests/test-tune-strategy \
 	tests/test-tune-search \
 	tests/test-tune-batch \
@@ -46,6 +47,11 @@ EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_space_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# local moves build neighbours outside the sample of a space too large to hold
+tests_test_tune_neighbours_SOURCES = tests/test-tune-neighbours.c tests/testutil.h
+tests_test_tune_neighbours_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_neighbours_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h
 tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)

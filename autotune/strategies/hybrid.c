@@ -136,13 +136,13 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		s->off[p] = s->n_slots;
 		s->n_slots += space->spec->params[p].n_values;
 	}
-	s->hist = malloc((space->size + 1) * sizeof *s->hist);
-	s->prop = malloc((space->size + 1) * sizeof *s->prop);
+	s->hist = malloc((space->capacity + 1) * sizeof *s->hist);
+	s->prop = malloc((space->capacity + 1) * sizeof *s->prop);
 	s->ratio = calloc(s->n_slots + 1, sizeof *s->ratio);
 	s->fail = calloc(s->n_slots + 1, sizeof *s->fail);
 	s->nb = malloc((s->n_slots + 1) * sizeof *s->nb);
 	s->nb_key = malloc((s->n_slots + 1) * sizeof *s->nb_key);
-	s->arm_of = calloc(space->size + 1, 1);
+	s->arm_of = calloc(space->capacity + 1, 1);
 	s->cfg = calloc(n + 1, sizeof *s->cfg);
 	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
 	s->free_p = calloc(n + 1, sizeof *s->free_p);
@@ -334,7 +334,7 @@ static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64
 static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *pick,
                      double *top)
 {
-	int64_t j = kjit__space_find(s->space, cfg);
+	int64_t j = kjit__space_add(s->space, cfg);
 	if (j >= 0) {
 		double sc;
 		if (!s->mem.seen[j] && (sc = score(s, cfg)) > *top) {
@@ -392,7 +392,7 @@ static void neighbourhood(state *s, int64_t at)
 			s->cfg[p] = (uint16_t)v;
 			int64_t j = -1;
 			double sc = -INFINITY;
-			int valid = kjit__space_find(s->space, s->cfg) >= 0;
+			int valid = kjit__space_add(s->space, s->cfg) >= 0;
 			memset(s->changed, 0, s->n);
 			s->changed[p] = 1;
 			consider(s, s->cfg, s->changed, &j, &sc);
