@@ -4,10 +4,10 @@
  * restriction unused_9 <= unused_8) is held as a random sample of 4096;
  * kjit__space_add() builds a configuration outside the sample when the
  * restriction passes (and refuses one it fails, or a value out of range),
- * and the strategies' local moves use it: with an objective whose optimum
- * is planted one parameter away from a sampled configuration, and so not
- * in the sample, hybrid and dual_annealing evaluate configurations that
- * were not drawn and reach the optimum within a budget of 1500 (a
+ * and the strategies' moves use it: with an objective whose optimum is
+ * planted one parameter away from a sampled configuration, and so not in
+ * the sample, hybrid, dual_annealing and genetic evaluate configurations
+ * that were not drawn and reach the optimum within a budget of 1500 (a
  * descent of about 40 steps of one value index).
  */
 #include "testutil.h"
@@ -106,8 +106,9 @@ int main(int argc, char **argv)
 	kjit__space_free(space);
 
 	/* fresh samples, the optimum outside them */
-	const kt_strategy *strategies[] = { &kt_strategy_hybrid, &kt_strategy_dual_annealing };
-	for (size_t s = 0; s < 2; s++) {
+	const kt_strategy *strategies[] = { &kt_strategy_hybrid, &kt_strategy_dual_annealing,
+	                                     &kt_strategy_genetic };
+	for (size_t s = 0; s < 3; s++) {
 		CHECK_OK(kjit__space_build(spec, 0, &lim, &space));
 		CHECK(kjit__space_find(space, target) < 0);
 		search(space, strategies[s], held);

@@ -86,7 +86,7 @@ static int64_t child(state *s)
 			size_t p = (size_t)kt_rng_below(&s->rng, np);
 			cfg[p] = (uint16_t)kt_rng_below(&s->rng, sp->spec->params[p].n_values);
 		}
-		int64_t j = kjit__space_find(sp, cfg);
+		int64_t j = kjit__space_add(sp, cfg);
 		if (j >= 0 && !s->seen[j])
 			return j;
 	}
