@@ -83,6 +83,9 @@ static void usage(FILE *f)
 	        "                          compute_NN (PTX, which later GPUs compile)\n"
 	        "                          (default $KJIT_ARCH)\n"
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
+	        "      --budget N, --fraction F, --seed S  only that many of each problem's\n"
+	        "                          valid variants, a random choice of the seed (a\n"
+	        "                          space too large to hold needs one)\n"
 	        "  -j, --jobs P            compile workers, here and when tuning (default:\n"
 	        "                          online CPUs)\n"
 	        "      --compile-pool MODE threads, processes (each with its own NVRTC: many\n"
@@ -98,6 +101,10 @@ static void usage(FILE *f)
 	        "      --batch B           B proposals outstanding, as with B measuring\n"
 	        "                          workers; results arrive in an order of the seed\n"
 	        "                          (1 to " KT_STR(KT_BATCH_MAX) ", default 1)\n"
+	        "      -j P, --gpus G      a simulated clock instead: P compile workers and G\n"
+	        "                          GPUs (default 1 each), from the results' columns\n"
+	        "                          compile_ms and benchmark_ms; prints the simulated\n"
+	        "                          time to within 5%% and 1%% of the best known\n"
 	        "      --problem I         problem index of the spec (default 0)\n"
 	        "  --replay-db             replay against the results table of the database\n"
 	        "                          (--db) for the spec's kernel; also --replay db:PATH\n"
@@ -175,6 +182,7 @@ typedef struct opts {
 	const char *replay_db; /* the database of --replay-db or --replay db:PATH */
 	int replay_from_db;
 	size_t batch;          /* --batch; 0: not given */
+	size_t gpus;           /* --gpus, the simulated clock's; 0: not given */
 	const char *device_key, *export_format;
 	uint64_t run_id;
 	int jobs;
@@ -292,18 +300,49 @@ static void variants_free(variant *vs, size_t n)
 	free(vs);
 }
 
+/* Which of size configurations a budget of n takes: a uniform random
+ * choice of the seed, as a byte per configuration (NULL: out of memory).
+ * Draws the smaller of the chosen and the left out, so that it ends soon. */
+static uint8_t *budget_pick(size_t size, size_t n, uint64_t seed)
+{
+	uint8_t *in = malloc(size + 1);
+	int flip = n > size / 2;  /* draw the ones left out instead */
+	kt_rng rng;
+	if (!in)
+		return NULL;
+	memset(in, flip, size);
+	kt_rng_seed(&rng, seed);
+	for (size_t k = 0, want = flip ? size - n : n; k < want;) {
+		size_t i = (size_t)kt_rng_below(&rng, size);
+		if (in[i] == flip) {
+			in[i] = (uint8_t)!flip;
+			k++;
+		}
+	}
+	return in;
+}
+
 /* The valid configurations of every problem (a restriction may read a
  * size), each once, into *out (n_out of them; the caller frees them with
- * variants_free()). Returns an exit code. */
+ * variants_free()); with a budget, that many of each problem's, a random
+ * choice of --seed (of a random sample where the space is too large to
+ * hold). Returns an exit code. */
 static int collect_variants(const kjit__spec *spec, const opts *o, variant **out, size_t *n_out)
 {
 	variant *vs = NULL;
 	size_t n = 0, cap = 0;
+	int budgeted = o->budget.evaluations || o->budget.fraction > 0;
+	kjit__limits lim = o->limits;
 	*out = NULL;
 	*n_out = 0;
+	if (budgeted) {
+		lim.sample = KJIT__SPACE_SAMPLE;
+		lim.seed = o->seed;
+	}
 	for (size_t p = 0; p < spec->n_problems; p++) {
 		kjit__space *space;
-		if (kjit__space_build(spec, p, &o->limits, &space) != KJIT_OK) {
+		uint8_t *in = NULL;
+		if (kjit__space_build(spec, p, &lim, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			variants_free(vs, n);
 			return KT_EXIT_SPEC;
@@ -316,7 +355,17 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			variants_free(vs, n);
 			return KT_EXIT_SPEC;
 		}
+		if (budgeted &&
+		    !(in = budget_pick(space->size, kt_budget_evaluations(&o->budget, space->size),
+		                       o->seed + p))) {
+			kjit__space_free(space);
+			variants_free(vs, n);
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return KT_EXIT_RUNTIME;
+		}
 		for (size_t i = 0; i < space->size; i++) {
+			if (in && !in[i])
+				continue;
 			const uint16_t *c = kjit__space_config(space, i);
 			variant v = { kt_variant_text(spec, c),
 				      malloc((spec->n_params + 1) * sizeof *v.config) };
@@ -327,6 +376,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			if (!v.text || !v.config || !nv) {
 				variant_free(&v);
 				kjit__space_free(space);
+				free(in);
 				variants_free(vs, n);
 				fprintf(stderr, "%s: out of memory\n", prog);
 				return KT_EXIT_RUNTIME;
@@ -335,6 +385,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			vs[n++] = v;
 		}
 		kjit__space_free(space);
+		free(in);
 	}
 	if (n)
 		qsort(vs, n, sizeof *vs, cmp_variant);
@@ -689,13 +740,90 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 	return st;
 }
 
+/* The results to replay against, and the simulated clock's costs when
+ * -j or --gpus ask for it (a CSV with the columns compile_ms and
+ * benchmark_ms). */
+static kjit_status replay_load(const kjit__spec *spec, const kjit__space *space, const opts *o,
+                               double **obj, double **costs, size_t *ignored)
+{
+	int clock = o->jobs || o->gpus;
+	if (o->replay_from_db && clock)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "the simulated clock (-j, --gpus) needs "
+		                   "a results file with compile_ms and benchmark_ms, not the database");
+	if (o->replay_from_db)
+		return load_from_db(spec, space, o, obj, ignored);
+	if (!clock)
+		return kt_replay_load(space, o->replay, obj, ignored);
+	kjit_status st = kt_replay_load_costs(space, o->replay, obj, &costs[0], &costs[1], ignored);
+	if (st == KJIT_OK && !costs[0])
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the simulated clock (-j, --gpus) needs "
+		                 "the columns compile_ms and benchmark_ms", o->replay);
+	return st;
+}
+
+/* The lines of a replay: what ran, what it found, and how soon it came
+ * within 5% and 1% of the best known (the second from a replay of the
+ * same seed, which runs the same way). */
+static kjit_status replay_print(const kjit__space *space, const kt_strategy *strategy,
+                                const opts *o, kt_replay_opts *ro, const double *obj,
+                                const kt_replay_result *r, size_t ignored)
+{
+	size_t missing = 0;
+	for (size_t i = 0; i < space->size; i++)
+		missing += isinf(obj[i]);
+	printf("strategy %s, seed %llu, budget %zu of %zu configurations\n", strategy->name,
+	       (unsigned long long)o->seed, kt_budget_evaluations(&o->budget, space->size),
+	       space->size);
+	if (o->batch > 1)
+		printf("batch: %zu proposals outstanding\n", o->batch);
+	if (ro->compile_ms)
+		printf("simulated clock: %zu compile workers, %zu GPUs; %.1f simulated seconds in "
+		       "all\n", ro->workers, ro->gpus, r->seconds);
+	printf("results: %zu rows outside the space, %zu configurations without a time\n",
+	       ignored, missing);
+	printf("evaluations: %zu\n", r->evaluations);
+	if (r->best_found < 0) {
+		printf("best found: none (every evaluated configuration failed)\n");
+	} else {
+		char *c = kjit__space_config_json(space, (size_t)r->best_found);
+		printf("best found: %s %g after %zu evaluations\n", c ? c : "?", r->best_found_value,
+		       r->evals_to_found);
+		free(c);
+	}
+	if (r->best_known < 0)
+		return KJIT_OK;
+	char *c = kjit__space_config_json(space, (size_t)r->best_known);
+	printf("best known: %s %g\n", c ? c : "?", r->best_known_value);
+	free(c);
+	if (r->evals_to_known)
+		printf("reached the best after %zu evaluations\n", r->evals_to_known);
+	else
+		printf("did not reach the best\n");
+	kt_replay_result r1 = *r;
+	for (int percent = 5; percent >= 1; percent -= 4) {
+		ro->within = percent / 100.0;
+		ro->until = 1;
+		kjit_status st = percent == 5 ? KJIT_OK : kt_replay(space, strategy, ro, obj, &r1);
+		if (st != KJIT_OK)
+			return st;
+		if (!r1.evals_to_within)
+			printf("within %d%%: not reached\n", percent);
+		else if (ro->compile_ms)
+			printf("within %d%%: after %zu evaluations, %.1f simulated seconds\n", percent,
+			       r1.evals_to_within, r1.seconds_to_within);
+		else
+			printf("within %d%%: after %zu evaluations\n", percent, r1.evals_to_within);
+	}
+	return KJIT_OK;
+}
+
 static int do_replay(const kjit__spec *spec, const opts *o)
 {
 	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy
 	                                                           : KT_STRATEGY_DEFAULT);
 	kjit__space *space = NULL;
-	double *obj = NULL;
-	size_t ignored, missing = 0;
+	double *obj = NULL, *costs[2] = { NULL, NULL };
+	size_t ignored;
 	kt_replay_result r;
 	int ret = KT_EXIT_RUNTIME;
 	if (!strategy)
@@ -706,48 +834,21 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	if (o->replay_from_db) {
-		if (load_from_db(spec, space, o, &obj, &ignored) != KJIT_OK)
-			goto fail;
-	} else if (kt_replay_load(space, o->replay, &obj, &ignored) != KJIT_OK) {
-		goto fail;
+	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .batch = o->batch,
+		              .within = 0.05, .compile_ms = NULL, .measure_ms = NULL,
+		              .workers = o->jobs ? (size_t)o->jobs : 1, .gpus = o->gpus ? o->gpus : 1 };
+	if (replay_load(spec, space, o, &obj, costs, &ignored) == KJIT_OK) {
+		ro.compile_ms = costs[0];
+		ro.measure_ms = costs[1];
+		if (kt_replay(space, strategy, &ro, obj, &r) == KJIT_OK &&
+		    replay_print(space, strategy, o, &ro, obj, &r, ignored) == KJIT_OK)
+			ret = KT_EXIT_OK;
 	}
-	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .batch = o->batch };
-	if (kt_replay(space, strategy, &ro, obj, &r) != KJIT_OK) {
-	fail:
+	if (ret != KT_EXIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-		goto done;
-	}
-	for (size_t i = 0; i < space->size; i++)
-		missing += isinf(obj[i]);
-	printf("strategy %s, seed %llu, budget %zu of %zu configurations\n", strategy->name,
-	       (unsigned long long)o->seed, kt_budget_evaluations(&o->budget, space->size),
-	       space->size);
-	if (o->batch > 1)
-		printf("batch: %zu proposals outstanding\n", o->batch);
-	printf("results: %zu rows outside the space, %zu configurations without a time\n",
-	       ignored, missing);
-	printf("evaluations: %zu\n", r.evaluations);
-	if (r.best_found < 0) {
-		printf("best found: none (every evaluated configuration failed)\n");
-	} else {
-		char *c = kjit__space_config_json(space, (size_t)r.best_found);
-		printf("best found: %s %g after %zu evaluations\n", c ? c : "?", r.best_found_value,
-		       r.evals_to_found);
-		free(c);
-	}
-	if (r.best_known >= 0) {
-		char *c = kjit__space_config_json(space, (size_t)r.best_known);
-		printf("best known: %s %g\n", c ? c : "?", r.best_known_value);
-		free(c);
-		if (r.evals_to_known)
-			printf("reached the best after %zu evaluations\n", r.evals_to_known);
-		else
-			printf("did not reach the best\n");
-	}
-	ret = KT_EXIT_OK;
-done:
 	free(obj);
+	free(costs[0]);
+	free(costs[1]);
 	kjit__space_free(space);
 	return ret;
 }
@@ -901,7 +1002,7 @@ static int run_mpi(opts *o, int *argc, char ***argv)
 enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
        O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
        O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
-       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_MPI, O_MPI_TIMEOUT,
+       O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_GPUS, O_MPI, O_MPI_TIMEOUT,
        O_OBJECTIVE, O_PROFILE };
 
 /* An option of how each configuration is measured and judged into *t;
@@ -959,6 +1060,38 @@ static int measure_option(int c, char *arg, int argc, char **argv, kt_tune_opts 
 	return KT_EXIT_OK;
 }
 
+/* The modes and the options that go with one, once all are parsed. */
+static int check_modes(opts *o)
+{
+	if (o->replay && strncmp(o->replay, "db:", 3) == 0) {
+		if (o->replay_from_db)
+			return usage_error("%s", "--replay db:PATH and --replay-db do not combine");
+		o->replay_from_db = 1;
+		o->replay_db = o->replay + 3;
+		if (!*o->replay_db)
+			return usage_error("%s", "--replay db:PATH: expected a database path");
+	} else if (o->replay_from_db) {
+		if (o->replay)
+			return usage_error("%s", "--replay FILE and --replay-db do not combine");
+		o->replay_db = o->db;
+		o->replay = "(database)";
+	}
+	if (o->count + o->compile_only + (o->replay != NULL) + (o->export_format != NULL) > 1)
+		return usage_error("%s", "--count, --compile-only, --replay and --export do not "
+		                         "combine");
+	if (o->batch && !o->replay)
+		return usage_error("%s", "--batch goes with --replay");
+	if (o->compile_only && o->budget.seconds > 0)
+		return usage_error("%s", "--compile-only takes --budget N or --fraction F, not "
+		                         "--time-budget");
+	if (o->gpus && !o->replay)
+		return usage_error("%s", "--gpus goes with --replay (the simulated clock)");
+	if (o->batch && o->replay && (o->gpus || o->jobs))
+		return usage_error("%s", "--batch and the simulated clock (-j, --gpus) do not "
+		                         "combine: the clock keeps P + G proposals outstanding");
+	return KT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -982,6 +1115,7 @@ int main(int argc, char **argv)
 		{ "time-budget", required_argument, NULL, O_TIME },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "batch", required_argument, NULL, O_BATCH },
+		{ "gpus", required_argument, NULL, O_GPUS },
 		{ "problem", required_argument, NULL, O_PROBLEM },
 		{ "max-threads", required_argument, NULL, O_MAXT },
 		{ "max-shared", required_argument, NULL, O_MAXS },
@@ -1079,6 +1213,12 @@ int main(int argc, char **argv)
 				                   KT_STR(KT_BATCH_MAX) ", got '%s'", optarg);
 			o.batch = (size_t)u;
 			break;
+		case O_GPUS:
+			if (parse_u64(optarg, &u) || u == 0 || u > KT_BATCH_MAX)
+				return usage_error("--gpus: expected a count from 1 to "
+				                   KT_STR(KT_BATCH_MAX) ", got '%s'", optarg);
+			o.gpus = (size_t)u;
+			break;
 		case O_PROBLEM:
 			if (parse_u64(optarg, &o.problem) || o.problem > INT64_MAX)
 				return usage_error("--problem: expected an index, got '%s'", optarg);
@@ -1123,24 +1263,9 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error("%s", optind < argc ? "expected one spec file, got several"
 		                                       : "expected a spec file");
-	if (o.replay && strncmp(o.replay, "db:", 3) == 0) {
-		if (o.replay_from_db)
-			return usage_error("%s", "--replay db:PATH and --replay-db do not combine");
-		o.replay_from_db = 1;
-		o.replay_db = o.replay + 3;
-		if (!*o.replay_db)
-			return usage_error("%s", "--replay db:PATH: expected a database path");
-	} else if (o.replay_from_db) {
-		if (o.replay)
-			return usage_error("%s", "--replay FILE and --replay-db do not combine");
-		o.replay_db = o.db;
-		o.replay = "(database)";
-	}
-	if (o.count + o.compile_only + (o.replay != NULL) + (o.export_format != NULL) > 1)
-		return usage_error("%s", "--count, --compile-only, --replay and --export do not "
-		                         "combine");
-	if (o.batch && !o.replay)
-		return usage_error("%s", "--batch goes with --replay");
+	int rc = check_modes(&o);
+	if (rc != KT_EXIT_OK)
+		return rc;
 	o.spec = argv[optind];
 	return o.tune.mpi ? run_mpi(&o, &argc, &argv) : run(&o);
 }

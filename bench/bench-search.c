@@ -18,7 +18,11 @@
  * simulated clock instead (the CSV's compile_ms and benchmark_ms columns:
  * P compile workers, G GPUs, P + G proposals outstanding) and report the
  * median simulated seconds until within each threshold as well
- * (search_time_NAME, search_time_NAME_within1). The target of
+ * (search_time_NAME, search_time_NAME_within1). With --batch B > 1 each
+ * strategy runs one at a time as well, and the ratio of the medians (B
+ * to one at a time, with a bootstrap 95% interval drawing the seeds in
+ * pairs) comes as search_batch_NAME and search_batch_NAME_within1
+ * (target: at most 1.1). The target of
  * search_NAME (within 5%: at most 15% of the space) applies to spaces of
  * 500 configurations or more; smaller ones print target=info, as the
  * other lines do. bench-search-kt measures Kernel Tuner's strategies the
@@ -67,12 +71,37 @@ static void median_ci(const double *v, size_t n, double out[3])
 	free(draw);
 }
 
+/* The ratio of the medians of a[] and b[] (seed i in both) and a
+ * percentile bootstrap 95% interval of it, the seeds drawn in pairs. */
+static void ratio_ci(const double *a, const double *b, size_t n, double out[3])
+{
+	double *r = bench_malloc(BOOTSTRAP * sizeof *r), *da = bench_malloc(2 * n * sizeof *da);
+	double *db = da + n;
+	kt_rng rng;
+	kt_rng_seed(&rng, 12345);
+	for (size_t k = 0; k < BOOTSTRAP; k++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t j = (size_t)kt_rng_below(&rng, n);
+			da[i] = a[j];
+			db[i] = b[j];
+		}
+		r[k] = bench_stats_of(da, n).median / bench_stats_of(db, n).median;
+	}
+	kjit__sort_doubles(r, BOOTSTRAP);
+	out[0] = bench_stats_of(a, n).median / bench_stats_of(b, n).median;
+	out[1] = r[(size_t)(0.025 * BOOTSTRAP)];
+	out[2] = r[(size_t)(0.975 * BOOTSTRAP) - 1];
+	free(r);
+	free(da);
+}
+
 /* What a run replays: the space, its objective and costs, the options. */
 typedef struct run {
 	const kjit__space *space;
 	const double *obj;
 	kt_replay_opts opts;
 	int seeds;
+	double *frac1, *secs1; /* a batch's run again one at a time */
 } run;
 
 /* Each seed's fraction of the space evaluated (frac[]) and simulated
@@ -115,6 +144,15 @@ static void report(const run *ru, const kt_strategy *strategy, int percent, doub
 		printf("  %-14s within %d%%: median %.1f simulated seconds (95%% CI %.1f-%.1f)\n",
 		       strategy->name, percent, t[0], t[1], t[2]);
 	}
+	double q[3] = { 0 };
+	if (ru->opts.batch > 1 && !timed) {
+		run one = *ru;
+		one.opts.batch = 1;
+		to_within(&one, strategy, percent / 100.0, ru->frac1, ru->secs1);
+		ratio_ci(frac, ru->frac1, (size_t)ru->seeds, q);
+		printf("  %-14s within %d%%: batch %zu / one at a time: %.2f (95%% CI %.2f-%.2f)\n",
+		       strategy->name, percent, ru->opts.batch, q[0], q[1], q[2]);
+	}
 	const char *target = percent == 5 && size >= LARGE_SPACE ? "value<=0.15" : "info";
 	int is_default = strcmp(strategy->name, KT_STRATEGY_DEFAULT) == 0;
 	for (int alias = 0; alias <= is_default; alias++) {
@@ -128,6 +166,12 @@ static void report(const run *ru, const kt_strategy *strategy, int percent, doub
 			         percent == 5 ? "search_time_%s" : "search_time_%s_within%d", name,
 			         percent);
 			bench_result(label, t[0], "s", -1, "info");
+		}
+		if (q[0] > 0) {
+			snprintf(label, sizeof label,
+			         percent == 5 ? "search_batch_%s" : "search_batch_%s_within%d", name,
+			         percent);
+			bench_result(label, q[0], "ratio", -1, "value<=1.1");
 		}
 	}
 }
@@ -215,6 +259,8 @@ int main(int argc, char **argv)
 
 	double *frac = bench_malloc((size_t)seeds * sizeof *frac);
 	double *secs = bench_malloc((size_t)seeds * sizeof *secs);
+	ru.frac1 = bench_malloc((size_t)seeds * sizeof *ru.frac1);
+	ru.secs1 = bench_malloc((size_t)seeds * sizeof *ru.secs1);
 	for (size_t s = 0; kt_strategies[s]; s++) {
 		const kt_strategy *strategy = kt_strategies[s];
 		if (strategy == &kt_strategy_exhaustive || !wanted(strategy->name, names, n_names))
@@ -224,6 +270,8 @@ int main(int argc, char **argv)
 	}
 	free(frac);
 	free(secs);
+	free(ru.frac1);
+	free(ru.secs1);
 	free(obj);
 	free(compile_ms);
 	free(measure_ms);

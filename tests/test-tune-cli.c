@@ -3,7 +3,7 @@
  * (--mpi without MPI built in: a usage error that says how), tuning
  * options, --count on both saxpy specs, --compile-only into a fresh
  * database (40 compiled, then 40 cached; real NVRTC, no GPU) and --replay
- * (--batch too).
+ * (--batch too, and the simulated clock: -j, --gpus).
  */
 #include "testutil.h"
 
@@ -28,6 +28,61 @@ static int run(const char *args, const char **out)
 		CHECK_MSG(rc_ == (want), "kjit-tune %s: exit %d, wanted %d:\n%s", \
 		          args_, rc_, want, *(out));                            \
 	} while (0)
+
+/* --replay with the simulated clock: every configuration compiles in 1 s
+ * and measures in 0.1 s, (256, 4) is the best and (256, 3) within 5% of
+ * it, 19th and 20th in exhaustive's order. One worker and one GPU: the
+ * k-th result arrives at k + 0.1 s; four workers compile in waves of four. */
+static void test_replay_clock(const char *dir, const char *plain_csv)
+{
+	char csv[TU_PATH + 8];
+	tu_path(csv, dir, "costs.csv");
+	FILE *f = fopen(csv, "w");
+	CHECK(f);
+	fprintf(f, "BLOCK_SIZE,ITEMS_PER_THREAD,time,compile_ms,benchmark_ms\n");
+	static const int blocks[] = { 64, 128, 256, 512, 1024 };
+	for (int b = 0; b < 5; b++)
+		for (int i = 1; i <= 8; i++)
+			fprintf(f, "%d,%d,%g,1000,100\n", blocks[b], i,
+			        b == 2 && i == 3 ? 1.03 : 1 + abs(b - 2) + abs(i - 4) * 0.25);
+	fclose(f);
+	const char *out;
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy exhaustive -j 1 --gpus 1", examples,
+	    csv);
+	CHECK_CONTAINS(out, "simulated clock: 1 compile workers, 1 GPUs; 40.1 simulated seconds");
+	CHECK_CONTAINS(out, "within 5%: after 19 evaluations, 19.1 simulated seconds\n");
+	CHECK_CONTAINS(out, "within 1%: after 20 evaluations, 20.1 simulated seconds\n");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy exhaustive -j 4", examples, csv);
+	CHECK_CONTAINS(out, "simulated clock: 4 compile workers, 1 GPUs; 10.4 simulated seconds");
+	CHECK_CONTAINS(out, "within 1%: after 20 evaluations, 5.4 simulated seconds\n");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy exhaustive --gpus 1 --time-budget 5.05",
+	    examples, csv);
+	CHECK_CONTAINS(out, "evaluations: 5\n");
+	CHECK_CONTAINS(out, "within 5%: not reached\n");
+	RUN(0, &out, "%s/saxpy.json --replay %s --budget 30 -j 16 --gpus 2", examples, csv);
+	CHECK_CONTAINS(out, "strategy hybrid, seed 1, budget 30 of 40");
+	CHECK_CONTAINS(out, "evaluations: 30\n");
+	OK("--replay -j P --gpus G: the simulated time to within 5%% and 1%%, and --time-budget "
+	   "in simulated seconds");
+
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy exhaustive", examples, plain_csv);
+	CHECK_CONTAINS(out, "within 5%: after 20 evaluations\n");
+	RUN(1, &out, "%s/saxpy.json --replay %s --gpus 1", examples, plain_csv);
+	CHECK_CONTAINS(out, "needs the columns compile_ms and benchmark_ms");
+	RUN(1, &out, "%s/saxpy.json --replay db:%s/none.db -j 2", examples, dir);
+	CHECK_CONTAINS(out, "not the database");
+	RUN(2, &out, "%s/saxpy.json --replay %s --gpus 0", examples, csv);
+	CHECK_CONTAINS(out, "--gpus: expected a count from 1 to 64, got '0'");
+	RUN(2, &out, "%s/saxpy.json --replay %s --gpus 65", examples, csv);
+	RUN(2, &out, "%s/saxpy.json --count --gpus 2", examples);
+	CHECK_CONTAINS(out, "--gpus goes with --replay");
+	RUN(2, &out, "%s/saxpy.json --replay %s --gpus 2 --batch 4", examples, csv);
+	CHECK_CONTAINS(out, "--batch and the simulated clock");
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "-j P, --gpus G");
+	OK("--replay without the clock prints the evaluations to within 5%%; a file without the "
+	   "costs, the database, --gpus 0 and 65, --gpus without --replay, with --batch: refused");
+}
 
 /* Options that a mode once ignored: --count --json and --problem, the T1
  * names of strategies, --json of a run that fails, --max-shared's default
@@ -394,5 +449,6 @@ int main(int argc, char **argv)
 	OK("--replay --batch 4: pso within its budget, dual_annealing reaches the best; --batch "
 	   "0, x, 65 and without --replay are usage errors");
 	test_options_heard(dir, csv);
+	test_replay_clock(dir, csv);
 	return 0;
 }

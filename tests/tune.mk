@@ -6,6 +6,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-spec \
 	tests/test-tune-t1 \
 	tests/test-tune-space \
+	tests/test-tune-neighbours \
 	tests/test-tune-strategy \
 	tests/test-tune-search \
 	tests/test-tune-batch \
@@ -16,6 +17,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-rejected \
 	tests/test-tune-t4 \
 	tests/test-tune-cli \
+	tests/test-tune-huge \
 	tests/test-tune-store-fail \
 	tests/test-tune-arch \
 	tests/test-tune-names \
@@ -41,11 +43,16 @@ EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_
 	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py \
 	tests/t1/pnpoly.json tests/t1/pnpoly.cu tests/t1/count.cu tests/t1/count_ok.json \
 	tests/t1/count_long.json tests/t1/count_pointer.json tests/t1/stencil.json \
-	tests/t1/stencil.cu
+	tests/t1/stencil.cu tests/t1/huge_space.json
 
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_space_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
+# local moves build neighbours outside the sample of a space too large to hold
+tests_test_tune_neighbours_SOURCES = tests/test-tune-neighbours.c tests/testutil.h
+tests_test_tune_neighbours_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_neighbours_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 tests_test_tune_strategy_SOURCES = tests/test-tune-strategy.c tests/testutil.h
 tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
@@ -98,6 +105,12 @@ tests_test_tune_cli_SOURCES = tests/test-tune-cli.c tests/testutil.h
 tests_test_tune_cli_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_tune_cli_LDADD = $(KJIT_TEST_LDADD)
 tests_test_tune_cli_DEPENDENCIES = libkjit.la autotune/kjit-tune
+
+# a space of 8.65e12 configurations in bounded memory and time (NVRTC, no GPU)
+tests_test_tune_huge_SOURCES = tests/test-tune-huge.c tests/testutil.h
+tests_test_tune_huge_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_tune_huge_LDADD = $(KJIT_TEST_LDADD)
+tests_test_tune_huge_DEPENDENCIES = libkjit.la autotune/kjit-tune
 
 # a database that cannot take another binary stops --compile-only at once
 tests_test_tune_store_fail_SOURCES = tests/test-tune-store-fail.c tests/testutil.h

@@ -411,6 +411,26 @@ kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits 
 }
 
 /* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
+/* Room in known[] and have[] (space->size of them) for the configurations
+ * a sample of a space too large to hold takes on (kjit__space_add()):
+ * none of them known yet. 0 when out of memory. */
+static int grow_known(const kjit__space *space, double **known, uint8_t **have)
+{
+	size_t cap = space->capacity + 1;
+	double *k = realloc(*known, cap * sizeof *k);
+	if (k)
+		*known = k;
+	uint8_t *h = k ? realloc(*have, cap) : NULL;
+	if (!h)
+		return 0;
+	*have = h;
+	for (size_t i = space->size; i < cap; i++) {
+		k[i] = INFINITY;
+		h[i] = 0;
+	}
+	return 1;
+}
+
 static int tune_problem(tuner *t, problem_run *pr)
 {
 	const kt_tune_opts *o = t->o;
@@ -466,7 +486,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 		if (known[i] < best)
 			best = known[i];
 	kt_meas_problem(t->meas, best);
-	if (!(seen = calloc(space->size + 1, 1)) ||
+	if (!(seen = calloc(space->capacity + 1, 1)) || !grow_known(space, &known, &have) ||
 	    !(rejected = malloc((n + 1) * sizeof *rejected)) ||
 	    !(accepted = malloc((n + 1) * sizeof *accepted)) ||
 	    !(sst = t->strategy->init(space, n, o->seed))) {

@@ -134,9 +134,11 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 	if (batch > KT_BATCH_MAX)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a batch of %zu: at most %d", batch,
 		                   KT_BATCH_MAX);
-	size_t n = kt_budget_evaluations(budget, space->size), repeats = 0;
-	double *known = malloc((space->size + 1) * sizeof *known);
-	uint8_t *have = calloc(space->size + 1, 1);
+	/* a sample may grow by what the strategy builds: the results file has
+	 * none of those (a failure, as a configuration it lacks) */
+	size_t n = kt_budget_evaluations(budget, space->size), repeats = 0, held = space->size;
+	double *known = malloc((space->capacity + 1) * sizeof *known);
+	uint8_t *have = calloc(space->capacity + 1, 1);
 	void *st = NULL;
 	kjit_status status = KJIT_OK;
 	if (!known || !have || !(st = strategy->init(space, n, o->seed))) {
@@ -161,7 +163,8 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		/* proposals while a worker is free and the budget has room */
 		while (!done && n_pend < batch && r.evaluations + measuring < n) {
 			if (budget && budget->seconds > 0 &&
-			    (double)(kjit__now_ns() - t0) * 1e-9 >= budget->seconds)
+			    (timed ? clock.now : (double)(kjit__now_ns() - t0) * 1e-9) >=
+			            budget->seconds)
 				goto stop;
 			int64_t j = strategy->next(st);
 			if (j == KT_NEXT_WAIT && n_pend > 0)
@@ -205,7 +208,7 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		 * configurations outstanding */
 		int64_t j = timed ? sim_arrive(&clock) : pend[kt_rng_below(&order, n_pend)];
 		have[j] = 1;
-		known[j] = objective[j];
+		known[j] = (size_t)j < held ? objective[j] : INFINITY;
 		measuring--;
 		r.evaluations++;
 		/* the proposal and its repeats, in the order they were made */

@@ -49,7 +49,8 @@ typedef struct kt_replay_opts {
 	 * (first come, first served) and then measured on one of `gpus` (in
 	 * the order the compiles end); its result arrives when its
 	 * measurement ends. The strategy has workers + gpus proposals
-	 * outstanding (at most KT_BATCH_MAX; batch is not used). */
+	 * outstanding (at most KT_BATCH_MAX; batch is not used), and the time
+	 * budget is of simulated seconds. */
 	const double *compile_ms, *measure_ms;
 	size_t workers, gpus;     /* 0: 1 */
 } kt_replay_opts;

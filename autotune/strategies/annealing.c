@@ -36,7 +36,7 @@ typedef struct state {
 static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
-	if (!s || !(s->seen = calloc(space->size + 1, 1))) {
+	if (!s || !(s->seen = calloc(space->capacity + 1, 1))) {
 		free(s);
 		return NULL;
 	}

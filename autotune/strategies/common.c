@@ -78,7 +78,7 @@ int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng)
 		if (nv < 2)
 			continue;
 		cfg[p] = (uint16_t)((cfg[p] + 1 + kt_rng_below(rng, nv - 1)) % nv);
-		int64_t j = kjit__space_find(space, cfg);
+		int64_t j = kjit__space_add(space, cfg);
 		if (j >= 0)
 			return j;
 	}
@@ -95,7 +95,7 @@ int64_t kt_snap(const kjit__space *space, const double *pos)
 		double top = (double)space->spec->params[p].n_values - 1, x = floor(pos[p] + 0.5);
 		cfg[p] = (uint16_t)(x < 0 ? 0 : x > top ? top : x);
 	}
-	int64_t j = kjit__space_find(space, cfg);
+	int64_t j = kjit__space_add(space, cfg);
 	if (j >= 0)
 		return j;
 	/* restrictions leave holes: the nearest valid one of the whole space */
@@ -126,7 +126,7 @@ size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out)
 		for (long dir = -1; dir <= 1; dir += 2) {
 			for (long v = (long)c[p] + dir; v >= 0 && v < nv; v += dir) {
 				cfg[p] = (uint16_t)v;
-				int64_t j = kjit__space_find(space, cfg);
+				int64_t j = kjit__space_add(space, cfg);
 				if (j >= 0) {
 					out[k++] = j;
 					break;
@@ -141,8 +141,8 @@ size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out)
 int kt_memo_init(kt_memo *m, const kjit__space *space)
 {
 	m->n_seen = 0;
-	m->seen = calloc(space->size + 1, 1);
-	m->value = malloc((space->size + 1) * sizeof *m->value);
+	m->seen = calloc(space->capacity + 1, 1);
+	m->value = malloc((space->capacity + 1) * sizeof *m->value);
 	return m->seen && m->value;
 }
 

@@ -37,7 +37,7 @@ typedef struct state {
 static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
-	if (!s || !(s->seen = calloc(space->size + 1, 1)) || space->n_params > 256) {
+	if (!s || !(s->seen = calloc(space->capacity + 1, 1)) || space->n_params > 256) {
 		if (s)
 			free(s->seen);
 		free(s);
@@ -47,7 +47,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	kt_rng_seed(&s->rng, seed);
 	s->n = space->size < POP ? space->size : POP;
 	/* generation 0: distinct random configurations */
-	uint8_t *taken = calloc(space->size + 1, 1);
+	uint8_t *taken = calloc(space->capacity + 1, 1);
 	if (!taken) {
 		free(s->seen);
 		free(s);
@@ -86,7 +86,7 @@ static int64_t child(state *s)
 			size_t p = (size_t)kt_rng_below(&s->rng, np);
 			cfg[p] = (uint16_t)kt_rng_below(&s->rng, sp->spec->params[p].n_values);
 		}
-		int64_t j = kjit__space_find(sp, cfg);
+		int64_t j = kjit__space_add(sp, cfg);
 		if (j >= 0 && !s->seen[j])
 			return j;
 	}

@@ -39,7 +39,10 @@
  * PATIENCE times the size of a one-parameter neighbourhood and the budget
  * has room for two such spells, a new epoch starts: a new random start
  * and a model of its own results (the history and the failure model
- * stay), so that the search leaves a basin it has exhausted.
+ * stay), so that the search leaves a basin it has exhausted. In a batch,
+ * the results of what the epoch before proposed and still had out join
+ * the history only: they would pull the new epoch's model (and the
+ * bandit) back into the basin it leaves.
  *
  * Never proposes a configuration known or outstanding while an unvisited
  * one exists (each generator proposes unvisited ones only, random is the
@@ -64,6 +67,8 @@
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
+#define STALE 0x40  /* arm_of[]: proposed in an epoch before the current one */
+#define ARM 0x3     /* arm_of[]: the generator */
 
 enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
 
@@ -78,6 +83,7 @@ typedef struct state {
 	int64_t *prop;              /* every proposal, in order */
 	size_t n_prop, epoch_prop;  /* the epoch's first in prop */
 	size_t n_hist, n_finite, n_failed;
+	size_t n_stale;             /* the epoch's results of proposals of the one before */
 	size_t epoch, epoch_asked;  /* where the epoch began in hist; its proposals */
 	size_t stall, patience;     /* results since the epoch's best improved */
 	int64_t good[GOOD_MAX];     /* the best first */
@@ -130,13 +136,13 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		s->off[p] = s->n_slots;
 		s->n_slots += space->spec->params[p].n_values;
 	}
-	s->hist = malloc((space->size + 1) * sizeof *s->hist);
-	s->prop = malloc((space->size + 1) * sizeof *s->prop);
+	s->hist = malloc((space->capacity + 1) * sizeof *s->hist);
+	s->prop = malloc((space->capacity + 1) * sizeof *s->prop);
 	s->ratio = calloc(s->n_slots + 1, sizeof *s->ratio);
 	s->fail = calloc(s->n_slots + 1, sizeof *s->fail);
 	s->nb = malloc((s->n_slots + 1) * sizeof *s->nb);
 	s->nb_key = malloc((s->n_slots + 1) * sizeof *s->nb_key);
-	s->arm_of = calloc(space->size + 1, 1);
+	s->arm_of = calloc(space->capacity + 1, 1);
 	s->cfg = calloc(n + 1, sizeof *s->cfg);
 	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
 	s->free_p = calloc(n + 1, sizeof *s->free_p);
@@ -199,7 +205,7 @@ static void count(const state *s, double *good, double *rest, double *failed, do
 				failed[k]++;
 			else
 				ran[k]++;
-			if (i < s->epoch)
+			if (i < s->epoch || (s->arm_of[j] & STALE))
 				continue;
 			if (v <= cut)
 				good[k]++;
@@ -224,7 +230,7 @@ static void model(state *s)
 		return; /* the model of before stays */
 	double *rest = good + s->n_slots, *failed = rest + s->n_slots, *ran = failed + s->n_slots;
 	count(s, good, rest, failed, ran);
-	double n_rest = (double)(s->n_hist - s->epoch - s->n_good);
+	double n_rest = (double)(s->n_hist - s->epoch - s->n_stale - s->n_good);
 	double n_ok = (double)(s->n_hist - s->n_failed);
 	for (size_t p = 0; p < s->n; p++) {
 		double nv = (double)s->space->spec->params[p].n_values;
@@ -328,7 +334,7 @@ static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64
 static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *pick,
                      double *top)
 {
-	int64_t j = kjit__space_find(s->space, cfg);
+	int64_t j = kjit__space_add(s->space, cfg);
 	if (j >= 0) {
 		double sc;
 		if (!s->mem.seen[j] && (sc = score(s, cfg)) > *top) {
@@ -386,7 +392,7 @@ static void neighbourhood(state *s, int64_t at)
 			s->cfg[p] = (uint16_t)v;
 			int64_t j = -1;
 			double sc = -INFINITY;
-			int valid = kjit__space_find(s->space, s->cfg) >= 0;
+			int valid = kjit__space_add(s->space, s->cfg) >= 0;
 			memset(s->changed, 0, s->n);
 			s->changed[p] = 1;
 			consider(s, s->cfg, s->changed, &j, &sc);
@@ -478,8 +484,14 @@ static void restart(state *s)
 	size_t left = s->budget > s->n_hist ? s->budget - s->n_hist : 0;
 	if (s->stall < s->patience || left < 2 * s->patience)
 		return;
+	/* what is still out belongs to the epoch before: its results join
+	 * the history, not the new epoch's model */
+	for (size_t i = s->epoch_prop; i < s->n_prop; i++)
+		if (s->mem.seen[s->prop[i]] == KT_ASKED)
+			s->arm_of[s->prop[i]] |= STALE;
 	s->epoch = s->n_hist;
 	s->epoch_prop = s->n_prop;
+	s->n_stale = 0;
 	s->epoch_asked = 0;
 	s->stall = 0;
 	s->n_top = s->n_good = s->n_finite = 0;
@@ -577,8 +589,14 @@ static void report(void *st, size_t index, double objective)
 		return;
 	s->asked -= was_asked;
 	s->hist[s->n_hist++] = (int64_t)index;
+	if (s->arm_of[index] & STALE) {
+		s->stall++;
+		s->n_stale++;
+		s->n_failed += !isfinite(objective);
+		return;
+	}
 	/* success: better than the good set's worst (entering it) */
-	int arm = s->arm_of[index] & ~DONE;
+	int arm = s->arm_of[index] & ARM;
 	int win = isfinite(objective) &&
 	          (s->n_good == 0 || objective < s->mem.value[s->good[s->n_good - 1]]);
 	for (int a = 0; a < N_ARMS; a++) {

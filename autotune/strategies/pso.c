@@ -101,7 +101,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->g = calloc(n + 1, sizeof *s->g);
 	s->at = calloc(s->m + 1, sizeof *s->at);
 	s->waits = calloc(s->m + 1, 1);
-	uint8_t *taken = calloc(space->size + 1, 1);
+	uint8_t *taken = calloc(space->capacity + 1, 1);
 	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->x || !s->v ||
 	    !s->pb || !s->pbv || !s->g || !s->at || !s->waits || !taken) {
 		free(taken);

@@ -82,7 +82,11 @@ extern const kt_strategy kt_strategy_hybrid;
 extern const kt_strategy *const kt_strategies[];
 const kt_strategy *kt_strategy_find(const char *name);
 
-/* Helpers shared by the strategies (strategies/common.c). */
+/* Helpers shared by the strategies (strategies/common.c). In a sample of
+ * a space too large to hold, the configurations they make by changing
+ * values are built (kjit__space_add()), not only found in the sample, so
+ * indices grow up to space->capacity: a strategy sizes what it keeps per
+ * configuration by capacity. */
 /* A random valid neighbour of index: one parameter changed. -1: none
  * found in a few tries. */
 int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng);

@@ -368,10 +368,11 @@ static uint64_t hash_of(const void *ctx, uintptr_t item)
 	return config_hash(kjit__space_config(s, item - 1), s->n_params);
 }
 
-/* Sized once for every configuration: no insert moves another. */
+/* Sized once for every configuration it may hold: no insert moves
+ * another. */
 static kjit_status build_index(kjit__space *s)
 {
-	kjit_status st = kjit__table_reserve(&s->index, s->size, hash_of, s);
+	kjit_status st = kjit__table_reserve(&s->index, s->capacity, hash_of, s);
 	for (size_t i = 0; st == KJIT_OK && i < s->size; i++)
 		st = kjit__table_insert(&s->index, hash_of(s, i + 1), i + 1, hash_of, s);
 	return st;
@@ -597,6 +598,36 @@ static int cmp_config(const void *a, const void *b)
 	return 0;
 }
 
+/* Whether the count of the space says it is too large to hold, so that
+ * its walk need not hold KJIT__SPACE_HOLD configurations to find out (an
+ * estimate: when its interval is all above). */
+static int surely_too_large(const kjit__spec *spec, size_t p, const kjit__limits *limits)
+{
+	double product, size, rel;
+	if (kjit__space_count(spec, p, limits, &product, &size, &rel) != KJIT_OK)
+		return 0; /* the walk will say what is wrong */
+	return size * (1 - 3 * rel) > (double)KJIT__SPACE_HOLD;
+}
+
+/* A sample keeps its walker's checks, and room for KJIT__SPACE_GROW more
+ * rows, for kjit__space_add(); w is left empty. */
+static kjit_status keep_checks(kjit__space *s, walker *w)
+{
+	size_t n = s->n_params ? s->n_params : 1, cap = s->size + KJIT__SPACE_GROW;
+	uint16_t *c = realloc(s->configs, cap * n * sizeof *c);
+	walker *g = malloc(sizeof *g);
+	if (!c || !g) {
+		free(g);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
+	s->configs = c;
+	s->capacity = cap;
+	*g = *w;
+	memset(w, 0, sizeof *w);
+	s->grow = g;
+	return KJIT_OK;
+}
+
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
                               kjit__space **out)
 {
@@ -607,7 +638,10 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
 	kjit_status st = s ? walk_prepare(&w, spec, p, limits, 1, &ok)
 	                   : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	w.max_steps = KJIT__SPACE_STEPS;
-	if (st == KJIT_OK && ok && spec->n_params)
+	if (st == KJIT_OK && ok && spec->n_params && w.tail[0] > (double)KJIT__SPACE_HOLD &&
+	    surely_too_large(spec, p, limits))
+		w.too_large = 1;
+	else if (st == KJIT_OK && ok && spec->n_params)
 		st = walk(&w, 0);
 	if (w.too_large && limits && limits->sample) {
 		s->sampled = 1;
@@ -629,13 +663,15 @@ kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limi
 		s->n_params = spec->n_params;
 		s->product = w.tail[0];
 		s->configs = w.configs;
-		s->size = w.size;
+		s->capacity = s->size = w.size;
 		w.configs = NULL;
 		if (s->sampled) {
 			sort_width = s->n_params;
 			qsort(s->configs, s->size, s->n_params * sizeof *s->configs, cmp_config);
+			st = keep_checks(s, &w);
 		}
-		st = build_index(s);
+		if (st == KJIT_OK)
+			st = build_index(s);
 	}
 	walker_free(&w);
 	if (st != KJIT_OK) {
@@ -650,6 +686,9 @@ void kjit__space_free(kjit__space *space)
 {
 	if (!space)
 		return;
+	if (space->grow)
+		walker_free(space->grow);
+	free(space->grow);
 	free(space->configs);
 	kjit__table_free(&space->index);
 	free(space);
@@ -678,6 +717,34 @@ int64_t kjit__space_find(const kjit__space *space, const uint16_t *config)
 	uintptr_t item = kjit__table_find(&space->index, config_hash(config, space->n_params),
 	                                  is_config, &p);
 	return item ? (int64_t)(item - 1) : -1;
+}
+
+int64_t kjit__space_add(const kjit__space *space, const uint16_t *config)
+{
+	int64_t j = kjit__space_find(space, config);
+	walker *w = space->grow;
+	size_t n = space->n_params;
+	if (j >= 0 || !w || space->size >= space->capacity)
+		return j;
+	/* the checks of each depth as its value is set, as a draw runs them */
+	int ok = 1;
+	for (size_t d = 0; d < n && ok; d++) {
+		const kjit__param *p = &space->spec->params[d];
+		if (config[d] >= p->n_values)
+			return -1;
+		w->cur[d] = config[d];
+		w->slots[w->np + d] = p->values[config[d]];
+		if (run_checks(w, (long)d, &ok) != KJIT_OK)
+			return -1;
+	}
+	if (!ok)
+		return -1;
+	kjit__space *s = (kjit__space *)space; /* grows; see tuning.h */
+	memcpy(s->configs + s->size * n, config, n * sizeof *config);
+	if (kjit__table_insert(&s->index, config_hash(config, n), s->size + 1, hash_of, s) !=
+	    KJIT_OK)
+		return -1;
+	return (int64_t)s->size++;
 }
 
 long kjit__param_value_index(const kjit__param *p, const char *text)

@@ -258,8 +258,10 @@ typedef struct kjit__limits {
  * of ten parameters, and a few seconds of walking. */
 #define KJIT__SPACE_HOLD ((size_t)1 << 22)
 #define KJIT__SPACE_STEPS 10000000u
-/* The sample a budgeted search of a space too large to hold draws. */
+/* The sample a budgeted search of a space too large to hold draws, and
+ * how many configurations it may take on beyond it (kjit__space_add()). */
 #define KJIT__SPACE_SAMPLE ((size_t)1 << 18)
+#define KJIT__SPACE_GROW ((size_t)1 << 18)
 
 /* The constrained space of one problem: every valid configuration as a
  * row of value indices (one per parameter), in lexicographic order.
@@ -274,7 +276,10 @@ typedef struct kjit__space {
 	size_t size;
 	double product;      /* size of the unconstrained product */
 	int sampled;         /* 1: a random sample of a space too large to hold */
+	size_t capacity;     /* size may grow to this (kjit__space_add()): an index
+	                      * is below it; size when the space is held whole */
 	kjit__table index;   /* the configurations by value: index + 1 */
+	void *grow;          /* a sample's checks, for kjit__space_add() (space.c) */
 } kjit__space;
 
 /* Builds the space of problem p of spec. limits may be NULL (the spec's;
@@ -294,6 +299,14 @@ kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limi
 const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
 /* The index of a configuration, or -1 when it is not in the space. */
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
+/* kjit__space_find(), and in a sample of a space too large to hold, a
+ * configuration it was not drawn with appended (size grows by one, the
+ * other indices and rows stay) when it passes the space's checks and
+ * size is below capacity: so that a search builds the neighbours of a
+ * configuration instead of finding them in the sample. -1 when not
+ * valid (or no room). The space is const to its readers: what it holds
+ * grows, what it says about a configuration does not change. */
+int64_t kjit__space_add(const kjit__space *space, const uint16_t *config);
 /* ---- a configuration as something to compile and launch (launch_config.c) */
 
 /* The variant description of a configuration: defines point into the

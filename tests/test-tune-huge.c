@@ -1,0 +1,119 @@
+/*
+ * test-tune-huge: kjit-tune on a space too large to hold
+ * (tests/t1/huge_space.json: 8.65e12 configurations, 4.6e12 valid) in
+ * bounded memory and time. --count runs under `ulimit -v` 256 MB. The
+ * --compile-only runs (real NVRTC, no GPU) cannot: libnvrtc alone maps
+ * 109 MB and each thread's stack and malloc arena reserve more address
+ * space than they use, so their peak resident memory is measured instead
+ * (wait4() of the child) and must stay at or under 256 MB. A budget
+ * compiles that many configurations of a random sample; without one, or
+ * exhaustive, the run stops at once asking for a budget. Budgets of
+ * --compile-only on a space held whole (saxpy) take that many.
+ */
+#include "testutil.h"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#define MEMORY_MB 256
+
+static char tool[TU_PATH], huge[TU_PATH], saxpy[TU_PATH], dir[TU_PATH];
+
+/* Runs `sh -c cmd` with its stdout and stderr in out[cap]; returns the
+ * exit status, and the peak resident memory of the child or its
+ * descendants in *rss_mb and the wall time in *secs. */
+static int run_measured(const char *cmd, char *out, size_t cap, double *rss_mb, double *secs)
+{
+	char log[TU_PATH];
+	tu_path(log, dir, "out.log");
+	double t0 = tu_now();
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		FILE *f = freopen(log, "w", stdout);
+		if (!f || dup2(fileno(stdout), 2) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	while (wait4(pid, &status, 0, &ru) < 0)
+		CHECK_MSG(errno == EINTR, "wait4: %s", strerror(errno));
+	*secs = tu_now() - t0;
+	*rss_mb = (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+	CHECK_MSG(WIFEXITED(status), "%s: status 0x%x", cmd, status);
+	size_t len = 0;
+	char *text = tu_read_file(log, &len);
+	snprintf(out, cap, "%s", text ? text : "");
+	free(text);
+	return WEXITSTATUS(status);
+}
+
+#define RUN(want, ...)                                                                \
+	do {                                                                          \
+		char cmd_[4 * TU_PATH];                                               \
+		snprintf(cmd_, sizeof cmd_, __VA_ARGS__);                             \
+		rc = run_measured(cmd_, out, sizeof out, &rss, &secs);                \
+		CHECK_MSG(rc == (want), "%s: exit %d, wanted %d:\n%s", cmd_, rc, want, out); \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	tu_kjit_tune(tool);
+	snprintf(huge, sizeof huge, "%s/tests/t1/huge_space.json", tu_srcdir());
+	snprintf(saxpy, sizeof saxpy, "%s/examples/saxpy/saxpy.json", tu_srcdir());
+	snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+	char out[65536];
+	double rss, secs;
+	int rc;
+
+	RUN(0, "ulimit -v %d && exec '%s' '%s' --count", MEMORY_MB * 1024, tool, huge);
+	CHECK_CONTAINS(out, "valid 4613203125000, product 8649755859375");
+	CHECK_MSG(secs < 10, "--count took %.1f s", secs);
+	OK("--count of 8.65e12 configurations under ulimit -v %d MB: %.2f s, %.0f MB resident",
+	   MEMORY_MB, secs, rss);
+
+	RUN(0, "exec '%s' '%s' --compile-only --budget 20 --arch sm_90 -j 1 --db '%s/h.db'",
+	    tool, huge, dir);
+	CHECK_CONTAINS(out, "variants 20: compiled 20, cached 0, failed 0 (arch sm_90");
+	CHECK_MSG(rss <= MEMORY_MB, "--compile-only --budget 20: %.0f MB resident", rss);
+	double first = rss;
+	RUN(0, "exec '%s' '%s' --compile-only --budget 20 --arch sm_90 -j 1 --db '%s/h.db'",
+	    tool, huge, dir);
+	CHECK_CONTAINS(out, "variants 20: compiled 0, cached 20, failed 0");
+	RUN(0, "exec '%s' '%s' --compile-only --budget 20 --seed 2 --arch sm_90 -j 1 --db "
+	    "'%s/h.db'", tool, huge, dir);
+	CHECK_MSG(strstr(out, "variants 20: compiled ") && !strstr(out, "compiled 0,"),
+	          "--seed 2 drew the sample of seed 1 again:\n%s", out);
+	OK("--compile-only --budget 20 (NVRTC): 20 of a random sample, %.0f MB peak resident "
+	   "(at most %d: ulimit -v cannot hold NVRTC's mappings); the same 20 again for the same "
+	   "seed, others for another", first, MEMORY_MB);
+
+	RUN(3, "exec '%s' '%s' --compile-only --arch sm_90 --db '%s/h.db'", tool, huge, dir);
+	CHECK_CONTAINS(out, "the space is too large to hold whole");
+	CHECK_CONTAINS(out, "give a budget");
+	CHECK_MSG(secs < 10 && rss <= MEMORY_MB, "refusing took %.1f s and %.0f MB", secs, rss);
+	double refused = secs;
+	char csv[TU_PATH];
+	tu_path(csv, dir, "r.csv");
+	tu_write_file(csv, "block_size_x,time\n", 18);
+	RUN(3, "exec '%s' '%s' --replay '%s' --strategy exhaustive", tool, huge, csv);
+	CHECK_CONTAINS(out, "give a budget");
+	RUN(2, "exec '%s' '%s' --compile-only --time-budget 5 --arch sm_90", tool, huge);
+	CHECK_CONTAINS(out, "--compile-only takes --budget N or --fraction F");
+	OK("without a budget, --compile-only and an exhaustive replay stop at once asking for one "
+	   "(%.2f s); --time-budget is refused", refused);
+
+	RUN(0, "exec '%s' '%s' --compile-only --budget 5 --arch sm_90 -j 1 --db '%s/s.db'", tool,
+	    saxpy, dir);
+	CHECK_CONTAINS(out, "variants 5: compiled 5, cached 0");
+	RUN(0, "exec '%s' '%s' --compile-only --fraction 0.75 --arch sm_90 -j 1 --db '%s/s.db'",
+	    tool, saxpy, dir);
+	CHECK_CONTAINS(out, "variants 30: ");
+	RUN(0, "exec '%s' '%s' --compile-only --arch sm_90 -j 1 --db '%s/s.db'", tool, saxpy, dir);
+	CHECK_CONTAINS(out, "variants 40: ");
+	OK("--compile-only on saxpy (40): --budget 5 takes 5, --fraction 0.75 30, no budget 40");
+	return 0;
+}
