@@ -373,9 +373,9 @@ static size_t flight_take(flight *f, size_t index)
 	return owed;
 }
 
-/* Compiles and queues configuration j for measurement; 0 when out of
- * memory. */
-static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j)
+/* Compiles and queues configuration j for measurement (profiled whatever
+ * --profile says when profile is set); 0 when out of memory. */
+static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j, int profile)
 {
 	kt_task *task = calloc(1, sizeof *task);
 	kt_compile_job *jb = calloc(1, sizeof *jb);
@@ -390,6 +390,7 @@ static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j)
 	task->job = jb;
 	task->problem = (uint32_t)pr->p;
 	task->modes = t->o->l2;
+	task->profile = profile;
 	kt_pool_submit(t->pool, jb);
 	kt_meas_submit(t->meas, task);
 	return 1;
@@ -410,7 +411,33 @@ kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits 
 	return st;
 }
 
-/* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
+/* --profile best: the problem's best (least known[]) measured again and
+ * profiled, once its search is over; returns as tune_problem() does. */
+static int profile_best(tuner *t, kt_run *run, problem_run *pr, const kjit__space *space,
+                        const double *known, size_t n)
+{
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < space->size; i++)
+		if (isfinite(known[i]) && (best == SIZE_MAX || known[i] < known[best]))
+			best = i;
+	if (best == SIZE_MAX)
+		return 0;
+	if (!submit(t, pr, space, best, 1))
+		return -2;
+	kt_task *task;
+	int w = kt_meas_wait(t->meas, &task);
+	if (w <= 0)
+		return w < 0 ? -2 : -1;
+	int r = -1;
+	if (!task->stopped) {
+		double obj;
+		int verdict;
+		r = record(t, run, pr, space, task, n, n, &obj, &verdict);
+	}
+	task_free(task);
+	return r < 0 ? r : 0;
+}
+
 /* Room in known[] and have[] (space->size of them) for the configurations
  * a sample of a space too large to hold takes on (kjit__space_add()):
  * none of them known yet. 0 when out of memory. */
@@ -431,6 +458,7 @@ static int grow_known(const kjit__space *space, double **known, uint8_t **have)
 	return 1;
 }
 
+/* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
 static int tune_problem(tuner *t, problem_run *pr)
 {
 	const kt_tune_opts *o = t->o;
@@ -530,7 +558,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 				t->strategy->report(sst, (size_t)j, known[j]);
 				continue;
 			}
-			if (!flight_add(&fl, (size_t)j) || !submit(t, pr, space, (size_t)j)) {
+			if (!flight_add(&fl, (size_t)j) || !submit(t, pr, space, (size_t)j, 0)) {
 				kjit__error(KJIT_ERR_NOMEM, "out of memory");
 				ret = -2;
 				break;
@@ -572,6 +600,8 @@ static int tune_problem(tuner *t, problem_run *pr)
 		progress(t, pr, covered, n, ps.jobs - ps0.jobs, kt_meas_best(t->meas),
 		         (double)(kjit__now_ns() - t0) * 1e-9);
 	}
+	if (ret == 0 && !interrupted && o->profile == KT_PROFILE_BEST)
+		ret = profile_best(t, run, pr, space, known, n);
 	if (interrupted && ret == 0)
 		ret = -1;
 done:

@@ -291,6 +291,14 @@ static int run_task(worker *w, kt_task *t)
 		q.best_ns = isfinite(m->best_ns[mode]) ? m->best_ns[mode] : 0;
 		q.best_hi_ns = m->best_hi_ns[mode];
 		pthread_mutex_unlock(&m->lock);
+		if (o->profile == KT_PROFILE_ALL || t->profile)
+			q.profile |= KT_PROF_COUNTERS;
+		if (o->objective != KJIT__OBJ_TIME)
+			q.profile |= KT_PROF_ENERGY;
+		/* the more frugal may be the slower, and the best measured again
+		 * to be profiled must not race itself */
+		if (o->objective != KJIT__OBJ_TIME || t->profile)
+			q.early_factor = 0;
 		kt_reply *rep = &t->rep[mode];
 		uint64_t t0 = kjit__now_ns();
 		kjit__nvtx_push(KJIT__NVTX_EVALUATE, t->job->key);

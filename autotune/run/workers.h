@@ -25,6 +25,7 @@ typedef struct kt_task {
 	kt_reply rep[2];
 	char why[2][512];
 	int setup;             /* the problem cannot be set up: rep's message says why */
+	int profile;           /* profile it whatever --profile says (--profile best) */
 	int stopped;           /* interrupted before the end */
 	size_t worker;         /* the index of the worker that took it last */
 	int32_t device;        /* the ordinal and UUID of its device, "" unknown */

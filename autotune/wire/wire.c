@@ -243,6 +243,7 @@ void kt_request_encode(kt_buf *b, const kt_request *q)
 	put_f64(b, q->warmup_ms);
 	put_f64(b, q->best_hi_ns);
 	put_f64(b, q->budget_ms);
+	put_u32(b, q->profile);
 }
 
 kjit_status kt_request_decode(kt_buf *b, kt_request *q)
@@ -259,6 +260,11 @@ kjit_status kt_request_decode(kt_buf *b, kt_request *q)
 		q->warmup_ms = get_f64(b);
 		q->best_hi_ns = get_f64(b);
 		q->budget_ms = get_f64(b);
+		q->profile = get_u32(b);
+		if (q->profile & ~(KT_PROF_COUNTERS | KT_PROF_ENERGY)) {
+			b->bad = 1;
+			b->why = "profile: unknown bits";
+		}
 	}
 	kjit_status st = close_msg(b, "request");
 	if (st != KJIT_OK)

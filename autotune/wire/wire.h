@@ -61,7 +61,13 @@ typedef struct kt_request {
 	double warmup_ms; /* the protocol's warm-up; < 0: its default */
 	double best_hi_ns; /* the best's ci_high (0: unknown), for early stop */
 	double budget_ms;  /* the protocol's time budget (0: none) */
+	uint32_t profile;  /* KT_PROF_*: what to profile once it ends ok */
 } kt_request;
+
+/* What a request asks profiled (kjit_variant_profile()) of a
+ * configuration that ends ok. */
+#define KT_PROF_COUNTERS 0x1u
+#define KT_PROF_ENERGY 0x2u
 
 /* --profile: collect a profile (kjit_variant_profile(): counters, and
  * energy for an energy objective) for every configuration that ends ok,

@@ -304,6 +304,22 @@ static double noise_at(const noise_table *t, double best_ns, int cold)
 	return typical > own ? typical : own;
 }
 
+/* What the request asks profiled (KT_PROF_*) of a configuration that
+ * measured ok, into r. Counters refused or no NVML are figures missing
+ * with their reasons, not errors. */
+static kjit_status profile(worker *w, kjit_variant *v, const kt_launch *l, uint32_t what,
+                           kt_reply *r)
+{
+	kjit_profile_options po;
+	kjit_profile_options_init(&po);
+	po.counters = (what & KT_PROF_COUNTERS) != 0;
+	po.energy = (what & KT_PROF_ENERGY) != 0;
+	kjit_status st = kjit_variant_profile(v, l->grid, l->block, l->shared, NULL, w->argv, &po,
+	                                      &r->profile);
+	r->has_profile = st == KJIT_OK;
+	return st;
+}
+
 /* Answers one request; *fatal set when the worker must exit. */
 static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 {
@@ -397,6 +413,9 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	r.n_samples = (uint32_t)m.n_samples;
 	if (strcmp(m.stop, "stopped_early") == 0)
 		r.status = "stopped_early";
+	if (q->profile && strcmp(r.status, "ok") == 0 &&
+	    (st = profile(w, v, &l, q->profile, &r)) != KJIT_OK)
+		fail_reply(&r, st, "profiling: ", kjit_last_error());
 reply:
 	kt_reply_encode(&b, &r);
 	st = kt_frame_write(w->out_fd, &b);
