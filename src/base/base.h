@@ -231,6 +231,11 @@ const char *kjit__cu_error_name(CUresult r);
 /* Builds the error for a failed driver call: "what: NAME (description)". */
 kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what);
 
+/* A device's UUID as nvidia-smi and NVML write it: "GPU-" and its 16
+ * bytes as 8-4-4-4-12 hex digits (40 characters and the NUL). */
+#define KJIT__UUID_TEXT 41
+void kjit__cu_uuid_text(const CUuuid *uuid, char out[KJIT__UUID_TEXT]);
+
 /* ---- the store (store.c, store_binaries.c; its schema's words in
  * store_schema.h) ------------------------------------------------------- */
 
