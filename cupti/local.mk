@@ -5,4 +5,6 @@ libkjit_instr_la_SOURCES = \
 	cupti/nvtx.c \
 	cupti/timing.c \
 	cupti/protocol.c \
+	cupti/nvml.c \
+	cupti/energy.c \
 	cupti/telemetry.c

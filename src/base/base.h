@@ -116,6 +116,9 @@ double kjit__median_sorted(const double *sorted, size_t n);
 	  "the target arch (sm_90) when the options or --arch give none")       \
 	X(LIBCUDA, "KJIT_LIBCUDA", SETTING,                                    \
 	  "the CUDA driver library opened instead of libcuda.so.1")             \
+	X(NVML, "KJIT_NVML", SETTING, "off: no power or energy through NVML")  \
+	X(LIBNVML, "KJIT_LIBNVML", SETTING,                                    \
+	  "the NVML library opened instead of libnvidia-ml.so.1")               \
 	X(CACHE_MAX_BYTES, "KJIT_CACHE_MAX_BYTES", SETTING,                    \
 	  "the cap of the binaries table (bytes, K, M or G suffix)")            \
 	X(TELEMETRY, "KJIT_TELEMETRY", SETTING, "0: no telemetry (default 1)")  \
