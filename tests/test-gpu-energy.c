@@ -14,6 +14,10 @@
  *      launch within 5% of each other.
  *  (d) Refusals: a batch of 0 ms, a launch the driver refuses, a UUID
  *      NVML does not know, each with its one line.
+ *  (e) A kernel 128 times shorter (about 20 us on the H200) is kept as
+ *      busy between the counter's reads (a read costs milliseconds): its
+ *      launch period is within 1.5x of 1/128 of the long one's and the
+ *      board's power is well above idle.
  */
 #include "testutil.h"
 
@@ -129,7 +133,7 @@ static void setup_close(setup *s)
 /* Reads the counter for seconds (the GPU busy with the FMA kernel, of
  * period launch_s, when launch_s > 0) and prints how often it moved, by
  * how much, and a read's cost. */
-static void watch_counter(setup *s, double seconds, double launch_s)
+static double watch_counter(setup *s, double seconds, double launch_s)
 {
 	int busy = launch_s > 0;
 	enum { MAX_STEPS = 4096 };
@@ -171,6 +175,7 @@ static void watch_counter(setup *s, double seconds, double launch_s)
 	       "nvmlDeviceGetPowerUsage; a read costs %.1f us\n",
 	       busy ? "busy" : "idle", steps, seconds, mg_gap, gap_ms[0], gap_ms[steps - 1],
 	       mg_step, step_mj[0], step_mj[steps - 1], sum_step / sum_gap, power, read_us);
+	return sum_step / sum_gap;
 }
 
 /* ---- (b) energy per launch ------------------------------------------------------- */
@@ -186,7 +191,7 @@ static kjit__energy measure(setup *s)
 	return en;
 }
 
-static double test_energy(setup *s)
+static kjit__energy test_energy(setup *s)
 {
 	kjit__energy en = measure(s);
 	CHECK_MSG(en.launch_s >= 1e-3, "the FMA kernel takes %.3f ms, not 1 ms or more",
@@ -200,7 +205,27 @@ static double test_energy(setup *s)
 	CHECK(en.wall_ms >= 600 && en.wall_ms < 20000);
 	OK("(b) energy per launch %.4f J > 0, %.1f W > 50 W, repeats within %.2f%%", en.energy_j,
 	   en.power_w, 100 * en.rel_spread);
-	return en.launch_s;
+	return en;
+}
+
+/* ---- (e) a short kernel --------------------------------------------------------- */
+
+static void test_short(setup *s, double long_s, double long_j, double idle_w)
+{
+	s->l.iterations = ITERATIONS / 128;
+	kjit__energy en = measure(s);
+	s->l.iterations = ITERATIONS;
+	double want_s = long_s / 128;
+	printf("  short kernel: launch %.2f us (1/128 of the long one: %.2f us), %.1f W (idle %.1f "
+	       "W), 128 launches %.4f J against one long %.4f J\n",
+	       en.launch_s * 1e6, want_s * 1e6, en.power_w, idle_w, 128 * en.energy_j, long_j);
+	CHECK_MSG(en.launch_s <= 1.5 * want_s, "short launches every %.2f us, not about %.2f us: "
+	          "the GPU waited for the host", en.launch_s * 1e6, want_s * 1e6);
+	CHECK_MSG(en.power_w >= 1.5 * idle_w, "%.1f W under the short kernel, idle %.1f W",
+	          en.power_w, idle_w);
+	CHECK(en.energy_j > 0 && en.rel_spread <= 0.05);
+	OK("(e) a %.1f us kernel kept busy: %.1f W, %.6f J a launch", en.launch_s * 1e6,
+	   en.power_w, en.energy_j);
 }
 
 /* ---- (c) across processes --------------------------------------------------------- */
@@ -277,11 +302,12 @@ int main(int argc, char **argv)
 	setup s;
 	setup_open(&s, db);
 	printf("  device: %s (NVML: %s)\n", kjit_engine_device_name(s.e), kjit__nvml_name(s.n));
-	watch_counter(&s, 1.0, 0);
-	double launch_s = test_energy(&s);
-	watch_counter(&s, 1.0, launch_s);
+	double idle_w = watch_counter(&s, 1.0, 0);
+	kjit__energy en = test_energy(&s);
+	watch_counter(&s, 1.0, en.launch_s);
 	OK("(a) NVML's energy counter moves, idle and busy");
 	test_refusals(&s);
+	test_short(&s, en.launch_s, en.energy_j, idle_w);
 	setup_close(&s);
 	test_processes(argv[0], dir);
 	printf("%s: PASS\n", tu_prog);
