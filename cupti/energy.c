@@ -175,7 +175,8 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	double joules[REPEATS], watts[REPEATS], period[REPEATS];
 	for (int i = 0; i < REPEATS && st == KJIT_OK; i++) {
 		st = repeat(&b, n, batch_ms * 1e-3, &watts[i], &period[i]);
-		joules[i] = watts[i] * period[i];
+		if (st == KJIT_OK)
+			joules[i] = watts[i] * period[i];
 		launches += b.launched;
 	}
 	if (st != KJIT_OK)
