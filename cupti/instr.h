@@ -1,10 +1,10 @@
 /*
  * instr.h - internal header of the instrumentation layer: GPU kernel
  * timing (CUPTI activity records, CUDA events as the fallback), hardware
- * counters (CUPTI's range profiler), the measurement protocol, NVTX ranges
- * and the telemetry writer. It stands on the base layer (base.h) and never
- * reaches the engine: launches come in as callbacks, events as plain
- * structs.
+ * counters (CUPTI's range profiler), the measurement protocol, power and
+ * energy through NVML, NVTX ranges and the telemetry writer. It stands on
+ * the base layer (base.h) and never reaches the engine: launches come in
+ * as callbacks, events as plain structs.
  */
 #ifndef KJIT_INSTR_H
 #define KJIT_INSTR_H
@@ -196,6 +196,52 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
                                    CUstream stream, const kjit__protocol_opts *opts,
                                    kjit__measurement *out);
 void kjit__measurement_free(kjit__measurement *m);
+
+/* ---- NVML: power and energy (nvml.c, energy.c) ---------------------------- */
+
+typedef struct kjit__nvml kjit__nvml;
+
+/*
+ * Opens NVML (libnvidia-ml.so.1, or $KJIT_LIBNVML, with dlopen) for the
+ * GPU whose UUID is uuid ("GPU-...", as kjit__cu_uuid_text() writes it),
+ * or NVML's first GPU when uuid is NULL. KJIT_ERR_NO_GPU with one line
+ * naming the reason when energy cannot be had: $KJIT_NVML=off, no
+ * library, NVML's own failure, a GPU NVML does not know, a GPU without an
+ * energy counter (NVML_ERROR_NOT_SUPPORTED). The caller owns *out and
+ * frees it with kjit__nvml_close().
+ */
+kjit_status kjit__nvml_open_uuid(const char *uuid, kjit__nvml **out);
+/* The same for a CUDA device, matched to NVML's by its UUID. */
+kjit_status kjit__nvml_open(const kjit__cu_api *cu, CUdevice device, kjit__nvml **out);
+void kjit__nvml_close(kjit__nvml *n);
+/* NVML's name of the GPU ("NVIDIA H200"), owned by n. */
+const char *kjit__nvml_name(const kjit__nvml *n);
+/* The board's power as NVML reports it (nvmlDeviceGetPowerUsage: on
+ * recent GPUs an average over about a second), in watts. */
+kjit_status kjit__nvml_power_w(kjit__nvml *n, double *watts);
+/* The energy counter: mJ since the driver loaded, the whole board. */
+kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj);
+
+typedef struct kjit__energy {
+	double energy_j;   /* per launch: the median of the repeats */
+	double power_w;    /* the board's average power in that repeat */
+	double launch_s;   /* one launch's period, back to back, in that repeat */
+	double rel_spread; /* (max - min) / median of the repeats' energy_j */
+	unsigned repeats;
+	size_t launches;   /* every launch the measurement ran */
+	double wall_ms;
+} kjit__energy;
+
+/*
+ * Energy per launch of fn on stream: calibrates the launch period, then
+ * three times runs the kernel back to back for batch_ms (0 < batch_ms <=
+ * 60000) between two steps of the energy counter, and reports the board's
+ * energy per launch, idle and background power included (energy.c says
+ * what the figure means). The kernel runs many times: its arguments must
+ * leave it safe to run again. Synchronizes the stream before it returns.
+ */
+kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__launch_fn fn,
+                                 void *ctx, CUstream stream, double batch_ms, kjit__energy *out);
 
 /* ---- telemetry (telemetry.c) -------------------------------------------- */
 

@@ -7,5 +7,7 @@ libkjit_instr_la_SOURCES = \
 	cupti/timing.c \
 	cupti/counters.c \
 	cupti/protocol.c \
+	cupti/nvml.c \
+	cupti/energy.c \
 	cupti/telemetry.c
 EXTRA_DIST += cupti/c-shim/string

@@ -182,6 +182,7 @@ EXTRA_DIST += build-aux/function-length
 include tests/telemetry.mk
 include tests/nvtx.mk
 include tests/timing.mk
+include tests/energy.mk
 include tests/tui.mk
 include tests/tune.mk
 include tests/examples.mk

@@ -4,7 +4,8 @@
  * on screen; sort, filter, detail, help, pause and quit keys; resizes,
  * down to the "too small" message and back; under the running run whose
  * results came from two GPUs, a line for each and one for the results
- * that name no device. Then kjit-top running while
+ * that name no device. Without NVML, the header's "power: n/a" and its
+ * reason. Then kjit-top running while
  * four processes write telemetry through the real writer
  * (kjit__telemetry_*): their data shows within two refreshes and every
  * writer wrote every event, none dropped.
@@ -156,6 +157,33 @@ static void dumb_terminal(void)
 	CHECK_CONTAINS(msg, "TERM=dumb cannot show the live view: use --once or --json");
 	OK("TERM=dumb: exit 1, \"%.*s\"", (int)strcspn(msg, "\n"), msg);
 	free(msg);
+}
+
+/* Without NVML the header says "power: n/a" and why, and the rest of
+ * the screen is there: NVML turned off, then a library that is not
+ * there. */
+static void no_power(void)
+{
+	static const struct {
+		const char *env, *shows;
+	} cases[] = {
+		{ "KJIT_NVML=off", "power: n/a (NVML turned off (KJIT_NVML=off))" },
+		{ "KJIT_LIBNVML=/nonexistent/libnvidia-ml.so.1",
+		  "power: n/a (no NVML: /nonexistent/libnvidia-ml.so.1 could not be opened" },
+	};
+	char db[TU_PATH], exit_file[TU_PATH];
+	top_test_fill(tu_path(db, dir, "power.db"));
+	tu_path(exit_file, dir, "exit");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unlink(exit_file);
+		CHECK(tmux("new-session -d -s top -x 160 -y 30 \"%s '%s' --db '%s' --interval 0.2;"
+		           " echo \\$? > '%s'\"", cases[i].env, top_bin, db, exit_file) == 0);
+		SHOWS(5, cases[i].shows, "LAUNCHES", "saxpy", "run 1 saxpy");
+		tmux("send-keys -t top q");
+		CHECK(wait_exit() == 0);
+		OK("%s: the header shows \"%s\"", cases[i].env, cases[i].shows);
+	}
+	(void)tmux("kill-server >/dev/null 2>&1");
 }
 
 static void keys_and_resizes(void)
@@ -599,6 +627,7 @@ int main(int argc, char **argv)
 	unsetenv("TMUX");
 	unsetenv("KJIT_DB");
 	dumb_terminal();
+	no_power();
 	keys_and_resizes();
 	eighty_columns();
 	live_writers();

@@ -100,8 +100,11 @@ static void draw_header(WINDOW *w, const top_model *m, const top_ui *ui, const t
 	strftime(when, sizeof when, "%H:%M:%S", &tm);
 	int width = getmaxx(w);
 	werase(w);
-	textf(w, 0, A_BOLD | color(ui, PAIR_TITLE), "kjit-top %s  %s  %s  frame %.1f ms%s",
-	      PACKAGE_VERSION, m->path, when, m->build_ms, ui->paused ? "  [PAUSED]" : "");
+	/* the power before the path, which can be long enough to push it
+	 * off an 80-column screen */
+	textf(w, 0, A_BOLD | color(ui, PAIR_TITLE), "kjit-top %s  %s%s  %s  %s  frame %.1f ms",
+	      PACKAGE_VERSION, when, ui->paused ? "  [PAUSED]" : "", ui->power ? ui->power : "",
+	      m->path, m->build_ms);
 	if (m->state != TOP_DB_OK) {
 		textf(w, 1, A_BOLD | color(ui, PAIR_BAD), "%s", m->message);
 		textf(w, 2, A_NORMAL, "waiting for the database (q quits)");

@@ -615,6 +615,15 @@ void top_format_meter_line(const top_model *m, int line, char *buf, int width)
 	put_line(buf, width, s);
 }
 
+void top_format_power(const char *name, double watts, const char *reason, char *out,
+                      size_t size)
+{
+	if (name)
+		snprintf(out, size, "%s %.0f W", name, watts);
+	else
+		snprintf(out, size, "power: n/a (%s)", reason && *reason ? reason : "unknown");
+}
+
 void top_format_run_bar(const top_run *r, char *buf, int width)
 {
 	char eta[16], prog[48], head[96], tail[96];

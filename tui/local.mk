@@ -3,7 +3,7 @@
 # only draw.c and main.c need a terminal.
 bin_PROGRAMS += tui/kjit-top
 KJIT_TOP_CORE = tui/tui.h tui/model.c tui/layout.c tui/output.c
-tui_kjit_top_SOURCES = $(KJIT_TOP_CORE) tui/draw.c tui/main.c
+tui_kjit_top_SOURCES = $(KJIT_TOP_CORE) tui/power.c tui/draw.c tui/main.c
 tui_kjit_top_CPPFLAGS = $(AM_CPPFLAGS) $(NCURSESW_CFLAGS)
 tui_kjit_top_LDADD = $(KJIT_INTERNAL_LIBS) $(NCURSESW_LIBS) $(SQLITE_LIBS) -lm
 

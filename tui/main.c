@@ -211,6 +211,9 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 	if (ui.colors)
 		top_draw_init_colors();
 	ui.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	top_power power;
+	top_power_open(&power);
+	ui.power = power.text;
 
 	double next = 0;
 	long done = 0;
@@ -226,6 +229,7 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 		double t = mono_s();
 		if (t >= next) {
 			ui.clock = top_now();
+			top_power_read(&power);
 			if (!ui.paused && top_model_refresh(m, ui.clock, 0) == 1 &&
 			    ui.view == TOP_VIEW_DETAIL)
 				(void)top_model_load_detail(m, m->detail.signature, ui.vsel, ui.clock);
@@ -255,6 +259,7 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 		dirty = 1;
 	}
 	endwin();
+	top_power_close(&power);
 	return 0;
 }
 

@@ -289,6 +289,11 @@ void top_format_run_device(const top_run_device *d, double now, char *buf, int w
 /* The first 8 hex digits of a UUID after its "GPU-"; "-" for "". */
 void top_short_uuid(const char *uuid, char *out, size_t size);
 
+/* The header's power: "NVIDIA H200 312 W", or "power: n/a (reason)"
+ * when name is NULL. */
+void top_format_power(const char *name, double watts, const char *reason, char *out,
+                      size_t size);
+
 /* "BLOCK=256 ITEMS=4" from '{"BLOCK":256,"ITEMS":4}' or from an option
  * list of one "-DNAME=VALUE" a line (other options left out). */
 void top_config_text(const char *config, char *out, size_t size);
@@ -318,6 +323,21 @@ typedef enum top_sort {
 const char *top_sort_name(top_sort s);
 size_t top_view_kernels(const top_model *m, top_sort sort, const char *filter, size_t *idx);
 
+/* ---- the GPU's power (power.c, through NVML) ------------------------------------ */
+
+typedef struct top_power {
+	struct kjit__nvml *nvml;   /* NULL: no NVML, reason says why */
+	char reason[256];
+	char text[320];            /* what the header shows */
+} top_power;
+
+/* Opens NVML for its first GPU and reads it once; never fails: without
+ * NVML the text says why. top_power_close() releases it. */
+void top_power_open(top_power *p);
+/* Reads the power again into p->text. */
+void top_power_read(top_power *p);
+void top_power_close(top_power *p);
+
 /* ---- drawing (draw.c) and output (main.c) ---------------------------------- */
 
 typedef struct top_ui {
@@ -332,6 +352,7 @@ typedef struct top_ui {
 	int colors;
 	int utf8;
 	double clock;         /* now, for the header */
+	const char *power;    /* the GPU's power for the header (top_power) */
 } top_ui;
 
 /* Draws one frame: wnoutrefresh of each window, then one doupdate. */

@@ -40,7 +40,7 @@ typedef struct worker {
 	kjit_engine *engine;
 	kjit_kernel *kernel, *reference;
 	int out_fd;
-	char uuid[48];         /* the hello's device_uuid */
+	char uuid[KJIT__UUID_TEXT]; /* the hello's device_uuid */
 	int64_t problem;       /* the problem the buffers are for, -1 none */
 	kjit_status setup_status; /* of that problem's set-up; failures are kept */
 	char *setup_error;
@@ -427,18 +427,6 @@ done:
 	return st;
 }
 
-/* "GPU-" and the UUID's 16 bytes as 8-4-4-4-12 hex digits, as nvidia-smi
- * writes it. */
-static void uuid_text(const CUuuid *u, char *out, size_t size)
-{
-	size_t n = (size_t)snprintf(out, size, "GPU-");
-	for (int i = 0; i < 16 && n + 3 < size; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[n++] = '-';
-		n += (size_t)snprintf(out + n, size - n, "%02x", (unsigned char)u->bytes[i]);
-	}
-}
-
 static kjit_status open_worker(worker *w, const char *db, int device, kt_hello *h)
 {
 	kjit_engine_options eo;
@@ -480,7 +468,7 @@ static kjit_status open_worker(worker *w, const char *db, int device, kt_hello *
 		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetUuid");
 	if ((rc = cu->cuDeviceGetCount(&count)) != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetCount");
-	uuid_text(&uuid, w->uuid, sizeof w->uuid);
+	kjit__cu_uuid_text(&uuid, w->uuid);
 	h->device_uuid = w->uuid;
 	h->device = device;
 	h->device_count = count;

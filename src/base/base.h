@@ -116,6 +116,9 @@ double kjit__median_sorted(const double *sorted, size_t n);
 	  "the target arch (sm_90) when the options or --arch give none")       \
 	X(LIBCUDA, "KJIT_LIBCUDA", SETTING,                                    \
 	  "the CUDA driver library opened instead of libcuda.so.1")             \
+	X(NVML, "KJIT_NVML", SETTING, "off: no power or energy through NVML")  \
+	X(LIBNVML, "KJIT_LIBNVML", SETTING,                                    \
+	  "the NVML library opened instead of libnvidia-ml.so.1")               \
 	X(CACHE_MAX_BYTES, "KJIT_CACHE_MAX_BYTES", SETTING,                    \
 	  "the cap of the binaries table (bytes, K, M or G suffix)")            \
 	X(TELEMETRY, "KJIT_TELEMETRY", SETTING, "0: no telemetry (default 1)")  \
@@ -232,6 +235,11 @@ const char *kjit__cu_error_name(CUresult r);
 
 /* Builds the error for a failed driver call: "what: NAME (description)". */
 kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what);
+
+/* A device's UUID as nvidia-smi and NVML write it: "GPU-" and its 16
+ * bytes as 8-4-4-4-12 hex digits (40 characters and the NUL). */
+#define KJIT__UUID_TEXT 41
+void kjit__cu_uuid_text(const CUuuid *uuid, char out[KJIT__UUID_TEXT]);
 
 /* ---- the store (store.c, store_binaries.c; its schema's words in
  * store_schema.h) ------------------------------------------------------- */

@@ -1,0 +1,203 @@
+/*
+ * energy.c - energy per launch of a kernel from NVML's energy counter.
+ *
+ * The counter (mJ, the whole board since the driver loaded) moves in
+ * steps, every 100 ms on the H200 (8.5 J a step idle, 33 J under an FMA
+ * kernel), and one read of it costs 3 to 4 ms there, so a single launch is
+ * invisible to it. A repeat keeps the GPU running the kernel back to back and takes
+ * the counter's value at two of its steps at least batch_ms apart, both
+ * inside the busy stretch: the energy between two steps over the time
+ * between them is the board's average power while the kernel runs, and
+ * that power times the period of one launch (the stretch's time over its
+ * launches) is the energy of a launch.
+ *
+ * What the figure means: the board's energy while the kernel runs, so the
+ * GPU's idle power, its memory and fans, and any other work on the GPU
+ * at the time are part of it. It is what a launch costs at the wall, not
+ * the kernel's share alone; compare variants on one GPU, not GPUs.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "instr.h"
+
+#define REPEATS 3
+#define CALIBRATE_S 0.02  /* the launch period is timed over this much */
+#define WARM_S 0.02       /* the stretch runs this long before its first step */
+#define AHEAD_S 0.03      /* launches queued ahead of the host's clock: several
+                           * reads of the counter */
+#define STEP_WAIT_S 2.0   /* a counter that has not moved by then is stuck */
+#define MAX_BATCH_MS 60000.0
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct busy {
+	const kjit__cu_api *cu;
+	kjit__launch_fn fn;
+	void *ctx;
+	CUstream stream;
+	double period_s; /* the calibration's, to keep the queue ahead */
+	double start;    /* the stretch's first launch */
+	size_t launched;
+} busy;
+
+static kjit_status launch(busy *b)
+{
+	CUresult r = b->fn(b->ctx, b->stream);
+	if (r != CUDA_SUCCESS)
+		return kjit__cu_fail(r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ? KJIT_ERR_LAUNCH
+		                                                               : KJIT_ERR_CUDA,
+		                     r, "launch in the energy batch");
+	b->launched++;
+	return KJIT_OK;
+}
+
+static kjit_status sync_stream(const busy *b)
+{
+	CUresult r = b->cu->cuStreamSynchronize(b->stream);
+	return r == CUDA_SUCCESS ? KJIT_OK : kjit__cu_fail(KJIT_ERR_CUDA, r, "cuStreamSynchronize");
+}
+
+/* The period of one launch run back to back: batches that double until
+ * they take CALIBRATE_S. The first launch, alone, also warms up. */
+static kjit_status calibrate(busy *b)
+{
+	kjit_status st = launch(b);
+	if (st == KJIT_OK)
+		st = sync_stream(b);
+	for (size_t k = 1; st == KJIT_OK; k *= 2) {
+		double t0 = now_s();
+		for (size_t i = 0; i < k && st == KJIT_OK; i++)
+			st = launch(b);
+		if (st == KJIT_OK)
+			st = sync_stream(b);
+		double dt = now_s() - t0;
+		if (st == KJIT_OK && (dt >= CALIBRATE_S || k >= ((size_t)1 << 24))) {
+			b->period_s = dt / (double)k;
+			break;
+		}
+	}
+	return st;
+}
+
+/* Keeps AHEAD_S of launches queued, so that the GPU never waits while
+ * the host reads the counter. In the steady state a call tops up what
+ * the GPU ran during the last read; where the driver's queue is full, a
+ * launch waits for the GPU, which is then busy all the same. */
+static kjit_status feed(busy *b)
+{
+	double due = now_s() - b->start + AHEAD_S;
+	kjit_status st = KJIT_OK;
+	while (st == KJIT_OK && (double)b->launched * b->period_s < due)
+		st = launch(b);
+	return st;
+}
+
+/* Feeds the GPU until the counter moves away from *mj, no sooner than
+ * not_before; its new value in *mj, the host's clock at the read that
+ * saw it in *when. */
+static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, unsigned long long *mj,
+                             double *when)
+{
+	unsigned long long from = *mj;
+	double give_up = not_before + STEP_WAIT_S;
+	for (;;) {
+		kjit_status st = feed(b);
+		double t = now_s();
+		if (st == KJIT_OK)
+			st = kjit__nvml_energy_mj(n, mj);
+		if (st != KJIT_OK)
+			return st;
+		if (t < not_before)
+			from = *mj;
+		else if (*mj != from) {
+			*when = t;
+			return KJIT_OK;
+		}
+		if (t > give_up)
+			return kjit__error(KJIT_ERR_CUDA, "NVML's energy counter did not move in %.0f s "
+			                   "while the GPU ran the kernel", STEP_WAIT_S);
+	}
+}
+
+/* One repeat: the board's average power between two steps of the
+ * counter batch_ms apart, and the launch period of the stretch. */
+static kjit_status repeat(busy *b, kjit__nvml *n, double batch_s, double *power_w,
+                          double *period_s)
+{
+	b->launched = 0;
+	b->start = now_s();
+	unsigned long long e0 = 0, e1;
+	double t0, t1;
+	kjit_status st = kjit__nvml_energy_mj(n, &e0);
+	if (st == KJIT_OK)
+		st = next_step(b, n, b->start + WARM_S, &e0, &t0);
+	e1 = e0;
+	if (st == KJIT_OK)
+		st = next_step(b, n, t0 + batch_s, &e1, &t1);
+	kjit_status synced = sync_stream(b); /* the queued launches, whatever happened */
+	if (st != KJIT_OK)
+		return st;
+	if (synced != KJIT_OK)
+		return synced;
+	if (e1 < e0)
+		return kjit__error(KJIT_ERR_CUDA, "NVML's energy counter went back from %llu to %llu mJ",
+		                   e0, e1);
+	*power_w = (double)(e1 - e0) * 1e-3 / (t1 - t0);
+	*period_s = (now_s() - b->start) / (double)b->launched;
+	return KJIT_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__launch_fn fn,
+                                 void *ctx, CUstream stream, double batch_ms, kjit__energy *out)
+{
+	if (!(batch_ms > 0 && batch_ms <= MAX_BATCH_MS))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "energy batch of %g ms: it must be above 0 "
+		                   "and at most %.0f ms", batch_ms, MAX_BATCH_MS);
+	double t_begin = now_s();
+	busy b = { .cu = cu, .fn = fn, .ctx = ctx, .stream = stream };
+	kjit_status st = calibrate(&b);
+	size_t launches = b.launched;
+	double joules[REPEATS], watts[REPEATS], period[REPEATS];
+	for (int i = 0; i < REPEATS && st == KJIT_OK; i++) {
+		st = repeat(&b, n, batch_ms * 1e-3, &watts[i], &period[i]);
+		if (st == KJIT_OK)
+			joules[i] = watts[i] * period[i];
+		launches += b.launched;
+	}
+	if (st != KJIT_OK)
+		return st;
+	/* the repeat of the median energy gives the power, so that the two
+	 * figures belong together */
+	double sorted[REPEATS];
+	for (int i = 0; i < REPEATS; i++)
+		sorted[i] = joules[i];
+	qsort(sorted, REPEATS, sizeof *sorted, cmp_double);
+	int mid = 0;
+	for (int i = 0; i < REPEATS; i++)
+		if (joules[i] == sorted[REPEATS / 2])
+			mid = i;
+	out->energy_j = joules[mid];
+	out->power_w = watts[mid];
+	out->launch_s = period[mid];
+	out->rel_spread = out->energy_j > 0 ? (sorted[REPEATS - 1] - sorted[0]) / out->energy_j
+	                                    : NAN;
+	out->repeats = REPEATS;
+	out->launches = launches;
+	out->wall_ms = (now_s() - t_begin) * 1e3;
+	return KJIT_OK;
+}
