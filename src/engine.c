@@ -282,6 +282,21 @@ kjit_status kjit__engine_counters(kjit_engine *e, kjit__counters **out)
 	return st;
 }
 
+kjit__nvml *kjit__engine_nvml(kjit_engine *e, const char **reason)
+{
+	pthread_mutex_lock(&e->timer_lock);
+	if (!e->nvml_tried) {
+		e->nvml_tried = 1;
+		if (kjit__nvml_open(e->cu, e->device, &e->nvml) != KJIT_OK)
+			snprintf(e->nvml_reason, sizeof e->nvml_reason, "energy: %s",
+			         kjit_last_error());
+	}
+	kjit__nvml *n = e->nvml;
+	*reason = e->nvml_reason;
+	pthread_mutex_unlock(&e->timer_lock);
+	return n;
+}
+
 /* The tuning policy ($KJIT_TUNE when the options leave it) and the drift
  * threshold ($KJIT_DRIFT). */
 static kjit_status tuning_options(kjit_engine *e, const kjit_engine_options *o)
@@ -468,6 +483,8 @@ void kjit_engine_close(kjit_engine *e)
 	e->timer = NULL;
 	kjit__counters_close(e->counters); /* host-side only: no context needed */
 	e->counters = NULL;
+	kjit__nvml_close(e->nvml);
+	e->nvml = NULL;
 	/* Memory hits cost no write; their use is recorded here, so that a
 	 * variant a long-running process relies on does not age out. */
 	if (e->store) {

@@ -319,6 +319,9 @@ struct kjit_engine {
 	pthread_mutex_t timer_lock; /* the timer and the counters */
 	kjit__timer *timer;        /* made on first measurement or for profiling */
 	kjit__counters *counters;  /* made on the first kjit_variant_profile() */
+	kjit__nvml *nvml;          /* made on the first energy profile; NULL: refused */
+	int nvml_tried;
+	char nvml_reason[512];     /* why nvml is NULL */
 	kjit__telemetry *telemetry; /* NULL with KJIT_TELEMETRY=0 */
 	uint64_t profile_every;    /* time one launch in this many; 0: off */
 	atomic_uint_fast64_t launch_seq;
@@ -329,6 +332,9 @@ kjit_status kjit__engine_timer(kjit_engine *engine, kjit__timer **out);
 /* The engine's hardware counters, opened on first use (refused ones too:
  * their reason says why). */
 kjit_status kjit__engine_counters(kjit_engine *engine, kjit__counters **out);
+/* The engine's device in NVML, opened on first use; NULL when it cannot
+ * be (once tried, not again), and then the returned reason says why. */
+kjit__nvml *kjit__engine_nvml(kjit_engine *engine, const char **reason);
 
 /* Where the durations of tagged launches arrive (from CUPTI's buffer
  * delivery), routed by the tag: a variant's here, the tuning layer's

@@ -68,6 +68,31 @@ static void profile_clear(kjit_profile *out)
 	out->energy_reason = "energy not measured";
 }
 
+/* Energy per launch over a timed batch (cupti/energy.c). No NVML is a
+ * reason, not an error; a launch the driver refuses is one. */
+static kjit_status energy(kjit_engine *e, kjit_variant *v, const unsigned grid[3],
+                          const unsigned block[3], unsigned shared_bytes, kjit_stream stream,
+                          void **args, const kjit_profile_options *opts, kjit_profile *out)
+{
+	const char *reason;
+	kjit__nvml *n = kjit__engine_nvml(e, &reason);
+	if (!n) {
+		out->energy_reason = reason;
+		return KJIT_OK;
+	}
+	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
+	kjit__energy en;
+	kjit_status st = kjit__energy_measure(n, e->cu, kjit__launch_once, &l, (CUstream)stream,
+	                                      opts->energy_ms, &en);
+	if (st != KJIT_OK)
+		return kjit__engine_fail(e, st);
+	out->energy_j = en.energy_j;
+	out->power_w = en.power_w;
+	out->energy_rel_spread = en.rel_spread;
+	out->energy_reason = "";
+	return KJIT_OK;
+}
+
 kjit_status kjit_variant_profile(kjit_variant *v, const unsigned grid[3], const unsigned block[3],
                                  unsigned shared_bytes, kjit_stream stream, void **args,
                                  const kjit_profile_options *opts, kjit_profile *out)
@@ -101,8 +126,6 @@ kjit_status kjit_variant_profile(kjit_variant *v, const unsigned grid[3], const 
 		if (st != KJIT_OK)
 			return kjit__engine_fail(e, st);
 	}
-	/* NVML's energy is wired in separately (cupti/energy.c). */
-	if (opts->energy)
-		out->energy_reason = "energy: not built";
-	return KJIT_OK;
+	return opts->energy ? energy(e, v, grid, block, shared_bytes, stream, args, opts, out)
+	                    : KJIT_OK;
 }
