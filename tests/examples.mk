@@ -21,6 +21,10 @@ EXTRA_DIST += tests/test-examples-arch.sh
 TESTS += tests/test-main-job.sh
 EXTRA_DIST += tests/test-main-job.sh examples/saxpy/main-job
 
+# kjit-tune --profile and --objective energy on a GPU (exit 77 without one)
+TESTS += tests/test-gpu-tune-profile.sh
+EXTRA_DIST += tests/test-gpu-tune-profile.sh
+
 # the README's main job on a GPU (exit 77 without one)
 TESTS += tests/test-gpu-main-job.sh
 EXTRA_DIST += tests/test-gpu-main-job.sh
