@@ -302,6 +302,20 @@ static void test_best(kt_results *r, sqlite3 *db)
 	OK("a run under another objective chooses the best again: edp {\"B\":4} (2 J x 120 ns), "
 	   "time {\"B\":1} (50 ns)");
 
+	/* a run that records nothing (every configuration stored) still
+	 * answers by its objective; under the same one it is a no-op */
+	run = start(r, prob, KJIT__OBJ_EDP);
+	CHECK_OK(kt_results_best_rechoose(r, run));
+	CHECK_BEST(db, prob, "{\"B\":4} edp");
+	CHECK_OK(kt_results_best_rechoose(r, run));
+	CHECK_BEST(db, prob, "{\"B\":4} edp");
+	kt_run_free(run);
+	run = start(r, prob, KJIT__OBJ_TIME);
+	CHECK_OK(kt_results_best_rechoose(r, run));
+	CHECK_BEST(db, prob, "{\"B\":1} time");
+	kt_run_free(run);
+	OK("nothing recorded: the best is chosen again by the run's objective alone");
+
 	/* a re-measured energy best that lost its energy gives way */
 	run = start(r, prob, KJIT__OBJ_ENERGY);
 	CHECK_OK(kt_results_record(r, run, &frugal, NULL, NULL));

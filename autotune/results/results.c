@@ -412,18 +412,18 @@ static kjit_status read_best(record_ctx *c, best_now *b)
 /* The best row again, from every ok result that has a score: when it
  * pointed at the row just replaced (a re-measurement with --force), or
  * another objective chose it. None when no result has a score. */
-static kjit_status recompute_best(record_ctx *c, double now)
+static kjit_status recompute_best(kt_results *r, const kt_run *run, const char *arch,
+                                  const char *nvrtc, double now)
 {
 	sqlite3_stmt *s;
-	const kt_run *run = c->run;
-	kjit_status st = prep(c->r, "DELETE FROM best WHERE signature = ?1 AND device_key = ?2"
+	kjit_status st = prep(r, "DELETE FROM best WHERE signature = ?1 AND device_key = ?2"
 	                      " AND problem = ?3", &s, "recomputing the best");
 	if (st != KJIT_OK)
 		return st;
 	bind_text(s, 1, run->signature);
 	bind_text(s, 2, run->device_key);
 	bind_text(s, 3, run->problem);
-	if ((st = step_done(c->r, s, "recomputing the best")) != KJIT_OK)
+	if ((st = step_done(r, s, "recomputing the best")) != KJIT_OK)
 		return st;
 	char sql[1024];
 	const char *score = score_sql(run->objective);
@@ -435,16 +435,64 @@ static kjit_status recompute_best(record_ctx *c, double now)
 	         " p.result_id = r.id WHERE r.signature = ?1 AND r.device_key = ?2 AND"
 	         " r.problem = ?3 AND r.status = 'ok' AND r.median_ns IS NOT NULL AND"
 	         " %s IS NOT NULL ORDER BY %s, r.id LIMIT 1", score, score);
-	if ((st = prep(c->r, sql, &s, "recomputing the best")) != KJIT_OK)
+	if ((st = prep(r, sql, &s, "recomputing the best")) != KJIT_OK)
 		return st;
 	bind_text(s, 1, run->signature);
 	bind_text(s, 2, run->device_key);
 	bind_text(s, 3, run->problem);
-	bind_text(s, 4, c->e->arch ? c->e->arch : "");
-	bind_text(s, 5, c->e->nvrtc ? c->e->nvrtc : "");
+	bind_text(s, 4, arch ? arch : "");
+	bind_text(s, 5, nvrtc ? nvrtc : "");
 	sqlite3_bind_double(s, 6, now);
 	bind_text(s, 7, kjit__objective_name(run->objective));
-	return step_done(c->r, s, "recomputing the best");
+	return step_done(r, s, "recomputing the best");
+}
+
+typedef struct rechoose_ctx {
+	kt_results *r;
+	const kt_run *run;
+} rechoose_ctx;
+
+/* The best row of another objective, chosen again under the run's, with
+ * its arch and NVRTC version. */
+static kjit_status rechoose_tx(kjit__store *store, void *arg)
+{
+	(void)store;
+	rechoose_ctx *c = arg;
+	sqlite3_stmt *s;
+	kjit_status st = prep(c->r, "SELECT arch, nvrtc FROM best WHERE signature = ?1 AND"
+	                      " device_key = ?2 AND problem = ?3 AND objective IS NOT ?4", &s,
+	                      "reading the best");
+	if (st != KJIT_OK)
+		return st;
+	bind_text(s, 1, c->run->signature);
+	bind_text(s, 2, c->run->device_key);
+	bind_text(s, 3, c->run->problem);
+	bind_text(s, 4, kjit__objective_name(c->run->objective));
+	int rc = sqlite3_step(s);
+	char *arch = NULL, *nvrtc = NULL;
+	if (rc == SQLITE_ROW) {
+		arch = strdup(col_text(s, 0) ? col_text(s, 0) : "");
+		nvrtc = strdup(col_text(s, 1) ? col_text(s, 1) : "");
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		st = kjit__store_fail(c->r->store, rc, "reading the best");
+	else if (rc == SQLITE_ROW && (!arch || !nvrtc))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	else if (rc == SQLITE_ROW)
+		st = recompute_best(c->r, c->run, arch, nvrtc, kjit__wall_time());
+	free(arch);
+	free(nvrtc);
+	return st;
+}
+
+kjit_status kt_results_best_rechoose(kt_results *r, const kt_run *run)
+{
+	rechoose_ctx c = { r, run };
+	kjit__store_lock(r->store);
+	kjit_status st = kjit__store_transaction(r->store, rechoose_tx, &c);
+	kjit__store_unlock(r->store);
+	return st;
 }
 
 /* The best row after e: e when its score is below the best's (or the
@@ -458,7 +506,7 @@ static kjit_status update_best(record_ctx *c, double now)
 	kjit_status st;
 	double score = kt_eval_score(e, run->objective);
 	if (before.id && (before.id == c->id || before.other)) {
-		if ((st = recompute_best(c, now)) != KJIT_OK)
+		if ((st = recompute_best(c->r, c->run, c->e->arch, c->e->nvrtc, now)) != KJIT_OK)
 			return st;
 	} else if (!isnan(score) && !isnan(e->median_ns) &&
 	           (!before.id || before.stale || !(score >= before.score))) {

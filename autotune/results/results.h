@@ -137,6 +137,11 @@ kjit_status kt_results_open_existing(const char *path, kt_results **out);
 kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
                             const char *problem, char **config, double *median_ns);
 
+/* When another objective chose the run's best row, chooses it again under
+ * the run's from every stored ok result with a score (a run that measured
+ * nothing new still answers by its objective); a no-op otherwise. */
+kjit_status kt_results_best_rechoose(kt_results *r, const kt_run *run);
+
 /* The best row of (signature, device_key, problem): the objective that
  * chose it into *objective, and its result's profile into *profile
  * (reasons NULL) with *has_profile 1, or 0 when it has none.

@@ -432,7 +432,11 @@ static int profile_best(tuner *t, kt_run *run, problem_run *pr, const kjit__spac
 	if (!task->stopped) {
 		double obj;
 		int verdict;
+		/* the best measured again is no new evaluation: not counted again */
+		size_t counts[KJIT__RS_COUNT];
+		memcpy(counts, pr->counts, sizeof counts);
 		r = record(t, run, pr, space, task, n, n, &obj, &verdict);
+		memcpy(pr->counts, counts, sizeof counts);
 	}
 	task_free(task);
 	return r < 0 ? r : 0;
@@ -620,7 +624,8 @@ done:
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	if (run) {
 		if (kt_run_finish(t->res, run, !ret ? KJIT__RUN_DONE : ret == -1 ? KJIT__RUN_INTERRUPTED
-		                                                        : KJIT__RUN_FAILED) != KJIT_OK)
+		                                                        : KJIT__RUN_FAILED) != KJIT_OK ||
+		    kt_results_best_rechoose(t->res, run) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		read_best(t, pr);
 	}
