@@ -585,6 +585,9 @@ typedef struct kjit_explanation {
 	int tuning;             /* online tuning of this problem is under way */
 	const char *problem;    /* JSON of the problem it was tuned for; "" for the default */
 	const char *device_key; /* the device it was tuned on ("sm_90|NAME|SMs|driver"); "" */
+	/* the chosen row's profile as kjit-tune --profile stored it (the figures
+	 * of kjit_variant_profile(), below); NULL when none was stored */
+	const struct kjit_profile *profile;
 } kjit_explanation;
 
 /*

@@ -157,11 +157,26 @@ int main(int argc, char **argv)
 	         nv);
 	CHECK_SQL(db, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 
+	/* the 2^20 row's result has a profile, as kjit-tune --profile stores it */
+	CHECK_SQL(db, sqlite3_exec(db, "UPDATE best SET result_id = 7 WHERE problem ="
+	                           " '{\"n\":1048576}'; INSERT INTO profiles(result_id,"
+	                           " dram_read_bytes, dram_write_bytes, energy_j, passes,"
+	                           " counters_reason, energy_reason, created)"
+	                           " VALUES(7, 8e6, 4e6, 0.5, 9, '', 'energy: no NVML', 0)",
+	                           NULL, NULL, NULL),
+	          SQLITE_OK);
+
 	/* Exact. */
 	expect(ks, 1 << 20, "exact", "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}",
 	       "{\"n\":1048576}", DEV);
 	kjit_explanation x = explain(ks, 1 << 20);
 	CHECK(x.median_ns == 1000 && !x.stale && !x.tuning);
+	CHECK(x.profile && x.profile->dram_read_bytes == 8e6 && x.profile->dram_write_bytes == 4e6);
+	CHECK(x.profile->passes == 9 && x.profile->energy_j == 0.5 && isnan(x.profile->flop_fp32));
+	CHECK_STREQ(x.profile->counters_reason, "");
+	CHECK_STREQ(x.profile->energy_reason, "energy: no NVML");
+	CHECK(explain(ks, 1 << 17).profile == NULL);
+	OK("kjit_explain() gives the chosen row's stored profile, NULL for a row without one");
 	/* Nearest in log distance: 2^17 is nearer 2^16 than 2^20. */
 	expect(ks, 1 << 17, "nearest", "{\"BLOCK_SIZE\":128,\"ITEMS_PER_THREAD\":1}",
 	       "{\"n\":65536}", DEV);

@@ -799,30 +799,6 @@ kjit_status kt_results_best(kt_results *r, const char *signature, const char *de
 	return st;
 }
 
-/* ", p.duration_ns, p.dram_read_bytes, ...": the profile's numeric
- * columns of profiles p, for a SELECT. */
-static void profile_columns(kjit__buf *q)
-{
-	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
-	for (size_t i = 0; i < n; i++) {
-		kjit__buf_str(q, ", p.");
-		kjit__buf_str(q, f[i].name);
-	}
-}
-
-/* The profile in the columns from col on (profile_columns' order); NULL
- * is NAN. The reasons are left NULL. */
-static void profile_read(sqlite3_stmt *s, int col, kjit_profile *out)
-{
-	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
-	kjit__profile_clear(out);
-	for (size_t i = 0; i < n; i++)
-		kjit__profile_set(out, &f[i], sqlite3_column_type(s, col + (int)i) == SQLITE_NULL
-		                                      ? NAN : sqlite3_column_double(s, col + (int)i));
-}
-
 kjit_status kt_results_best_profile(kt_results *r, const char *signature,
                                     const char *device_key, const char *problem,
                                     kjit__objective *objective, kjit_profile *profile,
@@ -830,7 +806,7 @@ kjit_status kt_results_best_profile(kt_results *r, const char *signature,
 {
 	kjit__buf q = { 0 };
 	kjit__buf_str(&q, "SELECT b.objective, p.result_id IS NOT NULL");
-	profile_columns(&q);
+	kjit__profile_sql_columns(&q, "p");
 	kjit__buf_str(&q, " FROM best b LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id ="
 	              " b.result_id WHERE b.signature = ?1 AND b.device_key = ?2 AND"
 	              " b.problem = ?3");
@@ -854,7 +830,7 @@ kjit_status kt_results_best_profile(kt_results *r, const char *signature,
 			if (kjit__objective_parse(text, objective) != KJIT_OK)
 				*objective = KJIT__OBJ_TIME;
 			if ((*has_profile = sqlite3_column_int(s, 1)))
-				profile_read(s, 2, profile);
+				kjit__profile_sql_read(s, 2, profile);
 		} else if (rc == SQLITE_DONE) {
 			st = kjit__error(KJIT_ERR_NOT_FOUND, "no best configuration yet");
 		} else {
@@ -1122,7 +1098,7 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 }
 
 /* The profile's columns of an export row start at pcol: whether the
- * result has one, its reasons, then the figures (profile_columns). */
+ * result has one, its reasons, then the figures (kjit__profile_sql_columns). */
 enum { P_HAS, P_COUNTERS_REASON, P_ENERGY_REASON, P_FIELDS };
 
 /* CSV: every figure, then the reasons; empty fields without a profile. */
@@ -1343,7 +1319,7 @@ static char *export_sql(const kjit__spec *spec, int64_t run_id, size_t n_problem
 	}
 	kjit__buf_str(&q, ", p.result_id IS NOT NULL, p." KJIT__C_COUNTERS_REASON ", p."
 	              KJIT__C_ENERGY_REASON);
-	profile_columns(&q);
+	kjit__profile_sql_columns(&q, "p");
 	kjit__buf_str(&q, " FROM results r LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id = r.id");
 	if (run_id > 0) {
 		kjit__buf_str(&q, " WHERE r.run_id = ?1 ORDER BY r.id");

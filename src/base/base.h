@@ -435,6 +435,12 @@ void kjit__buf_add(kjit__buf *b, const char *s, size_t n);
 void kjit__buf_str(kjit__buf *b, const char *s);
 /* s as a JSON string literal, quotes included. */
 void kjit__buf_json_str(kjit__buf *b, const char *s);
+
+/* The profiles table in SQL (store.c): ", ALIAS.field" for each field of
+ * kjit__profile_fields() onto q; and those columns of a row, from col on,
+ * into *out (NULL is NAN; the reasons left NULL). */
+void kjit__profile_sql_columns(kjit__buf *q, const char *alias);
+void kjit__profile_sql_read(sqlite3_stmt *s, int col, kjit_profile *out);
 /* The text (malloc'ed, "" when nothing was added; the caller frees it),
  * or NULL after a failed allocation. */
 char *kjit__buf_done(kjit__buf *b);

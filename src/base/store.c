@@ -707,6 +707,28 @@ void kjit__profile_clear(kjit_profile *p)
 		kjit__profile_set(p, &f[i], NAN);
 }
 
+void kjit__profile_sql_columns(kjit__buf *q, const char *alias)
+{
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	for (size_t i = 0; i < n; i++) {
+		kjit__buf_str(q, ", ");
+		kjit__buf_str(q, alias);
+		kjit__buf_str(q, ".");
+		kjit__buf_str(q, f[i].name);
+	}
+}
+
+void kjit__profile_sql_read(sqlite3_stmt *s, int col, kjit_profile *out)
+{
+	size_t n;
+	const kjit__profile_field *f = kjit__profile_fields(&n);
+	kjit__profile_clear(out);
+	for (size_t i = 0; i < n; i++)
+		kjit__profile_set(out, &f[i], sqlite3_column_type(s, col + (int)i) == SQLITE_NULL
+		                                      ? NAN : sqlite3_column_double(s, col + (int)i));
+}
+
 double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what)
 {
 	double best = NAN;

@@ -72,6 +72,11 @@ static void choice_free(kjit__choice *c)
 		free(c->config);
 		free(c->problem);
 		free(c->device_key);
+		if (c->profile) {
+			free((char *)c->profile->counters_reason);
+			free((char *)c->profile->energy_reason);
+			free(c->profile);
+		}
 		free(c);
 		c = older;
 	}
@@ -90,7 +95,15 @@ kjit_status kjit__choice_make(kjit_kernel *k, kjit__memo_entry *en, size_t index
 	c->config = kjit__config_json(en->space, index);
 	c->problem = strdup(row ? row->problem : "");
 	c->device_key = strdup(row ? row->device_key : "");
-	kjit_status st = c->config && c->problem && c->device_key
+	int profile_ok = 1;
+	if (row && row->has_profile && (c->profile = malloc(sizeof *c->profile))) {
+		*c->profile = row->profile;
+		c->profile->counters_reason = strdup(row->reasons[0]);
+		c->profile->energy_reason = strdup(row->reasons[1]);
+	}
+	if (row && row->has_profile)
+		profile_ok = c->profile && c->profile->counters_reason && c->profile->energy_reason;
+	kjit_status st = c->config && c->problem && c->device_key && profile_ok
 	                         ? kjit__launch_dims(k->tun, en, index, c->grid, c->block, &c->shared)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st != KJIT_OK) {
@@ -445,6 +458,7 @@ kjit_status kjit_explain(kjit_kernel *k, const int64_t *values, size_t n, kjit_e
 	out->tuning = en->online != NULL;
 	out->problem = c->problem;
 	out->device_key = c->device_key;
+	out->profile = c->profile;
 	pthread_mutex_unlock(&k->tun->lock);
 	return KJIT_OK;
 }

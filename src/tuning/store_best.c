@@ -17,6 +17,8 @@ void kjit__best_rows_free(kjit__best_row *rows, size_t n)
 		free(rows[i].nvrtc);
 		free(rows[i].values);
 		free(rows[i].cfg);
+		free(rows[i].reasons[0]);
+		free(rows[i].reasons[1]);
 	}
 	free(rows);
 }
@@ -84,9 +86,6 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
                                   const char *const *names, size_t n, const char *signature,
                                   const char *arch, kjit__best_row **rows_out, size_t *n_out)
 {
-	static const char sql[] =
-		"SELECT device_key, problem, config, median_ns, nvrtc, stale FROM best"
-		" WHERE signature = ?1 AND substr(device_key, 1, length(?2)) = ?2";
 	sqlite3_stmt *s = NULL, *each = NULL;
 	kjit__best_row *rows = NULL;
 	size_t n_rows = 0, cap = 0;
@@ -95,9 +94,22 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
 	snprintf(prefix, sizeof prefix, "%s|", arch);
 	*rows_out = NULL;
 	*n_out = 0;
+	/* with the result's profile, when kjit-tune stored one */
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT b.device_key, b.problem, b.config, b.median_ns, b.nvrtc, b.stale,"
+	              " p.result_id IS NOT NULL, p." KJIT__C_COUNTERS_REASON ", p."
+	              KJIT__C_ENERGY_REASON);
+	kjit__profile_sql_columns(&q, "p");
+	kjit__buf_str(&q, " FROM " KJIT__T_BEST " b LEFT JOIN " KJIT__T_PROFILES " p ON"
+	              " p.result_id = b.result_id WHERE b.signature = ?1 AND"
+	              " substr(b.device_key, 1, length(?2)) = ?2");
+	char *sql = kjit__buf_done(&q);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	kjit__store_lock(store);
 	sqlite3 *db = kjit__store_db(store);
 	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	free(sql);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db, "SELECT key, atom FROM json_each(?1)", -1, &each, NULL);
 	if (rc != SQLITE_OK) {
@@ -125,7 +137,13 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
 		r->median_ns = sqlite3_column_double(s, 3);
 		r->nvrtc = col_dup(s, 4);
 		r->stale = sqlite3_column_int(s, 5);
-		if (!r->device_key || !r->problem || !r->config || !r->nvrtc)
+		if ((r->has_profile = sqlite3_column_int(s, 6))) {
+			kjit__profile_sql_read(s, 9, &r->profile);
+			r->profile.counters_reason = r->reasons[0] = col_dup(s, 7);
+			r->profile.energy_reason = r->reasons[1] = col_dup(s, 8);
+		}
+		if (!r->device_key || !r->problem || !r->config || !r->nvrtc ||
+		    (r->has_profile && (!r->reasons[0] || !r->reasons[1])))
 			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		else
 			st = parse_row(each, spec, names, n, r);

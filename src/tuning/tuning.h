@@ -357,6 +357,9 @@ typedef struct kjit__best_row {
 	int64_t *values;   /* the problem's sizes in the kernel's order */
 	uint16_t *cfg;     /* value index per parameter */
 	int usable;        /* every size named and every value found */
+	int has_profile;   /* its result has a stored profile (kjit-tune --profile) */
+	kjit_profile profile; /* the reasons point into reasons[] */
+	char *reasons[2];
 } kjit__best_row;
 
 /* Rows of signature whose device key starts with "arch|"; names[n] are the

@@ -20,6 +20,7 @@ typedef struct kjit__choice {
 	size_t index;           /* in the problem's space */
 	char *config, *problem, *device_key; /* explanation texts */
 	double median_ns;
+	kjit_profile *profile;  /* the chosen row's stored profile; NULL: none */
 	struct kjit__choice *older; /* the choices it replaced */
 } kjit__choice;
 
