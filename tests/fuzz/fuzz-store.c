@@ -1,11 +1,12 @@
 /*
  * fuzz-store: libFuzzer target for the store's readers of rows that other
- * processes write (binaries, kernels, manifests, best). Each input starts
- * from well-formed rows, written by the store itself, then rewrites
- * columns as the input says, with any SQLite type (NULL, integer, real,
- * text, blob; a checksum that matches a rewritten cubin), and runs every
+ * processes write (binaries, kernels, manifests, best, profiles). Each
+ * input starts from well-formed rows, written by the store itself, then
+ * rewrites columns as the input says, with any SQLite type (NULL, integer,
+ * real, text, blob; a checksum that matches a rewritten cubin), and runs every
  * read path on them: a binary's lookup, its whole row, the manifest of a
- * base key, and a kernel's best rows parsed against its spec.
+ * base key, and a kernel's best rows (with their profiles) parsed against
+ * its spec.
  *
  * Input: records of 4 bytes and data: table, column, type, length, then
  * length bytes.
@@ -37,9 +38,12 @@ static const struct {
 	{ "manifests", { "key", "base_key", "files", "created" } },
 	{ "best", { "signature", "device_key", "problem", "arch", "config", "result_id",
 	            "median_ns", "nvrtc", "stale", "updated" } },
+	{ "profiles", { "result_id", "dram_read_bytes", "flop_fp32", "passes", "registers",
+	                "energy_j", "counters_reason", "energy_reason", "created" } },
 };
 
-/* The store's own rows: a binary with its kernel and manifest, a best row. */
+/* The store's own rows: a binary with its kernel and manifest, a best row
+ * and its result's profile (as kjit-tune --profile writes it). */
 static void write_rows(kjit__store *s)
 {
 	static const char cubin[] = "\x7f" "ELF fuzz";
@@ -54,6 +58,11 @@ static void write_rows(kjit__store *s)
 		                 .median_ns = 1.5, .samples = samples, .n_samples = 2 };
 	if (kjit__store_best_commit(s, SIG, "sm_90|fuzz|1|1", "{\"n\":1024}", "sm_90", &t, 1,
 	                            0) != KJIT_OK)
+		abort();
+	if (sqlite3_exec(kjit__store_db(s), "INSERT INTO profiles(result_id, dram_read_bytes,"
+	                 " flop_fp32, passes, registers, energy_j, counters_reason, energy_reason,"
+	                 " created) SELECT result_id, 8e6, 2e6, 9, 32, 0.1, '', '', 0 FROM best",
+	                 NULL, NULL, NULL) != SQLITE_OK)
 		abort();
 }
 
@@ -165,7 +174,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	}
 	/* rows that a rewrite left undeletable would stop every later input:
 	 * start again from a fresh database then */
-	if (sqlite3_exec(kjit__store_db(s), "DELETE FROM best; DELETE FROM results;"
+	if (sqlite3_exec(kjit__store_db(s), "DELETE FROM profiles; DELETE FROM best; DELETE FROM results;"
 	                 " DELETE FROM manifests; DELETE FROM binaries; DELETE FROM kernels;",
 	                 NULL, NULL, NULL) != SQLITE_OK) {
 		(void)kjit__store_close(s);
