@@ -28,10 +28,6 @@
 
 static const char *prog = "kjit-tune";
 
-/* A number macro as text, for the help and the messages. */
-#define KT_STR_(x) #x
-#define KT_STR(x) KT_STR_(x)
-
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -110,9 +110,10 @@ static double get_f64(kt_buf *b)
 	return d;
 }
 
-static char *get_str(kt_buf *b)
+/* A string and the length it was sent with (NO_STRING: none). */
+static char *get_str_len(kt_buf *b, uint32_t *len)
 {
-	uint32_t n = get_u32(b);
+	uint32_t n = *len = get_u32(b);
 	if (b->bad || n == NO_STRING)
 		return NULL;
 	if (b->len - b->pos < n) {
@@ -128,6 +129,12 @@ static char *get_str(kt_buf *b)
 	s[n] = '\0';
 	b->pos += n;
 	return s;
+}
+
+static char *get_str(kt_buf *b)
+{
+	uint32_t len;
+	return get_str_len(b, &len);
 }
 
 int kt_msg_type(const kt_buf *b)
@@ -299,10 +306,6 @@ static void put_profile(kt_buf *b, const kjit_profile *p)
 	}
 }
 
-#define KT_STR_(x) #x
-#define KT_STR_MAX_(x) KT_STR_(x)
-#define KT_STR_MAX KT_STR_MAX_(KT_REASON_MAX)
-
 /* The profile of a reply: a figure that is neither NAN nor finite and
  * >= 0, a flag other than 0 or 1, or a reason too long or holding a NUL
  * makes the message bad. */
@@ -326,16 +329,12 @@ static void get_profile(kt_buf *b, kt_reply *r)
 		kjit__profile_set(&r->profile, &f[i], v);
 	}
 	for (int k = 0; k < 2 && !b->bad; k++) {
-		size_t at = b->pos;
-		uint32_t len = get_u32(b);
-		if (b->bad)
-			break;
-		b->pos = at;
-		r->reasons[k] = len == NO_STRING || len <= KT_REASON_MAX ? get_str(b) : NULL;
-		if ((len != NO_STRING && len > KT_REASON_MAX) ||
-		    (r->reasons[k] && strlen(r->reasons[k]) != len)) {
+		uint32_t len;
+		r->reasons[k] = get_str_len(b, &len);
+		if (r->reasons[k] && (len > KT_REASON_MAX || strlen(r->reasons[k]) != len)) {
 			b->bad = 1;
-			b->why = "a profile reason longer than " KT_STR_MAX " bytes or with a NUL";
+			b->why = "a profile reason longer than " KT_STR(KT_REASON_MAX)
+			         " bytes or with a NUL";
 		}
 	}
 	r->profile.counters_reason = r->reasons[0];

@@ -100,6 +100,10 @@ typedef struct kt_reply {
 
 #define KT_REASON_MAX 1024
 
+/* A macro's value as a string literal, for messages that name a bound. */
+#define KT_STR_(x) #x
+#define KT_STR(x) KT_STR_(x)
+
 /* Encoders start a new message in b (type byte first). Decoders read a
  * whole message of that type from b; KJIT_ERR_CORRUPT when it is
  * truncated, of another type or has bytes left over. Decoded strings and
