@@ -770,24 +770,42 @@ done:
 	return KJIT_OK;
 }
 
-kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
-                            const char *problem, char **config, double *median_ns)
+/* The best row of (signature, device_key, problem): each output that is
+ * not NULL (the profile's reasons left NULL). KJIT_ERR_NOT_FOUND when there
+ * is none. */
+static kjit_status read_best_row(kt_results *r, const char *signature, const char *device_key,
+                                 const char *problem, char **config, double *median_ns,
+                                 kjit__objective *objective, kjit_profile *profile,
+                                 int *has_profile)
 {
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT b.config, b.median_ns, b.objective, p.result_id IS NOT NULL");
+	kjit__profile_sql_columns(&q, "p");
+	kjit__buf_str(&q, " FROM best b LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id ="
+	              " b.result_id WHERE b.signature = ?1 AND b.device_key = ?2 AND"
+	              " b.problem = ?3");
+	char *sql = kjit__buf_done(&q);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	sqlite3_stmt *s;
-	*config = NULL;
 	kjit__store_lock(r->store);
-	kjit_status st = prep(r, "SELECT config, median_ns FROM best WHERE signature = ?1 AND"
-	                         " device_key = ?2 AND problem = ?3", &s, "reading the best");
+	kjit_status st = prep(r, sql, &s, "reading the best");
+	free(sql);
 	if (st == KJIT_OK) {
 		bind_text(s, 1, signature);
 		bind_text(s, 2, device_key);
 		bind_text(s, 3, problem);
 		int rc = sqlite3_step(s);
 		if (rc == SQLITE_ROW) {
-			const char *c = (const char *)sqlite3_column_text(s, 0);
-			*median_ns = sqlite3_column_double(s, 1);
-			if (!(*config = strdup(c ? c : "{}")))
+			if (config && !(*config = strdup(col_text(s, 0) ? col_text(s, 0) : "{}")))
 				st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			if (median_ns)
+				*median_ns = sqlite3_column_double(s, 1);
+			/* an objective of a later kjit is not this one's to judge: time */
+			if (objective && kjit__objective_parse(col_text(s, 2), objective) != KJIT_OK)
+				*objective = KJIT__OBJ_TIME;
+			if (profile && (*has_profile = sqlite3_column_int(s, 3)))
+				kjit__profile_sql_read(s, 4, profile);
 		} else if (rc == SQLITE_DONE) {
 			st = kjit__error(KJIT_ERR_NOT_FOUND, "no best configuration yet");
 		} else {
@@ -799,47 +817,23 @@ kjit_status kt_results_best(kt_results *r, const char *signature, const char *de
 	return st;
 }
 
+kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
+                            const char *problem, char **config, double *median_ns)
+{
+	*config = NULL;
+	return read_best_row(r, signature, device_key, problem, config, median_ns, NULL, NULL,
+	                     NULL);
+}
+
 kjit_status kt_results_best_profile(kt_results *r, const char *signature,
                                     const char *device_key, const char *problem,
                                     kjit__objective *objective, kjit_profile *profile,
                                     int *has_profile)
 {
-	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT b.objective, p.result_id IS NOT NULL");
-	kjit__profile_sql_columns(&q, "p");
-	kjit__buf_str(&q, " FROM best b LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id ="
-	              " b.result_id WHERE b.signature = ?1 AND b.device_key = ?2 AND"
-	              " b.problem = ?3");
-	char *sql = kjit__buf_done(&q);
-	if (!sql)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	sqlite3_stmt *s;
 	*has_profile = 0;
 	kjit__profile_clear(profile);
-	kjit__store_lock(r->store);
-	kjit_status st = prep(r, sql, &s, "reading the best's profile");
-	free(sql);
-	if (st == KJIT_OK) {
-		bind_text(s, 1, signature);
-		bind_text(s, 2, device_key);
-		bind_text(s, 3, problem);
-		int rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW) {
-			const char *text = col_text(s, 0);
-			/* an objective of a later kjit is not this one's to judge: time */
-			if (kjit__objective_parse(text, objective) != KJIT_OK)
-				*objective = KJIT__OBJ_TIME;
-			if ((*has_profile = sqlite3_column_int(s, 1)))
-				kjit__profile_sql_read(s, 2, profile);
-		} else if (rc == SQLITE_DONE) {
-			st = kjit__error(KJIT_ERR_NOT_FOUND, "no best configuration yet");
-		} else {
-			st = kjit__store_fail(r->store, rc, "reading the best's profile");
-		}
-		sqlite3_finalize(s);
-	}
-	kjit__store_unlock(r->store);
-	return st;
+	return read_best_row(r, signature, device_key, problem, NULL, NULL, objective, profile,
+	                     has_profile);
 }
 
 void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size)
