@@ -17,7 +17,6 @@ void top_power_open(top_power *p)
 	memset(p, 0, sizeof *p);
 	if (kjit__nvml_open_uuid(NULL, &p->nvml) != KJIT_OK)
 		snprintf(p->reason, sizeof p->reason, "%s", kjit_last_error());
-	top_power_read(p);
 }
 
 void top_power_read(top_power *p)

@@ -331,8 +331,8 @@ typedef struct top_power {
 	char text[320];            /* what the header shows */
 } top_power;
 
-/* Opens NVML for its first GPU and reads it once; never fails: without
- * NVML the text says why. top_power_close() releases it. */
+/* Opens NVML for its first GPU; never fails: without NVML the text of
+ * each top_power_read() says why. top_power_close() releases it. */
 void top_power_open(top_power *p);
 /* Reads the power again into p->text. */
 void top_power_read(top_power *p);
