@@ -70,9 +70,8 @@ static void profile_clear(kjit_profile *out)
 
 /* Energy per launch over a timed batch (cupti/energy.c). No NVML is a
  * reason, not an error; a launch the driver refuses is one. */
-static kjit_status energy(kjit_engine *e, kjit_variant *v, const unsigned grid[3],
-                          const unsigned block[3], unsigned shared_bytes, kjit_stream stream,
-                          void **args, const kjit_profile_options *opts, kjit_profile *out)
+static kjit_status energy(kjit_engine *e, kjit__launch *l, kjit_stream stream,
+                          const kjit_profile_options *opts, kjit_profile *out)
 {
 	const char *reason;
 	kjit__nvml *n = kjit__engine_nvml(e, &reason);
@@ -80,9 +79,8 @@ static kjit_status energy(kjit_engine *e, kjit_variant *v, const unsigned grid[3
 		out->energy_reason = reason;
 		return KJIT_OK;
 	}
-	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 	kjit__energy en;
-	kjit_status st = kjit__energy_measure(n, e->cu, kjit__launch_once, &l, (CUstream)stream,
+	kjit_status st = kjit__energy_measure(n, e->cu, kjit__launch_once, l, (CUstream)stream,
 	                                      opts->energy_ms, &en);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
@@ -115,17 +113,16 @@ kjit_status kjit_variant_profile(kjit_variant *v, const unsigned grid[3], const 
 	if ((st = kjit__engine_ctx(e)) != KJIT_OK || (st = kjit__variant_shared(v, shared_bytes)) !=
 	    KJIT_OK || (st = resource_usage(e->cu, v->function, out)) != KJIT_OK)
 		return kjit__engine_fail(e, st);
+	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 	if (opts->counters) {
 		kjit__counters *c;
 		if ((st = kjit__engine_counters(e, &c)) != KJIT_OK)
 			return kjit__engine_fail(e, st);
-		kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 		kjit__nvtx_push(KJIT__NVTX_EVALUATE, v->kernel->name);
 		st = kjit__counters_profile(c, kjit__launch_once, &l, (CUstream)stream, out);
 		kjit__nvtx_pop();
 		if (st != KJIT_OK)
 			return kjit__engine_fail(e, st);
 	}
-	return opts->energy ? energy(e, v, grid, block, shared_bytes, stream, args, opts, out)
-	                    : KJIT_OK;
+	return opts->energy ? energy(e, &l, stream, opts, out) : KJIT_OK;
 }
