@@ -234,11 +234,13 @@ struct kjit_variant {
 	 * 0 until a launch asks for some (kjit__variant_shared()) */
 	atomic_uint shared_allowed;
 	uint64_t id; /* index in the engine's by_id, the tag of profiled launches */
-	/* its parameters as the driver gives them, read once as it loads
-	 * (kjit__variant_read_params()); params_cu is the driver's answer
-	 * when that failed, and n_params SIZE_MAX when the driver cannot say */
+	/* its parameters as the driver gives them, read once by the first
+	 * check that needs them (kjit__variant_check_args()); params_cu is
+	 * the driver's answer when that failed, and n_params SIZE_MAX when
+	 * the driver cannot say; params_state says whether they were read */
 	size_t n_params, *param_offset, *param_size;
 	CUresult params_cu;
+	atomic_int params_state;
 	struct kjit_variant *next_in_engine;
 };
 
@@ -440,19 +442,16 @@ typedef struct kjit__arg_want {
  * variant loaded afterwards has its parameters checked against them. */
 kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args, size_t n);
 
-/* Reads the offset and size of each of v's parameters (cuFuncGetParamInfo,
- * CUDA 12.4 and later) into v, once, as it loads: a check against any
- * kernel's arguments then asks the driver nothing. KJIT_ERR_NOMEM only;
- * the driver's failure is kept for the check to report. */
-kjit_status kjit__variant_read_params(kjit_variant *v);
-
 /* v's parameters against the arguments kernel k expects (k need not be
- * the kernel that loaded v: kernels of one signature share it):
+ * the kernel that loaded v: kernels of one signature share it), read
+ * from the driver by the first check that needs them, never for a kernel
+ * that expects no arguments (reading them loads the function, which a
+ * lazy module load leaves to the first launch):
  * KJIT_ERR_INVALID_ARG with the two side by side when they differ,
  * KJIT_ERR_CUDA when the driver failed to give them. KJIT_OK without
  * expected arguments, or with a driver older than CUDA 12.4 (said once on
  * stderr). */
-kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v);
+kjit_status kjit__variant_check_args(kjit_kernel *k, kjit_variant *v);
 
 /* 1 once a variant of k was refused by kjit__variant_check_args(). */
 int kjit__kernel_args_refused(kjit_kernel *k);

@@ -319,8 +319,6 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.lowered = NULL;
 	st = kjit__variant_load(v);
 	if (st == KJIT_OK)
-		st = kjit__variant_read_params(v);
-	if (st == KJIT_OK)
 		st = kjit__variant_check_args(k, v);
 	if (st != KJIT_OK) {
 		kjit__variant_free(v);
