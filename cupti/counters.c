@@ -29,10 +29,15 @@
  * set, so callers may hold it), and later profiles do not retry.
  *
  * The peaks come from the same counter system: a counter's peak_sustained
- * (per cycle, summed over its units) times the clock measured over the
- * kernel (cycles_elapsed.avg.per_second), as Nsight Compute's roofline
- * does. The driver has no attribute for the FP64 or FP16 rate, and the
- * clock the kernel ran at is the one that bounded it.
+ * (per cycle, summed over its units) times a clock. DRAM's is the memory
+ * clock measured over the kernel (cycles_elapsed.avg.per_second), as
+ * Nsight Compute's roofline does. The SMs' is the higher of the clock
+ * measured over the replay and the device's own (CU_DEVICE_ATTRIBUTE_
+ * CLOCK_RATE): a replay may run below the clock that timed runs reach, and
+ * a peak below a rate those runs (or cuBLAS) measure is no peak. The FLOP
+ * rate is then given at that clock too, from the cycles the kernel took
+ * (duration times the replay's clock), so that rate and peak share one
+ * clock; duration_ns stays the replay's.
  */
 #include "config.h"
 
@@ -89,6 +94,16 @@ const char *const *kjit__counters_metric_names(size_t *n)
 
 #define STILL_WORKS "; timing and resource usage still work"
 
+/* The range profiler's object and its counter data image, enabled on the
+ * first profile and kept for the later ones: enabling it, sizing and
+ * allocating the image cost more than a profile's own passes. */
+typedef struct session {
+	CUpti_RangeProfiler_Object *obj; /* NULL: not enabled */
+	uint8_t *image;
+	size_t image_size;
+	CUresult launch;   /* the launch's own result */
+} session;
+
 struct kjit__counters {
 	const kjit__cu_api *cu;
 	CUcontext ctx;
@@ -101,6 +116,8 @@ struct kjit__counters {
 	CUpti_Profiler_Host_Object *host;
 	uint8_t *avail, *config;
 	size_t config_size, passes;
+	double sm_clock_hz;          /* the device's, 0 when the driver does not say */
+	session s;                   /* under g_lock */
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* the refcount, profiles */
@@ -305,6 +322,10 @@ static CUptiResult open_cupti(kjit__counters *c)
 		c->refused = 1;
 		return CUPTI_ERROR_INVALID_CONTEXT;
 	}
+	int khz = 0;
+	if (c->cu->cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev) == CUDA_SUCCESS &&
+	    khz > 0)
+		c->sm_clock_hz = khz * 1e3;
 	CUptiResult r;
 	if ((r = profiler_init(c)) != CUPTI_SUCCESS || (r = device_supported(c, dev)) != CUPTI_SUCCESS ||
 	    (r = availability(c)) != CUPTI_SUCCESS || (r = host_open(c, dev)) != CUPTI_SUCCESS)
@@ -342,10 +363,18 @@ kjit_status kjit__counters_open(const kjit__cu_api *cu, CUcontext ctx, kjit__cou
 	return KJIT_OK;
 }
 
+static CUptiResult session_end(kjit__counters *c, session *s);
+
 void kjit__counters_close(kjit__counters *c)
 {
 	if (!c)
 		return;
+	pthread_mutex_lock(&g_lock);
+	if (c->s.obj && c->cu->cuCtxSetCurrent(c->ctx) == CUDA_SUCCESS)
+		(void)session_end(c, &c->s); /* closing: a refusal now changes nothing */
+	else
+		free(c->s.image);
+	pthread_mutex_unlock(&g_lock);
 	if (c->host) {
 		PARAMS(CUpti_Profiler_Host_Deinitialize_Params, p);
 		p.pHostObject = c->host;
@@ -364,26 +393,23 @@ const char *kjit__counters_reason(const kjit__counters *c)
 
 /* ---- one profile ---------------------------------------------------------- */
 
-typedef struct session {
-	CUpti_RangeProfiler_Object *obj;
-	uint8_t *image;
-	size_t image_size;
-	CUresult launch;   /* the launch's own result */
-} session;
-
-/* A counter data image for one range, and the config set on the object. */
+/* A counter data image for one range (sized and allocated once, cleared
+ * for each profile), and the config set on the object. */
 static CUptiResult session_configure(kjit__counters *c, session *s)
 {
-	PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, sz);
-	sz.pRangeProfilerObject = s->obj;
-	sz.pMetricNames = c->names;
-	sz.numMetrics = c->n_names;
-	sz.maxNumOfRanges = 1;
-	sz.maxNumRangeTreeNodes = 1;
-	TRY(c, cuptiRangeProfilerGetCounterDataSize(&sz), "cuptiRangeProfilerGetCounterDataSize");
-	if (!(s->image = malloc(sz.counterDataSize ? sz.counterDataSize : 1)))
-		return CUPTI_ERROR_OUT_OF_MEMORY;
-	s->image_size = sz.counterDataSize;
+	if (!s->image) {
+		PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, sz);
+		sz.pRangeProfilerObject = s->obj;
+		sz.pMetricNames = c->names;
+		sz.numMetrics = c->n_names;
+		sz.maxNumOfRanges = 1;
+		sz.maxNumRangeTreeNodes = 1;
+		TRY(c, cuptiRangeProfilerGetCounterDataSize(&sz),
+		    "cuptiRangeProfilerGetCounterDataSize");
+		if (!(s->image = malloc(sz.counterDataSize ? sz.counterDataSize : 1)))
+			return CUPTI_ERROR_OUT_OF_MEMORY;
+		s->image_size = sz.counterDataSize;
+	}
 	PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, in);
 	in.pRangeProfilerObject = s->obj;
 	in.counterDataSize = s->image_size;
@@ -451,24 +477,45 @@ static CUptiResult session_evaluate(kjit__counters *c, session *s, double *value
 	return CUPTI_SUCCESS;
 }
 
-/* One profile from enable to disable; the metric values in values[]. */
+/* Ends the session: the object disabled, the image freed. */
+static CUptiResult session_end(kjit__counters *c, session *s)
+{
+	CUptiResult r = CUPTI_SUCCESS;
+	if (s->obj) {
+		PARAMS(CUpti_RangeProfiler_Disable_Params, dis);
+		dis.pRangeProfilerObject = s->obj;
+		r = cuptiRangeProfilerDisable(&dis);
+	}
+	free(s->image);
+	*s = (session){ .launch = CUDA_SUCCESS };
+	return r == CUPTI_SUCCESS ? r : refuse(c, r, "cuptiRangeProfilerDisable");
+}
+
+/* One profile in the kept session, enabled first when it is not; the
+ * metric values in values[]. A failure ends the session, so the next
+ * profile starts a new one. */
 static CUptiResult session_profile(kjit__counters *c, session *s, kjit__launch_fn fn,
                                    void *fn_ctx, CUstream stream, double *values, size_t *ranges)
 {
-	PARAMS(CUpti_RangeProfiler_Enable_Params, en);
-	en.ctx = c->ctx;
-	TRY(c, cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
-	s->obj = en.pRangeProfilerObject;
+	s->launch = CUDA_SUCCESS;
+	if (!s->obj) {
+		PARAMS(CUpti_RangeProfiler_Enable_Params, en);
+		en.ctx = c->ctx;
+		TRY(c, cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
+		s->obj = en.pRangeProfilerObject;
+	}
 	CUptiResult r = session_configure(c, s);
 	if (r == CUPTI_SUCCESS)
 		r = session_run(c, s, fn, fn_ctx, stream);
 	if (r == CUPTI_SUCCESS && s->launch == CUDA_SUCCESS)
 		r = session_evaluate(c, s, values, ranges);
-	PARAMS(CUpti_RangeProfiler_Disable_Params, dis);
-	dis.pRangeProfilerObject = s->obj;
-	CUptiResult rd = cuptiRangeProfilerDisable(&dis);
-	if (r == CUPTI_SUCCESS && rd != CUPTI_SUCCESS)
-		r = refuse(c, rd, "cuptiRangeProfilerDisable");
+	if (r != CUPTI_SUCCESS || s->launch != CUDA_SUCCESS) {
+		CUresult launch = s->launch;
+		CUptiResult rd = session_end(c, s);
+		s->launch = launch;
+		if (r == CUPTI_SUCCESS)
+			r = rd;
+	}
 	return r;
 }
 
@@ -493,7 +540,8 @@ static void fill_profile(const kjit__counters *c, const double *v, kjit_profile 
 	out->sm_throughput = metric(c, v, M_SM_TPUT) / 100;
 	out->dram_throughput = metric(c, v, M_DRAM_TPUT) / 100;
 	out->passes = (unsigned)c->passes;
-	double sm_hz = metric(c, v, M_SM_HZ);
+	double replay_hz = metric(c, v, M_SM_HZ);
+	double sm_hz = c->sm_clock_hz > replay_hz ? c->sm_clock_hz : replay_hz;
 	out->peak_dram_bytes_per_s = metric(c, v, M_PEAK_DRAM) * metric(c, v, M_DRAM_HZ);
 	out->peak_flop_fp64_per_s = 2 * metric(c, v, M_PEAK_DFMA) * sm_hz;
 	out->peak_flop_fp32_per_s = 2 * metric(c, v, M_PEAK_FFMA) * sm_hz;
@@ -502,7 +550,8 @@ static void fill_profile(const kjit__counters *c, const double *v, kjit_profile 
 	double flop = out->flop_fp64 + out->flop_fp32 + out->flop_fp16;
 	double s = out->duration_ns * 1e-9;
 	out->dram_bytes_per_s = s > 0 ? bytes / s : NAN;
-	out->flop_per_s = s > 0 ? flop / s : NAN;
+	/* the replay's cycles at the peak's clock */
+	out->flop_per_s = s > 0 && replay_hz > 0 ? flop / (s * replay_hz / sm_hz) : NAN;
 	out->arithmetic_intensity = bytes > 0 ? flop / bytes : NAN;
 }
 
@@ -525,20 +574,20 @@ kjit_status kjit__counters_profile(kjit__counters *c, kjit__launch_fn fn, void *
 	kjit__counters_clear(out);
 	double values[M_COUNT];
 	size_t ranges = 0;
-	session s = { .launch = CUDA_SUCCESS };
 	CUptiResult r = CUPTI_SUCCESS;
+	CUresult launch = CUDA_SUCCESS;
 	pthread_mutex_lock(&g_lock);
 	if (!c->refused) {
 		CUresult cr = c->cu->cuCtxSetCurrent(c->ctx);
-		r = cr == CUDA_SUCCESS ? session_profile(c, &s, fn, fn_ctx, stream, values, &ranges)
+		r = cr == CUDA_SUCCESS ? session_profile(c, &c->s, fn, fn_ctx, stream, values, &ranges)
 		                       : refuse(c, CUPTI_ERROR_INVALID_CONTEXT, "cuCtxSetCurrent");
+		launch = c->s.launch;
 	}
 	int refused = c->refused;
 	pthread_mutex_unlock(&g_lock);
-	free(s.image);
 	out->counters_reason = c->reason;
-	if (s.launch != CUDA_SUCCESS)
-		return kjit__cu_fail(KJIT_ERR_LAUNCH, s.launch, "the profiled launch");
+	if (launch != CUDA_SUCCESS)
+		return kjit__cu_fail(KJIT_ERR_LAUNCH, launch, "the profiled launch");
 	if (refused)
 		return KJIT_OK;
 	if (r == CUPTI_ERROR_OUT_OF_MEMORY)

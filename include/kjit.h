@@ -620,11 +620,14 @@ typedef struct kjit_profile {
 	double sm_throughput;        /* the busiest SM unit, fraction of its peak */
 	double dram_throughput;      /* DRAM, fraction of its peak */
 	unsigned passes;             /* replay passes the counters took */
-	/* the device's peaks, and what they make of the counters */
+	/* the device's peaks, and what they make of the counters: DRAM's at
+	 * the memory clock of the profiled pass, the FLOP peaks and flop_per_s
+	 * at the clock timed runs reach (the device's, or the pass's when
+	 * higher), flop_per_s from the cycles the pass took */
 	double peak_dram_bytes_per_s;
 	double peak_flop_fp64_per_s, peak_flop_fp32_per_s, peak_flop_fp16_per_s;
 	double dram_bytes_per_s;     /* (read + write) / duration */
-	double flop_per_s;           /* all precisions / duration */
+	double flop_per_s;           /* all precisions, per second at the peaks' clock */
 	double arithmetic_intensity; /* FLOPs per DRAM byte */
 	/* resource usage, from the binary (no launch needed) */
 	int registers;               /* per thread */

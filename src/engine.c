@@ -481,7 +481,7 @@ void kjit_engine_close(kjit_engine *e)
 	if (e->timer && kjit__engine_ctx(e) == KJIT_OK)
 		kjit__timer_close(e->timer);
 	e->timer = NULL;
-	kjit__counters_close(e->counters); /* host-side only: no context needed */
+	kjit__counters_close(e->counters); /* its session ends in the context, still held */
 	e->counters = NULL;
 	kjit__nvml_close(e->nvml);
 	e->nvml = NULL;

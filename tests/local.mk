@@ -33,6 +33,7 @@ KJIT_GPU_TESTS = \
 	tests/test-gpu-errors \
 	tests/test-gpu-measure \
 	tests/test-gpu-profile \
+	tests/test-gpu-peaks \
 	tests/test-gpu-smem \
 	tests/test-gpu-symbol \
 	tests/test-gpu-travel
@@ -148,6 +149,10 @@ tests_test_gpu_measure_LDADD = $(KJIT_TEST_LDADD)
 tests_test_gpu_profile_SOURCES = tests/test-gpu-profile.c tests/testutil.h
 tests_test_gpu_profile_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_gpu_profile_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_gpu_peaks_SOURCES = tests/test-gpu-peaks.c tests/testutil.h
+tests_test_gpu_peaks_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_gpu_peaks_LDADD = $(KJIT_TEST_LDADD) -ldl
 
 tests_test_profile_args_SOURCES = tests/test-profile-args.c tests/testutil.h
 tests_test_profile_args_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
