@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cuda.h>
 #include <sqlite3.h>
@@ -380,6 +381,15 @@ kjit_status kjit__open_regular(const char *path, int *fd, size_t *size);
 kjit_status kjit__read_file(const char *path, size_t max, char **out, size_t *len);
 /* kjit__read_file() of at most KJIT__MAX_TEXT_BYTES. */
 kjit_status kjit__read_text(const char *path, char **out, size_t *len);
+
+/* Writes a file whole: write(f, ctx) fills a new temporary file beside
+ * path (mode 0600, created exclusively under an unguessable name, so never
+ * through a link planted there), which then replaces path by rename(),
+ * itself never following a link at path. On any failure nothing is left
+ * and path is untouched; errors start with what (the file's role). */
+typedef kjit_status (*kjit__file_writer)(FILE *f, void *ctx);
+kjit_status kjit__write_replace(const char *path, const char *what, kjit__file_writer write,
+                                void *ctx);
 
 /* ---- JSON (json.c) ----------------------------------------------------- */
 

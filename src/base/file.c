@@ -1,6 +1,7 @@
 /*
  * file.c - reading a whole file (specs, kernel sources, headers, link
- * inputs): regular files only, never waited on, within a size cap.
+ * inputs): regular files only, never waited on, within a size cap; and
+ * writing one whole, through a temporary nobody else can plant.
  */
 #include "config.h"
 
@@ -104,4 +105,36 @@ kjit_status kjit__read_file(const char *path, size_t max, char **out, size_t *le
 kjit_status kjit__read_text(const char *path, char **out, size_t *len)
 {
 	return kjit__read_file(path, KJIT__MAX_TEXT_BYTES, out, len);
+}
+
+kjit_status kjit__write_replace(const char *path, const char *what, kjit__file_writer write,
+                                void *ctx)
+{
+	char *tmp = kjit__strdup_printf("%s.tmp.XXXXXX", path);
+	if (!tmp)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	/* mkostemp() opens with O_CREAT | O_EXCL, mode 0600: a link already
+	 * at the name is an error, never followed. */
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	kjit_status st;
+	if (!f) {
+		st = kjit__error(KJIT_ERR_IO, "%s: cannot create a temporary file beside %s: %s",
+		                 what, path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return st;
+	}
+	st = write(f, ctx);
+	if (fclose(f) != 0 && st == KJIT_OK)
+		st = kjit__error(KJIT_ERR_IO, "%s: writing %s: %s", what, tmp, strerror(errno));
+	if (st == KJIT_OK && rename(tmp, path) != 0)
+		st = kjit__error(KJIT_ERR_IO, "%s: cannot write %s: %s", what, path, strerror(errno));
+	if (st != KJIT_OK)
+		unlink(tmp);
+	free(tmp);
+	return st;
 }
