@@ -11,6 +11,9 @@
  * --compile-only on a space held whole (saxpy) take that many. Under a
  * sanitizer (whose shadow memory reserves terabytes of address space and
  * doubles what is resident) the memory bounds are not checked: the rest is.
+ * A spec of 200,000 one-value parameters is read and counted in about ten
+ * times the time of one of 20,000: linear, within a bound generous enough
+ * for a loaded machine.
  */
 #include "testutil.h"
 
@@ -73,6 +76,40 @@ static int run_measured(const char *cmd, char *out, size_t cap, double *rss_mb, 
 		CHECK_MSG(rc == (want), "%s: exit %d, wanted %d:\n%s", cmd_, rc, want, out); \
 	} while (0)
 
+/* A spec of n parameters of one value each, in dir. */
+static void write_many(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f);
+	fputs("{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\": [", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s{\"name\": \"P%zu\", \"values\": [1]}", i ? ", " : "", i);
+	fputs("]}\n", f);
+	CHECK(fclose(f) == 0);
+}
+
+#define FEW_PARAMS 20000
+#define MANY_PARAMS 200000
+
+static void test_many_params(void)
+{
+	char few[TU_PATH], many[TU_PATH], out[4096];
+	double rss, secs, few_secs;
+	int rc;
+	tu_write_file(tu_path(few, dir, "k.cu"), "extern \"C\" __global__ void k() {}\n", 35);
+	write_many(tu_path(few, dir, "few.json"), FEW_PARAMS);
+	write_many(tu_path(many, dir, "many.json"), MANY_PARAMS);
+	RUN(0, "exec '%s' '%s' --count", tool, few);
+	CHECK_CONTAINS(out, "valid 1, product 1");
+	few_secs = secs;
+	/* linear: about 10 times; quadratic would be 100 */
+	int bound = 5 + (int)(30 * few_secs);
+	RUN(0, "exec timeout %d '%s' '%s' --count", bound, tool, many);
+	CHECK_CONTAINS(out, "valid 1, product 1");
+	OK("--count of a spec of %d one-value parameters: %.2f s, of %d: %.2f s (at most %d s)",
+	   FEW_PARAMS, few_secs, MANY_PARAMS, secs, bound);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -84,6 +121,7 @@ int main(int argc, char **argv)
 	double rss, secs;
 	int rc;
 
+	test_many_params();
 	RUN(0, "%s && exec '%s' '%s' --count", LIMIT, tool, huge);
 	CHECK_CONTAINS(out, "valid 4613203125000, product 8649755859375");
 	CHECK_MSG(secs < 10, "--count took %.1f s", secs);
