@@ -969,6 +969,8 @@ static kjit_status read_headers(parser *P, json *v, const char *path)
 	static const char *const header_keys[] = { "path", NULL };
 	kjit__spec *s = P->spec;
 	char sub[256], at[256];
+	/* a file named many times counts each time */
+	kjit__budget budget = KJIT__BUDGET(KJIT__MAX_HEADERS_TOTAL_BYTES, "headers");
 	if (!v)
 		return KJIT_OK;
 	if (v->type != KJIT__JSON_OBJECT)
@@ -983,6 +985,8 @@ static kjit_status read_headers(parser *P, json *v, const char *path)
 		if (!*v->keys[i])
 			return fail(P, sub, "a header name as written in #include (got \"\")");
 		if (h->type == KJIT__JSON_STRING) {
+			if ((st = kjit__budget_take(&budget, strlen(h->text), sub)) != KJIT_OK)
+				return fail(P, sub, "headers within the total (%s)", kjit__error_msg());
 			if (!(text = strdup(h->text)))
 				return nomem();
 		} else if (h->type != KJIT__JSON_OBJECT) {
@@ -995,7 +999,7 @@ static kjit_status read_headers(parser *P, json *v, const char *path)
 			return st;
 		} else {
 			size_t len;
-			st = kjit__read_text(file, &text, &len);
+			st = kjit__read_budget(file, KJIT__MAX_TEXT_BYTES, &budget, &text, &len);
 			if (st == KJIT_OK && strlen(text) != len)
 				st = fail(P, at, "a text file (%s contains a NUL byte)", file);
 			else if (st != KJIT_OK)
