@@ -327,6 +327,7 @@ typedef struct walk {
 	size_t n, cap;
 	unsigned char *mem_seen;
 	int files, unresolved, depth;
+	kjit__budget budget; /* of the files read */
 	kjit_status st;
 } walk;
 
@@ -375,7 +376,7 @@ static long probe(walk *w, const char *dir, const char *name, const char *who, u
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return (long)(w->n_ents - 1);
 	size_t len;
-	kjit_status s = kjit__read_text(path, &e->text, &len);
+	kjit_status s = kjit__read_budget(path, KJIT__MAX_TEXT_BYTES, &w->budget, &e->text, &len);
 	if (s != KJIT_OK) {
 		char *why = strdup(kjit__error_msg());
 		walk_fail(w, kjit__error(s, "kernel %s: cannot read header %s (included from %s, "
@@ -531,6 +532,7 @@ static kjit_status walk_source(kjit__headers *h, int read, walk *w)
 	memset(w, 0, sizeof *w);
 	w->h = h;
 	w->read = read;
+	w->budget = KJIT__BUDGET(KJIT__MAX_HEADERS_TOTAL_BYTES, "headers");
 	if (!(w->mem_seen = calloc(h->n_mem + 1, 1)))
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < h->n_mem; i++)
@@ -609,6 +611,8 @@ static int manifest_holds(const char *manifest, kjit__hash128 *digest)
 {
 	kjit__buf d = { 0 };
 	int holds = 1;
+	/* past it, the walk that follows says which header is too much */
+	kjit__budget budget = KJIT__BUDGET(KJIT__MAX_HEADERS_TOTAL_BYTES, "headers");
 	for (const char *p = manifest; holds && *p;) {
 		const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
 		char hash[33] = "", *path = NULL;
@@ -631,7 +635,8 @@ static int manifest_holds(const char *manifest, kjit__hash128 *digest)
 			if (holds && (mtime < 0 || m != mtime || (long long)st.st_size != size)) {
 				char *text = NULL, hex[33] = "";
 				size_t len = 0;
-				holds = kjit__read_text(path, &text, &len) == KJIT_OK;
+				holds = kjit__read_budget(path, KJIT__MAX_TEXT_BYTES, &budget, &text,
+				                          &len) == KJIT_OK;
 				if (holds)
 					kjit__hash_hex(kjit__hash(text, len, 0), hex);
 				holds = holds && strcmp(hex, hash) == 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nvJitLink.h>
 
@@ -149,10 +150,11 @@ static kjit_status source_ir(kjit_engine *e, link_input *in, const char *text)
 
 /* ---- a kernel's inputs -------------------------------------------------- */
 
-/* Input i of opts copied into *in: its bytes (read from its file), its
- * name, and, for a source, its LTO IR. *in is the caller's either way. */
+/* Input i of opts copied into *in: its bytes (read from its file, taken
+ * from b), its name, and, for a source, its LTO IR. *in is the caller's
+ * either way. */
 static kjit_status read_input(kjit_engine *e, const kjit_link_input *src, size_t i,
-                              link_input *in)
+                              kjit__budget *b, link_input *in)
 {
 	const char *who = src->name ? src->name : src->path ? src->path : "unnamed";
 	in->kind = src->kind ? src->kind : kjit__link_kind_of_path(src->path);
@@ -171,6 +173,9 @@ static kjit_status read_input(kjit_engine *e, const kjit_link_input *src, size_t
 	size_t len = 0;
 	if (src->data) {
 		len = src->size ? src->size : strlen(src->data);
+		kjit_status bs = kjit__budget_take(b, len, in->name);
+		if (bs != KJIT_OK)
+			return kjit__error(bs, "link input %zu: %s", i, kjit__error_msg());
 		if (!(text = malloc(len + 1)))
 			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		memcpy(text, src->data, len);
@@ -179,9 +184,8 @@ static kjit_status read_input(kjit_engine *e, const kjit_link_input *src, size_t
 		return kjit__error(KJIT_ERR_INVALID_ARG, "link input %zu (%s): neither data nor a "
 		                   "path", i, in->name);
 	} else {
-		kjit_status rs = in->kind == KJIT_LINK_SOURCE
-			? kjit__read_text(src->path, &text, &len)
-			: kjit__read_file(src->path, KJIT__MAX_LINK_BYTES, &text, &len);
+		size_t max = in->kind == KJIT_LINK_SOURCE ? KJIT__MAX_TEXT_BYTES : KJIT__MAX_LINK_BYTES;
+		kjit_status rs = kjit__read_budget(src->path, max, b, &text, &len);
 		if (rs != KJIT_OK)
 			return kjit__error(rs, "link input %zu (%s): %s", i, in->name,
 			                   kjit__error_msg());
@@ -232,6 +236,29 @@ static kjit_status link_seed(kjit__link *l)
 	return KJIT_OK;
 }
 
+/* Whether the inputs' sizes, all together, are within b: refused before
+ * any is read. A file that cannot be opened is left to read_input(). */
+static kjit_status inputs_fit(const kjit_kernel_options *opts, const kjit__budget *b)
+{
+	kjit__budget sizes = *b;
+	for (size_t i = 0; i < opts->n_link; i++) {
+		const kjit_link_input *src = &opts->link[i];
+		size_t size = 0;
+		int fd;
+		if (src->data)
+			size = src->size ? src->size : strlen(src->data);
+		else if (src->path && kjit__open_regular(src->path, &fd, &size) == KJIT_OK)
+			close(fd);
+		if (size > KJIT__MAX_LINK_BYTES)
+			continue; /* refused by its own cap */
+		const char *who = src->name ? src->name : src->path ? src->path : "unnamed";
+		kjit_status st = kjit__budget_take(&sizes, size, who);
+		if (st != KJIT_OK)
+			return kjit__error(st, "link input %zu: %s", i, kjit__error_msg());
+	}
+	return KJIT_OK;
+}
+
 kjit_status kjit__link_make(kjit_engine *e, const kjit_kernel_options *opts, kjit__link **out)
 {
 	*out = NULL;
@@ -265,8 +292,11 @@ kjit_status kjit__link_make(kjit_engine *e, const kjit_kernel_options *opts, kji
 			kjit__link_free(l);
 			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		}
+	/* a file named many times counts each time */
+	kjit__budget budget = KJIT__BUDGET(KJIT__MAX_LINK_TOTAL_BYTES, "link inputs");
+	st = inputs_fit(opts, &budget);
 	for (; st == KJIT_OK && l->n < opts->n_link; l->n++)
-		st = read_input(e, &opts->link[l->n], l->n, &l->inputs[l->n]);
+		st = read_input(e, &opts->link[l->n], l->n, &budget, &l->inputs[l->n]);
 	if (st == KJIT_OK)
 		st = link_seed(l);
 	if (st != KJIT_OK) {

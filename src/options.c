@@ -20,7 +20,7 @@ enum {
 	FLAG,     /* no value */
 	VALUE,    /* NAME=VALUE, or NAME then VALUE as the next option */
 	ATTACHED, /* -DVALUE, -D=VALUE, -D VALUE, or -D then VALUE */
-	EQUALS,   /* NAME=VALUE only (nvJitLink) */
+	EQUALS,   /* NAME=VALUE only (nvJitLink; NVRTC 13 reads no separate value for some) */
 	DIGITS,   /* NAME followed by digits (nvJitLink's -O3) */
 	REFUSED,  /* known, and refused for the reason given */
 };
@@ -82,12 +82,12 @@ static const option nvrtc[] = {
 	{ "--jump-table-density", VALUE, NULL }, { "-jtd", VALUE, NULL },
 	{ "--device-stack-protector", VALUE, NULL }, { "-device-stack-protector", VALUE, NULL },
 	{ "--no-cache", FLAG, NULL }, { "-no-cache", FLAG, NULL },
-	{ "--frandom-seed", VALUE, NULL }, { "-frandom-seed", VALUE, NULL },
+	{ "--frandom-seed", EQUALS, NULL }, { "-frandom-seed", EQUALS, NULL },
 	/* preprocessing and dialect */
 	{ "--define-macro", VALUE, NULL }, { "-D", ATTACHED, NULL },
 	{ "--undefine-macro", VALUE, NULL }, { "-U", ATTACHED, NULL },
 	{ "--no-source-include", FLAG, NULL }, { "-no-source-include", FLAG, NULL },
-	{ "--std", VALUE, NULL }, { "-std", VALUE, NULL },
+	{ "--std", EQUALS, NULL }, { "-std", EQUALS, NULL },
 	{ "--builtin-move-forward", VALUE, NULL }, { "-builtin-move-forward", VALUE, NULL },
 	{ "--builtin-initializer-list", VALUE, NULL },
 	{ "-builtin-initializer-list", VALUE, NULL },
@@ -98,7 +98,7 @@ static const option nvrtc[] = {
 	{ "--device-as-default-execution-space", FLAG, NULL }, { "-default-device", FLAG, NULL },
 	{ "--device-int128", FLAG, NULL }, { "-device-int128", FLAG, NULL },
 	{ "--device-float128", FLAG, NULL }, { "-device-float128", FLAG, NULL },
-	{ "--optimization-info", VALUE, NULL }, { "-opt-info", VALUE, NULL },
+	{ "--optimization-info", EQUALS, NULL }, { "-opt-info", EQUALS, NULL },
 	{ "--display-error-number", FLAG, NULL }, { "-err-no", FLAG, NULL },
 	{ "--no-display-error-number", FLAG, NULL }, { "-no-err-no", FLAG, NULL },
 	{ "--diag-error", VALUE, NULL }, { "-diag-error", VALUE, NULL },

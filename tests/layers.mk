@@ -39,8 +39,9 @@ EXTRA_DIST += tests/test-perms-user.sh
 # libFuzzer targets (tests/fuzz/README), built and run by tests/fuzz/run
 # (clang only; .ci/run runs a fixed number of inputs)
 EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-spec.c \
-	tests/fuzz/fuzz-tune.c tests/fuzz/fuzz-store.c \
-	tests/fuzz/expr.dict tests/fuzz/spec.dict tests/fuzz/store.dict \
+	tests/fuzz/fuzz-tune.c tests/fuzz/fuzz-store.c tests/fuzz/fuzz-replay.c tests/fuzz/fuzz-wire.c \
+	tests/fuzz/expr.dict tests/fuzz/spec.dict tests/fuzz/store.dict tests/fuzz/replay.dict \
+	tests/fuzz/wire.dict \
 	tests/fuzz/expr-seeds/condition.txt tests/fuzz/expr-seeds/empty-comprehension.txt \
 	tests/fuzz/expr-seeds/empty-repeat-kjit.txt tests/fuzz/expr-seeds/empty-repeat.txt \
 	tests/fuzz/expr-seeds/escapes.txt tests/fuzz/expr-seeds/kjit.txt \
@@ -56,4 +57,30 @@ EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz
 	tests/fuzz/spec-seeds/t1-math-pi.json tests/fuzz/spec-seeds/t1-number-exponent.json \
 	tests/fuzz/store-seeds/best-config tests/fuzz/store-seeds/best-types \
 	tests/fuzz/store-seeds/cubin-rewritten tests/fuzz/store-seeds/key-mismatch \
-	tests/fuzz/store-seeds/null-columns
+	tests/fuzz/store-seeds/null-columns \
+	tests/fuzz/replay-seeds/costs.csv tests/fuzz/replay-seeds/flat.json \
+	tests/fuzz/replay-seeds/pandas-index.csv tests/fuzz/replay-seeds/plain.csv \
+	tests/fuzz/replay-seeds/quoted.csv tests/fuzz/replay-seeds/results.json \
+	tests/fuzz/wire-seeds/begin tests/fuzz/wire-seeds/compile tests/fuzz/wire-seeds/compiled \
+	tests/fuzz/wire-seeds/compiled-error tests/fuzz/wire-seeds/framed-begin \
+	tests/fuzz/wire-seeds/framed-compile tests/fuzz/wire-seeds/framed-compiled \
+	tests/fuzz/wire-seeds/framed-compiled-error tests/fuzz/wire-seeds/framed-hello \
+	tests/fuzz/wire-seeds/framed-hello-error tests/fuzz/wire-seeds/framed-lbinary \
+	tests/fuzz/wire-seeds/framed-lframe tests/fuzz/wire-seeds/framed-note-34 \
+	tests/fuzz/wire-seeds/framed-note-35 tests/fuzz/wire-seeds/framed-note-36 \
+	tests/fuzz/wire-seeds/framed-note-39 tests/fuzz/wire-seeds/framed-note-40 \
+	tests/fuzz/wire-seeds/framed-note-42 tests/fuzz/wire-seeds/framed-note-44 \
+	tests/fuzz/wire-seeds/framed-rcompiled tests/fuzz/wire-seeds/framed-rcompiled-error \
+	tests/fuzz/wire-seeds/framed-reply tests/fuzz/wire-seeds/framed-reply-fatal \
+	tests/fuzz/wire-seeds/framed-reply-profile tests/fuzz/wire-seeds/framed-request \
+	tests/fuzz/wire-seeds/framed-request-prepare tests/fuzz/wire-seeds/framed-rjob \
+	tests/fuzz/wire-seeds/framed-role tests/fuzz/wire-seeds/framed-setup \
+	tests/fuzz/wire-seeds/hello tests/fuzz/wire-seeds/hello-error \
+	tests/fuzz/wire-seeds/lbinary tests/fuzz/wire-seeds/lframe tests/fuzz/wire-seeds/note-34 \
+	tests/fuzz/wire-seeds/note-35 tests/fuzz/wire-seeds/note-36 tests/fuzz/wire-seeds/note-39 \
+	tests/fuzz/wire-seeds/note-40 tests/fuzz/wire-seeds/note-42 tests/fuzz/wire-seeds/note-44 \
+	tests/fuzz/wire-seeds/rcompiled tests/fuzz/wire-seeds/rcompiled-error \
+	tests/fuzz/wire-seeds/reply tests/fuzz/wire-seeds/reply-fatal \
+	tests/fuzz/wire-seeds/reply-profile tests/fuzz/wire-seeds/request \
+	tests/fuzz/wire-seeds/request-prepare tests/fuzz/wire-seeds/rjob \
+	tests/fuzz/wire-seeds/role tests/fuzz/wire-seeds/setup

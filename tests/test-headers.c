@@ -198,6 +198,48 @@ static void errors(const char *dir, const char *inc)
 	kjit_engine_close(e);
 }
 
+/* 40 headers included, each a link to one file of 8 MiB (read once per
+ * name): past the 256 MiB of a kernel's headers, refused naming the total. */
+static void total(const char *dir)
+{
+	char db[TU_PATH], inc[TU_PATH], big[TU_PATH], path[TU_PATH], name[32];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "total.db"), "sm_90", 1);
+	tu_path(inc, dir, "many");
+	CHECK(mkdir(inc, 0700) == 0);
+	size_t len = (size_t)8 << 20;
+	char *text = malloc(len);
+	CHECK(text);
+	for (size_t i = 0; i < len; i++)
+		text[i] = i % 64 == 63 ? '\n' : i % 64 < 2 ? '/' : 'h';
+	tu_write_file(tu_path(big, dir, "big.h"), text, len);
+	free(text);
+	kjit__buf src = { 0 };
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof name, "h%d.h", i);
+		CHECK(symlink(big, tu_path(path, inc, name)) == 0);
+		kjit__buf_str(&src, "#include \"");
+		kjit__buf_str(&src, name);
+		kjit__buf_str(&src, "\"\n");
+	}
+	kjit__buf_str(&src, "extern \"C\" __global__ void k() {}\n");
+	char *text_all = kjit__buf_done(&src);
+	CHECK(text_all);
+	const char *dirs[] = { inc };
+	kjit_kernel_options o;
+	kjit_kernel_options_init(&o);
+	o.include_dirs = dirs;
+	o.n_include_dirs = 1;
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create_with(e, "k", text_all, NULL, NULL, 0, &o, &k));
+	kjit_variant_desc d = { 0 };
+	kjit_variant *v = NULL;
+	CHECK(kjit_variant_get(k, &d, &v, NULL) != KJIT_OK);
+	CHECK_CONTAINS(kjit_last_error(), "headers of one spec or kernel would pass 256 MiB in all");
+	OK("40 includes of an 8 MiB header: %.200s", kjit_last_error());
+	free(text_all);
+	kjit_engine_close(e);
+}
+
 /* kjit_kernel_create_tunable() takes the header options of its
  * description (copied: the caller's arrays may go). */
 static void tunable(const char *dir, const char *inc)
@@ -324,6 +366,7 @@ int main(int argc, char **argv)
 	toolkit(dir);
 	tunable(dir, inc);
 	errors(dir, inc);
+	total(dir);
 	migration(dir);
 	return 0;
 }

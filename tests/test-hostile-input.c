@@ -122,6 +122,57 @@ static void test_api(void)
 	kjit_engine_close(e);
 }
 
+/* Every option of the allowlist that takes a value, in both spellings,
+ * written both ways (NAME=VALUE, and NAME then VALUE): what the allowlist
+ * accepts real NVRTC compiles, and each is accepted in one form at least. */
+static void test_value_forms(void)
+{
+	static const char *const opt[][2] = {
+		{ "--dopt", "on" }, { "-dopt", "on" }, { "--Ofast-compile", "max" },
+		{ "-Ofc", "max" }, { "--maxrregcount", "32" }, { "-maxrregcount", "32" },
+		{ "--ftz", "true" }, { "-ftz", "true" }, { "--prec-sqrt", "true" },
+		{ "-prec-sqrt", "true" }, { "--prec-div", "true" }, { "-prec-div", "true" },
+		{ "--fmad", "true" }, { "-fmad", "true" }, { "--jump-table-density", "50" },
+		{ "-jtd", "50" }, { "--device-stack-protector", "true" },
+		{ "-device-stack-protector", "true" }, { "--frandom-seed", "7" },
+		{ "-frandom-seed", "7" }, { "--define-macro", "W=1" }, { "-D", "W=1" },
+		{ "--undefine-macro", "W" }, { "-U", "W" }, { "--std", "c++17" },
+		{ "-std", "c++17" }, { "--builtin-move-forward", "true" },
+		{ "-builtin-move-forward", "true" }, { "--builtin-initializer-list", "true" },
+		{ "-builtin-initializer-list", "true" }, { "--optimization-info", "inline" },
+		{ "-opt-info", "inline" }, { "--diag-error", "20" }, { "-diag-error", "20" },
+		{ "--diag-suppress", "20" }, { "-diag-suppress", "20" }, { "--diag-warn", "20" },
+		{ "-diag-warn", "20" }, { "--brief-diagnostics", "true" },
+		{ "-brief-diag", "true" },
+	};
+	size_t accepted = 0;
+	for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+		char joined[64];
+		snprintf(joined, sizeof joined, "%s=%s", opt[i][0], opt[i][1]);
+		const char *eq[] = { "-DV=1.0f", "-arch=sm_90", joined };
+		const char *sep[] = { "-DV=1.0f", "-arch=sm_90", opt[i][0], opt[i][1] };
+		int ok_forms = 0;
+		for (int form = 0; form < 2; form++) {
+			const char *const *o = form ? sep : eq;
+			size_t n = form ? 4 : 3;
+			if (kjit__options_check(0, o + 2, n - 2, "flag") != KJIT_OK) {
+				CHECK_CONTAINS(kjit_last_error(), "takes a value after '='");
+				continue;
+			}
+			kjit__compiled c;
+			kjit_status st = kjit__nvrtc_compile(src, "k.cu", "k", o, n, NULL, &c);
+			CHECK_MSG(st == KJIT_OK, "%s %s: the allowlist takes it, NVRTC does not: %s",
+			          o[2], form ? o[3] : "", kjit_last_error());
+			kjit__compiled_free(&c);
+			ok_forms++;
+		}
+		CHECK_MSG(ok_forms > 0, "%s: refused in both forms", opt[i][0]);
+		accepted += (size_t)ok_forms;
+	}
+	OK("%zu options with a value, both forms: the %zu the allowlist accepts NVRTC compiles, "
+	   "the others refused naming '='", sizeof opt / sizeof opt[0], accepted);
+}
+
 /* A spec whose field holds options: refused, naming the file, the field
  * and the option. */
 static void test_specs(void)
@@ -290,6 +341,7 @@ int main(int argc, char **argv)
 	tu_init(argc, argv);
 	dir = tu_tmpdir();
 	test_api();
+	test_value_forms();
 	test_specs();
 	test_files();
 	test_name_map();

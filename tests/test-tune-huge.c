@@ -11,9 +11,13 @@
  * --compile-only on a space held whole (saxpy) take that many. Under a
  * sanitizer (whose shadow memory reserves terabytes of address space and
  * doubles what is resident) the memory bounds are not checked: the rest is.
+ * A spec of 200,000 one-value parameters is read and counted in about ten
+ * times the time of one of 20,000: linear, within a bound generous enough
+ * for a loaded machine.
  */
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -73,6 +77,88 @@ static int run_measured(const char *cmd, char *out, size_t cap, double *rss_mb, 
 		CHECK_MSG(rc == (want), "%s: exit %d, wanted %d:\n%s", cmd_, rc, want, out); \
 	} while (0)
 
+/* A header of 8 MiB named 200 times, and 8 link inputs naming one file of
+ * 250 MiB (sparse: a link input is read as bytes): refused by the totals,
+ * naming them, in bounded memory. */
+static void test_totals(void)
+{
+	char path[TU_PATH], spec[TU_PATH], db[TU_PATH], out[8192];
+	double rss, secs;
+	int rc;
+	size_t len = (size_t)8 << 20;
+	char *text = malloc(len);
+	CHECK(text);
+	for (size_t i = 0; i < len; i++)
+		text[i] = i % 64 == 63 ? '\n' : i % 64 < 2 ? '/' : 'h';
+	tu_write_file(tu_path(path, dir, "big.h"), text, len);
+	free(text);
+	FILE *f = fopen(tu_path(spec, dir, "headers.json"), "w");
+	CHECK(f);
+	fputs("{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\", \"headers\": {", f);
+	for (int i = 0; i < 200; i++)
+		fprintf(f, "%s\"h%d.h\": {\"path\": \"big.h\"}", i ? ", " : "", i);
+	fputs("}}, \"parameters\": [{\"name\": \"P\", \"values\": [1]}]}\n", f);
+	CHECK(fclose(f) == 0);
+	RUN(3, "exec '%s' '%s' --count", tool, spec);
+	CHECK_CONTAINS(out, "headers of one spec or kernel would pass 256 MiB in all");
+	CHECK_MSG(SANITIZED || rss < 512, "%.0f MB resident", rss);
+	OK("a header of 8 MiB named 200 times: refused at 256 MiB in all, %.0f MB resident", rss);
+
+	int fd = open(tu_path(path, dir, "big.ltoir"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)250 << 20) == 0 && close(fd) == 0);
+	f = fopen(tu_path(spec, dir, "links.json"), "w");
+	CHECK(f);
+	fputs("{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\", \"link\": [", f);
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "%s\"big.ltoir\"", i ? ", " : "");
+	fputs("]}, \"parameters\": [{\"name\": \"P\", \"values\": [1]}]}\n", f);
+	CHECK(fclose(f) == 0);
+	tu_path(db, dir, "links.db");
+	char cmd[4 * TU_PATH];
+	snprintf(cmd, sizeof cmd, "exec '%s' '%s' --compile-only --arch sm_90 -j 1 --db '%s'", tool,
+	         spec, db);
+	rc = run_measured(cmd, out, sizeof out, &rss, &secs);
+	CHECK_MSG(rc != 0, "exit 0:\n%s", out);
+	CHECK_CONTAINS(out, "link inputs of one spec or kernel would pass 1024 MiB in all");
+	CHECK_MSG(SANITIZED || rss <= MEMORY_MB, "%.0f MB resident", rss);
+	OK("8 link inputs naming one file of 250 MiB: refused at 1024 MiB in all before any is "
+	   "read (exit %d), %.0f MB resident", rc, rss);
+}
+
+/* A spec of n parameters of one value each, in dir. */
+static void write_many(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f);
+	fputs("{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\": [", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s{\"name\": \"P%zu\", \"values\": [1]}", i ? ", " : "", i);
+	fputs("]}\n", f);
+	CHECK(fclose(f) == 0);
+}
+
+#define FEW_PARAMS 20000
+#define MANY_PARAMS 200000
+
+static void test_many_params(void)
+{
+	char few[TU_PATH], many[TU_PATH], out[4096];
+	double rss, secs, few_secs;
+	int rc;
+	tu_write_file(tu_path(few, dir, "k.cu"), "extern \"C\" __global__ void k() {}\n", 35);
+	write_many(tu_path(few, dir, "few.json"), FEW_PARAMS);
+	write_many(tu_path(many, dir, "many.json"), MANY_PARAMS);
+	RUN(0, "exec '%s' '%s' --count", tool, few);
+	CHECK_CONTAINS(out, "valid 1, product 1");
+	few_secs = secs;
+	/* linear: about 10 times; quadratic would be 100 */
+	int bound = 5 + (int)(30 * few_secs);
+	RUN(0, "exec timeout %d '%s' '%s' --count", bound, tool, many);
+	CHECK_CONTAINS(out, "valid 1, product 1");
+	OK("--count of a spec of %d one-value parameters: %.2f s, of %d: %.2f s (at most %d s)",
+	   FEW_PARAMS, few_secs, MANY_PARAMS, secs, bound);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -84,6 +170,8 @@ int main(int argc, char **argv)
 	double rss, secs;
 	int rc;
 
+	test_many_params();
+	test_totals();
 	RUN(0, "%s && exec '%s' '%s' --count", LIMIT, tool, huge);
 	CHECK_CONTAINS(out, "valid 4613203125000, product 8649755859375");
 	CHECK_MSG(secs < 10, "--count took %.1f s", secs);

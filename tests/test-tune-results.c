@@ -204,11 +204,69 @@ static void test_csv_formulas(void)
 	   "them back");
 }
 
+/* T1 OutputFile with links planted where kjit-tune would write: at the
+ * temporary a writer of a known process id would use, and at the file
+ * itself. The writer (another process, whose id the planter learns before
+ * it writes) succeeds, the links' targets keep their text, and the file
+ * is a new regular file of mode 0600. */
+static void test_t4_planted_links(void)
+{
+	static const char src[] = "extern \"C\" __global__ void k(float *x) { x[0] = 1; }\n";
+	char path[TU_PATH], out[TU_PATH], victim[TU_PATH], victim2[TU_PATH], link[TU_PATH + 32];
+	tu_write_file(tu_path(path, dir, "o.cu"), src, strlen(src));
+	kjit__spec *spec = tu_spec_from(dir, "o.json",
+		"{\"kernel\": {\"source\": \"o.cu\", \"entry\": \"k\"},"
+		" \"parameters\": [{\"name\": \"N\", \"values\": [1, 2]}]}");
+	tu_write_file(tu_path(victim, dir, "victim"), "precious\n", 9);
+	tu_write_file(tu_path(victim2, dir, "victim2"), "precious\n", 9);
+	tu_path(out, dir, "out.json");
+	CHECK(symlink(victim2, out) == 0);
+	int go[2];
+	CHECK(pipe(go) == 0);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		char c;
+		kt_results *r;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1 || kt_results_open(tu_path(path, dir, "o.db"), &r))
+			_exit(2);
+		kjit_status st = kt_results_write_t4(r, spec, "sig", "dev", NULL, 0, out);
+		if (st != KJIT_OK)
+			fprintf(stderr, "%s\n", kjit_last_error());
+		kt_results_close(r);
+		_exit(st == KJIT_OK ? 0 : 1);
+	}
+	close(go[0]);
+	snprintf(link, sizeof link, "%s.tmp.%ld", out, (long)pid);
+	CHECK(symlink(victim, link) == 0);
+	CHECK(write(go[1], "x", 1) == 1);
+	close(go[1]);
+	int status;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer failed: %d", status);
+	char *text = tu_read_file(victim, NULL);
+	CHECK_STREQ(text, "precious\n");
+	free(text);
+	text = tu_read_file(victim2, NULL);
+	CHECK_STREQ(text, "precious\n");
+	free(text);
+	struct stat st;
+	CHECK(lstat(out, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+	text = tu_read_file(out, NULL);
+	CHECK_CONTAINS(text, "\"results\"");
+	free(text);
+	kjit__spec_free(spec);
+	OK("OutputFile with links planted at its temporary and at itself: written, mode 0600, "
+	   "the links' targets untouched");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	dir = tu_tmpdir();
 	test_csv_formulas();
+	test_t4_planted_links();
 	char db_path[TU_PATH], src[TU_PATH];
 	tu_path(db_path, dir, "kjit.db");
 	tu_path(src, dir, "k.cu");

@@ -60,6 +60,47 @@ static void simulated_clock(const kjit__space *space, const double *obj)
 	   "workers; none without costs", space->size, one, two, cb);
 }
 
+/* CSV as pandas and Kernel Tuner write it, on the saxpy space: an unnamed
+ * index column first, CRLF, quoted fields with commas, quotes and line
+ * breaks, a quoted header cell, a line longer than 8 KB; a quote that
+ * never ends is refused naming its line. */
+static void csv_forms(const kjit__space *space, const char *csv)
+{
+	uint16_t c256_4[2] = { 2, 3 }, c64_1[2] = { 0, 0 }, c128_2[2] = { 1, 1 };
+	char *times = malloc(20000);
+	CHECK(times);
+	size_t n = 0;
+	for (int i = 0; n < 16000; i++)
+		n += (size_t)snprintf(times + n, 20000 - n, "%s%d.25", i ? ", " : "", i);
+	size_t cap = n + 1024;
+	char *text = malloc(cap);
+	CHECK(text);
+	snprintf(text, cap,
+	         ",BLOCK_SIZE,ITEMS_PER_THREAD,\"time\",times,note\r\n"
+	         "0,256,4,1.5,\"[1.4, 1.5, 1.6]\",\"a \"\"quoted\"\", two-line\nnote\"\r\n"
+	         "1,64,1,5.0,\"[%s]\",long\r\n"
+	         "2,128,2,2.5,\"[2.5]\",\r\n",
+	         times);
+	tu_write_file(csv, text, strlen(text));
+	double *t;
+	size_t ignored;
+	CHECK_OK(kt_replay_load(space, csv, &t, &ignored));
+	CHECK_MSG(ignored == 0, "%zu rows ignored", ignored);
+	CHECK(t[kjit__space_find(space, c256_4)] == 1.5);
+	CHECK(t[kjit__space_find(space, c64_1)] == 5.0);
+	CHECK(t[kjit__space_find(space, c128_2)] == 2.5);
+	free(t);
+	OK("CSV with pandas' unnamed index column, CRLF, quoted commas, quotes and line breaks, "
+	   "a %zu-byte line: every row read where its header says", strlen(text));
+	const char *open_quote = "BLOCK_SIZE,ITEMS_PER_THREAD,time\n256,4,1.5\n64,1,\"5.0\n";
+	tu_write_file(csv, open_quote, strlen(open_quote));
+	CHECK_ST(kt_replay_load(space, csv, &t, &ignored), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "line 3: a quoted field that does not end");
+	OK("CSV: a quote that never ends is refused: %s", kjit_last_error());
+	free(text);
+	free(times);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -199,6 +240,7 @@ int main(int argc, char **argv)
 	CHECK_ST(kt_replay_load(space, json, &t, &ignored), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "expected a non-empty JSON array");
 	OK("JSON: flat and nested config, a value outside the space, bad files refused");
+	csv_forms(space, csv);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
 	return 0;

@@ -1400,28 +1400,25 @@ kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run
 	return st;
 }
 
+typedef struct t4_file {
+	kt_results *r;
+	const kjit__spec *spec;
+	const char *signature, *device_key;
+	const char *const *problems;
+	size_t n_problems;
+} t4_file;
+
+static kjit_status write_t4(FILE *f, void *ctx)
+{
+	t4_file *t = ctx;
+	return kt_results_export(t->r, t->spec, 0, t->signature, t->device_key, t->problems,
+	                         t->n_problems, KT_EXPORT_T4, f);
+}
+
 kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
                                 const char *device_key, const char *const *problems,
                                 size_t n_problems, const char *path)
 {
-	char *tmp = kjit__strdup_printf("%s.tmp.%ld", path, (long)getpid());
-	if (!tmp)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	FILE *f = fopen(tmp, "w");
-	kjit_status st = KJIT_OK;
-	if (!f) {
-		st = kjit__error(KJIT_ERR_IO, "OutputFile: cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		return st;
-	}
-	st = kt_results_export(r, spec, 0, signature, device_key, problems, n_problems,
-	                       KT_EXPORT_T4, f);
-	if (fclose(f) != 0 && st == KJIT_OK)
-		st = kjit__error(KJIT_ERR_IO, "OutputFile: writing %s: %s", tmp, strerror(errno));
-	if (st == KJIT_OK && rename(tmp, path) != 0)
-		st = kjit__error(KJIT_ERR_IO, "OutputFile: cannot write %s: %s", path, strerror(errno));
-	if (st != KJIT_OK)
-		unlink(tmp);
-	free(tmp);
-	return st;
+	t4_file t = { r, spec, signature, device_key, problems, n_problems };
+	return kjit__write_replace(path, "OutputFile", write_t4, &t);
 }

@@ -290,68 +290,159 @@ static double parse_time(const char *s)
 	return t;
 }
 
-static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f, loaded *out)
+/* CSV as RFC 4180 writes it, one reader for the header and the rows: a
+ * field in double quotes may hold commas, line breaks and "" for a quote;
+ * records end at LF or CRLF, of any length. Spaces around an unquoted
+ * field are not part of it. */
+typedef struct csv {
+	char *p, *end;   /* the text left; fields are unquoted in place */
+	size_t line;     /* of the record read last (its first line) */
+	size_t next_line;
+	char **fields;
+	size_t n, cap;
+} csv;
+
+static kjit_status csv_push(csv *c, char *field)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		char **f = realloc(c->fields, cap * sizeof *f);
+		if (!f)
+			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		c->fields = f;
+		c->cap = cap;
+	}
+	c->fields[c->n++] = field;
+	return KJIT_OK;
+}
+
+/* One field from c->p, NUL-terminated in place; *last: the record ended. */
+static kjit_status csv_field(csv *c, const char *path, char **out, int *last)
+{
+	char *p = c->p, *w;
+	while (p < c->end && (*p == ' ' || *p == '\t'))
+		p++;
+	*out = w = p;
+	if (p < c->end && *p == '"') {
+		*out = w = ++p;
+		for (;;) {
+			if (p == c->end)
+				return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line %zu: a quoted field "
+				                   "that does not end", path, c->line);
+			if (*p == '"' && p + 1 < c->end && p[1] == '"') {
+				*w++ = '"';
+				p += 2;
+				continue;
+			}
+			if (*p == '"')
+				break;
+			c->next_line += *p == '\n';
+			*w++ = *p++;
+		}
+		for (p++; p < c->end && (*p == ' ' || *p == '\t'); p++)
+			;
+		if (p < c->end && *p != ',' && *p != '\n' && !(*p == '\r' && p + 1 < c->end &&
+		                                                 p[1] == '\n'))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line %zu: expected ',' or the "
+			                   "line's end after a quoted field", path, c->next_line);
+	} else {
+		while (p < c->end && *p != ',' && *p != '\n')
+			p++;
+		w = p;
+		while (w > *out && (w[-1] == ' ' || w[-1] == '\t' || w[-1] == '\r'))
+			w--;
+	}
+	*last = p == c->end || *p == '\n' || *p == '\r';
+	if (p < c->end && *p == '\r')
+		p++;
+	if (p < c->end) {
+		c->next_line += *p == '\n';
+		p++;
+	}
+	*w = '\0';
+	c->p = p;
+	return KJIT_OK;
+}
+
+/* The next record's fields in c->fields[c->n]; 0 at the end of the text. */
+static kjit_status csv_record(csv *c, const char *path, int *more)
+{
+	int last = 0;
+	kjit_status st = KJIT_OK;
+	c->n = 0;
+	c->line = c->next_line;
+	*more = c->p < c->end;
+	while (*more && !last && st == KJIT_OK) {
+		char *field;
+		if ((st = csv_field(c, path, &field, &last)) == KJIT_OK)
+			st = csv_push(c, field);
+	}
+	return st;
+}
+
+/* The header's columns: of each parameter, of the time and of the costs. */
+static kjit_status csv_header(const kjit__space *space, const char *path, csv *c, long *col,
+                              long *time_col, long cost_col[2])
 {
 	const kjit__spec *spec = space->spec;
-	char line[8192];
-	long col[256];
-	long time_col = -1, cost_col[2] = { -1, -1 };
-	uint16_t cfg[256];
-	size_t lineno = 1;
-	if (spec->n_params > 256)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
-	if (!fgets(line, sizeof line, f))
+	int more;
+	kjit_status st = csv_record(c, path, &more);
+	if (st != KJIT_OK)
+		return st;
+	if (!more)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a header", path);
 	for (size_t i = 0; i < spec->n_params; i++)
 		col[i] = -1;
-	long c = 0;
-	for (char *save = NULL, *tok = strtok_r(line, ",\r\n", &save); tok;
-	     tok = strtok_r(NULL, ",\r\n", &save), c++) {
-		while (isspace((unsigned char)*tok))
-			tok++;
-		if (strcmp(tok, "time") == 0 || strcmp(tok, "objective") == 0)
-			time_col = c;
-		if (strcmp(tok, "compile_ms") == 0)
-			cost_col[0] = c;
-		if (strcmp(tok, "benchmark_ms") == 0)
-			cost_col[1] = c;
+	for (size_t k = 0; k < c->n; k++) {
+		const char *name = c->fields[k];
+		if (strcmp(name, "time") == 0 || strcmp(name, "objective") == 0)
+			*time_col = (long)k;
+		if (strcmp(name, "compile_ms") == 0)
+			cost_col[0] = (long)k;
+		if (strcmp(name, "benchmark_ms") == 0)
+			cost_col[1] = (long)k;
 		for (size_t i = 0; i < spec->n_params; i++)
-			if (strcmp(tok, spec->params[i].name) == 0)
-				col[i] = c;
+			if (strcmp(name, spec->params[i].name) == 0)
+				col[i] = (long)k;
 	}
-	if (time_col < 0)
+	if (*time_col < 0)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a \"time\" column",
 		                   path);
 	for (size_t i = 0; i < spec->n_params; i++)
 		if (col[i] < 0)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line 1: expected a column %s",
 			                   path, spec->params[i].name);
-	if (out->want_costs && cost_col[0] >= 0 && cost_col[1] >= 0) {
+	return KJIT_OK;
+}
+
+static kjit_status load_csv(const kjit__space *space, const char *path, char *text, size_t len,
+                            loaded *out)
+{
+	const kjit__spec *spec = space->spec;
+	long col[256];
+	long time_col = -1, cost_col[2] = { -1, -1 };
+	uint16_t cfg[256];
+	csv c = { .p = text, .end = text + len, .next_line = 1 };
+	if (spec->n_params > 256)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
+	kjit_status st = csv_header(space, path, &c, col, &time_col, cost_col);
+	if (st == KJIT_OK && out->want_costs && cost_col[0] >= 0 && cost_col[1] >= 0) {
 		out->compile_ms = calloc(space->size + 1, sizeof *out->compile_ms);
 		out->measure_ms = calloc(space->size + 1, sizeof *out->measure_ms);
 		if (!out->compile_ms || !out->measure_ms)
-			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
-	while (fgets(line, sizeof line, f)) {
-		char *fields[512];
-		long nf = 0;
-		lineno++;
-		/* split keeping empty fields: an empty time is a failure */
-		for (char *p = line; nf < 512;) {
-			fields[nf++] = p;
-			p = strpbrk(p, ",\r\n");
-			if (!p || *p != ',') {
-				if (p)
-					*p = '\0';
-				break;
-			}
-			*p++ = '\0';
-		}
+	int more = 1;
+	while (st == KJIT_OK && (st = csv_record(&c, path, &more)) == KJIT_OK && more) {
+		char **fields = c.fields;
+		long nf = (long)c.n;
 		if (nf == 1 && fields[0][0] == '\0')
 			continue;
-		if (nf <= time_col)
-			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: line %zu: expected %ld fields",
-			                   path, lineno, time_col + 1);
+		if (nf <= time_col) {
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: line %zu: expected %ld fields",
+			                 path, c.line, time_col + 1);
+			break;
+		}
 		int valid = 1;
 		for (size_t i = 0; i < spec->n_params; i++) {
 			/* the mark before a field a spreadsheet could run (kjit-tune
@@ -368,7 +459,8 @@ static kjit_status load_csv(const kjit__space *space, const char *path, FILE *f,
 			cost[i] = cost_col[i] >= 0 && cost_col[i] < nf ? parse_cost(fields[cost_col[i]]) : 0;
 		put_row(space, cfg, valid, parse_time(fields[time_col]), cost, out);
 	}
-	return ferror(f) ? kjit__error(KJIT_ERR_IO, "%s: read error", path) : KJIT_OK;
+	free(c.fields);
+	return st;
 }
 
 /* JSON: an array of objects holding the parameter names and "time" (or
@@ -453,45 +545,33 @@ done:
 	return st;
 }
 
-kjit_status kt_replay_load_costs(const kjit__space *space, const char *path, double **out,
-                                 double **compile_ms, double **measure_ms, size_t *ignored)
+kjit_status kt_replay_parse(const kjit__space *space, const char *path, const char *text,
+                            size_t len, double **out, double **compile_ms, double **measure_ms,
+                            size_t *ignored)
 {
-	FILE *f = fopen(path, "rb");
 	loaded l = { .obj = malloc((space->size + 1) * sizeof *l.obj), .want_costs = !!compile_ms };
+	/* a copy: the CSV reader unquotes in place, the JSON one wants a NUL */
+	char *copy = malloc(len + 1);
 	kjit_status st;
 	*out = NULL;
 	*ignored = 0;
 	if (compile_ms)
 		*compile_ms = *measure_ms = NULL;
-	if (!f || !l.obj) {
-		st = !f ? kjit__error(KJIT_ERR_IO, "%s: cannot open: %s", path, strerror(errno))
-		        : kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		if (f)
-			fclose(f);
+	if (!l.obj || !copy) {
 		free(l.obj);
-		return st;
+		free(copy);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
 	for (size_t i = 0; i < space->size; i++)
 		l.obj[i] = INFINITY;
-	int c;
-	while ((c = fgetc(f)) != EOF && isspace(c))
-		;
-	rewind(f);
-	if (c == '[') {
-		char *doc = NULL;
-		size_t len = 0;
-		if (fseek(f, 0, SEEK_END) == 0 && (len = (size_t)ftell(f), rewind(f), 1) &&
-		    (doc = malloc(len + 1)) && fread(doc, 1, len, f) == len) {
-			doc[len] = '\0';
-			st = load_json(space, path, doc, &l);
-		} else {
-			st = kjit__error(KJIT_ERR_IO, "%s: read error", path);
-		}
-		free(doc);
-	} else {
-		st = load_csv(space, path, f, &l);
-	}
-	fclose(f);
+	size_t k = 0;
+	while (k < len && isspace((unsigned char)text[k]))
+		k++;
+	st = k < len && text[k] == '[' ? load_json(space, path, copy, &l)
+	                               : load_csv(space, path, copy, len, &l);
+	free(copy);
 	if (st != KJIT_OK) {
 		free(l.obj);
 		free(l.compile_ms);
@@ -505,6 +585,23 @@ kjit_status kt_replay_load_costs(const kjit__space *space, const char *path, dou
 		*measure_ms = l.measure_ms;
 	}
 	return KJIT_OK;
+}
+
+kjit_status kt_replay_load_costs(const kjit__space *space, const char *path, double **out,
+                                 double **compile_ms, double **measure_ms, size_t *ignored)
+{
+	char *text;
+	size_t len;
+	*out = NULL;
+	*ignored = 0;
+	if (compile_ms)
+		*compile_ms = *measure_ms = NULL;
+	kjit_status st = kjit__read_file(path, KT_REPLAY_MAX_BYTES, &text, &len);
+	if (st != KJIT_OK)
+		return st;
+	st = kt_replay_parse(space, path, text, len, out, compile_ms, measure_ms, ignored);
+	free(text);
+	return st;
 }
 
 kjit_status kt_replay_load(const kjit__space *space, const char *path, double **out,

@@ -71,6 +71,9 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out);
 
+/* The largest results file --replay reads. */
+#define KT_REPLAY_MAX_BYTES ((size_t)1 << 30)
+
 /* Loads (configuration -> time) from a CSV (a header of parameter names
  * and "time") or JSON (an array of objects with the parameter names and
  * "time") file. Configurations of the space that the file lacks are
@@ -84,5 +87,10 @@ kjit_status kt_replay_load(const kjit__space *space, const char *path, double **
  * lacks the configuration or the cost. */
 kjit_status kt_replay_load_costs(const kjit__space *space, const char *path, double **out,
                                  double **compile_ms, double **measure_ms, size_t *ignored);
+/* kt_replay_load_costs() of a file's text already read (len bytes, any
+ * bytes; path names it in messages). */
+kjit_status kt_replay_parse(const kjit__space *space, const char *path, const char *text,
+                            size_t len, double **out, double **compile_ms, double **measure_ms,
+                            size_t *ignored);
 
 #endif /* KJIT_TUNE_SEARCH_H */

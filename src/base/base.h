@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cuda.h>
 #include <sqlite3.h>
@@ -369,6 +370,19 @@ kjit_status kjit__store_flush_touches(kjit__store *store);
  * largest link input read from a file. */
 #define KJIT__MAX_TEXT_BYTES ((size_t)64 << 20)
 #define KJIT__MAX_LINK_BYTES ((size_t)1 << 30)
+/* The most read for one spec or kernel, all files of a kind together:
+ * its headers (each named or included one, however often), its link
+ * inputs. */
+#define KJIT__MAX_HEADERS_TOTAL_BYTES ((size_t)256 << 20)
+#define KJIT__MAX_LINK_TOTAL_BYTES ((size_t)1 << 30)
+
+/* Bytes left of such a total; what names it in messages ("headers"). */
+typedef struct kjit__budget {
+	size_t left, total;
+	const char *what;
+} kjit__budget;
+
+#define KJIT__BUDGET(total, what) ((kjit__budget){ (total), (total), (what) })
 
 /* Opens path for reading, never waiting on it: a regular file only (a
  * folder is "is a directory"; a FIFO, device or socket is refused at
@@ -380,6 +394,22 @@ kjit_status kjit__open_regular(const char *path, int *fd, size_t *size);
 kjit_status kjit__read_file(const char *path, size_t max, char **out, size_t *len);
 /* kjit__read_file() of at most KJIT__MAX_TEXT_BYTES. */
 kjit_status kjit__read_text(const char *path, char **out, size_t *len);
+/* kjit__read_file() that also takes what it reads from b (a file larger
+ * than b->left is refused, naming the total, before it is read). */
+kjit_status kjit__read_budget(const char *path, size_t max, kjit__budget *b, char **out,
+                              size_t *len);
+/* Takes n bytes (held in memory) from b; who names them in the error
+ * when b has not that many left (KJIT_ERR_INVALID_ARG). */
+kjit_status kjit__budget_take(kjit__budget *b, size_t n, const char *who);
+
+/* Writes a file whole: write(f, ctx) fills a new temporary file beside
+ * path (mode 0600, created exclusively under an unguessable name, so never
+ * through a link planted there), which then replaces path by rename(),
+ * itself never following a link at path. On any failure nothing is left
+ * and path is untouched; errors start with what (the file's role). */
+typedef kjit_status (*kjit__file_writer)(FILE *f, void *ctx);
+kjit_status kjit__write_replace(const char *path, const char *what, kjit__file_writer write,
+                                void *ctx);
 
 /* ---- JSON (json.c) ----------------------------------------------------- */
 

@@ -559,21 +559,30 @@ kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limi
 	w.max_steps = COUNT_STEPS;
 	size_t *up = calloc(n + 1, sizeof *up), *root = calloc(w.n_checks + 1, sizeof *root);
 	uint8_t *active = calloc(n + 1, 1), *on = calloc(w.n_checks + 1, 1);
-	if (st == KJIT_OK && (!up || !root || !active || !on))
+	uint8_t *checked = calloc(n + 1, 1);
+	if (st == KJIT_OK && (!up || !root || !active || !on || !checked))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	*product = w.tail ? w.tail[0] : 0;
 	*size = ok;
 	*rel_error = 0;
 	if (st == KJIT_OK && ok)
 		st = find_groups(&w, up, root, &threads);
+	/* A group no check reads is one parameter, all of whose values stay:
+	 * counted without a walk over all n, so that n of them cost O(n). */
+	for (size_t i = 0; st == KJIT_OK && ok && i < w.n_checks; i++)
+		if (root[i] != SIZE_MAX)
+			checked[root[i]] = 1;
+	if (threads != SIZE_MAX)
+		checked[threads] = 1;
 	w.active = active;
 	w.check_on = on;
 	double var = 0;
 	for (size_t g = 0; st == KJIT_OK && ok && g < n; g++) {
 		if (root_of(up, g) != g)
 			continue;
-		double c = 0, rel = 0;
-		st = count_group(&w, up, root, threads, g, active, on, &c, &rel);
+		double c = (double)spec->params[g].n_values, rel = 0;
+		if (checked[g])
+			st = count_group(&w, up, root, threads, g, active, on, &c, &rel);
 		*size *= c;
 		var += rel * rel;
 	}
@@ -583,6 +592,7 @@ kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limi
 	free(root);
 	free(active);
 	free(on);
+	free(checked);
 	return st;
 }
 

@@ -26,6 +26,10 @@ typedef struct parser {
 	kjit__json *root;
 	kjit__spec *spec;
 	int t1;
+	/* spec->params by name (index + 1), and the room spec->params has:
+	 * a spec of many parameters reads in linear time */
+	kjit__table names;
+	size_t cap_params;
 } parser;
 
 typedef const kjit__json json;
@@ -576,32 +580,59 @@ static int is_identifier(const char *name)
 	return 1;
 }
 
+static uint64_t name_hash(const char *name)
+{
+	return kjit__hash(name, strlen(name), 0).lo;
+}
+
+static uint64_t param_hash(const void *ctx, uintptr_t item)
+{
+	const kjit__spec *s = ctx;
+	return name_hash(s->params[item - 1].name);
+}
+
+typedef struct name_key {
+	const kjit__spec *s;
+	const char *name;
+} name_key;
+
+static int param_is(const void *ctx, uintptr_t item)
+{
+	const name_key *k = ctx;
+	return strcmp(k->s->params[item - 1].name, k->name) == 0;
+}
+
+static long find_param(const parser *P, const char *name)
+{
+	name_key k = { P->spec, name };
+	return (long)kjit__table_find(&P->names, name_hash(name), param_is, &k) - 1;
+}
+
 static kjit_status add_param(parser *P, const char *path, const char *name, kjit__param **out)
 {
 	kjit__spec *s = P->spec;
 	if (!is_identifier(name))
 		return fail(P, path, "a parameter name that is an identifier (got \"%s\")", name);
-	for (size_t i = 0; i < s->n_params; i++)
-		if (strcmp(s->params[i].name, name) == 0)
-			return fail(P, path, "a unique parameter name (%s repeats)", name);
-	kjit__param *p = realloc(s->params, (s->n_params + 1) * sizeof *p);
-	if (!p)
-		return nomem();
-	s->params = p;
-	p += s->n_params++;
+	if (find_param(P, name) >= 0)
+		return fail(P, path, "a unique parameter name (%s repeats)", name);
+	if (s->n_params == P->cap_params) {
+		size_t cap = P->cap_params ? 2 * P->cap_params : 8;
+		kjit__param *p = realloc(s->params, cap * sizeof *p);
+		if (!p)
+			return nomem();
+		s->params = p;
+		P->cap_params = cap;
+	}
+	kjit__param *p = &s->params[s->n_params];
 	memset(p, 0, sizeof *p);
 	if (!(p->name = strdup(name)))
 		return nomem();
+	s->n_params++;
+	kjit_status st = kjit__table_insert(&P->names, name_hash(name), s->n_params, param_hash, s);
+	if (st != KJIT_OK)
+		return st;
 	*out = p;
 	return KJIT_OK;
-}
-
-static long find_param(const kjit__spec *s, const char *name)
-{
-	for (size_t i = 0; i < s->n_params; i++)
-		if (strcmp(s->params[i].name, name) == 0)
-			return (long)i;
-	return -1;
 }
 
 /* The default's text as the parameter's values write it. */
@@ -668,7 +699,7 @@ static kjit_status read_problem(parser *P, json *v, const char *path, kjit__prob
 		if (r != 1)
 			return fail_got(P, sub, &v->items[i], r < 0 ? "an integer size within int64"
 			                                            : "an integer size");
-		if (find_param(P->spec, v->keys[i]) >= 0)
+		if (find_param(P, v->keys[i]) >= 0)
 			return fail(P, sub, "a size name that is not a parameter's (got \"%s\")",
 			            v->keys[i]);
 		kjit_status st = add_size(pr, v->keys[i], value);
@@ -938,6 +969,8 @@ static kjit_status read_headers(parser *P, json *v, const char *path)
 	static const char *const header_keys[] = { "path", NULL };
 	kjit__spec *s = P->spec;
 	char sub[256], at[256];
+	/* a file named many times counts each time */
+	kjit__budget budget = KJIT__BUDGET(KJIT__MAX_HEADERS_TOTAL_BYTES, "headers");
 	if (!v)
 		return KJIT_OK;
 	if (v->type != KJIT__JSON_OBJECT)
@@ -952,6 +985,8 @@ static kjit_status read_headers(parser *P, json *v, const char *path)
 		if (!*v->keys[i])
 			return fail(P, sub, "a header name as written in #include (got \"\")");
 		if (h->type == KJIT__JSON_STRING) {
+			if ((st = kjit__budget_take(&budget, strlen(h->text), sub)) != KJIT_OK)
+				return fail(P, sub, "headers within the total (%s)", kjit__error_msg());
 			if (!(text = strdup(h->text)))
 				return nomem();
 		} else if (h->type != KJIT__JSON_OBJECT) {
@@ -964,7 +999,7 @@ static kjit_status read_headers(parser *P, json *v, const char *path)
 			return st;
 		} else {
 			size_t len;
-			st = kjit__read_text(file, &text, &len);
+			st = kjit__read_budget(file, KJIT__MAX_TEXT_BYTES, &budget, &text, &len);
 			if (st == KJIT_OK && strlen(text) != len)
 				st = fail(P, at, "a text file (%s contains a NUL byte)", file);
 			else if (st != KJIT_OK)
@@ -1344,7 +1379,7 @@ static kjit_status read_t1_conditions(parser *P, json *v, const char *path)
 			key_path(sub, item, "Parameters");
 			st = want_strings(P, params, sub, &names, &n);
 			for (size_t k = 0; st == KJIT_OK && k < n; k++)
-				if (find_param(s, names[k]) < 0) {
+				if (find_param(P, names[k]) < 0) {
 					char at[256];
 					st = warn(P, index_path(at, sub, k), "\"%s\" is not a tuning parameter, "
 					          "ignored", names[k]);
@@ -1522,12 +1557,12 @@ static kjit_status read_t1_geometry(parser *P, json *ks, const t1_problem *tp)
 	for (int d = 0; st == KJIT_OK && d < 3; d++) {
 		char axis[2] = { (char)('X' + d), '\0' }, gd[16], *div = NULL, *g = NULL;
 		/* Kernel Tuner's block without a LocalSize: block_size_x, ... */
-		const char *def = !local && find_param(s, kt_blocks[d]) >= 0 ? kt_blocks[d] : "1";
+		const char *def = !local && find_param(P, kt_blocks[d]) >= 0 ? kt_blocks[d] : "1";
 		key_path(sub, "KernelSpecification.LocalSize", axis);
 		if ((st = want_expr(P, kjit__json_get(local, axis), sub, def, &s->block[d])) != KJIT_OK ||
 		    (st = check_t1_expr(P, s->block[d], sub)) != KJIT_OK)
 			break;
-		long k = find_param(s, s->block[d]);
+		long k = find_param(P, s->block[d]);
 		if (k >= 0) {
 			s->params[k].roles |= KJIT__ROLE_BLOCK_X << d;
 			/* without a LocalSize, the parameter's values are at fault */
@@ -2413,6 +2448,7 @@ kjit_status kjit__spec_load(const char *path, kjit__spec **out)
 	}
 done:
 	kjit__json_free(P.root);
+	kjit__table_free(&P.names);
 	free(doc);
 	if (st != KJIT_OK) {
 		kjit__spec_free(P.spec);
