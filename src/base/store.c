@@ -745,8 +745,11 @@ double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what
 	} prec[] = { { p->flop_fp64, p->peak_flop_fp64_per_s, "fp64" },
 		     { p->flop_fp32, p->peak_flop_fp32_per_s, "fp32" },
 		     { p->flop_fp16, p->peak_flop_fp16_per_s, "fp16" } };
-	/* each precision's share of flop_per_s, which is at the peaks' clock */
-	double flop = p->flop_fp64 + p->flop_fp32 + p->flop_fp16;
+	/* each precision's share of flop_per_s, which is at the peaks' clock
+	 * (a precision the GPU does not count is NAN, and no share) */
+	double flop = 0;
+	for (size_t i = 0; i < sizeof prec / sizeof *prec; i++)
+		flop += prec[i].flop > 0 ? prec[i].flop : 0;
 	for (size_t i = 0; flop > 0 && p->flop_per_s > 0 && i < sizeof prec / sizeof *prec; i++) {
 		double r = prec[i].flop / flop * p->flop_per_s;
 		if (prec[i].peak > 0 && r > 0 && !(r / prec[i].peak <= best)) {
