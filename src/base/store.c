@@ -225,12 +225,27 @@ static kjit_status make_parent_dirs(const char *path)
 
 /* ---- whose files the database is ------------------------------------------ */
 
+kjit_status kjit__store_check_name(const char *path)
+{
+	/* SQLite reads a name beginning "file:" as a URI (Debian builds it so)
+	 * and opens another file than the one the checks below looked at */
+	if (strncmp(path, "file:", 5) == 0)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "database %s: SQLite would read the name as "
+		                   "a URI and open another file; kjit takes a file name, not a URI "
+		                   "(./%s names the file of that name)", path, path);
+	if (!*path)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "the database path is empty");
+	return KJIT_OK;
+}
+
 /* A database another user can change is one that can hand this user a
  * cubin of theirs (the checksum is integrity, not authentication): its
  * file, its folder and SQLite's side files must belong to this user or
  * to root (who can change any file anyway) and be writable by no one
- * else. */
-static kjit_status check_owner(const char *what, const char *path, const struct stat *sb)
+ * else; a folder others may write is fine when it is sticky (as /tmp),
+ * where no one else can remove or replace this user's files. */
+static kjit_status check_owner(const char *what, const char *path, const struct stat *sb,
+                               int folder)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0) {
 		char buf[1024], name[256] = "";
@@ -241,12 +256,17 @@ static kjit_status check_owner(const char *what, const char *path, const struct 
 		                   "no database another user can change; give a path of your own",
 		                   what, path, name, (long)sb->st_uid);
 	}
-	if (!S_ISLNK(sb->st_mode) && (sb->st_mode & (S_IWGRP | S_IWOTH)))
-		return kjit__error(KJIT_ERR_IO, "%s %s can be written by %s (mode %03o): kjit uses no "
-		                   "database another user can change; chmod go-w %s",
-		                   what, path, sb->st_mode & S_IWOTH ? "every user" : "its group",
-		                   (unsigned)(sb->st_mode & 0777), path);
-	return KJIT_OK;
+	if (S_ISLNK(sb->st_mode) || !(sb->st_mode & (S_IWGRP | S_IWOTH)) ||
+	    (folder && (sb->st_mode & S_ISVTX)))
+		return KJIT_OK;
+	/* no advice to change a folder's mode: it may be the system's */
+	return kjit__error(KJIT_ERR_IO, "%s %s can be written by %s (mode %04o): kjit uses no "
+	                   "database another user can change; %s%s", what, path,
+	                   sb->st_mode & S_IWOTH ? "every user" : "its group",
+	                   (unsigned)(sb->st_mode & 07777),
+	                   folder ? "give a path in a folder of your own that others cannot "
+	                            "write, or in a sticky one such as /tmp" : "chmod go-w ",
+	                   folder ? "" : path);
 }
 
 static kjit_status unreachable(const char *what, const char *path)
@@ -269,13 +289,13 @@ static kjit_status check_folder(const char *path)
 	kjit_status st = KJIT_OK;
 	if (lstat(dir, &sb) != 0)
 		st = unreachable("the database folder", dir);
-	else if (S_ISLNK(sb.st_mode) && (st = check_owner("the link", dir, &sb)) == KJIT_OK &&
+	else if (S_ISLNK(sb.st_mode) && (st = check_owner("the link", dir, &sb, 0)) == KJIT_OK &&
 	         stat(dir, &sb) != 0)
 		st = unreachable("the database folder", dir);
 	if (st == KJIT_OK && !S_ISDIR(sb.st_mode))
 		st = kjit__error(KJIT_ERR_IO, "the database folder %s is not a folder", dir);
 	if (st == KJIT_OK)
-		st = check_owner("the database folder", dir, &sb);
+		st = check_owner("the database folder", dir, &sb, 1);
 	free(dir);
 	return st;
 }
@@ -295,7 +315,57 @@ static kjit_status check_file(const char *what, const char *path)
 		return kjit__error(KJIT_ERR_IO, "%s %s is a directory", what, path);
 	if (!S_ISREG(sb.st_mode))
 		return kjit__error(KJIT_ERR_IO, "%s %s is not a regular file", what, path);
-	return check_owner(what, path, &sb);
+	return check_owner(what, path, &sb, 0);
+}
+
+/* A side file that the user cannot write beside a database the user can
+ * (left by a read-only time: SQLite gives its side files the database's
+ * mode) keeps every writer out: made writable again when it is the
+ * user's, else named with its mode. */
+static kjit_status side_writable(const char *side, const struct stat *db)
+{
+	struct stat sb;
+	if (lstat(side, &sb) != 0 || (sb.st_mode & S_IWUSR) || !(db->st_mode & S_IWUSR))
+		return KJIT_OK;
+	int fd = sb.st_uid == geteuid() ? open(side, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	struct stat fb;
+	int fixed = fd >= 0 && fstat(fd, &fb) == 0 && fb.st_ino == sb.st_ino &&
+	            fb.st_dev == sb.st_dev && fchmod(fd, (fb.st_mode & 0777) | S_IWUSR) == 0;
+	if (fd >= 0)
+		close(fd);
+	return fixed ? KJIT_OK
+	             : kjit__error(KJIT_ERR_IO, "the database's side file %s cannot be written "
+	                           "(mode %04o), while the database can: no program can write "
+	                           "the database; remove it when no program has the database "
+	                           "open", side, (unsigned)(sb.st_mode & 07777));
+}
+
+/* The database and the side files a crash may have left; with repair, a
+ * read-only side file of the user's is made writable. */
+static kjit_status check_files(const char *path, int repair)
+{
+	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
+	struct stat db;
+	kjit_status st = KJIT_OK;
+	for (size_t i = 0; i < sizeof sides / sizeof *sides && st == KJIT_OK; i++) {
+		char *side = kjit__strdup_printf("%s%s", path, sides[i]);
+		st = !side ? kjit__error(KJIT_ERR_NOMEM, "out of memory")
+		           : check_file(i ? "the database's side file" : "the database", side);
+		if (st == KJIT_OK && i == 0 && repair && lstat(path, &db) != 0)
+			repair = 0;
+		if (st == KJIT_OK && i > 0 && repair)
+			st = side_writable(side, &db);
+		free(side);
+	}
+	return st;
+}
+
+kjit_status kjit__store_check_path(const char *path)
+{
+	kjit_status st = kjit__store_check_name(path);
+	if (st == KJIT_OK)
+		st = check_folder(path);
+	return st == KJIT_OK ? check_files(path, 0) : st;
 }
 
 /* Creates the file 0600 ourselves, so that neither umask nor SQLite's
@@ -319,14 +389,7 @@ static kjit_status create_file(const char *path)
 		return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path,
 		                   strerror(err));
 	}
-	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
-	for (size_t i = 0; i < sizeof sides / sizeof *sides && st == KJIT_OK; i++) {
-		char *side = kjit__strdup_printf("%s%s", path, sides[i]);
-		st = !side ? kjit__error(KJIT_ERR_NOMEM, "out of memory")
-		           : check_file(i ? "the database's side file" : "the database", side);
-		free(side);
-	}
-	return st;
+	return check_files(path, 1);
 }
 
 static kjit_status exec(kjit__store *s, const char *sql, const char *what)
@@ -357,6 +420,19 @@ static kjit_status query_int(kjit__store *s, const char *sql, int *out)
 	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, sql);
 }
 
+kjit_status kjit__store_check_version(const char *path, long long version)
+{
+	if (version < 0)
+		return kjit__error(KJIT_ERR_DB, "%s has schema version %lld, which no kjit writes "
+		                   "(its versions are 1 to %d): the file is damaged or not kjit's; "
+		                   "nothing was changed", path, version, KJIT__SCHEMA_VERSION);
+	if (version > KJIT__SCHEMA_VERSION)
+		return kjit__error(KJIT_ERR_DB, "%s has schema version %lld, newer than this kjit "
+		                   "(%s) understands (%d): upgrade kjit; nothing was changed",
+		                   path, version, PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	return KJIT_OK;
+}
+
 /* One statement, so that both figures come from one snapshot even while
  * another process creates the schema. */
 static kjit_status check_foreign(kjit__store *s, int *version_out)
@@ -382,12 +458,142 @@ static kjit_status check_foreign(kjit__store *s, int *version_out)
 	if (version == 0 && tables > 0)
 		return kjit__error(KJIT_ERR_DB, "%s is not a kjit database (it has tables but no "
 		                   "kjit schema version); nothing was changed", s->path);
-	if (version > KJIT__SCHEMA_VERSION)
-		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
-		                   "(%s) understands (%d): upgrade kjit; nothing was changed",
-		                   s->path, version, PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	kjit_status bad = kjit__store_check_version(s->path, version);
+	if (bad != KJIT_OK)
+		return bad;
 	*version_out = version;
 	return KJIT_OK;
+}
+
+/* ---- the schema is kjit's ------------------------------------------------- */
+
+/* Every object of a schema, one order for both sides of the comparison;
+ * ANALYZE's statistics hold no SQL. */
+static const char schema_sql[] =
+	"SELECT type, name, coalesce(sql, '') FROM sqlite_master"
+	" WHERE NOT (type = 'table' AND name LIKE 'sqlite\\_stat%' ESCAPE '\\')"
+	" ORDER BY type, name";
+
+static int word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || (c & 0x80);
+}
+
+/* sql with each run of spacing dropped, or made one space between two
+ * words, into out (as long as sql); the spacing of a schema is the
+ * writer's (SQLite keeps the text as given). */
+static void unspaced(const char *sql, char *out)
+{
+	char last = '\0';
+	for (const char *p = sql; *p;) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+				p++;
+			if (word_char(last) && word_char(*p))
+				*out++ = ' ';
+			continue;
+		}
+		*out++ = last = *p++;
+	}
+	*out = '\0';
+}
+
+static int same_sql(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	char *na = malloc(strlen(a) + 1), *nb = malloc(strlen(b) + 1);
+	int same = 0;
+	if (na && nb) {
+		unspaced(a, na);
+		unspaced(b, nb);
+		same = strcmp(na, nb) == 0;
+	}
+	free(na);
+	free(nb);
+	return same;
+}
+
+/* The first difference of the rows of a and b (schema_sql) into why. */
+static int schema_diff(sqlite3_stmt *a, sqlite3_stmt *b, char *why, size_t size)
+{
+	int ra = sqlite3_step(a), rb = sqlite3_step(b);
+	for (; ra == SQLITE_ROW || rb == SQLITE_ROW; ) {
+		const char *ta = ra == SQLITE_ROW ? (const char *)sqlite3_column_text(a, 0) : NULL;
+		const char *na = ta ? (const char *)sqlite3_column_text(a, 1) : NULL;
+		const char *tb = rb == SQLITE_ROW ? (const char *)sqlite3_column_text(b, 0) : NULL;
+		const char *nb = tb ? (const char *)sqlite3_column_text(b, 1) : NULL;
+		int c = !ta ? 1 : !tb ? -1 : strcmp(ta, tb) ? strcmp(ta, tb)
+		      : strcmp(na ? na : "", nb ? nb : "");
+		if (c < 0) {
+			snprintf(why, size, "has a %s %s that kjit's schema does not have", ta, na);
+			return 1;
+		}
+		if (c > 0) {
+			snprintf(why, size, "lacks the %s %s of kjit's schema", tb, nb);
+			return 1;
+		}
+		if (!same_sql((const char *)sqlite3_column_text(a, 2),
+		              (const char *)sqlite3_column_text(b, 2))) {
+			snprintf(why, size, "defines the %s %s otherwise than kjit's schema", ta, na);
+			return 1;
+		}
+		ra = sqlite3_step(a);
+		rb = sqlite3_step(b);
+	}
+	return ra != SQLITE_DONE ? ra : rb != SQLITE_DONE ? rb : 0;
+}
+
+kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *have = NULL, *want = NULL;
+	char why[512] = "";
+	int rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL);
+	for (int v = 0; rc == SQLITE_OK && v < version; v++)
+		rc = sqlite3_exec(ref, migrations[v], NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(ref, schema_sql, -1, &want, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, schema_sql, -1, &have, NULL);
+	int diff = rc == SQLITE_OK ? schema_diff(have, want, why, sizeof why) : rc;
+	kjit_status st = KJIT_OK;
+	if (diff == 1)
+		st = kjit__error(KJIT_ERR_DB, "%s is not a kjit database of schema version %d: it %s; "
+		                 "kjit runs no SQL that a database holds; nothing was changed", path,
+		                 version, why);
+	else if (diff != 0)
+		st = kjit__error(KJIT_ERR_DB, "reading the schema of %s: %s", path,
+		                 sqlite3_errstr(diff));
+	sqlite3_finalize(have);
+	sqlite3_finalize(want);
+	sqlite3_close(ref);
+	return st;
+}
+
+kjit_status kjit__store_harden(sqlite3 *db, const char *path)
+{
+	int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	return rc == SQLITE_OK ? KJIT_OK
+	                       : kjit__error(KJIT_ERR_DB, "setting up %s: %s", path,
+	                                     sqlite3_errstr(rc));
+}
+
+/* The version, and the schema that it should have, read in one snapshot
+ * (another process may be creating the schema), before anything reads
+ * a table. */
+static kjit_status check_kjit_file(kjit__store *s, int *version)
+{
+	kjit_status st = exec(s, "BEGIN", "reading the schema");
+	if (st != KJIT_OK)
+		return st;
+	if ((st = check_foreign(s, version)) == KJIT_OK)
+		st = kjit__store_check_schema(s->db, s->path, *version);
+	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
+	return st;
 }
 
 /* Switching a new file to WAL needs an exclusive lock that the busy
@@ -414,10 +620,8 @@ static kjit_status migrate(kjit__store *s, void *arg)
 	kjit_status st = query_int(s, "PRAGMA user_version", &version);
 	if (st != KJIT_OK)
 		return st;
-	if (version > KJIT__SCHEMA_VERSION)
-		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
-		                   "(%s) understands (%d): upgrade kjit", s->path, version,
-		                   PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	if ((st = kjit__store_check_version(s->path, version)) != KJIT_OK)
+		return st;
 	for (int v = version; v < KJIT__SCHEMA_VERSION; v++) {
 		char what[64];
 		snprintf(what, sizeof what, "migrating the schema to version %d", v + 1);
@@ -444,6 +648,8 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	kjit_status st = KJIT_OK;
 	int memory = strcmp(path, ":memory:") == 0;
 	struct stat sb;
+	if (!memory && (st = kjit__store_check_name(path)) != KJIT_OK)
+		goto fail;
 	if (!memory && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		st = kjit__error(KJIT_ERR_IO, "database %s: is a directory", path);
 		goto fail;
@@ -458,6 +664,8 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, 10000);
+	if ((st = kjit__store_harden(s->db, path)) != KJIT_OK)
+		goto fail;
 	/* Refuse a foreign file before changing anything in it (one that is
 	 * not SQLite at all fails here with SQLITE_NOTADB). 16 KiB pages hold
 	 * a typical cubin in its row's page, no overflow chain to follow; the
@@ -465,7 +673,7 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	 * lock, so it runs only when the version read here is behind (it
 	 * reads it again under the lock). */
 	int version = 0;
-	if ((st = check_foreign(s, &version)) != KJIT_OK ||
+	if ((st = check_kjit_file(s, &version)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA page_size=16384", "setting the page size")) != KJIT_OK ||
 	    (st = enable_wal(s)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
