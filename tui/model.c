@@ -236,6 +236,8 @@ static int check_schema(top_model *m)
 	if (version == 0)
 		return fail(m, TOP_DB_FOREIGN, "%s is not a kjit database (no kjit schema)",
 		            m->path, NULL);
+	if (kjit__store_check_version(m->path, version) != KJIT_OK)
+		return fail(m, TOP_DB_SCHEMA, "%s", kjit_last_error(), NULL);
 	/* kjit-top only reads: a writer of this kjit migrates an older file */
 	if (version < KJIT__SCHEMA_VERSION) {
 		char v[64];
@@ -251,6 +253,9 @@ static int check_schema(top_model *m)
 		return fail(m, TOP_DB_SCHEMA, "%s has kjit schema version %s: use the kjit-top of "
 		            "the kjit that wrote it", m->path, v);
 	}
+	/* SQL that the file holds (a trigger, a generated column) never runs */
+	if (kjit__store_check_schema(m->db, m->path, (int)version) != KJIT_OK)
+		return fail(m, TOP_DB_FOREIGN, "%s", kjit_last_error(), NULL);
 	return 0;
 }
 
@@ -291,15 +296,24 @@ static int read_only_folder(top_model *m)
 	free(u);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_extended_result_codes(m->db, 1);
+	if (rc == SQLITE_OK && kjit__store_harden(m->db, m->path) != KJIT_OK)
+		return fail(m, TOP_DB_ERROR, "%s", kjit_last_error(), NULL);
 	return rc == SQLITE_OK ? 1 : fail_sql(m, rc, "opening the database read-only");
 }
 
 static int connect(top_model *m)
 {
 	struct stat sb;
+	if (kjit__store_check_name(m->path) != KJIT_OK)
+		return fail(m, TOP_DB_REFUSED, "%s", kjit_last_error(), NULL);
 	if (stat(m->path, &sb) != 0 && errno != ENOENT) /* there, but out of reach */
 		return fail(m, TOP_DB_ERROR, "cannot reach the database %s: %s", m->path,
 		            strerror(errno));
+	/* where this user's kjit refuses to make it, waiting is for another
+	 * user's: say why */
+	if (stat(m->path, &sb) != 0 && kjit__store_check_path(m->path) != KJIT_OK)
+		return fail(m, TOP_DB_MISSING, "no database at %s yet, and no kjit program of yours "
+		            "makes one there: %s", m->path, kjit_last_error());
 	if (stat(m->path, &sb) != 0)
 		return fail(m, TOP_DB_MISSING, "no database at %s yet: run a kjit program first",
 		            m->path, NULL);
@@ -310,6 +324,11 @@ static int connect(top_model *m)
 	                         NULL);
 	if (rc != SQLITE_OK) {
 		fail_sql(m, rc, "opening the database read-only");
+		disconnect(m);
+		return -1;
+	}
+	if (kjit__store_harden(m->db, m->path) != KJIT_OK) {
+		fail(m, TOP_DB_ERROR, "%s", kjit_last_error(), NULL);
 		disconnect(m);
 		return -1;
 	}

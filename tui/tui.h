@@ -35,6 +35,7 @@ typedef enum top_db_state {
 	TOP_DB_EMPTY,   /* a file with no schema yet */
 	TOP_DB_FOREIGN, /* not a kjit database */
 	TOP_DB_SCHEMA,  /* a schema version this kjit-top does not read */
+	TOP_DB_REFUSED, /* a path that names no file (a URI): none will come */
 	TOP_DB_ERROR    /* any other failure: message says which */
 } top_db_state;
 

@@ -230,11 +230,11 @@ kjit_status kjit__store_check_name(const char *path)
 	/* SQLite reads a name beginning "file:" as a URI (Debian builds it so)
 	 * and opens another file than the one the checks below looked at */
 	if (strncmp(path, "file:", 5) == 0)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "database %s: SQLite would read the name as "
+		return kjit__error(KJIT_ERR_IO, "database %s: SQLite would read the name as "
 		                   "a URI and open another file; kjit takes a file name, not a URI "
 		                   "(./%s names the file of that name)", path, path);
 	if (!*path)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "the database path is empty");
+		return kjit__error(KJIT_ERR_IO, "the database path is empty");
 	return KJIT_OK;
 }
 
