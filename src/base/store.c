@@ -287,6 +287,10 @@ static kjit_status check_folder(const char *path)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	struct stat sb;
 	kjit_status st = KJIT_OK;
+	if (lstat(dir, &sb) != 0 && errno == ENOENT) {
+		free(dir); /* none yet: a writer makes it, 0700 */
+		return KJIT_OK;
+	}
 	if (lstat(dir, &sb) != 0)
 		st = unreachable("the database folder", dir);
 	else if (S_ISLNK(sb.st_mode) && (st = check_owner("the link", dir, &sb, 0)) == KJIT_OK &&
