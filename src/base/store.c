@@ -275,14 +275,20 @@ static kjit_status unreachable(const char *what, const char *path)
 	                   "entered)", what, path, strerror(errno));
 }
 
+/* The folder of a path, malloc'ed; NULL when out of memory. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return !slash ? strdup(".") : slash == path ? strdup("/")
+	     : kjit__strdup_printf("%.*s", (int)(slash - path), path);
+}
+
 /* The database's folder (a link to one must be this user's or root's:
  * a sticky /tmp lets no one else swap it). The folders above are not
  * checked: /tmp may hold this user's folder. */
 static kjit_status check_folder(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = !slash ? strdup(".") : slash == path ? strdup("/")
-	          : kjit__strdup_printf("%.*s", (int)(slash - path), path);
+	char *dir = folder_of(path);
 	if (!dir)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	struct stat sb;
@@ -617,6 +623,36 @@ static kjit_status enable_wal(kjit__store *s)
 	}
 }
 
+/* In a sticky folder others can write, another user may plant a side
+ * file between the checks and SQLite's open of it (and remove it again,
+ * being theirs). The ones SQLite holds once it reads are there and the
+ * user's afterwards only if they were the user's: in such a folder no
+ * one else can remove or replace them. */
+static kjit_status check_held(kjit__store *s)
+{
+	struct stat sb;
+	char *dir = folder_of(s->path);
+	int shared = dir && stat(dir, &sb) == 0 && (sb.st_mode & S_ISVTX) &&
+	             (sb.st_mode & (S_IWGRP | S_IWOTH));
+	free(dir);
+	int n;
+	kjit_status st = shared ? query_int(s, "SELECT count(*) FROM sqlite_master", &n) : KJIT_OK;
+	static const char *const held[] = { "-wal", "-shm" };
+	for (size_t i = 0; shared && st == KJIT_OK && i < sizeof held / sizeof *held; i++) {
+		char *side = kjit__strdup_printf("%s%s", s->path, held[i]);
+		if (!side)
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		else if (lstat(side, &sb) != 0)
+			st = kjit__error(KJIT_ERR_IO, "the database's side file %s went away while "
+			                 "SQLite opened it: another user may have planted one; nothing "
+			                 "was changed", side);
+		else
+			st = check_file("the database's side file", side);
+		free(side);
+	}
+	return st;
+}
+
 static kjit_status migrate(kjit__store *s, void *arg)
 {
 	(void)arg;
@@ -679,7 +715,7 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	int version = 0;
 	if ((st = check_kjit_file(s, &version)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA page_size=16384", "setting the page size")) != KJIT_OK ||
-	    (st = enable_wal(s)) != KJIT_OK ||
+	    (st = enable_wal(s)) != KJIT_OK || (!memory && (st = check_held(s)) != KJIT_OK) ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
 	               " PRAGMA mmap_size=268435456",
 	               "setting pragmas")) != KJIT_OK ||
