@@ -8,7 +8,8 @@
  *    file it names nor a "file:" folder is made;
  *  - SQL stored in the schema does not run: a planted trigger, a costly
  *    generated column, a view and a costly default are each refused,
- *    naming what was found;
+ *    naming what was found; kjit-tune's tuning run names the database,
+ *    not the GPU worker that would open it;
  *  - the cache_size counter: INT64_MAX evicts nothing that fits, a
  *    negative count still evicts down to the cap, a deleted row is
  *    restored, each set right from the blobs;
@@ -130,6 +131,42 @@ static void test_schema_sql(const char *dir)
 	}
 }
 
+/* A tuning run (kjit-tune(1)'s example form) on such a database names
+ * the database, before any GPU worker starts, and leaves it as it was. */
+static void test_tune_names_db(const char *dir)
+{
+	static const struct {
+		const char *sql, *want;
+	} bad[] = {
+		{ "PRAGMA user_version=-2", "schema version -2" },
+		{ "CREATE TRIGGER planted AFTER INSERT ON results BEGIN DELETE FROM best; END",
+		  "trigger planted" },
+	};
+	char tune[TU_PATH];
+	tu_kjit_tune(tune);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char db[TU_PATH], name[32], cmd[3 * TU_PATH], out[8192];
+		snprintf(name, sizeof name, "tune%zu.db", i);
+		tu_path(db, dir, name);
+		make_db(db);
+		sql_on(db, bad[i].sql);
+		size_t n0, n1;
+		char *before = tu_read_file(db, &n0);
+		snprintf(cmd, sizeof cmd, "'%s' '%s/tests/tune-faults.json' --timeout 2 --db '%s' 2>&1",
+		         tune, tu_srcdir(), db);
+		CHECK(tu_run(cmd, out, sizeof out) != 0);
+		CHECK_MSG(strstr(out, bad[i].want) && strstr(out, db), "no \"%s\" in: %s",
+		          bad[i].want, out);
+		CHECK_MSG(!strstr(out, "GPU worker"), "the GPU worker blamed: %s", out);
+		char *after = tu_read_file(db, &n1);
+		CHECK_MSG(n0 == n1 && memcmp(before, after, n0) == 0, "%s changed", db);
+		free(before);
+		free(after);
+		OK("kjit-tune on a database with %s: refused naming it, not the GPU worker",
+		   bad[i].want);
+	}
+}
+
 /* Compiles saxpy variant (block, items) into db under cap. */
 static void compile_into(const char *db, int64_t cap, int block, int items)
 {
@@ -216,6 +253,7 @@ int main(int argc, char **argv)
 	test_versions(dir);
 	test_uri(dir);
 	test_schema_sql(dir);
+	test_tune_names_db(dir);
 	test_cache_size(dir);
 	test_folders(dir);
 	return 0;

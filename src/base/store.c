@@ -370,12 +370,35 @@ static kjit_status check_files(const char *path, int repair)
 	return st;
 }
 
+static kjit_status check_kjit_file(kjit__store *s, int *version);
+
+/* The schema version and the schema of the database there, read only;
+ * a file that cannot be read so is left to the open that follows. */
+static kjit_status check_contents(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0 || sb.st_size == 0)
+		return KJIT_OK;
+	kjit__store s = { .path = (char *)path };
+	int version, rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+	                                  NULL);
+	kjit_status st = KJIT_OK;
+	if (rc == SQLITE_OK && (rc = sqlite3_busy_timeout(s.db, 10000)) == SQLITE_OK &&
+	    kjit__store_harden(s.db, path) == KJIT_OK)
+		st = check_kjit_file(&s, &version);
+	sqlite3_close(s.db);
+	/* a verdict on the file stands; a failure to read it is the open's to say */
+	return st == KJIT_ERR_DB && !atomic_load(&s.broken) ? st : KJIT_OK;
+}
+
 kjit_status kjit__store_check_path(const char *path)
 {
 	kjit_status st = kjit__store_check_name(path);
 	if (st == KJIT_OK)
 		st = check_folder(path);
-	return st == KJIT_OK ? check_files(path, 0) : st;
+	if (st == KJIT_OK)
+		st = check_files(path, 0);
+	return st == KJIT_OK ? check_contents(path) : st;
 }
 
 /* Creates the file 0600 ourselves, so that neither umask nor SQLite's
