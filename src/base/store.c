@@ -393,6 +393,8 @@ static kjit_status check_contents(const char *path)
 
 kjit_status kjit__store_check_path(const char *path)
 {
+	if (strcmp(path, KJIT__STORE_MEMORY) == 0)
+		return KJIT_OK;
 	kjit_status st = kjit__store_check_name(path);
 	if (st == KJIT_OK)
 		st = check_folder(path);
@@ -583,7 +585,7 @@ kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
 	sqlite3 *ref = NULL;
 	sqlite3_stmt *have = NULL, *want = NULL;
 	char why[512] = "";
-	int rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL);
+	int rc = sqlite3_open_v2(KJIT__STORE_MEMORY, &ref, SQLITE_OPEN_READWRITE, NULL);
 	for (int v = 0; rc == SQLITE_OK && v < version; v++)
 		rc = sqlite3_exec(ref, migrations[v], NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
@@ -709,7 +711,7 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	kjit_status st = KJIT_OK;
-	int memory = strcmp(path, ":memory:") == 0;
+	int memory = strcmp(path, KJIT__STORE_MEMORY) == 0;
 	struct stat sb;
 	if (!memory && (st = kjit__store_check_name(path)) != KJIT_OK)
 		goto fail;
