@@ -352,7 +352,7 @@ static kjit_status start_telemetry(kjit_engine *e)
 			                   "rate between 0 and 1 (0.01: one launch in 100)", prof);
 		e->profile_every = rate > 0 ? (uint64_t)(1.0 / rate + 0.5) : 0;
 	}
-	if ((tel && strcmp(tel, "0") == 0) || strcmp(e->db_path, ":memory:") == 0)
+	if ((tel && strcmp(tel, "0") == 0) || strcmp(e->db_path, KJIT__STORE_MEMORY) == 0)
 		return KJIT_OK;
 	kjit__telemetry_opts o;
 	kjit__telemetry_defaults(&o);

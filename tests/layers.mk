@@ -36,6 +36,11 @@ EXTRA_DIST += tests/test-pkgconfig.sh
 TESTS += tests/test-perms-user.sh
 EXTRA_DIST += tests/test-perms-user.sh
 
+# where a database may be kept: sticky folders, URIs, a read-only -shm
+# (root with setpriv only)
+TESTS += tests/test-db-rules.sh
+EXTRA_DIST += tests/test-db-rules.sh
+
 # libFuzzer targets (tests/fuzz/README), built and run by tests/fuzz/run
 # (clang only; .ci/run runs a fixed number of inputs)
 EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-spec.c \

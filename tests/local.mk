@@ -13,6 +13,7 @@ KJIT_CPU_TESTS = \
 	tests/test-cache-keys \
 	tests/test-cache-corrupt \
 	tests/test-store-perms \
+	tests/test-store-hostile \
 	tests/test-cache-concurrent \
 	tests/test-cache-evict \
 	tests/test-no-driver \
@@ -73,6 +74,10 @@ tests_test_cache_corrupt_LDADD = $(KJIT_TEST_LDADD)
 tests_test_store_perms_SOURCES = tests/test-store-perms.c tests/testutil.h
 tests_test_store_perms_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_store_perms_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_store_hostile_SOURCES = tests/test-store-hostile.c tests/testutil.h
+tests_test_store_hostile_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_store_hostile_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_cache_concurrent_SOURCES = tests/test-cache-concurrent.c tests/testutil.h
 tests_test_cache_concurrent_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

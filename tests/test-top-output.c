@@ -91,6 +91,57 @@ static void golden(const char *const *args, const char *name)
 	free(err);
 }
 
+/* Figures no writer of kjit's makes: counts of -9e18 and 9e18, times of
+ * -1.8e18 and 1.8e18, a median of -1e300. --once and --json show none
+ * of them, and no sum of them. */
+static void hostile_numbers(void)
+{
+	char db[TU_PATH];
+	tu_path(db, dir, "hostile.db");
+	top_test_fill(db);
+	sqlite3 *s = tu_db_open(db);
+	for (int i = 0; i < 5; i++) {
+		top_test_event(s, 5 + i, 101, "launch", SIG_SAXPY, "saxpy", NULL, NULL, "0",
+		               -9000000000000000000LL);
+		top_test_event(s, 5 + i, 101, "cache", SIG_SAXPY, "saxpy", NULL, "memory", NULL,
+		               -500000);
+		top_test_event(s, 5 + i, 101, "drop", NULL, NULL, NULL, NULL, NULL, -500000);
+	}
+	tu_db_exec(s, "INSERT INTO events(ts, pid, kind, count) VALUES(1.8e18, 7, 'launch', 1)");
+	tu_db_exec(s, "INSERT INTO runs(signature, device_key, kernel, strategy, problem, status,"
+	              " total, evaluated, pid, started, updated) VALUES('" SIG_GEMM "', 'd',"
+	              " 'gemm_tiled', 'random', '{}', 'done', 9000000000000000000,"
+	              " -9000000000000000000, 1, -1.8e18, " TOP_TEST_NOW_TEXT ")");
+	tu_db_exec(s, "UPDATE best SET median_ns = -1e300, updated = -1.8e18");
+	tu_db_close(s);
+	static const char *const views[] = { "--once", "--json" };
+	for (size_t v = 0; v < 2; v++) {
+		char *out, *err;
+		CHECK(run_top((const char *const[]){ views[v], "--db", "hostile.db", NULL }, &out,
+		              &err) == 0);
+		static const char *const never[] = { "-9000", "-500000", "-1.8", "e+18", "e+17",
+			                             "e+300", "9000000", "-0.0", ":-", " -1" };
+		for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+			CHECK_MSG(!strstr(out, never[i]), "kjit-top %s shows \"%s\":\n%s", views[v],
+			          never[i], out);
+		free(out);
+		free(err);
+	}
+	OK("hostile counts, times and medians: shown as none or unknown, in --once and --json");
+
+	/* SQL stored in the file does not run: a costly generated column */
+	tu_path(db, dir, "planted.db");
+	top_test_fill(db);
+	s = tu_db_open(db);
+	tu_db_exec(s, "ALTER TABLE events ADD COLUMN heavy BLOB AS (zeroblob(1000000000))");
+	tu_db_close(s);
+	double t0 = tu_now();
+	expect((const char *const[]){ "--once", "--db", "planted.db", NULL }, 1, NULL,
+	       "defines the table events otherwise than kjit's schema");
+	CHECK(tu_now() - t0 < 5);
+	OK("a costly generated column in events: refused naming the table");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -158,6 +209,7 @@ int main(int argc, char **argv)
 	expect((const char *const[]){ "--db", "kjit.db", "-n", "1", NULL }, 1, NULL,
 	       "not a terminal");
 	OK("the live view without a terminal: exit 1, pointing at --once");
+	hostile_numbers();
 	printf("PASS\n");
 	return 0;
 }

@@ -343,7 +343,8 @@ int main(int argc, char **argv)
 			rc = 1;
 		}
 	} else if (top_model_refresh(&m, top_now(), 1) < 0 &&
-	           (m.state == TOP_DB_FOREIGN || m.state == TOP_DB_SCHEMA)) {
+	           (m.state == TOP_DB_FOREIGN || m.state == TOP_DB_SCHEMA ||
+	            m.state == TOP_DB_REFUSED)) {
 		/* a file that is there and will not become readable: waiting
 		 * for it would wait forever */
 		fprintf(stderr, "kjit-top: %s\n", m.message);

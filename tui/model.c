@@ -236,6 +236,8 @@ static int check_schema(top_model *m)
 	if (version == 0)
 		return fail(m, TOP_DB_FOREIGN, "%s is not a kjit database (no kjit schema)",
 		            m->path, NULL);
+	if (kjit__store_check_version(m->path, version) != KJIT_OK)
+		return fail(m, TOP_DB_SCHEMA, "%s", kjit_last_error(), NULL);
 	/* kjit-top only reads: a writer of this kjit migrates an older file */
 	if (version < KJIT__SCHEMA_VERSION) {
 		char v[64];
@@ -251,6 +253,9 @@ static int check_schema(top_model *m)
 		return fail(m, TOP_DB_SCHEMA, "%s has kjit schema version %s: use the kjit-top of "
 		            "the kjit that wrote it", m->path, v);
 	}
+	/* SQL that the file holds (a trigger, a generated column) never runs */
+	if (kjit__store_check_schema(m->db, m->path, (int)version) != KJIT_OK)
+		return fail(m, TOP_DB_FOREIGN, "%s", kjit_last_error(), NULL);
 	return 0;
 }
 
@@ -291,15 +296,24 @@ static int read_only_folder(top_model *m)
 	free(u);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_extended_result_codes(m->db, 1);
+	if (rc == SQLITE_OK && kjit__store_harden(m->db, m->path) != KJIT_OK)
+		return fail(m, TOP_DB_ERROR, "%s", kjit_last_error(), NULL);
 	return rc == SQLITE_OK ? 1 : fail_sql(m, rc, "opening the database read-only");
 }
 
 static int connect(top_model *m)
 {
 	struct stat sb;
+	if (kjit__store_check_name(m->path) != KJIT_OK)
+		return fail(m, TOP_DB_REFUSED, "%s", kjit_last_error(), NULL);
 	if (stat(m->path, &sb) != 0 && errno != ENOENT) /* there, but out of reach */
 		return fail(m, TOP_DB_ERROR, "cannot reach the database %s: %s", m->path,
 		            strerror(errno));
+	/* where this user's kjit refuses to make it, waiting is for another
+	 * user's: say why */
+	if (stat(m->path, &sb) != 0 && kjit__store_check_path(m->path) != KJIT_OK)
+		return fail(m, TOP_DB_MISSING, "no database at %s yet, and no kjit program of yours "
+		            "makes one there: %s", m->path, kjit_last_error());
 	if (stat(m->path, &sb) != 0)
 		return fail(m, TOP_DB_MISSING, "no database at %s yet: run a kjit program first",
 		            m->path, NULL);
@@ -310,6 +324,11 @@ static int connect(top_model *m)
 	                         NULL);
 	if (rc != SQLITE_OK) {
 		fail_sql(m, rc, "opening the database read-only");
+		disconnect(m);
+		return -1;
+	}
+	if (kjit__store_harden(m->db, m->path) != KJIT_OK) {
+		fail(m, TOP_DB_ERROR, "%s", kjit_last_error(), NULL);
 		disconnect(m);
 		return -1;
 	}
@@ -392,6 +411,28 @@ static int first_id(top_model *m, double from, int64_t *id)
 	if (rc == SQLITE_ROW)
 		rc = SQLITE_DONE;
 	return done(m, st, rc, "finding the first event of a window");
+}
+
+/* ---- figures from the file (TOP_COUNT_MAX, TOP_TIME_MAX) ----------------------- */
+
+static int64_t col_count(sqlite3_stmt *st, int col)
+{
+	int64_t v = sqlite3_column_int64(st, col);
+	return sqlite3_column_type(st, col) == SQLITE_INTEGER && v >= 0 && v <= TOP_COUNT_MAX ? v : 0;
+}
+
+/* Unix seconds; NAN for none or one beyond the calendar */
+static double col_time(sqlite3_stmt *st, int col)
+{
+	double v = sqlite3_column_double(st, col);
+	return sqlite3_column_type(st, col) != SQLITE_NULL && v >= 0 && v <= TOP_TIME_MAX ? v : NAN;
+}
+
+/* A duration (ns); NAN for none, or one that is not positive and finite */
+static double col_ns(sqlite3_stmt *st, int col)
+{
+	double v = sqlite3_column_double(st, col);
+	return sqlite3_column_type(st, col) != SQLITE_NULL && v > 0 && isfinite(v) ? v : NAN;
 }
 
 /* ---- kernels: a sorted array, found by signature or by name ----------------- */
@@ -478,7 +519,7 @@ static int query_kernels(top_model *m)
 			continue;
 		k->has_best = 1;
 		copy_col(st, 1, k->best_config, sizeof k->best_config);
-		k->best_ns = sqlite3_column_double(st, 2);
+		k->best_ns = col_ns(st, 2);
 		k->stale = sqlite3_column_int(st, 3) != 0;
 	}
 	return done(m, st, rc, "reading the best configurations");
@@ -766,7 +807,7 @@ static int read_new_events(top_model *m, double now)
 			m->cap_ev = cap;
 		}
 		struct top_ev *e = &m->ev[m->n_ev];
-		e->ts = sqlite3_column_double(st, 1);
+		e->ts = col_time(st, 1);
 		e->pid = (int32_t)sqlite3_column_int64(st, 2);
 		e->kind = (uint8_t)parse_kind(col_text(st, 3));
 		/* only compiles and the last minute are counted per kernel: the
@@ -776,8 +817,11 @@ static int read_new_events(top_model *m, double now)
 		e->tier = (uint8_t)parse_tier(col_text(st, 6));
 		e->value = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN
 		                                                      : sqlite3_column_double(st, 7);
-		e->count = sqlite3_column_int64(st, 8);
-		m->n_ev += e->kind != KJIT__EV_COUNT;
+		if (!isfinite(e->value))
+			e->value = NAN;
+		e->count = col_count(st, 8);
+		/* a row of no known time is in no window */
+		m->n_ev += e->kind != KJIT__EV_COUNT && !isnan(e->ts);
 	}
 	if (oom) {
 		sqlite3_reset(st);
@@ -969,8 +1013,8 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 			r->n_devices++;
 		}
 		d->evaluated += sqlite3_column_int64(st, 3);
-		if (sqlite3_column_double(st, 5) > d->last)
-			d->last = sqlite3_column_double(st, 5);
+		if (col_time(st, 5) > d->last)
+			d->last = col_time(st, 5);
 		kjit__result_status s;
 		/* a status this kjit-top does not know is counted nowhere */
 		if (kjit__result_status_parse(col_text(st, 2), &s) != KJIT_OK)
@@ -978,7 +1022,7 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 		r->by_status[s] += sqlite3_column_int64(st, 3);
 		d->by_status[s] += sqlite3_column_int64(st, 3);
 		if (s == KJIT__RS_OK && sqlite3_column_type(st, 4) != SQLITE_NULL) {
-			d->best_ns = sqlite3_column_double(st, 4);
+			d->best_ns = col_ns(st, 4);
 			if (isnan(r->best_ns) || d->best_ns < r->best_ns)
 				r->best_ns = d->best_ns;
 		}
@@ -1011,10 +1055,10 @@ static int query_runs(top_model *m, double now)
 		copy_col(st, 1, r->kernel, sizeof r->kernel);
 		copy_col(st, 2, r->strategy, sizeof r->strategy);
 		copy_col(st, 3, r->status, sizeof r->status);
-		r->total = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-		r->evaluated = sqlite3_column_int64(st, 5);
-		r->started = sqlite3_column_double(st, 6);
-		r->updated = sqlite3_column_double(st, 7);
+		r->total = col_count(st, 4) > 0 ? col_count(st, 4) : -1; /* -1: not known */
+		r->evaluated = col_count(st, 5);
+		r->started = col_time(st, 6);
+		r->updated = col_time(st, 7);
 		r->best_ns = r->eta_s = NAN;
 		int running = strcmp(r->status, KJIT__RUN_RUNNING) == 0;
 		/* a writer killed before it could say so: its process is gone */
@@ -1196,8 +1240,8 @@ static int detail_results(top_model *m, const char *sig, size_t *cap)
 		v->failed = kjit__result_status_parse(v->status, &rs) == KJIT_OK &&
 		            rs != KJIT__RS_OK;
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			v->median_ns = sqlite3_column_double(st, 3);
-		v->n_samples = sqlite3_column_int64(st, 4);
+			v->median_ns = col_ns(st, 3);
+		v->n_samples = col_count(st, 4);
 		if ((v->has_profile = sqlite3_column_int(st, 5)))
 			read_profile(st, 6, v);
 		d->has_profiles |= v->has_profile;

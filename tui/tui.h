@@ -22,6 +22,13 @@
 #define TOP_HISTORY_BUCKET_S 5     /* one sparkline column */
 #define TOP_HISTORY_N 120          /* 10 minutes of buckets: history, compile p50 */
 #define TOP_RUN_RECENT_S 600.0     /* finished runs stay listed this long */
+/* A database's figures may be hostile or damaged (model.c): a count
+ * beyond 0..TOP_COUNT_MAX reads as 0 (2^30 a row: the sums of the rows
+ * kept in memory cannot overflow), a time beyond 0..TOP_TIME_MAX (the
+ * end of the year 9999) as unknown, a time that is not positive as
+ * unknown. */
+#define TOP_COUNT_MAX ((int64_t)1 << 30)
+#define TOP_TIME_MAX 253402300799.0
 
 /* The wall clock, or $KJIT_TOP_NOW (Unix seconds): a testing hook that
  * makes every window, ETA and the clock in the header reproducible. */
@@ -35,6 +42,7 @@ typedef enum top_db_state {
 	TOP_DB_EMPTY,   /* a file with no schema yet */
 	TOP_DB_FOREIGN, /* not a kjit database */
 	TOP_DB_SCHEMA,  /* a schema version this kjit-top does not read */
+	TOP_DB_REFUSED, /* a path that names no file (a URI): none will come */
 	TOP_DB_ERROR    /* any other failure: message says which */
 } top_db_state;
 

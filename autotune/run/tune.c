@@ -1119,7 +1119,8 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	t.db = o->db;
 	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
 		t.db = def;
-	if (!t.db || open_workers(&t) != KJIT_OK)
+	/* the database refused here, naming it, not by the first worker */
+	if (!t.db || kjit__store_check_path(t.db) != KJIT_OK || open_workers(&t) != KJIT_OK)
 		goto fail;
 	t.start_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	t.hello = kt_meas_hello(t.meas);

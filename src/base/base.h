@@ -269,6 +269,30 @@ void kjit__store_finalize_binaries(kjit__store *store);
  * ~/.cache/kjit/kjit.db); malloc'ed, the caller frees it. */
 kjit_status kjit__store_default_path(char **out);
 
+/* The path of a database in memory, gone at its close. */
+#define KJIT__STORE_MEMORY ":memory:"
+/* Refuses a database path that SQLite reads as something else than the
+ * file of that name (a "file:" URI) and the empty one. */
+kjit_status kjit__store_check_name(const char *path);
+/* The checks of kjit__store_open() on a path, creating nothing: the
+ * name, the folder (the user's or root's, writable by no one else unless
+ * sticky), the database and its side files (regular files of the user's
+ * or root's, writable by no one else), and the schema version and schema
+ * of a database there (as kjit__store_open() refuses them);
+ * KJIT__STORE_MEMORY passes. */
+kjit_status kjit__store_check_path(const char *path);
+/* KJIT_ERR_DB naming path and version unless 0 <= version <=
+ * KJIT__SCHEMA_VERSION. */
+kjit_status kjit__store_check_version(const char *path, long long version);
+/* KJIT_ERR_DB, naming the first object that differs, unless the schema
+ * of db (tables, indexes, triggers, views) is exactly that of kjit's
+ * version (0 <= version <= KJIT__SCHEMA_VERSION). */
+kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version);
+/* Stops SQL that a database holds from calling functions with side
+ * effects (trusted_schema off), and SQL from changing the schema's
+ * text (defensive on). */
+kjit_status kjit__store_harden(sqlite3 *db, const char *path);
+
 /* Opens (creating the folder 0700 and the file 0600 when missing) and
  * migrates the schema to KJIT__SCHEMA_VERSION. A database from a newer
  * kjit, or a file that is not a kjit database, is refused with a message.

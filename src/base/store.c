@@ -225,12 +225,27 @@ static kjit_status make_parent_dirs(const char *path)
 
 /* ---- whose files the database is ------------------------------------------ */
 
+kjit_status kjit__store_check_name(const char *path)
+{
+	/* SQLite reads a name beginning "file:" as a URI (Debian builds it so)
+	 * and opens another file than the one the checks below looked at */
+	if (strncmp(path, "file:", 5) == 0)
+		return kjit__error(KJIT_ERR_IO, "database %s: SQLite would read the name as "
+		                   "a URI and open another file; kjit takes a file name, not a URI "
+		                   "(./%s names the file of that name)", path, path);
+	if (!*path)
+		return kjit__error(KJIT_ERR_IO, "the database path is empty");
+	return KJIT_OK;
+}
+
 /* A database another user can change is one that can hand this user a
  * cubin of theirs (the checksum is integrity, not authentication): its
  * file, its folder and SQLite's side files must belong to this user or
  * to root (who can change any file anyway) and be writable by no one
- * else. */
-static kjit_status check_owner(const char *what, const char *path, const struct stat *sb)
+ * else; a folder others may write is fine when it is sticky (as /tmp),
+ * where no one else can remove or replace this user's files. */
+static kjit_status check_owner(const char *what, const char *path, const struct stat *sb,
+                               int folder)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0) {
 		char buf[1024], name[256] = "";
@@ -241,12 +256,17 @@ static kjit_status check_owner(const char *what, const char *path, const struct 
 		                   "no database another user can change; give a path of your own",
 		                   what, path, name, (long)sb->st_uid);
 	}
-	if (!S_ISLNK(sb->st_mode) && (sb->st_mode & (S_IWGRP | S_IWOTH)))
-		return kjit__error(KJIT_ERR_IO, "%s %s can be written by %s (mode %03o): kjit uses no "
-		                   "database another user can change; chmod go-w %s",
-		                   what, path, sb->st_mode & S_IWOTH ? "every user" : "its group",
-		                   (unsigned)(sb->st_mode & 0777), path);
-	return KJIT_OK;
+	if (S_ISLNK(sb->st_mode) || !(sb->st_mode & (S_IWGRP | S_IWOTH)) ||
+	    (folder && (sb->st_mode & S_ISVTX)))
+		return KJIT_OK;
+	/* no advice to change a folder's mode: it may be the system's */
+	return kjit__error(KJIT_ERR_IO, "%s %s can be written by %s (mode %04o): kjit uses no "
+	                   "database another user can change; %s%s", what, path,
+	                   sb->st_mode & S_IWOTH ? "every user" : "its group",
+	                   (unsigned)(sb->st_mode & 07777),
+	                   folder ? "give a path in a folder of your own that others cannot "
+	                            "write, or in a sticky one such as /tmp" : "chmod go-w ",
+	                   folder ? "" : path);
 }
 
 static kjit_status unreachable(const char *what, const char *path)
@@ -255,27 +275,37 @@ static kjit_status unreachable(const char *what, const char *path)
 	                   "entered)", what, path, strerror(errno));
 }
 
+/* The folder of a path, malloc'ed; NULL when out of memory. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return !slash ? strdup(".") : slash == path ? strdup("/")
+	     : kjit__strdup_printf("%.*s", (int)(slash - path), path);
+}
+
 /* The database's folder (a link to one must be this user's or root's:
  * a sticky /tmp lets no one else swap it). The folders above are not
  * checked: /tmp may hold this user's folder. */
 static kjit_status check_folder(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = !slash ? strdup(".") : slash == path ? strdup("/")
-	          : kjit__strdup_printf("%.*s", (int)(slash - path), path);
+	char *dir = folder_of(path);
 	if (!dir)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	struct stat sb;
 	kjit_status st = KJIT_OK;
+	if (lstat(dir, &sb) != 0 && errno == ENOENT) {
+		free(dir); /* none yet: a writer makes it, 0700 */
+		return KJIT_OK;
+	}
 	if (lstat(dir, &sb) != 0)
 		st = unreachable("the database folder", dir);
-	else if (S_ISLNK(sb.st_mode) && (st = check_owner("the link", dir, &sb)) == KJIT_OK &&
+	else if (S_ISLNK(sb.st_mode) && (st = check_owner("the link", dir, &sb, 0)) == KJIT_OK &&
 	         stat(dir, &sb) != 0)
 		st = unreachable("the database folder", dir);
 	if (st == KJIT_OK && !S_ISDIR(sb.st_mode))
 		st = kjit__error(KJIT_ERR_IO, "the database folder %s is not a folder", dir);
 	if (st == KJIT_OK)
-		st = check_owner("the database folder", dir, &sb);
+		st = check_owner("the database folder", dir, &sb, 1);
 	free(dir);
 	return st;
 }
@@ -295,7 +325,82 @@ static kjit_status check_file(const char *what, const char *path)
 		return kjit__error(KJIT_ERR_IO, "%s %s is a directory", what, path);
 	if (!S_ISREG(sb.st_mode))
 		return kjit__error(KJIT_ERR_IO, "%s %s is not a regular file", what, path);
-	return check_owner(what, path, &sb);
+	return check_owner(what, path, &sb, 0);
+}
+
+/* A side file that the user cannot write beside a database the user can
+ * (left by a read-only time: SQLite gives its side files the database's
+ * mode) keeps every writer out: made writable again when it is the
+ * user's, else named with its mode. */
+static kjit_status side_writable(const char *side, const struct stat *db)
+{
+	struct stat sb;
+	if (lstat(side, &sb) != 0 || (sb.st_mode & S_IWUSR) || !(db->st_mode & S_IWUSR))
+		return KJIT_OK;
+	int fd = sb.st_uid == geteuid() ? open(side, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	struct stat fb;
+	int fixed = fd >= 0 && fstat(fd, &fb) == 0 && fb.st_ino == sb.st_ino &&
+	            fb.st_dev == sb.st_dev && fchmod(fd, (fb.st_mode & 0777) | S_IWUSR) == 0;
+	if (fd >= 0)
+		close(fd);
+	return fixed ? KJIT_OK
+	             : kjit__error(KJIT_ERR_IO, "the database's side file %s cannot be written "
+	                           "(mode %04o), while the database can: no program can write "
+	                           "the database; remove it when no program has the database "
+	                           "open", side, (unsigned)(sb.st_mode & 07777));
+}
+
+/* The database and the side files a crash may have left; with repair, a
+ * read-only side file of the user's is made writable. */
+static kjit_status check_files(const char *path, int repair)
+{
+	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
+	struct stat db;
+	kjit_status st = KJIT_OK;
+	for (size_t i = 0; i < sizeof sides / sizeof *sides && st == KJIT_OK; i++) {
+		char *side = kjit__strdup_printf("%s%s", path, sides[i]);
+		st = !side ? kjit__error(KJIT_ERR_NOMEM, "out of memory")
+		           : check_file(i ? "the database's side file" : "the database", side);
+		if (st == KJIT_OK && i == 0 && repair && lstat(path, &db) != 0)
+			repair = 0;
+		if (st == KJIT_OK && i > 0 && repair)
+			st = side_writable(side, &db);
+		free(side);
+	}
+	return st;
+}
+
+static kjit_status check_kjit_file(kjit__store *s, int *version);
+
+/* The schema version and the schema of the database there, read only;
+ * a file that cannot be read so is left to the open that follows. */
+static kjit_status check_contents(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0 || sb.st_size == 0)
+		return KJIT_OK;
+	kjit__store s = { .path = (char *)path };
+	int version, rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+	                                  NULL);
+	kjit_status st = KJIT_OK;
+	if (rc == SQLITE_OK && (rc = sqlite3_busy_timeout(s.db, 10000)) == SQLITE_OK &&
+	    kjit__store_harden(s.db, path) == KJIT_OK)
+		st = check_kjit_file(&s, &version);
+	sqlite3_close(s.db);
+	/* a verdict on the file stands; a failure to read it is the open's to say */
+	return st == KJIT_ERR_DB && !atomic_load(&s.broken) ? st : KJIT_OK;
+}
+
+kjit_status kjit__store_check_path(const char *path)
+{
+	if (strcmp(path, KJIT__STORE_MEMORY) == 0)
+		return KJIT_OK;
+	kjit_status st = kjit__store_check_name(path);
+	if (st == KJIT_OK)
+		st = check_folder(path);
+	if (st == KJIT_OK)
+		st = check_files(path, 0);
+	return st == KJIT_OK ? check_contents(path) : st;
 }
 
 /* Creates the file 0600 ourselves, so that neither umask nor SQLite's
@@ -319,14 +424,7 @@ static kjit_status create_file(const char *path)
 		return kjit__error(KJIT_ERR_IO, "cannot create database %s: %s", path,
 		                   strerror(err));
 	}
-	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
-	for (size_t i = 0; i < sizeof sides / sizeof *sides && st == KJIT_OK; i++) {
-		char *side = kjit__strdup_printf("%s%s", path, sides[i]);
-		st = !side ? kjit__error(KJIT_ERR_NOMEM, "out of memory")
-		           : check_file(i ? "the database's side file" : "the database", side);
-		free(side);
-	}
-	return st;
+	return check_files(path, 1);
 }
 
 static kjit_status exec(kjit__store *s, const char *sql, const char *what)
@@ -357,6 +455,19 @@ static kjit_status query_int(kjit__store *s, const char *sql, int *out)
 	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, sql);
 }
 
+kjit_status kjit__store_check_version(const char *path, long long version)
+{
+	if (version < 0)
+		return kjit__error(KJIT_ERR_DB, "%s has schema version %lld, which no kjit writes "
+		                   "(its versions are 1 to %d): the file is damaged or not kjit's; "
+		                   "nothing was changed", path, version, KJIT__SCHEMA_VERSION);
+	if (version > KJIT__SCHEMA_VERSION)
+		return kjit__error(KJIT_ERR_DB, "%s has schema version %lld, newer than this kjit "
+		                   "(%s) understands (%d): upgrade kjit; nothing was changed",
+		                   path, version, PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	return KJIT_OK;
+}
+
 /* One statement, so that both figures come from one snapshot even while
  * another process creates the schema. */
 static kjit_status check_foreign(kjit__store *s, int *version_out)
@@ -382,12 +493,142 @@ static kjit_status check_foreign(kjit__store *s, int *version_out)
 	if (version == 0 && tables > 0)
 		return kjit__error(KJIT_ERR_DB, "%s is not a kjit database (it has tables but no "
 		                   "kjit schema version); nothing was changed", s->path);
-	if (version > KJIT__SCHEMA_VERSION)
-		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
-		                   "(%s) understands (%d): upgrade kjit; nothing was changed",
-		                   s->path, version, PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	kjit_status bad = kjit__store_check_version(s->path, version);
+	if (bad != KJIT_OK)
+		return bad;
 	*version_out = version;
 	return KJIT_OK;
+}
+
+/* ---- the schema is kjit's ------------------------------------------------- */
+
+/* Every object of a schema, one order for both sides of the comparison;
+ * ANALYZE's statistics hold no SQL. */
+static const char schema_sql[] =
+	"SELECT type, name, coalesce(sql, '') FROM sqlite_master"
+	" WHERE NOT (type = 'table' AND name LIKE 'sqlite\\_stat%' ESCAPE '\\')"
+	" ORDER BY type, name";
+
+static int word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || (c & 0x80);
+}
+
+/* sql with each run of spacing dropped, or made one space between two
+ * words, into out (as long as sql); the spacing of a schema is the
+ * writer's (SQLite keeps the text as given). */
+static void unspaced(const char *sql, char *out)
+{
+	char last = '\0';
+	for (const char *p = sql; *p;) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+				p++;
+			if (word_char(last) && word_char(*p))
+				*out++ = ' ';
+			continue;
+		}
+		*out++ = last = *p++;
+	}
+	*out = '\0';
+}
+
+static int same_sql(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	char *na = malloc(strlen(a) + 1), *nb = malloc(strlen(b) + 1);
+	int same = 0;
+	if (na && nb) {
+		unspaced(a, na);
+		unspaced(b, nb);
+		same = strcmp(na, nb) == 0;
+	}
+	free(na);
+	free(nb);
+	return same;
+}
+
+/* The first difference of the rows of a and b (schema_sql) into why. */
+static int schema_diff(sqlite3_stmt *a, sqlite3_stmt *b, char *why, size_t size)
+{
+	int ra = sqlite3_step(a), rb = sqlite3_step(b);
+	for (; ra == SQLITE_ROW || rb == SQLITE_ROW; ) {
+		const char *ta = ra == SQLITE_ROW ? (const char *)sqlite3_column_text(a, 0) : NULL;
+		const char *na = ta ? (const char *)sqlite3_column_text(a, 1) : NULL;
+		const char *tb = rb == SQLITE_ROW ? (const char *)sqlite3_column_text(b, 0) : NULL;
+		const char *nb = tb ? (const char *)sqlite3_column_text(b, 1) : NULL;
+		int c = !ta ? 1 : !tb ? -1 : strcmp(ta, tb) ? strcmp(ta, tb)
+		      : strcmp(na ? na : "", nb ? nb : "");
+		if (c < 0) {
+			snprintf(why, size, "has a %s %s that kjit's schema does not have", ta, na);
+			return 1;
+		}
+		if (c > 0) {
+			snprintf(why, size, "lacks the %s %s of kjit's schema", tb, nb);
+			return 1;
+		}
+		if (!same_sql((const char *)sqlite3_column_text(a, 2),
+		              (const char *)sqlite3_column_text(b, 2))) {
+			snprintf(why, size, "defines the %s %s otherwise than kjit's schema", ta, na);
+			return 1;
+		}
+		ra = sqlite3_step(a);
+		rb = sqlite3_step(b);
+	}
+	return ra != SQLITE_DONE ? ra : rb != SQLITE_DONE ? rb : 0;
+}
+
+kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *have = NULL, *want = NULL;
+	char why[512] = "";
+	int rc = sqlite3_open_v2(KJIT__STORE_MEMORY, &ref, SQLITE_OPEN_READWRITE, NULL);
+	for (int v = 0; rc == SQLITE_OK && v < version; v++)
+		rc = sqlite3_exec(ref, migrations[v], NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(ref, schema_sql, -1, &want, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, schema_sql, -1, &have, NULL);
+	int diff = rc == SQLITE_OK ? schema_diff(have, want, why, sizeof why) : rc;
+	kjit_status st = KJIT_OK;
+	if (diff == 1)
+		st = kjit__error(KJIT_ERR_DB, "%s is not a kjit database of schema version %d: it %s; "
+		                 "kjit runs no SQL that a database holds; nothing was changed", path,
+		                 version, why);
+	else if (diff != 0)
+		st = kjit__error(KJIT_ERR_DB, "reading the schema of %s: %s", path,
+		                 sqlite3_errstr(diff));
+	sqlite3_finalize(have);
+	sqlite3_finalize(want);
+	sqlite3_close(ref);
+	return st;
+}
+
+kjit_status kjit__store_harden(sqlite3 *db, const char *path)
+{
+	int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	return rc == SQLITE_OK ? KJIT_OK
+	                       : kjit__error(KJIT_ERR_DB, "setting up %s: %s", path,
+	                                     sqlite3_errstr(rc));
+}
+
+/* The version, and the schema that it should have, read in one snapshot
+ * (another process may be creating the schema), before anything reads
+ * a table. */
+static kjit_status check_kjit_file(kjit__store *s, int *version)
+{
+	kjit_status st = exec(s, "BEGIN", "reading the schema");
+	if (st != KJIT_OK)
+		return st;
+	if ((st = check_foreign(s, version)) == KJIT_OK)
+		st = kjit__store_check_schema(s->db, s->path, *version);
+	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
+	return st;
 }
 
 /* Switching a new file to WAL needs an exclusive lock that the busy
@@ -407,6 +648,36 @@ static kjit_status enable_wal(kjit__store *s)
 	}
 }
 
+/* In a sticky folder others can write, another user may plant a side
+ * file between the checks and SQLite's open of it (and remove it again,
+ * being theirs). The ones SQLite holds once it reads are there and the
+ * user's afterwards only if they were the user's: in such a folder no
+ * one else can remove or replace them. */
+static kjit_status check_held(kjit__store *s)
+{
+	struct stat sb;
+	char *dir = folder_of(s->path);
+	int shared = dir && stat(dir, &sb) == 0 && (sb.st_mode & S_ISVTX) &&
+	             (sb.st_mode & (S_IWGRP | S_IWOTH));
+	free(dir);
+	int n;
+	kjit_status st = shared ? query_int(s, "SELECT count(*) FROM sqlite_master", &n) : KJIT_OK;
+	static const char *const held[] = { "-wal", "-shm" };
+	for (size_t i = 0; shared && st == KJIT_OK && i < sizeof held / sizeof *held; i++) {
+		char *side = kjit__strdup_printf("%s%s", s->path, held[i]);
+		if (!side)
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		else if (lstat(side, &sb) != 0)
+			st = kjit__error(KJIT_ERR_IO, "the database's side file %s went away while "
+			                 "SQLite opened it: another user may have planted one; nothing "
+			                 "was changed", side);
+		else
+			st = check_file("the database's side file", side);
+		free(side);
+	}
+	return st;
+}
+
 static kjit_status migrate(kjit__store *s, void *arg)
 {
 	(void)arg;
@@ -414,10 +685,8 @@ static kjit_status migrate(kjit__store *s, void *arg)
 	kjit_status st = query_int(s, "PRAGMA user_version", &version);
 	if (st != KJIT_OK)
 		return st;
-	if (version > KJIT__SCHEMA_VERSION)
-		return kjit__error(KJIT_ERR_DB, "%s has schema version %d, newer than this kjit "
-		                   "(%s) understands (%d): upgrade kjit", s->path, version,
-		                   PACKAGE_VERSION, KJIT__SCHEMA_VERSION);
+	if ((st = kjit__store_check_version(s->path, version)) != KJIT_OK)
+		return st;
 	for (int v = version; v < KJIT__SCHEMA_VERSION; v++) {
 		char what[64];
 		snprintf(what, sizeof what, "migrating the schema to version %d", v + 1);
@@ -442,8 +711,10 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	kjit_status st = KJIT_OK;
-	int memory = strcmp(path, ":memory:") == 0;
+	int memory = strcmp(path, KJIT__STORE_MEMORY) == 0;
 	struct stat sb;
+	if (!memory && (st = kjit__store_check_name(path)) != KJIT_OK)
+		goto fail;
 	if (!memory && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		st = kjit__error(KJIT_ERR_IO, "database %s: is a directory", path);
 		goto fail;
@@ -458,6 +729,8 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, 10000);
+	if ((st = kjit__store_harden(s->db, path)) != KJIT_OK)
+		goto fail;
 	/* Refuse a foreign file before changing anything in it (one that is
 	 * not SQLite at all fails here with SQLITE_NOTADB). 16 KiB pages hold
 	 * a typical cubin in its row's page, no overflow chain to follow; the
@@ -465,9 +738,9 @@ kjit_status kjit__store_open(const char *path, kjit__store **out)
 	 * lock, so it runs only when the version read here is behind (it
 	 * reads it again under the lock). */
 	int version = 0;
-	if ((st = check_foreign(s, &version)) != KJIT_OK ||
+	if ((st = check_kjit_file(s, &version)) != KJIT_OK ||
 	    (st = exec(s, "PRAGMA page_size=16384", "setting the page size")) != KJIT_OK ||
-	    (st = enable_wal(s)) != KJIT_OK ||
+	    (st = enable_wal(s)) != KJIT_OK || (!memory && (st = check_held(s)) != KJIT_OK) ||
 	    (st = exec(s, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
 	               " PRAGMA mmap_size=268435456",
 	               "setting pragmas")) != KJIT_OK ||

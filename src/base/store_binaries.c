@@ -238,29 +238,69 @@ static kjit_status write_touches(kjit__store *s, double now)
 	return KJIT_OK;
 }
 
+/* The cache's size from the blobs themselves (length() reads no blob),
+ * written back as the count: for a count that is missing or cannot be. */
+static kjit_status recount(kjit__store *s, int64_t *total)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT coalesce(sum(length(cubin)), 0) FROM binaries",
+	                            -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		*total = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return kjit__store_fail(s, rc, "summing the cache size");
+	rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO cache_size(id, bytes) VALUES(1, ?1)",
+	                        -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, *total);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(s, rc, "recording the cache size");
+}
+
+/* The cache size as counted: *total, or -1 when the count is missing,
+ * not an integer, negative or more than the file could hold. */
+static kjit_status counted(kjit__store *s, int64_t *total)
+{
+	int rc = prepare(s, &s->bin_total, "SELECT (SELECT bytes FROM cache_size WHERE id = 1),"
+	                 " (SELECT page_count * page_size FROM pragma_page_count, pragma_page_size)");
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s->bin_total);
+	if (rc != SQLITE_ROW)
+		return kjit__store_fail(s, rc, "summing the cache size");
+	int64_t n = sqlite3_column_int64(s->bin_total, 0), file = sqlite3_column_int64(s->bin_total, 1);
+	int integer = sqlite3_column_type(s->bin_total, 0) == SQLITE_INTEGER;
+	sqlite3_reset(s->bin_total);
+	*total = integer && n >= 0 && n <= file ? n : -1;
+	return KJIT_OK;
+}
+
 static kjit_status evict(kjit__store *s, int64_t max_bytes)
 {
-	for (;;) {
-		int rc = prepare(s, &s->bin_total, "SELECT bytes FROM cache_size");
-		if (rc == SQLITE_OK)
-			rc = sqlite3_step(s->bin_total);
-		if (rc != SQLITE_ROW)
-			return kjit__store_fail(s, rc, "summing the cache size");
-		int64_t total = sqlite3_column_int64(s->bin_total, 0);
-		sqlite3_reset(s->bin_total);
-		if (total <= max_bytes)
-			return KJIT_OK;
+	for (int fresh = 0;;) {
+		int64_t total = -1;
+		kjit_status st = counted(s, &total);
+		if (st == KJIT_OK && total < 0) {
+			st = recount(s, &total);
+			fresh = 1;
+		}
+		if (st != KJIT_OK || total <= max_bytes)
+			return st;
 		/* Oldest first, one at a time, never the newest entry. */
-		rc = prepare(s, &s->bin_oldest,
-		             "DELETE FROM binaries WHERE id IN (SELECT id FROM binaries"
-		             " ORDER BY last_used LIMIT 1)"
-		             " AND id <> (SELECT id FROM binaries ORDER BY last_used DESC LIMIT 1)");
+		int rc = prepare(s, &s->bin_oldest,
+		                 "DELETE FROM binaries WHERE id IN (SELECT id FROM binaries"
+		                 " ORDER BY last_used LIMIT 1)"
+		                 " AND id <> (SELECT id FROM binaries ORDER BY last_used DESC LIMIT 1)");
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(s->bin_oldest);
 		if (rc != SQLITE_DONE)
 			return kjit__store_fail(s, rc, "evicting old binaries");
+		/* the newest alone over the cap: the count is right, or it is
+		 * made so, once, from the one blob left */
 		if (sqlite3_changes(s->db) == 0)
-			return KJIT_OK;
+			return fresh ? KJIT_OK : recount(s, &total);
 	}
 }
 
