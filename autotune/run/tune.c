@@ -153,7 +153,7 @@ static size_t window_size(const tuner *t, problem_run *pr)
 
 /* One plain line per evaluation when stderr is not a terminal; with
  * several workers, the one that measured it. */
-static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval *e,
+static void plain_line(const tuner *t, size_t done, size_t total, const kjit__eval *e,
                        const char *worker)
 {
 	if (t->o->quiet || t->tty)
@@ -187,7 +187,7 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
  * error or when the problem cannot be set up, else 0; *objective is what
  * the strategy hears, *verdict 1 when the output was accepted, -1 when
  * rejected (wrong_result), 0 when it never got that far. */
-static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
+static int record(tuner *t, const kjit__run *run, problem_run *pr, const kjit__space *space,
                   kt_task *task, size_t done, size_t total, double *objective, int *verdict)
 {
 	kt_compile_job *j = task->job;
@@ -208,7 +208,7 @@ static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__spac
 		if (!(task->modes & (1 << mode)))
 			continue;
 		kt_reply *rep = &task->rep[mode];
-		kt_eval e = { .config = config, .l2 = mode ? "cold" : "warm",
+		kjit__eval e = { .config = config, .l2 = mode ? "cold" : "warm",
 			      .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
 			      .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
 			      .compile_ms = j->compile_ms, .arch = t->hello->arch,
@@ -259,7 +259,7 @@ static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__spac
 			e.profile = rep->profile;
 			/* the strategy hears the objective's figure; time while the
 			 * results have none (no energy measured) */
-			double score = kt_eval_score(&e, t->objective);
+			double score = kjit__eval_score(&e, t->objective);
 			if (strcmp(e.status, "ok") == 0)
 				e.objective = isnan(score) ? e.median_ns : score;
 		}
@@ -413,7 +413,7 @@ kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits 
 
 /* --profile best: the problem's best (least known[]) measured again and
  * profiled, once its search is over; returns as tune_problem() does. */
-static int profile_best(tuner *t, kt_run *run, problem_run *pr, const kjit__space *space,
+static int profile_best(tuner *t, kjit__run *run, problem_run *pr, const kjit__space *space,
                         const double *known, size_t n)
 {
 	size_t best = SIZE_MAX;
@@ -469,7 +469,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 	const kjit__spec *spec = t->spec;
 	kjit__limits lim = o->limits;
 	kjit__space *space = NULL;
-	kt_run *run = NULL;
+	kjit__run *run = NULL;
 	double *known = NULL;
 	uint8_t *have = NULL, *seen = NULL;
 	size_t *rejected = NULL, *accepted = NULL, n_rejected = 0, n_accepted = 0;
@@ -506,7 +506,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 		goto done;
 	size_t n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
-	kt_run_desc d = { sig, t->hello->device_key, spec->entry, o->spec_path,
+	kjit__run_desc d = { sig, t->hello->device_key, spec->entry, o->spec_path,
 		          t->strategy->name, pr->problem_json, (int64_t)n, t->objective };
 	if (kt_run_start(t->res, &d, &run) != KJIT_OK ||
 	    kt_results_load(t->res, space, sig, t->hello->device_key, &known, &have, NULL) !=
@@ -644,7 +644,7 @@ done:
 	pr->wall_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	if (sst)
 		t->strategy->free(sst);
-	kt_run_free(run);
+	kjit__run_free(run);
 	free(known);
 	free(have);
 	free(seen);
