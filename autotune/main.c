@@ -303,11 +303,11 @@ static uint8_t *budget_pick(size_t size, size_t n, uint64_t seed)
 {
 	uint8_t *in = malloc(size + 1);
 	int flip = n > size / 2;  /* draw the ones left out instead */
-	kt_rng rng;
+	kjit__rng rng;
 	if (!in)
 		return NULL;
 	memset(in, flip, size);
-	kt_rng_seed(&rng, seed);
+	kjit__rng_seed(&rng, seed);
 	for (size_t k = 0, want = flip ? size - n : n; k < want;) {
 		size_t i = (size_t)kt_rng_below(&rng, size);
 		if (in[i] == flip) {

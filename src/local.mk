@@ -28,6 +28,7 @@ libkjit_base_la_SOURCES = \
 	src/base/store_schema.h \
 	src/base/error.c \
 	src/base/hash.c \
+	src/base/rng.c \
 	src/base/stats.c \
 	src/base/table.c \
 	src/base/strbuf.c \

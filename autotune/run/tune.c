@@ -548,7 +548,7 @@ static int tune_problem(tuner *t, problem_run *pr)
 					fl.owed[at]++;
 				else
 					t->strategy->report(sst, (size_t)j, known[j]);
-				if (++repeats > 10000)
+				if (++repeats > KT_STUCK_REPEATS)
 					strategy_done = 1;
 				if (at >= 0)
 					break;

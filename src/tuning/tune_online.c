@@ -117,12 +117,8 @@ static kjit_status pick_trials(kjit_kernel *k, kjit__memo_entry *en, size_t budg
 		first = 1;
 		kjit__hash128 seed = kjit__hash(en->problem_json, strlen(en->problem_json),
 		                                kjit__hash(k->signature, 32, 0).lo);
-		uint64_t x = seed.lo | 1;
 		for (size_t i = first; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			size_t j = i + (size_t)(x % (sp->size - i));
+			size_t j = i + (size_t)(kjit__splitmix(seed.lo, i) % (sp->size - i));
 			size_t tmp = idx[i];
 			idx[i] = idx[j];
 			idx[j] = tmp;
