@@ -69,6 +69,7 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/tunable.c \
 	src/tuning/select.c \
 	src/tuning/record.h \
+	src/tuning/tools.h \
 	src/tuning/record.c \
 	src/tuning/store_best.c \
 	src/tuning/memo.c \

@@ -12,7 +12,7 @@
 
 #include <sqlite3.h>
 
-#include "tuning.h"
+#include "tools.h"
 #include "kjit.h"
 
 /* ---- tuning results in the kjit database (results.c) ------------------ */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tuning.h"
+#include "tools.h"
 
 /* ---- strategies (strategies/) --------------------------------------- */
 
