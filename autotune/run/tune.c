@@ -945,6 +945,52 @@ static void print_json_error(const kt_tune_opts *o, const char *error)
 	free(text);
 }
 
+/* One problem of the JSON summary. */
+static void put_problem_json(kjit__buf *b, const tuner *t, const problem_run *pr)
+{
+	char s[128];
+	kjit__buf_str(b, "{\"problem\": ");
+	kjit__buf_str(b, pr->problem_json ? pr->problem_json : "{}");
+	snprintf(s, sizeof s, ", \"run_id\": %lld, \"space\": %zu, \"evaluated\": %zu, "
+	         "\"skipped\": %zu, \"statuses\": {", (long long)pr->run_id, pr->space,
+	         pr->evaluated, pr->skipped);
+	kjit__buf_str(b, s);
+	for (int k = 0; k < KJIT__RS_COUNT; k++) {
+		snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "",
+		         kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
+		kjit__buf_str(b, s);
+	}
+	kjit__buf_str(b, "}, \"best\": ");
+	if (pr->best_config) {
+		kjit__buf_str(b, "{\"config\": ");
+		kjit__buf_str(b, pr->best_config);
+		kjit__buf_str(b, ", \"median_ns\": ");
+		put_num(b, pr->best_median);
+		kjit__buf_str(b, ", \"gbps\": ");
+		put_num(b, pr->best_gbps);
+		kjit__buf_str(b, ", \"gflops\": ");
+		put_num(b, pr->best_gflops);
+		put_best_profile(b, pr);
+		kjit__buf_str(b, "}");
+	} else {
+		kjit__buf_str(b, "null");
+	}
+	kjit__buf_str(b, ", \"rejected\": ");
+	kjit__buf_str(b, pr->rejected_json ? pr->rejected_json : "null");
+	kjit__buf_str(b, ", \"wall_s\": ");
+	put_num(b, pr->wall_s);
+	kjit__buf_str(b, ", \"compile_s\": ");
+	put_num(b, pr->compile_s);
+	kjit__buf_str(b, ", \"measure_s\": ");
+	put_num(b, pr->measure_s);
+	kjit__buf_str(b, ", \"kernel_s\": ");
+	put_num(b, pr->kernel_s);
+	put_floor(b, pr->wall_s, floor_of(pr->compile_s, pr->kernel_s, t->cores));
+	put_times(b, pr);
+	put_problem_pool_json(b, pr);
+	kjit__buf_str(b, "}");
+}
+
 static void print_json(tuner *t, double wall_s, int was_interrupted)
 {
 	kjit__buf b = { 0 };
@@ -980,48 +1026,8 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	put_workers_json(&b, t->meas);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t i = 0; i < t->n_runs; i++) {
-		problem_run *pr = &t->runs[i];
-		char s[128];
-		kjit__buf_str(&b, i ? ", {\"problem\": " : "{\"problem\": ");
-		kjit__buf_str(&b, pr->problem_json ? pr->problem_json : "{}");
-		snprintf(s, sizeof s, ", \"run_id\": %lld, \"space\": %zu, \"evaluated\": %zu, "
-		         "\"skipped\": %zu, \"statuses\": {", (long long)pr->run_id, pr->space,
-		         pr->evaluated, pr->skipped);
-		kjit__buf_str(&b, s);
-		for (int k = 0; k < KJIT__RS_COUNT; k++) {
-			snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "",
-			         kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
-			kjit__buf_str(&b, s);
-		}
-		kjit__buf_str(&b, "}, \"best\": ");
-		if (pr->best_config) {
-			kjit__buf_str(&b, "{\"config\": ");
-			kjit__buf_str(&b, pr->best_config);
-			kjit__buf_str(&b, ", \"median_ns\": ");
-			put_num(&b, pr->best_median);
-			kjit__buf_str(&b, ", \"gbps\": ");
-			put_num(&b, pr->best_gbps);
-			kjit__buf_str(&b, ", \"gflops\": ");
-			put_num(&b, pr->best_gflops);
-			put_best_profile(&b, pr);
-			kjit__buf_str(&b, "}");
-		} else {
-			kjit__buf_str(&b, "null");
-		}
-		kjit__buf_str(&b, ", \"rejected\": ");
-		kjit__buf_str(&b, pr->rejected_json ? pr->rejected_json : "null");
-		kjit__buf_str(&b, ", \"wall_s\": ");
-		put_num(&b, pr->wall_s);
-		kjit__buf_str(&b, ", \"compile_s\": ");
-		put_num(&b, pr->compile_s);
-		kjit__buf_str(&b, ", \"measure_s\": ");
-		put_num(&b, pr->measure_s);
-		kjit__buf_str(&b, ", \"kernel_s\": ");
-		put_num(&b, pr->kernel_s);
-		put_floor(&b, pr->wall_s, floor_of(pr->compile_s, pr->kernel_s, t->cores));
-		put_times(&b, pr);
-		put_problem_pool_json(&b, pr);
-		kjit__buf_str(&b, "}");
+		kjit__buf_str(&b, i ? ", " : "");
+		put_problem_json(&b, t, &t->runs[i]);
 	}
 	kjit__buf_str(&b, "]}\n");
 	char *text = kjit__buf_done(&b);
@@ -1135,21 +1141,74 @@ static kjit_status open_workers(tuner *t)
 	return st;
 }
 
-int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
+/* Tunes problems first to last (excluded) until one is interrupted
+ * (*stopped 1) or the database fails for good: KT_EXIT_OK, or
+ * KT_EXIT_RUNTIME when one failed. */
+static int tune_problems(tuner *t, size_t first, size_t last, int *stopped)
 {
-	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO),
-		    .cores = sysconf(_SC_NPROCESSORS_ONLN) };
-	char *def = NULL;
-	int ret = KT_EXIT_RUNTIME, stopped = 0, verifying = 0;
-	pthread_t verifier;
-	uint64_t t0 = kjit__now_ns();
+	int ret = KT_EXIT_OK;
+	for (size_t p = first; p < last; p++) {
+		problem_run *pr = &t->runs[t->n_runs++];
+		pr->p = p;
+		int r = tune_problem(t, pr);
+		if (r == -1) {
+			*stopped = 1;
+			break;
+		}
+		if (r == -2)
+			ret = KT_EXIT_RUNTIME;
+		if (t->broken)
+			break;
+	}
+	return ret;
+}
+
+/* The engine (no GPU: the workers have it), the kernel, the compile pool
+ * and the database connection of a run whose workers said hello. */
+static kjit_status open_parts(tuner *t)
+{
+	kjit_engine_options eo;
+	kjit_engine_options_init(&eo);
+	eo.db_path = t->db;
+	eo.arch = t->hello->arch;
+	eo.compile_threads = t->o->jobs;
+	eo.flags = KJIT_ENGINE_NO_GPU;
+	kjit_status st = kjit_engine_open(&eo, &t->engine);
+	if (st == KJIT_OK)
+		st = kjit__spec_kernel(t->engine, t->spec, t->spec->entry, NULL, NULL, &t->kernel);
+	kt_pool_opts po = { .spec = t->spec, .spec_path = t->o->spec_path, .engine = t->engine,
+		            .kernel = t->kernel, .workers = t->o->jobs, .mode = t->o->pool };
+	if (st == KJIT_OK)
+		st = kt_pool_open(&po, &t->pool);
+	return st == KJIT_OK ? kt_results_open(t->db, &t->res) : st;
+}
+
+/* SIGINT and SIGTERM end the run between evaluations (interrupted);
+ * a reader gone is a write error, not a death. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The run's settings: the command line's, else the spec's (T1 Search,
+ * Budget, the metric), checked before any work. KT_EXIT_OK, or the exit
+ * status that says what is wrong (said on stderr). */
+static int settle(tuner *t)
+{
+	const kjit__spec *spec = t->spec;
+	const kt_tune_opts *o = t->o;
 	/* the command line's settings, else the spec's (T1 Search, Budget) */
-	t.budget = o->budget;
-	if (!t.budget.evaluations && !t.budget.fraction && !t.budget.seconds) {
-		t.budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
-		                                                    : 0;
-		t.budget.fraction = spec->budget_fraction;
-		t.budget.seconds = spec->budget_seconds;
+	t->budget = o->budget;
+	if (!t->budget.evaluations && !t->budget.fraction && !t->budget.seconds) {
+		t->budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
+		                                                     : 0;
+		t->budget.fraction = spec->budget_fraction;
+		t->budget.seconds = spec->budget_seconds;
 	}
 	/* a spec may not choose where kjit writes: its T4 file is a file name
 	 * of the current directory, said before any work */
@@ -1161,12 +1220,12 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	}
 	/* the command line's objective, else the spec's metric (gbps and
 	 * gflops order as time does) */
-	t.objective = o->objective;
+	t->objective = o->objective;
 	if (!o->objective_set && spec->metric &&
-	    kjit__objective_parse(spec->metric, &t.objective) != KJIT_OK)
-		t.objective = KJIT__OBJ_TIME;
-	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t.budget);
-	if (!(t.strategy = kt_strategy_find(name))) {
+	    kjit__objective_parse(spec->metric, &t->objective) != KJIT_OK)
+		t->objective = KJIT__OBJ_TIME;
+	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t->budget);
+	if (!(t->strategy = kt_strategy_find(name))) {
 		if (o->strategy) {
 			fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", name);
 			return KT_EXIT_USAGE;
@@ -1188,12 +1247,21 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	return KT_EXIT_OK;
+}
+
+int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
+{
+	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO),
+		    .cores = sysconf(_SC_NPROCESSORS_ONLN) };
+	char *def = NULL;
+	int ret = KT_EXIT_RUNTIME, stopped = 0, verifying = 0;
+	pthread_t verifier;
+	uint64_t t0 = kjit__now_ns();
+	if ((ret = settle(&t)) != KT_EXIT_OK)
+		return ret;
+	ret = KT_EXIT_RUNTIME;
+	catch_signals();
 
 	t.db = o->db;
 	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
@@ -1202,19 +1270,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		goto fail;
 	t.start_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	t.hello = kt_meas_hello(t.meas);
-	kjit_engine_options eo;
-	kjit_engine_options_init(&eo);
-	eo.db_path = t.db;
-	eo.arch = t.hello->arch;
-	eo.compile_threads = o->jobs;
-	eo.flags = KJIT_ENGINE_NO_GPU;
-	kjit_status st = kjit_engine_open(&eo, &t.engine);
-	if (st == KJIT_OK)
-		st = kjit__spec_kernel(t.engine, spec, spec->entry, NULL, NULL, &t.kernel);
-	kt_pool_opts po = { .spec = spec, .spec_path = o->spec_path, .engine = t.engine,
-		            .kernel = t.kernel, .workers = o->jobs, .mode = o->pool };
-	if (st != KJIT_OK || kt_pool_open(&po, &t.pool) != KJIT_OK ||
-	    kt_results_open(t.db, &t.res) != KJIT_OK)
+	if (open_parts(&t) != KJIT_OK)
 		goto fail;
 	t.mo.pool = t.pool;
 	if (strcmp(spec->verify, "none") != 0)
@@ -1226,20 +1282,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		goto fail;
 	}
 	kjit__nvtx_push(KJIT__NVTX_TUNE, spec->entry);
-	ret = KT_EXIT_OK;
-	for (size_t p = first; p < last; p++) {
-		problem_run *pr = &t.runs[t.n_runs++];
-		pr->p = p;
-		int r = tune_problem(&t, pr);
-		if (r == -1) {
-			stopped = 1;
-			break;
-		}
-		if (r == -2)
-			ret = KT_EXIT_RUNTIME;
-		if (t.broken)
-			break;
-	}
+	ret = tune_problems(&t, first, last, &stopped);
 	kjit__nvtx_pop();
 	if (spec->output_file && *spec->output_file && t.n_runs && write_output(&t) != KJIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
