@@ -338,6 +338,37 @@ static void test_best(kt_results *r, sqlite3 *db)
 	OK("objectives: time, energy, edp; another word refused (\"%s\")", kjit_last_error());
 }
 
+/* Online tuning records its search through the same room: the search's
+ * choice becomes the best, chosen by time, and a result it measures again
+ * keeps no profile of the measurement before. */
+static void test_online(const char *path, kt_results *r, sqlite3 *db)
+{
+	const char *prob = "{\"n\":7}";
+	kjit__run *run = start(r, prob, KJIT__OBJ_ENERGY);
+	kjit__eval frugal = eval_profiled("{\"B\":3}", 300, 1);
+	CHECK_OK(kt_results_record(r, run, &frugal, NULL, NULL));
+	kjit__run_free(run);
+	CHECK_BEST(db, prob, "{\"B\":3} energy");
+	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
+	                " WHERE r.problem = ?1", prob) == 1);
+	kjit__store *store;
+	CHECK_OK(kjit__store_open(path, &store));
+	kjit__eval trials[2] = { eval_ok("{\"B\":3}", 280), eval_ok("{\"B\":4}", 250) };
+	for (int i = 0; i < 2; i++)
+		trials[i].message = "online";
+	CHECK_OK(kjit__record_search(store, "sig", "dev", prob, KJIT__OBJ_TIME, trials, 2, 1));
+	CHECK_BEST(db, prob, "{\"B\":4} time");
+	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
+	                " WHERE r.problem = ?1", prob) == 0);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE problem = ?1 AND run_id IS NULL"
+	                " AND message = 'online'", prob) == 2);
+	CHECK_ST(kjit__record_search(store, "sig", "dev", prob, KJIT__OBJ_TIME, trials, 2, 2),
+	         KJIT_ERR_INVALID_ARG);
+	CHECK_OK(kjit__store_close(store));
+	OK("an online search's choice is the best, by time, over an energy best; the result it "
+	   "measured again keeps no profile of the measurement before");
+}
+
 static void test_peak(void)
 {
 	char text[96];
@@ -448,6 +479,7 @@ int main(int argc, char **argv)
 	sqlite3 *db = tu_db_open(path);
 	test_store(r, db);
 	test_best(r, db);
+	test_online(path, r, db);
 	test_export(r, db);
 	tu_db_close(db);
 	CHECK_OK(kt_results_close(r));
