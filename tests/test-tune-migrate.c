@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	/* the run goes on, on a known device */
 	CHECK_OK(kt_results_open(path, &r));
 	kjit__run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
-		          .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
+		             .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
 	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	CHECK(run->resumed && run->id == 3);

@@ -166,9 +166,9 @@ static void test_wire(void)
 static kjit__eval eval_ok(const char *config, double median)
 {
 	kjit__eval e = { .config = config, .status = "ok", .timer = "cupti", .l2 = "warm",
-		      .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
-		      .max_ns = median + 1, .objective = median, .compile_ms = 10,
-		      .arch = "sm_90", .nvrtc = "13.0" };
+		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
+		        .max_ns = median + 1, .objective = median, .compile_ms = 10,
+		        .arch = "sm_90", .nvrtc = "13.0" };
 	return e;
 }
 
@@ -183,8 +183,8 @@ static kjit__eval eval_profiled(const char *config, double median, double energy
 static kjit__run *start(kt_results *r, const char *problem, kjit__objective objective)
 {
 	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k", .spec = "k.json",
-		          .strategy = "exhaustive", .problem = problem, .total = 4,
-		          .objective = objective };
+		             .strategy = "exhaustive", .problem = problem, .total = 4,
+		             .objective = objective };
 	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	return run;
@@ -327,7 +327,7 @@ static void test_best(kt_results *r, sqlite3 *db)
 	kjit__run_free(run);
 	OK("an energy best re-measured without energy gives way to the next by energy");
 	kjit__run_desc bad = { .signature = "sig", .device_key = "dev", .problem = prob,
-		            .objective = KJIT__OBJ_COUNT };
+		               .objective = KJIT__OBJ_COUNT };
 	CHECK_ST(kt_run_start(r, &bad, &run), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "objective");
 	kjit__objective o;

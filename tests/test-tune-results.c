@@ -52,17 +52,17 @@ static char *q_text(sqlite3 *db, const char *sql)
 static kjit__eval eval_ok(const char *config, double median)
 {
 	kjit__eval e = { .config = config, .status = "ok", .timer = "events", .l2 = "warm",
-		      .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
-		      .max_ns = median + 1, .objective = median, .compile_ms = 12.5,
-		      .arch = "sm_90", .nvrtc = "12.4" };
+		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
+		        .max_ns = median + 1, .objective = median, .compile_ms = 12.5,
+		        .arch = "sm_90", .nvrtc = "12.4" };
 	return e;
 }
 
 static kjit__eval eval_fail(const char *config, const char *status)
 {
 	kjit__eval e = { .config = config, .status = status, .median_ns = NAN, .spread_ns = NAN,
-		      .min_ns = NAN, .max_ns = NAN, .objective = NAN, .compile_ms = NAN,
-		      .message = "it failed, \"badly\"\nline 2" };
+		        .min_ns = NAN, .max_ns = NAN, .objective = NAN, .compile_ms = NAN,
+		        .message = "it failed, \"badly\"\nline 2" };
 	return e;
 }
 
@@ -159,7 +159,7 @@ static void test_csv_formulas(void)
 	CHECK_OK(kt_results_open(tu_path(db_path, dir, "formulas.db"), &r));
 	char *prob = kjit__problem_json(&spec->problems[0]);
 	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k",
-		          .spec = spec->path, .strategy = "exhaustive", .problem = prob, .total = 14 };
+		             .spec = spec->path, .strategy = "exhaustive", .problem = prob, .total = 14 };
 	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	char *cfg[14];
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 	sqlite3_busy_timeout(db, 10000);
 	const char *dev = "sm_90|Test GPU|132|12040";
 	kjit__run_desc d = { .signature = sig, .device_key = dev, .kernel = "k",
-		          .spec = spec->path, .strategy = "random", .problem = prob, .total = 30 };
+		             .spec = spec->path, .strategy = "random", .problem = prob, .total = 30 };
 	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	CHECK(!run->resumed && run->id > 0);

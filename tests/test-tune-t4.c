@@ -85,12 +85,12 @@ static kjit__eval eval_of(const char *config, const char *status, double median,
 	static const double samples[] = { 1000, 1200, 1100 };
 	int timed = !isnan(median);
 	kjit__eval e = { .config = config, .status = status, .timer = timed ? "events" : NULL,
-		      .l2 = "warm", .median_ns = median, .spread_ns = timed ? 50 : NAN,
-		      .min_ns = timed ? 1000 : NAN, .max_ns = timed ? 1200 : NAN,
-		      .samples = timed ? samples : NULL, .n_samples = timed ? 3 : 0,
-		      .objective = strcmp(status, "ok") == 0 ? median : NAN,
-		      .compile_ms = compile_ms, .message = timed ? NULL : "it failed",
-		      .arch = "sm_90", .nvrtc = "nvrtc-test" };
+		        .l2 = "warm", .median_ns = median, .spread_ns = timed ? 50 : NAN,
+		        .min_ns = timed ? 1000 : NAN, .max_ns = timed ? 1200 : NAN,
+		        .samples = timed ? samples : NULL, .n_samples = timed ? 3 : 0,
+		        .objective = strcmp(status, "ok") == 0 ? median : NAN,
+		        .compile_ms = compile_ms, .message = timed ? NULL : "it failed",
+		        .arch = "sm_90", .nvrtc = "nvrtc-test" };
 	return e;
 }
 

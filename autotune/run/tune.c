@@ -441,7 +441,7 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 			if (!isnan(e.objective))
 				h->objective = e.objective;
 			else if (known && status == KJIT__RS_STOPPED_EARLY)
-				h->objective = e.median_ns; /* a lower bound: slower than the best */
+				h->objective = e.median_ns; /* a lower bound: slower */
 		}
 		plain_line(t, done, s->n, &e, wi.name);
 		tune_event(t, s->run->id, e.status, pr->evaluated + 1);
@@ -1205,8 +1205,8 @@ static int settle(tuner *t)
 	/* the command line's settings, else the spec's (T1 Search, Budget) */
 	t->budget = o->budget;
 	if (!t->budget.evaluations && !t->budget.fraction && !t->budget.seconds) {
-		t->budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
-		                                                     : 0;
+		t->budget.evaluations =
+			spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations : 0;
 		t->budget.fraction = spec->budget_fraction;
 		t->budget.seconds = spec->budget_seconds;
 	}

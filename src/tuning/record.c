@@ -647,8 +647,8 @@ kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 size_t best)
 {
 	if (best >= n)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "recording a search: its best is evaluation "
-		                   "%zu of %zu", best, n);
+		return kjit__error(KJIT_ERR_INVALID_ARG, "recording a search: its best is "
+		                   "evaluation %zu of %zu", best, n);
 	for (size_t i = 0; i < n; i++) {
 		kjit_status st = check_eval(&evals[i]);
 		if (st != KJIT_OK)
