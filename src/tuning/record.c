@@ -15,7 +15,8 @@
 
 #include "record.h"
 
-static kjit_status prep(kjit__store *store, const char *sql, sqlite3_stmt **st, const char *what)
+static kjit_status prep(kjit__store *store, const char *sql, sqlite3_stmt **st,
+                        const char *what)
 {
 	int rc = sqlite3_prepare_v2(kjit__store_db(store), sql, -1, st, NULL);
 	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(store, rc, what);
@@ -118,7 +119,8 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	return KJIT_OK;
 }
 
-kjit_status kjit__record_run_start(kjit__store *store, const kjit__run_desc *d, kjit__run **out)
+kjit_status kjit__record_run_start(kjit__store *store, const kjit__run_desc *d,
+                                   kjit__run **out)
 {
 	*out = NULL;
 	if (!d->signature || !d->device_key || !d->problem)
@@ -157,7 +159,8 @@ void kjit__run_free(kjit__run *run)
 	free(run);
 }
 
-kjit_status kjit__record_run_finish(kjit__store *store, const kjit__run *run, const char *status)
+kjit_status kjit__record_run_finish(kjit__store *store, const kjit__run *run,
+                                    const char *status)
 {
 	if (!status || (strcmp(status, KJIT__RUN_DONE) && strcmp(status, KJIT__RUN_INTERRUPTED) &&
 	                strcmp(status, KJIT__RUN_FAILED)))
@@ -453,6 +456,32 @@ static kjit_status update_best(record_ctx *c, double now)
 	return KJIT_OK;
 }
 
+/* The id of the results row of c->e in mode l2 into c->id. */
+static kjit_status read_result_id(record_ctx *c, const char *l2)
+{
+	const kjit__run *run = c->run;
+	sqlite3_stmt *s;
+	kjit_status st;
+	int rc;
+	if ((st = prep(c->store,
+	               "SELECT id FROM results WHERE signature = ?1 AND device_key = ?2 AND"
+	               " problem = ?3 AND config = ?4 AND l2 = ?5",
+	               &s, "reading back a result")) != KJIT_OK)
+		return st;
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+	bind_text(s, 4, c->e->config);
+	bind_text(s, 5, l2);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		c->id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return kjit__store_fail(c->store, rc, "reading back a result");
+	return KJIT_OK;
+}
+
 /* The results row of c->e (its id into c->id), the run's progress and
  * the row's profile. */
 static kjit_status write_result(record_ctx *c, double now)
@@ -462,7 +491,6 @@ static kjit_status write_result(record_ctx *c, double now)
 	const char *l2 = e->l2 ? e->l2 : "warm";
 	sqlite3_stmt *s;
 	kjit_status st;
-	int rc;
 	if ((st = prep(c->store,
 	               "INSERT INTO results(run_id, signature, device_key, problem, config,"
 	               " binary_key, status, timer, l2, median_ns, spread_ns, min_ns, max_ns,"
@@ -515,23 +543,8 @@ static kjit_status write_result(record_ctx *c, double now)
 	if ((st = step_done(c->store, s, "recording a result")) != KJIT_OK)
 		return st;
 
-	if ((st = prep(c->store,
-	               "SELECT id FROM results WHERE signature = ?1 AND device_key = ?2 AND"
-	               " problem = ?3 AND config = ?4 AND l2 = ?5",
-	               &s, "reading back a result")) != KJIT_OK)
+	if ((st = read_result_id(c, l2)) != KJIT_OK)
 		return st;
-	bind_text(s, 1, run->signature);
-	bind_text(s, 2, run->device_key);
-	bind_text(s, 3, run->problem);
-	bind_text(s, 4, e->config);
-	bind_text(s, 5, l2);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		c->id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW)
-		return kjit__store_fail(c->store, rc, "reading back a result");
-
 	if (run->id) {
 		if ((st = prep(c->store,
 		               "UPDATE runs SET updated = ?1,"
