@@ -303,11 +303,11 @@ static uint8_t *budget_pick(size_t size, size_t n, uint64_t seed)
 {
 	uint8_t *in = malloc(size + 1);
 	int flip = n > size / 2;  /* draw the ones left out instead */
-	kt_rng rng;
+	kjit__rng rng;
 	if (!in)
 		return NULL;
 	memset(in, flip, size);
-	kt_rng_seed(&rng, seed);
+	kjit__rng_seed(&rng, seed);
 	for (size_t k = 0, want = flip ? size - n : n; k < want;) {
 		size_t i = (size_t)kt_rng_below(&rng, size);
 		if (in[i] == flip) {
@@ -722,7 +722,7 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 {
 	kt_results *res = NULL;
 	char *sig = NULL, *dev = NULL;
-	kjit_status st = kt_spec_signature(spec, &sig);
+	kjit_status st = kjit__spec_signature(spec, &sig);
 	if (st == KJIT_OK)
 		st = kt_results_open_existing(o->replay_db, &res);
 	if (st == KJIT_OK && !o->device_key)
@@ -866,7 +866,7 @@ static int do_export(const kjit__spec *spec, const opts *o)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	kt_results *res = NULL;
 	char *sig = NULL, *dev = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
-	kjit_status st = problem ? kt_spec_signature(spec, &sig)
+	kjit_status st = problem ? kjit__spec_signature(spec, &sig)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
 		st = kt_results_open_existing(o->db, &res);
@@ -896,7 +896,7 @@ static int mpi_setup(const kjit__spec *spec, const opts *o)
 	int ret = KT_EXIT_RUNTIME;
 	if (!path)
 		fprintf(stderr, "%s: %s: %s\n", prog, o->spec, strerror(errno));
-	else if (kt_spec_signature(spec, &sig) != KJIT_OK)
+	else if (kjit__spec_signature(spec, &sig) != KJIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 	else {
 		kt_setup s = { .spec_path = path, .signature = sig, .verify = spec->verify,

@@ -21,6 +21,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <sys/wait.h>
 
 #include "benchutil.h"
@@ -184,10 +185,13 @@ static void first_launch(int runs)
 	BENCH_KJIT(kjit_kernel_create_from_spec(e, spec_path, &k));
 	/* A tuned row for 2^20, as online tuning or kjit-tune writes it. */
 	double s[1] = { 10000 };
-	kjit__trial_result tr = { "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}", "", "cupti",
-		                  10000, 0, 10000, 10000, s, 1 };
-	BENCH_KJIT(kjit__store_best_commit(e->store, kjit_kernel_signature(k), e->device_key,
-	                                   "{\"n\":1048576}", e->arch, &tr, 1, 0));
+	kjit__eval tr = { .config = "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}", .status = "ok",
+		          .binary_key = "", .timer = "cupti", .median_ns = 10000, .min_ns = 10000,
+		          .max_ns = 10000, .samples = s, .n_samples = 1, .objective = 10000,
+		          .compile_ms = NAN, .message = "online", .arch = e->arch,
+		          .nvrtc = kjit__nvrtc_id() };
+	BENCH_KJIT(kjit__record_search(e->store, kjit_kernel_signature(k), e->device_key,
+	                               "{\"n\":1048576}", KJIT__OBJ_TIME, &tr, 1, 0));
 	long long n = 1 << 20;
 	kjit_devptr dx, dy;
 	BENCH_KJIT(kjit_mem_alloc(e, (size_t)n * sizeof(float), &dx));

@@ -56,8 +56,8 @@ static void usage(FILE *f)
 static void median_ci(const double *v, size_t n, double out[3])
 {
 	double *meds = bench_malloc(BOOTSTRAP * sizeof *meds), *draw = bench_malloc(n * sizeof *draw);
-	kt_rng rng;
-	kt_rng_seed(&rng, 12345);
+	kjit__rng rng;
+	kjit__rng_seed(&rng, 12345);
 	for (size_t b = 0; b < BOOTSTRAP; b++) {
 		for (size_t i = 0; i < n; i++)
 			draw[i] = v[kt_rng_below(&rng, n)];
@@ -77,8 +77,8 @@ static void ratio_ci(const double *a, const double *b, size_t n, double out[3])
 {
 	double *r = bench_malloc(BOOTSTRAP * sizeof *r), *da = bench_malloc(2 * n * sizeof *da);
 	double *db = da + n;
-	kt_rng rng;
-	kt_rng_seed(&rng, 12345);
+	kjit__rng rng;
+	kjit__rng_seed(&rng, 12345);
 	for (size_t k = 0; k < BOOTSTRAP; k++) {
 		for (size_t i = 0; i < n; i++) {
 			size_t j = (size_t)kt_rng_below(&rng, n);

@@ -128,9 +128,12 @@ void kjit__count_compile(kjit_engine *e, double ms);
 /* ---- kernels (kernel.c) ------------------------------------------------ */
 
 /* The kernel signature (32 hex digits into out) of an entry point, its
- * source text and its parameter names joined by ','. */
+ * source text and its parameter names joined by ',' (kjit__param_list()). */
 kjit_status kjit__signature(const char *name, const char *source, const char *params,
                             char out[33]);
+/* Parameter names joined by ',', as a signature and a binary key take
+ * them; malloc'ed, NULL when out of memory. */
+char *kjit__param_list(const char *const *names, size_t n);
 
 /* ---- headers (headers.c) ----------------------------------------------- */
 

@@ -36,6 +36,20 @@ kjit_status kjit__signature(const char *name, const char *source, const char *pa
 	return KJIT_OK;
 }
 
+char *kjit__param_list(const char *const *names, size_t n)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(names[i]) + 1;
+	char *list = calloc(1, len);
+	for (size_t i = 0; list && i < n; i++) {
+		if (i)
+			strcat(list, ",");
+		strcat(list, names[i]);
+	}
+	return list;
+}
+
 /* The seed of every binary key of k: its signature, the NVRTC identity
  * and what its headers add. */
 static void key_seed(kjit_kernel *k)
@@ -67,27 +81,20 @@ static kjit_status kernel_new(kjit_engine *e, const char *name, const char *sour
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_create: "
 		                         "%zu parameter names announced, none given", n_params));
 
-	size_t plen = 0;
 	for (size_t i = 0; i < n_params; i++) {
 		if (!valid_param_name(param_names[i]))
 			return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG,
 			                         "kernel '%s': parameter %zu name '%s' is not an "
 			                         "identifier", name, i,
 			                         param_names[i] ? param_names[i] : "(null)"));
-		plen += strlen(param_names[i]) + 1;
 	}
 	kjit_kernel *k = calloc(1, sizeof *k);
-	char *params = calloc(1, plen + 1);
+	char *params = kjit__param_list(param_names, n_params);
 	kjit_status st = KJIT_ERR_NOMEM;
 	if (!k || !params || !(k->name = strdup(name)) || !(k->source = strdup(source)) ||
 	    !(k->file = path ? strdup(path) : kjit__strdup_printf("%.100s.cu", name))) {
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		goto fail;
-	}
-	for (size_t i = 0; i < n_params; i++) {
-		if (i)
-			strcat(params, ",");
-		strcat(params, param_names[i]);
 	}
 	k->params = params;
 	st = kjit__signature(name, source, params, k->signature);

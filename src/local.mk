@@ -9,8 +9,9 @@
 #   core    src/         compile, link (nvJitLink), the pool, variants, kernels, module
 #                        variables, argument checks, measure (engine.h)
 #   tuning  src/tuning/  spec, expressions, space, launch configurations,
-#                        selection, best rows, tunable kernels, kjit_launch,
-#                        online tuning, drift (tuning.h, tuning_private.h)
+#                        selection, the record room (record.h), best rows,
+#                        tunable kernels, kjit_launch, online tuning, drift
+#                        (tuning.h, tuning_private.h)
 # libkjit.la is the four together and exports the kjit_ API only; the tools
 # and the tests link the layers themselves (KJIT_INTERNAL_LIBS).
 KJIT_INCLUDE_BASE = -I$(top_srcdir)/include -I$(top_srcdir)/src/base $(CUDA_CPPFLAGS) \
@@ -27,6 +28,7 @@ libkjit_base_la_SOURCES = \
 	src/base/store_schema.h \
 	src/base/error.c \
 	src/base/hash.c \
+	src/base/rng.c \
 	src/base/stats.c \
 	src/base/table.c \
 	src/base/strbuf.c \
@@ -66,6 +68,9 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/space.c \
 	src/tuning/tunable.c \
 	src/tuning/select.c \
+	src/tuning/record.h \
+	src/tuning/tools.h \
+	src/tuning/record.c \
 	src/tuning/store_best.c \
 	src/tuning/memo.c \
 	src/tuning/tune_online.c \

@@ -1,6 +1,6 @@
 # tests of kjit_launch() and the tunable kernel API: test-select (CPU:
-# selection rules, memo, signatures, online results in the store) links
-# kjit-tune's results part for kt_spec_signature; test-t1-problems (CPU:
+# selection rules, memo, signatures, online results in the store);
+# test-t1-problems (CPU:
 # every T1 form of ProblemSize through kjit_kernel_create_from_spec() and
 # the selection); test-gpu-launch runs real launches.
 
@@ -11,12 +11,12 @@ check_PROGRAMS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
 TESTS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
 
 tests_test_select_SOURCES = tests/test-select.c tests/testutil.h
-tests_test_select_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
-tests_test_select_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
+tests_test_select_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_select_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 tests_test_t1_problems_SOURCES = tests/test-t1-problems.c tests/testutil.h
-tests_test_t1_problems_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
-tests_test_t1_problems_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
+tests_test_t1_problems_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_t1_problems_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 tests_test_gpu_launch_SOURCES = tests/test-gpu-launch.c tests/testutil.h
 tests_test_gpu_launch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -28,6 +28,11 @@ tests_link_tuning_LDADD = $(KJIT_WHOLE),.libs/libkjit_tuning.a,--no-whole-archiv
 TESTS += tests/test-exports.sh
 EXTRA_DIST += tests/test-exports.sh
 
+# kjit-tune and kjit-top borrow only the kjit__ names src/tuning/tools.h
+# lists for them
+TESTS += tests/test-tools-borrow.sh
+EXTRA_DIST += tests/test-tools-borrow.sh
+
 # pkg-config's static link line links (skips without a static library)
 TESTS += tests/test-pkgconfig.sh
 EXTRA_DIST += tests/test-pkgconfig.sh

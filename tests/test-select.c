@@ -16,7 +16,6 @@
 #include <pthread.h>
 
 #include "tuning_private.h"
-#include "results.h"
 
 #define DEV "sm_90|NVIDIA H200|132|13000"
 #define OTHER "sm_90|NVIDIA H100 80GB HBM3|132|13000"
@@ -128,7 +127,7 @@ int main(int argc, char **argv)
 	kjit__spec *spec;
 	char *tune_sig;
 	CHECK_OK(kjit__spec_load(spec_path, &spec));
-	CHECK_OK(kt_spec_signature(spec, &tune_sig));
+	CHECK_OK(kjit__spec_signature(spec, &tune_sig));
 	kjit__spec_free(spec);
 	CHECK_STREQ(kjit_kernel_signature(ks), tune_sig);
 	CHECK_STREQ(kjit_kernel_signature(kc), tune_sig);
@@ -253,11 +252,20 @@ int main(int argc, char **argv)
 	e = engine_as(DEV);
 	CHECK_OK(kjit_kernel_create_from_spec(e, spec_path, &ks));
 	double s1[3] = { 900, 910, 905 }, s2[3] = { 800, 790, 795 };
-	kjit__trial_result tr[2] = {
-		{ "{\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":1}", "k1", "cupti", 905, NAN, 900, 910, s1, 3 },
-		{ "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":4}", "k2", "cupti", 795, NAN, 790, 800, s2, 3 },
+	kjit__eval tr[2] = {
+		{ .config = "{\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":1}", .status = "ok",
+		  .binary_key = "k1", .timer = "cupti", .median_ns = 905, .spread_ns = NAN,
+		  .min_ns = 900, .max_ns = 910, .samples = s1, .n_samples = 3, .objective = 905,
+		  .compile_ms = NAN, .message = "online", .arch = "sm_90",
+		  .nvrtc = kjit__nvrtc_id() },
+		{ .config = "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":4}", .status = "ok",
+		  .binary_key = "k2", .timer = "cupti", .median_ns = 795, .spread_ns = NAN,
+		  .min_ns = 790, .max_ns = 800, .samples = s2, .n_samples = 3, .objective = 795,
+		  .compile_ms = NAN, .message = "online", .arch = "sm_90",
+		  .nvrtc = kjit__nvrtc_id() },
 	};
-	CHECK_OK(kjit__store_best_commit(e->store, tune_sig, DEV, "{\"n\":123456}", "sm_90", tr, 2, 1));
+	CHECK_OK(kjit__record_search(e->store, tune_sig, DEV, "{\"n\":123456}", KJIT__OBJ_TIME, tr,
+	                             2, 1));
 	expect(ks, 123456, "exact", "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":4}",
 	       "{\"n\":123456}", DEV);
 	CHECK(explain(ks, 123456).median_ns == 795);
@@ -271,7 +279,8 @@ int main(int argc, char **argv)
 	/* measured again online: no longer the device's that measured it before */
 	CHECK_SQL(db, sqlite3_exec(db, "UPDATE results SET device_ordinal = 1, device_uuid = 'GPU-1'"
 	                           " WHERE message = 'online'", NULL, NULL, NULL), SQLITE_OK);
-	CHECK_OK(kjit__store_best_commit(e->store, tune_sig, DEV, "{\"n\":123456}", "sm_90", tr, 2, 1));
+	CHECK_OK(kjit__record_search(e->store, tune_sig, DEV, "{\"n\":123456}", KJIT__OBJ_TIME, tr,
+	                             2, 1));
 	CHECK_SQL(db, sqlite3_prepare_v2(db, "SELECT count(*) FROM results WHERE message = 'online'"
 	                                 " AND device_ordinal IS NULL AND device_uuid IS NULL", -1,
 	                                 &q, NULL), SQLITE_OK);

@@ -20,7 +20,6 @@
 #include <math.h>
 
 #include "tuning_private.h"
-#include "results.h"
 
 #define DEV "sm_90|NVIDIA H200|132|13000"
 
@@ -79,7 +78,7 @@ static void one_form(const char *dir, size_t f, const char *db_path)
 	kjit__spec *spec;
 	char *sig;
 	CHECK_OK(kjit__spec_load(spec_path, &spec));
-	CHECK_OK(kt_spec_signature(spec, &sig));
+	CHECK_OK(kjit__spec_signature(spec, &sig));
 	char *problem = kjit__problem_json(&spec->problems[0]);
 	CHECK(problem != NULL);
 
@@ -96,9 +95,12 @@ static void one_form(const char *dir, size_t f, const char *db_path)
 		CHECK_STREQ(names[i], forms[f].names[i]);
 
 	double s[1] = { 700 };
-	kjit__trial_result tr = { "{\"block_size_x\":256}", "k", "cupti", 700, NAN, 700, 700, s,
-		                  1 };
-	CHECK_OK(kjit__store_best_commit(e->store, sig, DEV, problem, "sm_90", &tr, 1, 0));
+	kjit__eval tr = { .config = "{\"block_size_x\":256}", .status = "ok", .binary_key = "k",
+		          .timer = "cupti", .median_ns = 700, .spread_ns = NAN, .min_ns = 700,
+		          .max_ns = 700, .samples = s, .n_samples = 1, .objective = 700,
+		          .compile_ms = NAN, .message = "online", .arch = "sm_90",
+		          .nvrtc = kjit__nvrtc_id() };
+	CHECK_OK(kjit__record_search(e->store, sig, DEV, problem, KJIT__OBJ_TIME, &tr, 1, 0));
 	kjit_explanation x;
 	CHECK_OK(kjit_explain(k, forms[f].values, n, &x));
 	CHECK_STREQ(x.rule, "exact");

@@ -134,12 +134,12 @@ int main(int argc, char **argv)
 
 	/* the run goes on, on a known device */
 	CHECK_OK(kt_results_open(path, &r));
-	kt_run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
-		          .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
-	kt_run *run;
+	kjit__run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
+		             .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
+	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	CHECK(run->resumed && run->id == 3);
-	kt_eval e = { .config = "{\"BLOCK\":256}", .status = "ok", .timer = "cupti", .l2 = "warm",
+	kjit__eval e = { .config = "{\"BLOCK\":256}", .status = "ok", .timer = "cupti", .l2 = "warm",
 		      .median_ns = 1000, .spread_ns = 1, .min_ns = 999, .max_ns = 1001,
 		      .objective = 1000, .compile_ms = 40, .arch = "sm_90", .nvrtc = "13.0",
 		      .has_device_ordinal = 1, .device_ordinal = 1,
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	int improved = 0;
 	CHECK_OK(kt_results_record(r, run, &e, NULL, &improved));
 	CHECK(improved);
-	kt_run_free(run);
+	kjit__run_free(run);
 	CHECK_OK(kt_results_close(r));
 	db = tu_db_open(path);
 	char text[256];

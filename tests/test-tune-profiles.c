@@ -163,29 +163,29 @@ static void test_wire(void)
 	kt_buf_free(&plain);
 }
 
-static kt_eval eval_ok(const char *config, double median)
+static kjit__eval eval_ok(const char *config, double median)
 {
-	kt_eval e = { .config = config, .status = "ok", .timer = "cupti", .l2 = "warm",
-		      .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
-		      .max_ns = median + 1, .objective = median, .compile_ms = 10,
-		      .arch = "sm_90", .nvrtc = "13.0" };
+	kjit__eval e = { .config = config, .status = "ok", .timer = "cupti", .l2 = "warm",
+		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
+		        .max_ns = median + 1, .objective = median, .compile_ms = 10,
+		        .arch = "sm_90", .nvrtc = "13.0" };
 	return e;
 }
 
-static kt_eval eval_profiled(const char *config, double median, double energy_j)
+static kjit__eval eval_profiled(const char *config, double median, double energy_j)
 {
-	kt_eval e = eval_ok(config, median);
+	kjit__eval e = eval_ok(config, median);
 	e.has_profile = 1;
 	e.profile = sample_profile(energy_j);
 	return e;
 }
 
-static kt_run *start(kt_results *r, const char *problem, kjit__objective objective)
+static kjit__run *start(kt_results *r, const char *problem, kjit__objective objective)
 {
-	kt_run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k", .spec = "k.json",
-		          .strategy = "exhaustive", .problem = problem, .total = 4,
-		          .objective = objective };
-	kt_run *run;
+	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k", .spec = "k.json",
+		             .strategy = "exhaustive", .problem = problem, .total = 4,
+		             .objective = objective };
+	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	return run;
 }
@@ -207,8 +207,8 @@ static char *best_of(sqlite3 *db, const char *problem)
 
 static void test_store(kt_results *r, sqlite3 *db)
 {
-	kt_run *run = start(r, "{\"n\":1}", KJIT__OBJ_TIME);
-	kt_eval e = eval_profiled("{\"B\":1}", 100, NAN);
+	kjit__run *run = start(r, "{\"n\":1}", KJIT__OBJ_TIME);
+	kjit__eval e = eval_profiled("{\"B\":1}", 100, NAN);
 	e.profile.counters_reason = formula_reason;
 	int64_t id;
 	CHECK_OK(kt_results_record(r, run, &e, &id, NULL));
@@ -251,14 +251,14 @@ static void test_store(kt_results *r, sqlite3 *db)
 	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles", NULL) == 0);
 	OK("a re-measured result's profile is replaced, or removed when it has none; a deleted "
 	   "result takes its profile along");
-	kt_run_free(run);
+	kjit__run_free(run);
 }
 
 static void test_best(kt_results *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":2}";
-	kt_run *run = start(r, prob, KJIT__OBJ_ENERGY);
-	kt_eval fast_plain = eval_ok("{\"B\":1}", 50);
+	kjit__run *run = start(r, prob, KJIT__OBJ_ENERGY);
+	kjit__eval fast_plain = eval_ok("{\"B\":1}", 50);
 	int improved = 1;
 	CHECK_OK(kt_results_record(r, run, &fast_plain, NULL, &improved));
 	CHECK(!improved);
@@ -268,12 +268,12 @@ static void test_best(kt_results *r, sqlite3 *db)
 	CHECK_ST(kt_results_best(r, "sig", "dev", prob, &cfg, &median), KJIT_ERR_NOT_FOUND);
 	OK("objective energy: a result without energy is no best");
 
-	kt_eval fast = eval_profiled("{\"B\":2}", 100, 5), frugal = eval_profiled("{\"B\":3}", 300, 1);
-	kt_eval middle = eval_profiled("{\"B\":4}", 120, 2);
-	CHECK(kt_eval_score(&fast, KJIT__OBJ_TIME) == 100);
-	CHECK(kt_eval_score(&fast, KJIT__OBJ_ENERGY) == 5);
-	CHECK(kt_eval_score(&fast, KJIT__OBJ_EDP) == 500);
-	CHECK(isnan(kt_eval_score(&fast_plain, KJIT__OBJ_EDP)));
+	kjit__eval fast = eval_profiled("{\"B\":2}", 100, 5), frugal = eval_profiled("{\"B\":3}", 300, 1);
+	kjit__eval middle = eval_profiled("{\"B\":4}", 120, 2);
+	CHECK(kjit__eval_score(&fast, KJIT__OBJ_TIME) == 100);
+	CHECK(kjit__eval_score(&fast, KJIT__OBJ_ENERGY) == 5);
+	CHECK(kjit__eval_score(&fast, KJIT__OBJ_EDP) == 500);
+	CHECK(isnan(kjit__eval_score(&fast_plain, KJIT__OBJ_EDP)));
 	CHECK_OK(kt_results_record(r, run, &fast, NULL, &improved));
 	CHECK(improved);
 	CHECK_OK(kt_results_record(r, run, &frugal, NULL, &improved));
@@ -286,19 +286,19 @@ static void test_best(kt_results *r, sqlite3 *db)
 	free(cfg);
 	OK("objective energy: the least energy per launch wins (1 J at 300 ns over 5 J at "
 	   "100 ns), not the fastest; the best row says energy");
-	kt_run_free(run);
+	kjit__run_free(run);
 
 	/* the same problem under edp: the best is chosen again, by 2 J x 120 ns */
 	run = start(r, prob, KJIT__OBJ_EDP);
-	kt_eval again = eval_profiled("{\"B\":2}", 100, 5);
+	kjit__eval again = eval_profiled("{\"B\":2}", 100, 5);
 	CHECK_OK(kt_results_record(r, run, &again, NULL, &improved));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
-	kt_run_free(run);
+	kjit__run_free(run);
 	/* and under time: the fastest, profiled or not */
 	run = start(r, prob, KJIT__OBJ_TIME);
 	CHECK_OK(kt_results_record(r, run, &again, NULL, &improved));
 	CHECK_BEST(db, prob, "{\"B\":1} time");
-	kt_run_free(run);
+	kjit__run_free(run);
 	OK("a run under another objective chooses the best again: edp {\"B\":4} (2 J x 120 ns), "
 	   "time {\"B\":1} (50 ns)");
 
@@ -309,25 +309,25 @@ static void test_best(kt_results *r, sqlite3 *db)
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
 	CHECK_OK(kt_results_best_rechoose(r, run));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
-	kt_run_free(run);
+	kjit__run_free(run);
 	run = start(r, prob, KJIT__OBJ_TIME);
 	CHECK_OK(kt_results_best_rechoose(r, run));
 	CHECK_BEST(db, prob, "{\"B\":1} time");
-	kt_run_free(run);
+	kjit__run_free(run);
 	OK("nothing recorded: the best is chosen again by the run's objective alone");
 
 	/* a re-measured energy best that lost its energy gives way */
 	run = start(r, prob, KJIT__OBJ_ENERGY);
 	CHECK_OK(kt_results_record(r, run, &frugal, NULL, NULL));
 	CHECK_BEST(db, prob, "{\"B\":3} energy");
-	kt_eval lost = eval_ok("{\"B\":3}", 310);
+	kjit__eval lost = eval_ok("{\"B\":3}", 310);
 	CHECK_OK(kt_results_record(r, run, &lost, NULL, &improved));
 	CHECK(!improved);
 	CHECK_BEST(db, prob, "{\"B\":4} energy");
-	kt_run_free(run);
+	kjit__run_free(run);
 	OK("an energy best re-measured without energy gives way to the next by energy");
-	kt_run_desc bad = { .signature = "sig", .device_key = "dev", .problem = prob,
-		            .objective = KJIT__OBJ_COUNT };
+	kjit__run_desc bad = { .signature = "sig", .device_key = "dev", .problem = prob,
+		               .objective = KJIT__OBJ_COUNT };
 	CHECK_ST(kt_run_start(r, &bad, &run), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "objective");
 	kjit__objective o;
@@ -336,6 +336,37 @@ static void test_best(kt_results *r, sqlite3 *db)
 	CHECK_OK(kjit__objective_parse("edp", &o));
 	CHECK(o == KJIT__OBJ_EDP && strcmp(kjit__objective_name(o), "edp") == 0);
 	OK("objectives: time, energy, edp; another word refused (\"%s\")", kjit_last_error());
+}
+
+/* Online tuning records its search through the same room: the search's
+ * choice becomes the best, chosen by time, and a result it measures again
+ * keeps no profile of the measurement before. */
+static void test_online(const char *path, kt_results *r, sqlite3 *db)
+{
+	const char *prob = "{\"n\":7}";
+	kjit__run *run = start(r, prob, KJIT__OBJ_ENERGY);
+	kjit__eval frugal = eval_profiled("{\"B\":3}", 300, 1);
+	CHECK_OK(kt_results_record(r, run, &frugal, NULL, NULL));
+	kjit__run_free(run);
+	CHECK_BEST(db, prob, "{\"B\":3} energy");
+	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
+	                " WHERE r.problem = ?1", prob) == 1);
+	kjit__store *store;
+	CHECK_OK(kjit__store_open(path, &store));
+	kjit__eval trials[2] = { eval_ok("{\"B\":3}", 280), eval_ok("{\"B\":4}", 250) };
+	for (int i = 0; i < 2; i++)
+		trials[i].message = "online";
+	CHECK_OK(kjit__record_search(store, "sig", "dev", prob, KJIT__OBJ_TIME, trials, 2, 1));
+	CHECK_BEST(db, prob, "{\"B\":4} time");
+	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
+	                " WHERE r.problem = ?1", prob) == 0);
+	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE problem = ?1 AND run_id IS NULL"
+	                " AND message = 'online'", prob) == 2);
+	CHECK_ST(kjit__record_search(store, "sig", "dev", prob, KJIT__OBJ_TIME, trials, 2, 2),
+	         KJIT_ERR_INVALID_ARG);
+	CHECK_OK(kjit__store_close(store));
+	OK("an online search's choice is the best, by time, over an energy best; the result it "
+	   "measured again keeps no profile of the measurement before");
 }
 
 static void test_peak(void)
@@ -372,12 +403,12 @@ static char *export_to(kt_results *r, const char *prob, kt_export_format fmt, co
 static void test_export(kt_results *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":3}";
-	kt_run *run = start(r, prob, KJIT__OBJ_TIME);
-	kt_eval with = eval_profiled("{\"B\":1}", 100, NAN), without = eval_ok("{\"B\":2}", 200);
+	kjit__run *run = start(r, prob, KJIT__OBJ_TIME);
+	kjit__eval with = eval_profiled("{\"B\":1}", 100, NAN), without = eval_ok("{\"B\":2}", 200);
 	with.profile.counters_reason = formula_reason;
 	CHECK_OK(kt_results_record(r, run, &with, NULL, NULL));
 	CHECK_OK(kt_results_record(r, run, &without, NULL, NULL));
-	kt_run_free(run);
+	kjit__run_free(run);
 
 	char *csv = export_to(r, prob, KT_EXPORT_CSV, "p.csv");
 	CHECK_CONTAINS(csv, ",device_uuid,duration_ns,dram_read_bytes,");
@@ -448,6 +479,7 @@ int main(int argc, char **argv)
 	sqlite3 *db = tu_db_open(path);
 	test_store(r, db);
 	test_best(r, db);
+	test_online(path, r, db);
 	test_export(r, db);
 	tu_db_close(db);
 	CHECK_OK(kt_results_close(r));

@@ -49,20 +49,20 @@ static char *q_text(sqlite3 *db, const char *sql)
 	return v;
 }
 
-static kt_eval eval_ok(const char *config, double median)
+static kjit__eval eval_ok(const char *config, double median)
 {
-	kt_eval e = { .config = config, .status = "ok", .timer = "events", .l2 = "warm",
-		      .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
-		      .max_ns = median + 1, .objective = median, .compile_ms = 12.5,
-		      .arch = "sm_90", .nvrtc = "12.4" };
+	kjit__eval e = { .config = config, .status = "ok", .timer = "events", .l2 = "warm",
+		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
+		        .max_ns = median + 1, .objective = median, .compile_ms = 12.5,
+		        .arch = "sm_90", .nvrtc = "12.4" };
 	return e;
 }
 
-static kt_eval eval_fail(const char *config, const char *status)
+static kjit__eval eval_fail(const char *config, const char *status)
 {
-	kt_eval e = { .config = config, .status = status, .median_ns = NAN, .spread_ns = NAN,
-		      .min_ns = NAN, .max_ns = NAN, .objective = NAN, .compile_ms = NAN,
-		      .message = "it failed, \"badly\"\nline 2" };
+	kjit__eval e = { .config = config, .status = status, .median_ns = NAN, .spread_ns = NAN,
+		        .min_ns = NAN, .max_ns = NAN, .objective = NAN, .compile_ms = NAN,
+		        .message = "it failed, \"badly\"\nline 2" };
 	return e;
 }
 
@@ -158,14 +158,14 @@ static void test_csv_formulas(void)
 	kt_results *r;
 	CHECK_OK(kt_results_open(tu_path(db_path, dir, "formulas.db"), &r));
 	char *prob = kjit__problem_json(&spec->problems[0]);
-	kt_run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k",
-		          .spec = spec->path, .strategy = "exhaustive", .problem = prob, .total = 14 };
-	kt_run *run;
+	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k",
+		             .spec = spec->path, .strategy = "exhaustive", .problem = prob, .total = 14 };
+	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	char *cfg[14];
 	for (size_t i = 0; i < space->size; i++) {
 		CHECK((cfg[i] = kjit__config_json(space, i)));
-		kt_eval e = eval_ok(cfg[i], 100.0 + (double)i);
+		kjit__eval e = eval_ok(cfg[i], 100.0 + (double)i);
 		if (i == 0) {
 			e = eval_fail(cfg[i], "compile_error");
 			e.message = "=HYPERLINK(\"http://x\")";
@@ -196,7 +196,7 @@ static void test_csv_formulas(void)
 	for (size_t i = 0; i < space->size; i++)
 		free(cfg[i]);
 	free(prob);
-	kt_run_free(run);
+	kjit__run_free(run);
 	kt_results_close(r);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 
 	/* the signature is libkjit's */
 	char *sig;
-	CHECK_OK(kt_spec_signature(spec, &sig));
+	CHECK_OK(kjit__spec_signature(spec, &sig));
 	{
 		kjit_engine *e = tu_engine_cpu(":memory:", "sm_80", 1);
 		kjit_kernel *k;
@@ -311,9 +311,9 @@ int main(int argc, char **argv)
 	CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
 	sqlite3_busy_timeout(db, 10000);
 	const char *dev = "sm_90|Test GPU|132|12040";
-	kt_run_desc d = { .signature = sig, .device_key = dev, .kernel = "k",
-		          .spec = spec->path, .strategy = "random", .problem = prob, .total = 30 };
-	kt_run *run;
+	kjit__run_desc d = { .signature = sig, .device_key = dev, .kernel = "k",
+		             .spec = spec->path, .strategy = "random", .problem = prob, .total = 30 };
+	kjit__run *run;
 	CHECK_OK(kt_run_start(r, &d, &run));
 	CHECK(!run->resumed && run->id > 0);
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE status = 'running' AND total = 30 AND"
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
 		CHECK((cfg[i] = kjit__config_json(space, i)));
 	int64_t id1, id;
 	int improved;
-	kt_eval e = eval_ok(cfg[0], 1000);
+	kjit__eval e = eval_ok(cfg[0], 1000);
 	CHECK_OK(kt_results_record(r, run, &e, &id1, &improved));
 	CHECK(improved == 1);
 	e = eval_ok(cfg[1], 2000);
@@ -474,8 +474,8 @@ int main(int argc, char **argv)
 
 	/* a reader in another process never sees half an evaluation */
 	{
-		kt_run *run2;
-		kt_run_desc d2 = d;
+		kjit__run *run2;
+		kjit__run_desc d2 = d;
 		d2.device_key = "sm_90|Other GPU|132|12040";
 		CHECK_OK(kt_run_start(r, &d2, &run2));
 		pid_t pid = fork();
@@ -486,7 +486,7 @@ int main(int argc, char **argv)
 				_exit(2);
 			for (int k = 0; k < 3; k++)
 				for (size_t i = 0; i < space->size; i++) {
-					kt_eval ce = eval_ok(cfg[i], 10000.0 - 100.0 * (double)(k * 30 + (int)i));
+					kjit__eval ce = eval_ok(cfg[i], 10000.0 - 100.0 * (double)(k * 30 + (int)i));
 					if (kt_results_record(rc, run2, &ce, NULL, NULL) != KJIT_OK)
 						_exit(3);
 				}
@@ -517,12 +517,12 @@ int main(int argc, char **argv)
 		                " 'sm_90|Other GPU|132|12040'") == 30);
 		CHECK(q_real(db, "SELECT median_ns FROM best WHERE device_key ="
 		                 " 'sm_90|Other GPU|132|12040'") == 10000.0 - 100.0 * 89);
-		kt_run_free(run2);
+		kjit__run_free(run2);
 		OK("a concurrent reader saw whole evaluations only (%d checks)", checks);
 	}
 
 	/* resume */
-	kt_run *again;
+	kjit__run *again;
 	CHECK_OK(kt_run_start(r, &d, &again));
 	CHECK(again->resumed && again->id == run->id);
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE device_key = 'sm_90|Test GPU|132|12040'")
@@ -541,7 +541,7 @@ int main(int argc, char **argv)
 	CHECK(isinf(obj[2]) && isinf(obj[3]) && obj[5] == 500 && obj[1] == 1500);
 	free(obj);
 	free(have);
-	kt_run_free(again);
+	kjit__run_free(again);
 	OK("resume continues the run and knows the 7 evaluated configurations");
 
 	/* finish */
@@ -551,14 +551,14 @@ int main(int argc, char **argv)
 	                " finished IS NOT NULL") == 1);
 	CHECK_OK(kt_run_start(r, &d, &again));
 	CHECK(again->resumed && again->id == run->id);
-	kt_run_free(again);
+	kjit__run_free(again);
 	CHECK_OK(kt_run_finish(r, run, "done"));
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE status = 'done' AND"
 	                " finished >= started") == 1);
 	CHECK_OK(kt_run_start(r, &d, &again));
 	CHECK(!again->resumed && again->id != run->id);
 	CHECK_OK(kt_run_finish(r, again, "failed"));
-	kt_run_free(again);
+	kjit__run_free(again);
 	OK("finish sets the status; a done run is not resumed");
 
 	/* the objective table drives a replay to the right best */
@@ -566,7 +566,7 @@ int main(int argc, char **argv)
 	CHECK_OK(kjit__space_build(spec, 1, NULL, &space1));
 	char *prob1 = kjit__problem_json(&spec->problems[1]);
 	d.problem = prob1;
-	kt_run *run1;
+	kjit__run *run1;
 	CHECK_OK(kt_run_start(r, &d, &run1));
 	size_t argmin = 0;
 	for (size_t i = 0; i < space1->size; i++) {
@@ -676,9 +676,9 @@ int main(int argc, char **argv)
 	/* --force re-measures: when the best configuration comes back slower
 	 * (or failing), the best row is recomputed from the ok rows. */
 	{
-		kt_run_desc df = d;
+		kjit__run_desc df = d;
 		df.device_key = "force|gpu";
-		kt_run *rf;
+		kjit__run *rf;
 		CHECK_OK(kt_run_start(r, &df, &rf));
 		const char *bq = "SELECT config || '|' || median_ns FROM best WHERE"
 		                 " device_key = 'force|gpu'";
@@ -726,7 +726,7 @@ int main(int argc, char **argv)
 		CHECK_OK(kt_results_best(r, sig, dev, prob, &bestc, &bm));
 		CHECK(bm == 500);
 		free(bestc);
-		kt_run_free(rf);
+		kjit__run_free(rf);
 		OK("a re-measured best that got slower or failed gives way to the best ok row");
 	}
 
@@ -749,8 +749,8 @@ int main(int argc, char **argv)
 		free(was);
 	}
 
-	kt_run_free(run1);
-	kt_run_free(run);
+	kjit__run_free(run1);
+	kjit__run_free(run);
 	kt_results_close(r);
 
 	/* --export and --replay-db read an existing database; they never make one */

@@ -113,8 +113,8 @@ static size_t drive_batch(const kjit__space *space, const kt_strategy *strategy,
 	uint8_t *seen = calloc(space->size, 1);
 	int64_t pend[16];
 	size_t n = 0, n_pend = 0;
-	kt_rng order;
-	kt_rng_seed(&order, seed);
+	kjit__rng order;
+	kjit__rng_seed(&order, seed);
 	CHECK(st && seen);
 	for (int ended = 0; !ended || n_pend > 0;) {
 		while (!ended && n_pend < 16) {

@@ -80,17 +80,17 @@ static int validate(const char *schemas, const char *doc)
 	return code;
 }
 
-static kt_eval eval_of(const char *config, const char *status, double median, double compile_ms)
+static kjit__eval eval_of(const char *config, const char *status, double median, double compile_ms)
 {
 	static const double samples[] = { 1000, 1200, 1100 };
 	int timed = !isnan(median);
-	kt_eval e = { .config = config, .status = status, .timer = timed ? "events" : NULL,
-		      .l2 = "warm", .median_ns = median, .spread_ns = timed ? 50 : NAN,
-		      .min_ns = timed ? 1000 : NAN, .max_ns = timed ? 1200 : NAN,
-		      .samples = timed ? samples : NULL, .n_samples = timed ? 3 : 0,
-		      .objective = strcmp(status, "ok") == 0 ? median : NAN,
-		      .compile_ms = compile_ms, .message = timed ? NULL : "it failed",
-		      .arch = "sm_90", .nvrtc = "nvrtc-test" };
+	kjit__eval e = { .config = config, .status = status, .timer = timed ? "events" : NULL,
+		        .l2 = "warm", .median_ns = median, .spread_ns = timed ? 50 : NAN,
+		        .min_ns = timed ? 1000 : NAN, .max_ns = timed ? 1200 : NAN,
+		        .samples = timed ? samples : NULL, .n_samples = timed ? 3 : 0,
+		        .objective = strcmp(status, "ok") == 0 ? median : NAN,
+		        .compile_ms = compile_ms, .message = timed ? NULL : "it failed",
+		        .arch = "sm_90", .nvrtc = "nvrtc-test" };
 	return e;
 }
 
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		"   {\"name\": \"F\", \"values\": [\"\", \"-use_fast_math\"], \"roles\": [\"flags\"]}],"
 		" \"problems\": [{\"n\": 1024}, {\"n\": 2048}]}");
 	char *sig;
-	CHECK_OK(kt_spec_signature(spec, &sig));
+	CHECK_OK(kjit__spec_signature(spec, &sig));
 	const char *dev = "sm_90|NVIDIA H200|132|13000";
 	char *probs[2] = { kjit__problem_json(&spec->problems[0]),
 		           kjit__problem_json(&spec->problems[1]) };
@@ -118,22 +118,22 @@ int main(int argc, char **argv)
 	static const char *const statuses[] = { "ok", "compile_error", "launch_error", "crashed",
 		                                "timeout", "wrong_result", "stopped_early" };
 	for (int p = 0; p < 2; p++) {
-		kt_run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT__OBJ_TIME };
-		kt_run *run;
+		kjit__run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT__OBJ_TIME };
+		kjit__run *run;
 		CHECK_OK(kt_run_start(r, &d, &run));
 		for (int m = 0; m < 7; m++) {
 			char cfg[64];
 			snprintf(cfg, sizeof cfg, "{\"F\":\"\",\"M\":%d}", m);
 			int timed = m == 0 || m == 6;
-			kt_eval e = eval_of(cfg, statuses[m], timed ? 1100.0 * (p + 1) : NAN,
+			kjit__eval e = eval_of(cfg, statuses[m], timed ? 1100.0 * (p + 1) : NAN,
 			                    m == 3 ? NAN : 12.5);
 			CHECK_OK(kt_results_record(r, run, &e, NULL, NULL));
 		}
-		kt_eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", "ok", 5000, 20);
+		kjit__eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", "ok", 5000, 20);
 		cold.l2 = "cold";
 		CHECK_OK(kt_results_record(r, run, &cold, NULL, NULL));
 		CHECK_OK(kt_run_finish(r, run, "done"));
-		kt_run_free(run);
+		kjit__run_free(run);
 	}
 
 	char *path = kjit__strdup_printf("%s/Results.json", dir);

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "tools.h"
 #include "tui.h"
 
 static volatile sig_atomic_t got_winch, got_quit;

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "base.h"
+#include "tools.h"
 #include "tui.h"
 
 enum {

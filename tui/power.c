@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "instr.h"
+#include "tools.h"
 #include "tui.h"
 
 void top_power_open(top_power *p)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdatomic.h>
 
-#include "tuning.h"
+#include "tools.h"
 #include "kjit.h"
 
 /* ---- the compile pool (pool.c, compile_worker.c) -------------------- */

@@ -12,14 +12,10 @@
 
 #include <sqlite3.h>
 
-#include "tuning.h"
+#include "tools.h"
 #include "kjit.h"
 
 /* ---- tuning results in the kjit database (results.c) ------------------ */
-
-/* The kernel signature of a spec (kjit__signature of its entry, source
- * text and parameter names), with no engine. *out is malloc'ed. */
-kjit_status kt_spec_signature(const kjit__spec *spec, char **out);
 
 /* A connection of its own to the kjit database (kjit__store). */
 typedef struct kt_results kt_results;
@@ -29,70 +25,13 @@ kjit_status kt_results_open(const char *path, kt_results **out);
 kjit_status kt_results_close(kt_results *r);
 sqlite3 *kt_results_db(kt_results *r);
 
-/* What a run is about. problem is JSON with sorted keys. */
-typedef struct kt_run_desc {
-	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
-	int64_t total; /* configurations to evaluate, 0 unknown */
-	kjit__objective objective; /* what the best is the least of; zero: time */
-} kt_run_desc;
+/* Runs and evaluations are written by the record room (record.h):
+ * kjit__record_run_start(), kjit__record_run_finish(), kjit__record_eval()
+ * and kjit__record_rechoose() on r's connection. */
+kjit_status kt_run_start(kt_results *r, const kjit__run_desc *d, kjit__run **out);
+kjit_status kt_run_finish(kt_results *r, const kjit__run *run, const char *status);
 
-typedef struct kt_run {
-	int64_t id;
-	char *signature, *device_key, *problem;
-	kjit__objective objective;
-	int resumed; /* an earlier run row (same signature, device key,
-	              * problem and spec, not done) was continued */
-} kt_run;
-
-/* Starts a run (a runs row, status running) or resumes the latest
- * unfinished one with the same signature, device key, problem and spec.
- * The caller frees *out with kt_run_free(). */
-kjit_status kt_run_start(kt_results *r, const kt_run_desc *d, kt_run **out);
-void kt_run_free(kt_run *run);
-/* Sets status (done|interrupted|failed) and the finished time. */
-kjit_status kt_run_finish(kt_results *r, const kt_run *run, const char *status);
-
-/* One evaluated configuration. NULL text and NAN numbers are stored as
- * NULL; l2 NULL is "warm". */
-typedef struct kt_eval {
-	const char *config;     /* JSON, sorted keys */
-	const char *status;     /* the text of a kjit__result_status */
-	const char *timer;      /* cupti|events */
-	const char *l2;         /* warm|cold */
-	const char *binary_key;
-	double median_ns, spread_ns, min_ns, max_ns;
-	const double *samples;  /* stored as little-endian float64 */
-	size_t n_samples;
-	double objective, compile_ms;
-	const char *message;
-	const char *arch, *nvrtc; /* for the best row */
-	/* The device that measured it, among those sharing the device key
-	 * (the worker's kt_hello). Zero, as in an initialiser that names
-	 * neither, is unknown: stored NULL. */
-	int has_device_ordinal;   /* 1: device_ordinal is set */
-	int32_t device_ordinal;   /* its CUDA ordinal on its host, >= 0 */
-	const char *device_uuid;  /* "GPU-..." as kt_hello has it; NULL: unknown */
-	/* What the launch did on the hardware and cost (kjit_variant_profile());
-	 * NAN figures are unknown, stored NULL. */
-	int has_profile;          /* 1: profile is set */
-	kjit_profile profile;
-} kt_eval;
-
-/* The figure that e is the best by under objective: its median time, its
- * energy per launch, or their product; NAN when e is not ok or lacks it. */
-double kt_eval_score(const kt_eval *e, kjit__objective objective);
-
-/* Records e in ONE transaction: the results row (upsert on signature,
- * device key, problem, config, l2; the device columns too, so that they
- * name the latest measurement's), its profiles row (replaced, or removed
- * when e has none), runs.evaluated/updated and, when e is ok and its
- * score under the run's objective (kt_eval_score) is below the stored
- * best's (or the stored best is stale, or was chosen by another
- * objective), the best row (stale = 0, its objective the run's). A
- * negative device_ordinal that is set is KJIT_ERR_INVALID_ARG, nothing
- * stored. *result_id and *improved (1: the best is now e, newly or
- * lower) may be NULL. */
-kjit_status kt_results_record(kt_results *r, const kt_run *run, const kt_eval *e,
+kjit_status kt_results_record(kt_results *r, const kjit__run *run, const kjit__eval *e,
                               int64_t *result_id, int *improved);
 
 /* The objective table of space for (signature, device_key, problem):
@@ -137,10 +76,8 @@ kjit_status kt_results_open_existing(const char *path, kt_results **out);
 kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
                             const char *problem, char **config, double *median_ns);
 
-/* When another objective chose the run's best row, chooses it again under
- * the run's from every stored ok result with a score (a run that measured
- * nothing new still answers by its objective); a no-op otherwise. */
-kjit_status kt_results_best_rechoose(kt_results *r, const kt_run *run);
+kjit_status kt_results_best_rechoose(kt_results *r, const kjit__run *run);
+
 
 /* The best row of (signature, device_key, problem): the objective that
  * chose it into *objective, and its result's profile into *profile

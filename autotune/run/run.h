@@ -11,7 +11,7 @@
 #include "pool.h"
 #include "search.h"
 #include "wire.h"
-#include "tuning.h"
+#include "tools.h"
 
 /* ---- a tuning run (tune.c) ---------------------------------------------- */
 

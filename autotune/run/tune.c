@@ -57,6 +57,7 @@ typedef struct problem_run {
 	char *problem_json;
 	char *best_config;     /* from the best row */
 	double best_median;
+	double best_gbps, best_gflops; /* its rates (spec bytes, flops), NAN unknown */
 	kjit__objective best_objective; /* the objective that chose it */
 	int has_profile;       /* best_profile is the best's (reasons NULL) */
 	kjit_profile best_profile;
@@ -153,7 +154,7 @@ static size_t window_size(const tuner *t, problem_run *pr)
 
 /* One plain line per evaluation when stderr is not a terminal; with
  * several workers, the one that measured it. */
-static void plain_line(const tuner *t, size_t done, size_t total, const kt_eval *e,
+static void plain_line(const tuner *t, size_t done, size_t total, const kjit__eval *e,
                        const char *worker)
 {
 	if (t->o->quiet || t->tty)
@@ -181,116 +182,6 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
 	ev.value = (double)evaluated;
 	snprintf(ev.detail, sizeof ev.detail, "run %lld %s", (long long)run_id, status);
 	kjit__telemetry_record(t->engine->telemetry, &ev);
-}
-
-/* Records the measured task in each L2 mode. Returns -2 on a database
- * error or when the problem cannot be set up, else 0; *objective is what
- * the strategy hears, *verdict 1 when the output was accepted, -1 when
- * rejected (wrong_result), 0 when it never got that far. */
-static int record(tuner *t, const kt_run *run, problem_run *pr, const kjit__space *space,
-                  kt_task *task, size_t done, size_t total, double *objective, int *verdict)
-{
-	kt_compile_job *j = task->job;
-	char *config = kjit__config_json(space, j->index);
-	char *message = NULL;
-	int ret = 0;
-	*objective = INFINITY;
-	*verdict = 0;
-	if (!config)
-		return -2;
-	kt_worker_info wi;
-	kt_meas_info(t->meas, task->worker, &wi);
-	pr->measure_s += task->measure_s;
-	pr->restart_s += task->restart_s;
-	pr->compile_wait_s += task->compile_wait_s;
-	pr->setup_s += task->setup_s;
-	for (int mode = 0; mode < 2 && ret == 0; mode++) {
-		if (!(task->modes & (1 << mode)))
-			continue;
-		kt_reply *rep = &task->rep[mode];
-		kt_eval e = { .config = config, .l2 = mode ? "cold" : "warm",
-			      .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
-			      .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
-			      .compile_ms = j->compile_ms, .arch = t->hello->arch,
-			      .nvrtc = kjit__nvrtc_id() };
-		if (task->device_uuid[0]) {
-			e.has_device_ordinal = 1;
-			e.device_ordinal = task->device;
-			e.device_uuid = task->device_uuid;
-		}
-		if (j->broken) { /* not the configuration's doing: nothing more can be kept */
-			kjit__error(KJIT_ERR_DB, "stopping: the database cannot keep binaries: %s",
-			            j->error ? j->error : kjit_status_str(j->status));
-			t->broken = 1;
-			ret = -2;
-			break;
-		}
-		if (j->status != KJIT_OK) {
-			e.status = "compile_error";
-			message = log_head(j->error ? j->error : kjit_status_str(j->status));
-			e.message = message;
-		} else {
-			pr->setup_s += rep->setup_ms * 1e-3;
-			pr->load_s += rep->load_ms * 1e-3;
-			pr->check_s += rep->check_ms * 1e-3;
-			pr->warmup_s += rep->warmup_ms * 1e-3;
-			pr->timed_s += rep->timed_ms * 1e-3;
-			if (isfinite(rep->median_ns))
-				pr->kernel_s += rep->median_ns * 1e-9;
-			if (task->setup) {
-				/* not this configuration's doing: no configuration of the
-				 * problem can be evaluated */
-				kjit__error(KJIT_ERR_INVALID_ARG, "problem %s: %s", pr->problem_json,
-				            rep->message ? rep->message : "cannot be set up");
-				ret = -2;
-				break;
-			}
-			e.status = rep->status ? rep->status : "crashed";
-			e.message = rep->message ? rep->message
-			          : task->why[mode][0] ? task->why[mode] : NULL;
-			e.timer = rep->timer;
-			e.median_ns = rep->median_ns;
-			e.spread_ns = rep->spread_ns;
-			e.min_ns = rep->min_ns;
-			e.max_ns = rep->max_ns;
-			e.samples = rep->samples;
-			e.n_samples = rep->n_samples;
-			e.has_profile = rep->has_profile;
-			e.profile = rep->profile;
-			/* the strategy hears the objective's figure; time while the
-			 * results have none (no energy measured) */
-			double score = kt_eval_score(&e, t->objective);
-			if (strcmp(e.status, "ok") == 0)
-				e.objective = isnan(score) ? e.median_ns : score;
-		}
-		/* an unknown status is counted nowhere; recording it fails and
-		 * says why (parsed first, so that its message stands) */
-		kjit__result_status status;
-		int known = kjit__result_status_parse(e.status, &status) == KJIT_OK;
-		uint64_t t1 = kjit__now_ns();
-		if (kt_results_record(t->res, run, &e, NULL, NULL) != KJIT_OK)
-			ret = -2;
-		pr->record_s += (double)(kjit__now_ns() - t1) * 1e-9;
-		if (known)
-			pr->counts[status]++;
-		if (strcmp(e.status, "wrong_result") == 0)
-			*verdict = -1;
-		else if (*verdict == 0 && (strcmp(e.status, "ok") == 0 ||
-		                           strcmp(e.status, "stopped_early") == 0))
-			*verdict = 1;
-		if (mode == 0 || !(t->o->l2 & 1)) {
-			if (!isnan(e.objective))
-				*objective = e.objective;
-			else if (strcmp(e.status, "stopped_early") == 0)
-				*objective = e.median_ns; /* a lower bound: slower than the best */
-		}
-		plain_line(t, done, total, &e, wi.name);
-		tune_event(t, run->id, e.status, pr->evaluated + 1);
-		free(message);
-		message = NULL;
-	}
-	free(config);
-	return ret;
 }
 
 /* The problem's best row and its profile, when there is one; an energy
@@ -411,18 +302,174 @@ kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits 
 	return st;
 }
 
-/* --profile best: the problem's best (least known[]) measured again and
- * profiled, once its search is over; returns as tune_problem() does. */
-static int profile_best(tuner *t, kt_run *run, problem_run *pr, const kjit__space *space,
-                        const double *known, size_t n)
+/* One problem's search: its space and run, what is known of each
+ * configuration, the strategy's state and the proposals in flight. */
+typedef struct search {
+	problem_run *pr;
+	kjit__space *space;
+	kjit__run *run;
+	size_t n;              /* the evaluations the budget allows */
+	double *known;         /* the objective the strategy heard, by index */
+	uint8_t *have, *seen;
+	size_t *rejected, *accepted, n_rejected, n_accepted;
+	void *sst;
+	flight fl;
+	size_t covered, repeats;
+	int strategy_done, proposing;
+	uint64_t t0;
+	kt_pool_stats ps0;
+} search;
+
+/* What the strategy hears of a task: the objective's figure, and the
+ * verdict on its output: 1 accepted, -1 rejected (wrong_result), 0 when
+ * it never got that far. */
+typedef struct heard {
+	double objective;
+	int verdict;
+} heard;
+
+/* The evaluation of a task in one L2 mode: *e filled in, its status
+ * parsed once into *status (*known 0 when the reply's word is none of
+ * kjit's: e->status keeps it, so that recording refuses it, naming it).
+ * Returns -2 when nothing more can be kept or the problem cannot be set
+ * up, else 0; *message (malloc'ed) holds a compile log's head. */
+static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eval *e,
+                   kjit__result_status *status, int *known, char **message)
+{
+	kt_compile_job *j = task->job;
+	kt_reply *rep = &task->rep[mode];
+	*known = 1;
+	if (j->broken) { /* not the configuration's doing: nothing more can be kept */
+		kjit__error(KJIT_ERR_DB, "stopping: the database cannot keep binaries: %s",
+		            j->error ? j->error : kjit_status_str(j->status));
+		t->broken = 1;
+		return -2;
+	}
+	if (j->status != KJIT_OK) {
+		*status = KJIT__RS_COMPILE_ERROR;
+		e->status = kjit__result_status_name(*status);
+		*message = log_head(j->error ? j->error : kjit_status_str(j->status));
+		e->message = *message;
+		return 0;
+	}
+	pr->setup_s += rep->setup_ms * 1e-3;
+	pr->load_s += rep->load_ms * 1e-3;
+	pr->check_s += rep->check_ms * 1e-3;
+	pr->warmup_s += rep->warmup_ms * 1e-3;
+	pr->timed_s += rep->timed_ms * 1e-3;
+	if (isfinite(rep->median_ns))
+		pr->kernel_s += rep->median_ns * 1e-9;
+	if (task->setup) {
+		/* not this configuration's doing: no configuration of the
+		 * problem can be evaluated */
+		kjit__error(KJIT_ERR_INVALID_ARG, "problem %s: %s", pr->problem_json,
+		            rep->message ? rep->message : "cannot be set up");
+		return -2;
+	}
+	*status = KJIT__RS_CRASHED;
+	if (rep->status)
+		*known = kjit__result_status_parse(rep->status, status) == KJIT_OK;
+	e->status = *known ? kjit__result_status_name(*status) : rep->status;
+	e->message = rep->message ? rep->message : task->why[mode][0] ? task->why[mode] : NULL;
+	e->timer = rep->timer;
+	e->median_ns = rep->median_ns;
+	e->spread_ns = rep->spread_ns;
+	e->min_ns = rep->min_ns;
+	e->max_ns = rep->max_ns;
+	e->samples = rep->samples;
+	e->n_samples = rep->n_samples;
+	e->has_profile = rep->has_profile;
+	e->profile = rep->profile;
+	/* the strategy hears the objective's figure; time while the results
+	 * have none (no energy measured) */
+	double score = kjit__eval_score(e, t->objective);
+	if (*known && *status == KJIT__RS_OK)
+		e->objective = isnan(score) ? e->median_ns : score;
+	return 0;
+}
+
+/* Records the measured task in each L2 mode, done of s->n. Returns -2 on
+ * a database error or when the problem cannot be set up, else 0; *h is
+ * what the strategy hears. */
+static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
+{
+	problem_run *pr = s->pr;
+	kt_compile_job *j = task->job;
+	char *config = kjit__config_json(s->space, j->index);
+	int ret = 0;
+	*h = (heard){ INFINITY, 0 };
+	if (!config)
+		return -2;
+	kt_worker_info wi;
+	kt_meas_info(t->meas, task->worker, &wi);
+	pr->measure_s += task->measure_s;
+	pr->restart_s += task->restart_s;
+	pr->compile_wait_s += task->compile_wait_s;
+	pr->setup_s += task->setup_s;
+	for (int mode = 0; mode < 2 && ret == 0; mode++) {
+		if (!(task->modes & (1 << mode)))
+			continue;
+		kjit__eval e = { .config = config, .l2 = mode ? "cold" : "warm",
+			         .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
+			         .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
+			         .compile_ms = j->compile_ms, .arch = t->hello->arch,
+			         .nvrtc = kjit__nvrtc_id() };
+		if (task->device_uuid[0]) {
+			e.has_device_ordinal = 1;
+			e.device_ordinal = task->device;
+			e.device_uuid = task->device_uuid;
+		}
+		kjit__result_status status;
+		int known;
+		char *message = NULL;
+		if ((ret = eval_of(t, pr, task, mode, &e, &status, &known, &message)) != 0)
+			break;
+		uint64_t t1 = kjit__now_ns();
+		if (kt_results_record(t->res, s->run, &e, NULL, NULL) != KJIT_OK)
+			ret = -2;
+		pr->record_s += (double)(kjit__now_ns() - t1) * 1e-9;
+		/* an unknown status is counted nowhere (recording it failed) */
+		if (known) {
+			pr->counts[status]++;
+			if (status == KJIT__RS_WRONG_RESULT)
+				h->verdict = -1;
+			else if (h->verdict == 0 &&
+			         (status == KJIT__RS_OK || status == KJIT__RS_STOPPED_EARLY))
+				h->verdict = 1;
+		}
+		if (mode == 0 || !(t->o->l2 & 1)) {
+			if (!isnan(e.objective))
+				h->objective = e.objective;
+			else if (known && status == KJIT__RS_STOPPED_EARLY)
+				h->objective = e.median_ns; /* a lower bound: slower */
+		}
+		plain_line(t, done, s->n, &e, wi.name);
+		tune_event(t, s->run->id, e.status, pr->evaluated + 1);
+		free(message);
+	}
+	free(config);
+	return ret;
+}
+
+/* The configuration the search knows best (the least known[]), SIZE_MAX
+ * when none. */
+static size_t least_known(const search *s)
 {
 	size_t best = SIZE_MAX;
-	for (size_t i = 0; i < space->size; i++)
-		if (isfinite(known[i]) && (best == SIZE_MAX || known[i] < known[best]))
+	for (size_t i = 0; i < s->space->size; i++)
+		if (isfinite(s->known[i]) && (best == SIZE_MAX || s->known[i] < s->known[best]))
 			best = i;
+	return best;
+}
+
+/* --profile best: the problem's best (least known[]) measured again and
+ * profiled, once its search is over; returns as tune_problem() does. */
+static int profile_best(tuner *t, search *s)
+{
+	size_t best = least_known(s);
 	if (best == SIZE_MAX)
 		return 0;
-	if (!submit(t, pr, space, best, 1))
+	if (!submit(t, s->pr, s->space, best, 1))
 		return -2;
 	kt_task *task;
 	int w = kt_meas_wait(t->meas, &task);
@@ -430,13 +477,12 @@ static int profile_best(tuner *t, kt_run *run, problem_run *pr, const kjit__spac
 		return w < 0 ? -2 : -1;
 	int r = -1;
 	if (!task->stopped) {
-		double obj;
-		int verdict;
+		heard h;
 		/* the best measured again is no new evaluation: not counted again */
 		size_t counts[KJIT__RS_COUNT];
-		memcpy(counts, pr->counts, sizeof counts);
-		r = record(t, run, pr, space, task, n, n, &obj, &verdict);
-		memcpy(pr->counts, counts, sizeof counts);
+		memcpy(counts, s->pr->counts, sizeof counts);
+		r = record(t, s, task, s->n, &h);
+		memcpy(s->pr->counts, counts, sizeof counts);
 	}
 	task_free(task);
 	return r < 0 ? r : 0;
@@ -462,24 +508,13 @@ static int grow_known(const kjit__space *space, double **known, uint8_t **have)
 	return 1;
 }
 
-/* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
-static int tune_problem(tuner *t, problem_run *pr)
+/* The limits of the problem's space: the command line's, else the spec's
+ * and the device's, the lower; a budgeted search samples a space too
+ * large to hold. */
+static kjit__limits space_limits(const tuner *t)
 {
-	const kt_tune_opts *o = t->o;
 	const kjit__spec *spec = t->spec;
-	kjit__limits lim = o->limits;
-	kjit__space *space = NULL;
-	kt_run *run = NULL;
-	double *known = NULL;
-	uint8_t *have = NULL, *seen = NULL;
-	size_t *rejected = NULL, *accepted = NULL, n_rejected = 0, n_accepted = 0;
-	void *sst = NULL;
-	int ret = -2;
-	uint64_t t0 = kjit__now_ns();
-	flight fl = { 0 };
-	kt_pool_stats ps0;
-	kt_pool_get_stats(t->pool, &ps0);
-
+	kjit__limits lim = t->o->limits;
 	if (!lim.max_threads)
 		lim.max_threads = spec->max_threads < t->hello->max_threads ? spec->max_threads
 		                                                            : t->hello->max_threads;
@@ -488,127 +523,174 @@ static int tune_problem(tuner *t, problem_run *pr)
 		                                                         : t->hello->max_shared;
 	if (t->budget.evaluations || t->budget.fraction > 0 || t->budget.seconds > 0) {
 		lim.sample = KJIT__SPACE_SAMPLE;
-		lim.seed = o->seed;
+		lim.seed = t->o->seed;
 	}
-	if (kjit__space_build(spec, pr->p, &lim, &space) != KJIT_OK)
-		goto done;
-	if (space->size == 0) {
+	return lim;
+}
+
+/* Builds the problem's space, starts or resumes its run, loads what the
+ * database knows and starts the strategy: 0, or -2 on an error (an empty
+ * space said why). */
+static int search_open(tuner *t, search *s)
+{
+	const kjit__spec *spec = t->spec;
+	problem_run *pr = s->pr;
+	kjit__limits lim = space_limits(t);
+	if (kjit__space_build(spec, pr->p, &lim, &s->space) != KJIT_OK)
+		return -2;
+	if (s->space->size == 0) {
 		kt_space_empty(spec, pr->p, &lim);
-		goto done;
+		return -2;
 	}
-	if (space->sampled && !o->quiet)
+	kjit__space *space = s->space;
+	if (space->sampled && !t->o->quiet)
 		fprintf(stderr, "kjit-tune: problem %zu: the space (a product of %.3g) is too large "
 		        "to hold whole: searching a random sample of %zu of its valid "
 		        "configurations\n",
 		        pr->p, space->product, space->size);
 	pr->space = space->size;
 	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
-		goto done;
-	size_t n = kt_budget_evaluations(&t->budget, space->size);
+		return -2;
+	s->n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
-	kt_run_desc d = { sig, t->hello->device_key, spec->entry, o->spec_path,
-		          t->strategy->name, pr->problem_json, (int64_t)n, t->objective };
-	if (kt_run_start(t->res, &d, &run) != KJIT_OK ||
-	    kt_results_load(t->res, space, sig, t->hello->device_key, &known, &have, NULL) !=
+	kjit__run_desc d = { sig, t->hello->device_key, spec->entry, t->o->spec_path,
+		             t->strategy->name, pr->problem_json, (int64_t)s->n, t->objective };
+	if (kt_run_start(t->res, &d, &s->run) != KJIT_OK ||
+	    kt_results_load(t->res, space, sig, t->hello->device_key, &s->known, &s->have, NULL) !=
 	            KJIT_OK)
-		goto done;
-	pr->run_id = run->id;
+		return -2;
+	pr->run_id = s->run->id;
 	double best = INFINITY;
 	for (size_t i = 0; i < space->size; i++)
-		if (known[i] < best)
-			best = known[i];
+		if (s->known[i] < best)
+			best = s->known[i];
 	kt_meas_problem(t->meas, best);
-	if (!(seen = calloc(space->capacity + 1, 1)) || !grow_known(space, &known, &have) ||
-	    !(rejected = malloc((n + 1) * sizeof *rejected)) ||
-	    !(accepted = malloc((n + 1) * sizeof *accepted)) ||
-	    !(sst = t->strategy->init(space, n, o->seed))) {
+	if (!(s->seen = calloc(space->capacity + 1, 1)) ||
+	    !grow_known(space, &s->known, &s->have) ||
+	    !(s->rejected = malloc((s->n + 1) * sizeof *s->rejected)) ||
+	    !(s->accepted = malloc((s->n + 1) * sizeof *s->accepted)) ||
+	    !(s->sst = t->strategy->init(space, s->n, t->o->seed))) {
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		goto done;
+		return -2;
 	}
-	size_t covered = 0, repeats = 0;
-	int strategy_done = 0, proposing = 1;
-	ret = 0;
-	while (!interrupted) {
-		if (t->budget.seconds > 0 && (double)(kjit__now_ns() - t0) * 1e-9 >= t->budget.seconds)
-			proposing = 0; /* the ones in flight are still measured */
-		/* Take proposals: a window ahead, or one per worker. */
-		size_t window = t->strategy->ahead ? window_size(t, pr) : kt_meas_live(t->meas);
-		while (proposing && !strategy_done && covered + fl.n < n && fl.n < window) {
-			int64_t j = t->strategy->next(sst);
-			if (j == KT_NEXT_WAIT && fl.n)
-				break;
-			if (j < 0 || (size_t)j >= space->size) {
-				strategy_done = 1;
-				break;
-			}
-			if (seen[j]) {
-				/* a repeat: answered from memory, or with the one in flight */
-				int at = flight_find(&fl, (size_t)j);
-				if (at >= 0)
-					fl.owed[at]++;
-				else
-					t->strategy->report(sst, (size_t)j, known[j]);
-				if (++repeats > 10000)
-					strategy_done = 1;
-				if (at >= 0)
-					break;
-				continue;
-			}
-			repeats = 0;
-			seen[j] = 1;
-			if (have[j] && !o->force) {
-				pr->skipped++;
-				covered++;
-				t->strategy->report(sst, (size_t)j, known[j]);
-				continue;
-			}
-			if (!flight_add(&fl, (size_t)j) || !submit(t, pr, space, (size_t)j, 0)) {
-				kjit__error(KJIT_ERR_NOMEM, "out of memory");
-				ret = -2;
-				break;
-			}
-		}
-		if (ret || fl.n == 0)
+	return 0;
+}
+
+/* Takes proposals, a window ahead or one per worker: a repeat is answered
+ * from memory or with the one in flight, a configuration the database
+ * knows is skipped (unless --force), the others are submitted. 0, or -2
+ * when out of memory. */
+static int propose(tuner *t, search *s)
+{
+	size_t window = t->strategy->ahead ? window_size(t, s->pr) : kt_meas_live(t->meas);
+	while (s->proposing && !s->strategy_done && s->covered + s->fl.n < s->n &&
+	       s->fl.n < window) {
+		int64_t j = t->strategy->next(s->sst);
+		if (j == KT_NEXT_WAIT && s->fl.n)
 			break;
-		kt_task *task;
-		int w = kt_meas_wait(t->meas, &task);
-		if (w <= 0) {
-			ret = w < 0 ? -2 : -1;
+		if (j < 0 || (size_t)j >= s->space->size) {
+			s->strategy_done = 1;
 			break;
 		}
-		if (task->stopped) {
-			task_free(task);
-			break;
+		if (s->seen[j]) {
+			int at = flight_find(&s->fl, (size_t)j);
+			if (at >= 0)
+				s->fl.owed[at]++;
+			else
+				t->strategy->report(s->sst, (size_t)j, s->known[j]);
+			if (++s->repeats > KT_STUCK_REPEATS)
+				s->strategy_done = 1;
+			if (at >= 0)
+				break;
+			continue;
 		}
-		double obj;
-		int verdict;
-		int r = record(t, run, pr, space, task, covered + 1, n, &obj, &verdict);
-		size_t index = task->job->index;
+		s->repeats = 0;
+		s->seen[j] = 1;
+		if (s->have[j] && !t->o->force) {
+			s->pr->skipped++;
+			s->covered++;
+			t->strategy->report(s->sst, (size_t)j, s->known[j]);
+			continue;
+		}
+		if (!flight_add(&s->fl, (size_t)j) || !submit(t, s->pr, s->space, (size_t)j, 0)) {
+			kjit__error(KJIT_ERR_NOMEM, "out of memory");
+			return -2;
+		}
+	}
+	return 0;
+}
+
+/* Waits for a measured task, records it and tells the strategy. 1: go
+ * on; 0: the task was stopped; -1 interrupted, -2 an error. */
+static int take(tuner *t, search *s)
+{
+	kt_task *task;
+	int w = kt_meas_wait(t->meas, &task);
+	if (w <= 0)
+		return w < 0 ? -2 : -1;
+	if (task->stopped) {
 		task_free(task);
-		size_t owed = flight_take(&fl, index);
-		if (verdict < 0)
-			rejected[n_rejected++] = index;
-		else if (verdict > 0)
-			accepted[n_accepted++] = index;
-		if (r < 0) {
-			ret = r;
-			break;
-		}
-		known[index] = obj;
-		for (size_t k = 0; k <= owed; k++)
-			t->strategy->report(sst, index, obj);
-		pr->evaluated++;
-		covered++;
-		kt_pool_stats ps;
-		kt_pool_get_stats(t->pool, &ps);
-		progress(t, pr, covered, n, ps.jobs - ps0.jobs, kt_meas_best(t->meas),
-		         (double)(kjit__now_ns() - t0) * 1e-9);
+		return 0;
 	}
-	if (ret == 0 && !interrupted && o->profile == KT_PROFILE_BEST)
-		ret = profile_best(t, run, pr, space, known, n);
-	if (interrupted && ret == 0)
-		ret = -1;
-done:
+	heard h;
+	int r = record(t, s, task, s->covered + 1, &h);
+	size_t index = task->job->index;
+	task_free(task);
+	size_t owed = flight_take(&s->fl, index);
+	if (h.verdict < 0)
+		s->rejected[s->n_rejected++] = index;
+	else if (h.verdict > 0)
+		s->accepted[s->n_accepted++] = index;
+	if (r < 0)
+		return r;
+	s->known[index] = h.objective;
+	for (size_t k = 0; k <= owed; k++)
+		t->strategy->report(s->sst, index, h.objective);
+	s->pr->evaluated++;
+	s->covered++;
+	kt_pool_stats ps;
+	kt_pool_get_stats(t->pool, &ps);
+	progress(t, s->pr, s->covered, s->n, ps.jobs - s->ps0.jobs, kt_meas_best(t->meas),
+	         (double)(kjit__now_ns() - s->t0) * 1e-9);
+	return 1;
+}
+
+/* bytes or flops per second (in G) of configuration cfg, NAN when
+ * unknown. */
+static double rate(const kjit__spec *spec, size_t p, const char *formula, const uint16_t *cfg,
+                   double median)
+{
+	double v = NAN;
+	if (!formula || !(median > 0) ||
+	    kjit__spec_eval(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
+		return NAN;
+	return v / median;
+}
+
+/* The best row's rates, from the values of the configuration the search
+ * knows best (its index), when the best row names that configuration. */
+static void best_rates(tuner *t, search *s)
+{
+	problem_run *pr = s->pr;
+	size_t b = s->known ? least_known(s) : SIZE_MAX;
+	pr->best_gbps = pr->best_gflops = NAN;
+	if (b == SIZE_MAX || !pr->best_config)
+		return;
+	char *c = kjit__config_json(s->space, b);
+	if (c && strcmp(c, pr->best_config) == 0) {
+		const uint16_t *cfg = kjit__space_config(s->space, b);
+		pr->best_gbps = rate(t->spec, pr->p, t->spec->bytes, cfg, pr->best_median);
+		pr->best_gflops = rate(t->spec, pr->p, t->spec->flops, cfg, pr->best_median);
+	}
+	free(c);
+}
+
+/* Ends the search: what is left in flight is dropped, the run finished
+ * by ret (tune_problem()'s), the best read, what the rejected have in
+ * common found, the times summed up. */
+static void search_close(tuner *t, search *s, int ret)
+{
+	problem_run *pr = s->pr;
 	/* what is left in flight is not recorded: what was compiled of it
 	 * stays in the database */
 	kt_pool_drop(t->pool, ret == -1);
@@ -616,41 +698,67 @@ done:
 		next = task->next;
 		task_free(task);
 	}
-	free(fl.index);
-	free(fl.owed);
-	if (t->tty && !o->quiet)
+	free(s->fl.index);
+	free(s->fl.owed);
+	if (t->tty && !t->o->quiet)
 		fprintf(stderr, "\n");
 	if (ret == -2)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
-	if (run) {
-		if (kt_run_finish(t->res, run, !ret ? KJIT__RUN_DONE : ret == -1 ? KJIT__RUN_INTERRUPTED
-		                                                        : KJIT__RUN_FAILED) != KJIT_OK ||
-		    kt_results_best_rechoose(t->res, run) != KJIT_OK)
+	if (s->run) {
+		if (kt_run_finish(t->res, s->run, !ret ? KJIT__RUN_DONE : ret == -1
+		                  ? KJIT__RUN_INTERRUPTED : KJIT__RUN_FAILED) != KJIT_OK ||
+		    kt_results_best_rechoose(t->res, s->run) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		read_best(t, pr);
+		best_rates(t, s);
 	}
-	if (n_rejected) {
+	if (s->n_rejected) {
 		kt_rejected rj;
-		if (kt_rejected_find(space, rejected, n_rejected, accepted, n_accepted, &rj) ==
-		    KJIT_OK) {
-			pr->rejected_text = kt_rejected_text(spec, &rj);
-			pr->rejected_json = kt_rejected_json(spec, &rj);
+		if (kt_rejected_find(s->space, s->rejected, s->n_rejected, s->accepted,
+		                     s->n_accepted, &rj) == KJIT_OK) {
+			pr->rejected_text = kt_rejected_text(t->spec, &rj);
+			pr->rejected_json = kt_rejected_json(t->spec, &rj);
 			kt_rejected_free(&rj);
 		}
 	}
 	kt_pool_stats ps;
 	kt_pool_get_stats(t->pool, &ps);
-	pr->compile_s = ps.busy_s - ps0.busy_s;
-	pr->wall_s = (double)(kjit__now_ns() - t0) * 1e-9;
-	if (sst)
-		t->strategy->free(sst);
-	kt_run_free(run);
-	free(known);
-	free(have);
-	free(seen);
-	free(rejected);
-	free(accepted);
-	kjit__space_free(space);
+	pr->compile_s = ps.busy_s - s->ps0.busy_s;
+	pr->wall_s = (double)(kjit__now_ns() - s->t0) * 1e-9;
+	if (s->sst)
+		t->strategy->free(s->sst);
+	kjit__run_free(s->run);
+	free(s->known);
+	free(s->have);
+	free(s->seen);
+	free(s->rejected);
+	free(s->accepted);
+	kjit__space_free(s->space);
+}
+
+/* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */
+static int tune_problem(tuner *t, problem_run *pr)
+{
+	search s = { .pr = pr, .proposing = 1, .t0 = kjit__now_ns() };
+	kt_pool_get_stats(t->pool, &s.ps0);
+	int ret = search_open(t, &s);
+	while (ret == 0 && !interrupted) {
+		if (t->budget.seconds > 0 &&
+		    (double)(kjit__now_ns() - s.t0) * 1e-9 >= t->budget.seconds)
+			s.proposing = 0; /* the ones in flight are still measured */
+		if ((ret = propose(t, &s)) != 0 || s.fl.n == 0)
+			break;
+		int r = take(t, &s);
+		if (r <= 0) {
+			ret = r;
+			break;
+		}
+	}
+	if (ret == 0 && !interrupted && t->o->profile == KT_PROFILE_BEST)
+		ret = profile_best(t, &s);
+	if (interrupted && ret == 0)
+		ret = -1;
+	search_close(t, &s, ret);
 	return ret;
 }
 
@@ -673,35 +781,6 @@ static void *compile_verify(void *arg)
 }
 
 /* ---- the summary -------------------------------------------------------------- */
-
-/* bytes or flops per second (in G) of the best, null when unknown. */
-static double rate(const kjit__spec *spec, size_t p, const char *formula, const char *config,
-                   double median)
-{
-	if (!formula || !config || !(median > 0))
-		return NAN;
-	/* the formula may read parameters: find the configuration's values */
-	kjit__space *space = NULL;
-	double v = NAN;
-	uint16_t *cfg = calloc(spec->n_params + 1, sizeof *cfg);
-	kjit__limits unlimited = { .max_threads = INT64_MAX, .max_shared = INT64_MAX };
-	if (cfg && kjit__space_build(spec, p, &unlimited, &space) == KJIT_OK) {
-		for (size_t i = 0; i < space->size; i++) {
-			char *c = kjit__config_json(space, i);
-			int same = c && strcmp(c, config) == 0;
-			free(c);
-			if (same) {
-				memcpy(cfg, kjit__space_config(space, i), spec->n_params * sizeof *cfg);
-				if (kjit__spec_eval(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
-					v = NAN;
-				break;
-			}
-		}
-	}
-	kjit__space_free(space);
-	free(cfg);
-	return v / median;
-}
 
 static void put_num(kjit__buf *b, double v)
 {
@@ -866,6 +945,52 @@ static void print_json_error(const kt_tune_opts *o, const char *error)
 	free(text);
 }
 
+/* One problem of the JSON summary. */
+static void put_problem_json(kjit__buf *b, const tuner *t, const problem_run *pr)
+{
+	char s[128];
+	kjit__buf_str(b, "{\"problem\": ");
+	kjit__buf_str(b, pr->problem_json ? pr->problem_json : "{}");
+	snprintf(s, sizeof s, ", \"run_id\": %lld, \"space\": %zu, \"evaluated\": %zu, "
+	         "\"skipped\": %zu, \"statuses\": {", (long long)pr->run_id, pr->space,
+	         pr->evaluated, pr->skipped);
+	kjit__buf_str(b, s);
+	for (int k = 0; k < KJIT__RS_COUNT; k++) {
+		snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "",
+		         kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
+		kjit__buf_str(b, s);
+	}
+	kjit__buf_str(b, "}, \"best\": ");
+	if (pr->best_config) {
+		kjit__buf_str(b, "{\"config\": ");
+		kjit__buf_str(b, pr->best_config);
+		kjit__buf_str(b, ", \"median_ns\": ");
+		put_num(b, pr->best_median);
+		kjit__buf_str(b, ", \"gbps\": ");
+		put_num(b, pr->best_gbps);
+		kjit__buf_str(b, ", \"gflops\": ");
+		put_num(b, pr->best_gflops);
+		put_best_profile(b, pr);
+		kjit__buf_str(b, "}");
+	} else {
+		kjit__buf_str(b, "null");
+	}
+	kjit__buf_str(b, ", \"rejected\": ");
+	kjit__buf_str(b, pr->rejected_json ? pr->rejected_json : "null");
+	kjit__buf_str(b, ", \"wall_s\": ");
+	put_num(b, pr->wall_s);
+	kjit__buf_str(b, ", \"compile_s\": ");
+	put_num(b, pr->compile_s);
+	kjit__buf_str(b, ", \"measure_s\": ");
+	put_num(b, pr->measure_s);
+	kjit__buf_str(b, ", \"kernel_s\": ");
+	put_num(b, pr->kernel_s);
+	put_floor(b, pr->wall_s, floor_of(pr->compile_s, pr->kernel_s, t->cores));
+	put_times(b, pr);
+	put_problem_pool_json(b, pr);
+	kjit__buf_str(b, "}");
+}
+
 static void print_json(tuner *t, double wall_s, int was_interrupted)
 {
 	kjit__buf b = { 0 };
@@ -901,48 +1026,8 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	put_workers_json(&b, t->meas);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t i = 0; i < t->n_runs; i++) {
-		problem_run *pr = &t->runs[i];
-		char s[128];
-		kjit__buf_str(&b, i ? ", {\"problem\": " : "{\"problem\": ");
-		kjit__buf_str(&b, pr->problem_json ? pr->problem_json : "{}");
-		snprintf(s, sizeof s, ", \"run_id\": %lld, \"space\": %zu, \"evaluated\": %zu, "
-		         "\"skipped\": %zu, \"statuses\": {", (long long)pr->run_id, pr->space,
-		         pr->evaluated, pr->skipped);
-		kjit__buf_str(&b, s);
-		for (int k = 0; k < KJIT__RS_COUNT; k++) {
-			snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "",
-			         kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
-			kjit__buf_str(&b, s);
-		}
-		kjit__buf_str(&b, "}, \"best\": ");
-		if (pr->best_config) {
-			kjit__buf_str(&b, "{\"config\": ");
-			kjit__buf_str(&b, pr->best_config);
-			kjit__buf_str(&b, ", \"median_ns\": ");
-			put_num(&b, pr->best_median);
-			kjit__buf_str(&b, ", \"gbps\": ");
-			put_num(&b, rate(spec, pr->p, spec->bytes, pr->best_config, pr->best_median));
-			kjit__buf_str(&b, ", \"gflops\": ");
-			put_num(&b, rate(spec, pr->p, spec->flops, pr->best_config, pr->best_median));
-			put_best_profile(&b, pr);
-			kjit__buf_str(&b, "}");
-		} else {
-			kjit__buf_str(&b, "null");
-		}
-		kjit__buf_str(&b, ", \"rejected\": ");
-		kjit__buf_str(&b, pr->rejected_json ? pr->rejected_json : "null");
-		kjit__buf_str(&b, ", \"wall_s\": ");
-		put_num(&b, pr->wall_s);
-		kjit__buf_str(&b, ", \"compile_s\": ");
-		put_num(&b, pr->compile_s);
-		kjit__buf_str(&b, ", \"measure_s\": ");
-		put_num(&b, pr->measure_s);
-		kjit__buf_str(&b, ", \"kernel_s\": ");
-		put_num(&b, pr->kernel_s);
-		put_floor(&b, pr->wall_s, floor_of(pr->compile_s, pr->kernel_s, t->cores));
-		put_times(&b, pr);
-		put_problem_pool_json(&b, pr);
-		kjit__buf_str(&b, "}");
+		kjit__buf_str(&b, i ? ", " : "");
+		put_problem_json(&b, t, &t->runs[i]);
 	}
 	kjit__buf_str(&b, "]}\n");
 	char *text = kjit__buf_done(&b);
@@ -967,7 +1052,7 @@ static void print_text(tuner *t, int was_interrupted)
 			       kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
 		printf("), %.1f s\n", pr->wall_s);
 		if (pr->best_config) {
-			double g = rate(t->spec, pr->p, t->spec->bytes, pr->best_config, pr->best_median);
+			double g = pr->best_gbps;
 			char peak[96] = "";
 			if (pr->has_profile)
 				kt_profile_peak_text(&pr->best_profile, peak, sizeof peak);
@@ -1056,21 +1141,74 @@ static kjit_status open_workers(tuner *t)
 	return st;
 }
 
-int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
+/* Tunes problems first to last (excluded) until one is interrupted
+ * (*stopped 1) or the database fails for good: KT_EXIT_OK, or
+ * KT_EXIT_RUNTIME when one failed. */
+static int tune_problems(tuner *t, size_t first, size_t last, int *stopped)
 {
-	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO),
-		    .cores = sysconf(_SC_NPROCESSORS_ONLN) };
-	char *def = NULL;
-	int ret = KT_EXIT_RUNTIME, stopped = 0, verifying = 0;
-	pthread_t verifier;
-	uint64_t t0 = kjit__now_ns();
+	int ret = KT_EXIT_OK;
+	for (size_t p = first; p < last; p++) {
+		problem_run *pr = &t->runs[t->n_runs++];
+		pr->p = p;
+		int r = tune_problem(t, pr);
+		if (r == -1) {
+			*stopped = 1;
+			break;
+		}
+		if (r == -2)
+			ret = KT_EXIT_RUNTIME;
+		if (t->broken)
+			break;
+	}
+	return ret;
+}
+
+/* The engine (no GPU: the workers have it), the kernel, the compile pool
+ * and the database connection of a run whose workers said hello. */
+static kjit_status open_parts(tuner *t)
+{
+	kjit_engine_options eo;
+	kjit_engine_options_init(&eo);
+	eo.db_path = t->db;
+	eo.arch = t->hello->arch;
+	eo.compile_threads = t->o->jobs;
+	eo.flags = KJIT_ENGINE_NO_GPU;
+	kjit_status st = kjit_engine_open(&eo, &t->engine);
+	if (st == KJIT_OK)
+		st = kjit__spec_kernel(t->engine, t->spec, t->spec->entry, NULL, NULL, &t->kernel);
+	kt_pool_opts po = { .spec = t->spec, .spec_path = t->o->spec_path, .engine = t->engine,
+		            .kernel = t->kernel, .workers = t->o->jobs, .mode = t->o->pool };
+	if (st == KJIT_OK)
+		st = kt_pool_open(&po, &t->pool);
+	return st == KJIT_OK ? kt_results_open(t->db, &t->res) : st;
+}
+
+/* SIGINT and SIGTERM end the run between evaluations (interrupted);
+ * a reader gone is a write error, not a death. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The run's settings: the command line's, else the spec's (T1 Search,
+ * Budget, the metric), checked before any work. KT_EXIT_OK, or the exit
+ * status that says what is wrong (said on stderr). */
+static int settle(tuner *t)
+{
+	const kjit__spec *spec = t->spec;
+	const kt_tune_opts *o = t->o;
 	/* the command line's settings, else the spec's (T1 Search, Budget) */
-	t.budget = o->budget;
-	if (!t.budget.evaluations && !t.budget.fraction && !t.budget.seconds) {
-		t.budget.evaluations = spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations
-		                                                    : 0;
-		t.budget.fraction = spec->budget_fraction;
-		t.budget.seconds = spec->budget_seconds;
+	t->budget = o->budget;
+	if (!t->budget.evaluations && !t->budget.fraction && !t->budget.seconds) {
+		t->budget.evaluations =
+			spec->budget_evaluations > 0 ? (size_t)spec->budget_evaluations : 0;
+		t->budget.fraction = spec->budget_fraction;
+		t->budget.seconds = spec->budget_seconds;
 	}
 	/* a spec may not choose where kjit writes: its T4 file is a file name
 	 * of the current directory, said before any work */
@@ -1082,12 +1220,12 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	}
 	/* the command line's objective, else the spec's metric (gbps and
 	 * gflops order as time does) */
-	t.objective = o->objective;
+	t->objective = o->objective;
 	if (!o->objective_set && spec->metric &&
-	    kjit__objective_parse(spec->metric, &t.objective) != KJIT_OK)
-		t.objective = KJIT__OBJ_TIME;
-	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t.budget);
-	if (!(t.strategy = kt_strategy_find(name))) {
+	    kjit__objective_parse(spec->metric, &t->objective) != KJIT_OK)
+		t->objective = KJIT__OBJ_TIME;
+	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t->budget);
+	if (!(t->strategy = kt_strategy_find(name))) {
 		if (o->strategy) {
 			fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", name);
 			return KT_EXIT_USAGE;
@@ -1109,12 +1247,21 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	struct sigaction sa = { 0 };
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	return KT_EXIT_OK;
+}
+
+int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
+{
+	tuner t = { .spec = spec, .o = o, .tty = isatty(STDERR_FILENO),
+		    .cores = sysconf(_SC_NPROCESSORS_ONLN) };
+	char *def = NULL;
+	int ret = KT_EXIT_RUNTIME, stopped = 0, verifying = 0;
+	pthread_t verifier;
+	uint64_t t0 = kjit__now_ns();
+	if ((ret = settle(&t)) != KT_EXIT_OK)
+		return ret;
+	ret = KT_EXIT_RUNTIME;
+	catch_signals();
 
 	t.db = o->db;
 	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
@@ -1124,19 +1271,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		goto fail;
 	t.start_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	t.hello = kt_meas_hello(t.meas);
-	kjit_engine_options eo;
-	kjit_engine_options_init(&eo);
-	eo.db_path = t.db;
-	eo.arch = t.hello->arch;
-	eo.compile_threads = o->jobs;
-	eo.flags = KJIT_ENGINE_NO_GPU;
-	kjit_status st = kjit_engine_open(&eo, &t.engine);
-	if (st == KJIT_OK)
-		st = kjit__spec_kernel(t.engine, spec, spec->entry, NULL, NULL, &t.kernel);
-	kt_pool_opts po = { .spec = spec, .spec_path = o->spec_path, .engine = t.engine,
-		            .kernel = t.kernel, .workers = o->jobs, .mode = o->pool };
-	if (st != KJIT_OK || kt_pool_open(&po, &t.pool) != KJIT_OK ||
-	    kt_results_open(t.db, &t.res) != KJIT_OK)
+	if (open_parts(&t) != KJIT_OK)
 		goto fail;
 	t.mo.pool = t.pool;
 	if (strcmp(spec->verify, "none") != 0)
@@ -1148,20 +1283,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 		goto fail;
 	}
 	kjit__nvtx_push(KJIT__NVTX_TUNE, spec->entry);
-	ret = KT_EXIT_OK;
-	for (size_t p = first; p < last; p++) {
-		problem_run *pr = &t.runs[t.n_runs++];
-		pr->p = p;
-		int r = tune_problem(&t, pr);
-		if (r == -1) {
-			stopped = 1;
-			break;
-		}
-		if (r == -2)
-			ret = KT_EXIT_RUNTIME;
-		if (t.broken)
-			break;
-	}
+	ret = tune_problems(&t, first, last, &stopped);
 	kjit__nvtx_pop();
 	if (spec->output_file && *spec->output_file && t.n_runs && write_output(&t) != KJIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());

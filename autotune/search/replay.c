@@ -19,8 +19,6 @@
 
 #include "search.h"
 
-/* A strategy that proposes only configurations it has seen is stuck. */
-#define MAX_REPEATS 10000
 
 size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
 {
@@ -153,8 +151,8 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		}
 	/* the order results arrive in: a stream of its own, so that it does
 	 * not follow the strategy's draws */
-	kt_rng order;
-	kt_rng_seed(&order, ~o->seed);
+	kjit__rng order;
+	kjit__rng_seed(&order, ~o->seed);
 	int64_t pend[KT_BATCH_MAX];      /* the proposals outstanding */
 	size_t n_pend = 0, measuring = 0; /* distinct configurations among them */
 	int done = 0;
@@ -188,7 +186,7 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 			if (have[j]) {
 				/* answered from memory: no evaluation spent */
 				strategy->report(st, (size_t)j, known[j]);
-				if (++repeats > MAX_REPEATS)
+				if (++repeats > KT_STUCK_REPEATS)
 					done = 1;
 				continue;
 			}

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "strategies.h"
-#include "tuning.h"
+#include "tools.h"
 #include "kjit.h"
 
 /* ---- the search driver and replay (replay.c) ------------------------ */

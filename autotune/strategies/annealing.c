@@ -24,7 +24,7 @@
 
 typedef struct state {
 	const kjit__space *space;
-	kt_rng rng;
+	kjit__rng rng;
 	uint8_t *seen;
 	size_t budget, step;
 	int64_t cur;
@@ -42,7 +42,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	}
 	s->space = space;
 	s->budget = budget ? budget : space->size;
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	s->cur = -1;
 	s->cur_value = s->walk_best = INFINITY;
 	return s;

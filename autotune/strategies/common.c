@@ -1,5 +1,6 @@
 /*
- * common.c - what every strategy shares: the generator, the neighbourhood
+ * common.c - what every strategy shares: the generator's distributions
+ * (the generator is the library's, kjit__rng), the neighbourhood
  * of a configuration, and the list of strategies.
  */
 #include "config.h"
@@ -10,62 +11,29 @@
 
 #include "strategies.h"
 
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t kt_splitmix(uint64_t start, uint64_t j)
-{
-	uint64_t z = start + (j + 1) * 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-void kt_rng_seed(kt_rng *r, uint64_t seed)
-{
-	/* splitmix64 spreads any seed, 0 included, over the state */
-	for (int i = 0; i < 4; i++)
-		r->s[i] = kt_splitmix(seed, (uint64_t)i);
-}
-
-uint64_t kt_rng_next(kt_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-uint64_t kt_rng_below(kt_rng *r, uint64_t n)
+uint64_t kt_rng_below(kjit__rng *r, uint64_t n)
 {
 	/* rejection keeps it uniform */
 	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
 	do
-		x = kt_rng_next(r);
+		x = kjit__rng_next(r);
 	while (x >= limit);
 	return x % n;
 }
 
-double kt_rng_unit(kt_rng *r)
+double kt_rng_unit(kjit__rng *r)
 {
-	return (double)(kt_rng_next(r) >> 11) * 0x1.0p-53;
+	return (double)(kjit__rng_next(r) >> 11) * 0x1.0p-53;
 }
 
-double kt_rng_normal(kt_rng *r)
+double kt_rng_normal(kjit__rng *r)
 {
 	/* Box-Muller; 1 - u keeps the logarithm finite */
 	double u = 1.0 - kt_rng_unit(r), v = kt_rng_unit(r);
 	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
-int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng)
+int64_t kt_neighbour(const kjit__space *space, size_t index, kjit__rng *rng)
 {
 	uint16_t cfg[256];
 	size_t n = space->n_params;
@@ -184,7 +152,7 @@ void kt_local_free(kt_local *l)
 }
 
 void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
-                    kt_rng *rng)
+                    kjit__rng *rng)
 {
 	l->active = 1;
 	l->at = (int64_t)index;
@@ -229,7 +197,7 @@ int64_t kt_local_next(kt_local *l)
 	return -1;
 }
 
-void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng)
+void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kjit__rng *rng)
 {
 	local_drop(l, j);
 	if (l->active && v < l->value)
@@ -261,7 +229,7 @@ const char *kt_strategy_choose(const char *cli, const char *spec, const kt_budge
 	return "exhaustive";
 }
 
-int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kt_rng *rng)
+int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kjit__rng *rng)
 {
 	if (size == 0)
 		return -1;

@@ -53,7 +53,7 @@
 
 typedef struct state {
 	const kjit__space *space;
-	kt_rng rng;
+	kjit__rng rng;
 	kt_memo mem;
 	size_t n, scale;
 	double factor4, factor6;
@@ -106,7 +106,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	for (size_t p = 0; p < n; p++)
 		if (space->spec->params[p].n_values > s->scale)
 			s->scale = space->spec->params[p].n_values;
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	/* the visiting distribution's constants (scipy's VisitingDistribution) */
 	double f2 = exp((4.0 - QV) * log(QV - 1.0));
 	double f3 = exp((2.0 - QV) * log(2.0) / (QV - 1.0));

@@ -24,7 +24,7 @@
 
 typedef struct state {
 	const kjit__space *space;
-	kt_rng rng;
+	kjit__rng rng;
 	uint8_t *seen;
 	size_t n;            /* population size */
 	int64_t pop[POP];
@@ -44,7 +44,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		return NULL;
 	}
 	s->space = space;
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	s->n = space->size < POP ? space->size : POP;
 	/* generation 0: distinct random configurations */
 	uint8_t *taken = calloc(space->capacity + 1, 1);

@@ -75,7 +75,7 @@ enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
 typedef struct state {
 	const kjit__space *space;
 	size_t n, budget, start, asked;
-	kt_rng rng;
+	kjit__rng rng;
 	kt_memo mem;
 	size_t *off;                /* per parameter: its first value's slot */
 	size_t n_slots;
@@ -153,7 +153,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		destroy(s);
 		return NULL;
 	}
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	s->budget = budget ? budget : space->size;
 	/* a start of one configuration per free parameter and one more, at
 	 * most a quarter of the budget */

@@ -37,7 +37,7 @@
 
 typedef struct state {
 	const kjit__space *space;
-	kt_rng rng;
+	kjit__rng rng;
 	kt_memo mem;
 	size_t n, m;           /* parameters, particles */
 	double *x, *v, *pb;    /* m x n: positions, velocities, own bests */
@@ -108,7 +108,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		destroy(s);
 		return NULL;
 	}
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	s->gv = INFINITY;
 	s->gi = s->polished = -1;
 	for (size_t i = 0; i < s->m; i++) {

@@ -7,7 +7,7 @@
 #include "strategies.h"
 
 typedef struct state {
-	kt_rng rng;
+	kjit__rng rng;
 	size_t *perm, drawn, size;
 } state;
 
@@ -21,7 +21,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	s->size = space->size;
 	for (size_t i = 0; i < s->size; i++)
 		s->perm[i] = i;
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	return s;
 }
 

@@ -11,25 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tuning.h"
+#include "tools.h"
 
 /* ---- strategies (strategies/) --------------------------------------- */
 
-/* A deterministic generator (xoshiro256**), so that a seed repeats. */
-typedef struct kt_rng {
-	uint64_t s[4];
-} kt_rng;
-void kt_rng_seed(kt_rng *r, uint64_t seed);
-/* Output j of the SplitMix64 sequence from start: a counter-based
- * generator, so that output j needs none of the ones before it. */
-uint64_t kt_splitmix(uint64_t start, uint64_t j);
-uint64_t kt_rng_next(kt_rng *r);
+/* Draws from the library's generator (kjit__rng, kjit__splitmix). */
 /* Uniform in [0, n), n > 0. */
-uint64_t kt_rng_below(kt_rng *r, uint64_t n);
+uint64_t kt_rng_below(kjit__rng *r, uint64_t n);
 /* Uniform in [0, 1). */
-double kt_rng_unit(kt_rng *r);
+double kt_rng_unit(kjit__rng *r);
 /* Standard normal. */
-double kt_rng_normal(kt_rng *r);
+double kt_rng_normal(kjit__rng *r);
 
 /* A search strategy. init() receives the space, the evaluation budget
  * (it may shape a schedule with it) and a seed, and returns its state;
@@ -52,6 +44,9 @@ double kt_rng_normal(kt_rng *r);
  * in a batch and when it waits. */
 #define KT_NEXT_WAIT (-2)
 #define KT_BATCH_MAX 64
+/* A strategy that proposes only configurations it has seen, this many in
+ * a row, is stuck: its search ends. */
+#define KT_STUCK_REPEATS 10000
 
 typedef struct kt_strategy {
 	const char *name;
@@ -89,9 +84,9 @@ const kt_strategy *kt_strategy_find(const char *name);
  * configuration by capacity. */
 /* A random valid neighbour of index: one parameter changed. -1: none
  * found in a few tries. */
-int64_t kt_neighbour(const kjit__space *space, size_t index, kt_rng *rng);
+int64_t kt_neighbour(const kjit__space *space, size_t index, kjit__rng *rng);
 /* A random index whose visited[] is 0, -1 when every one is set. */
-int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kt_rng *rng);
+int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kjit__rng *rng);
 /* The valid configuration nearest to pos, a point with one coordinate
  * per parameter in value indices: pos rounded when that is valid, else
  * the nearest of the space by squared distance (ties: the first). -1
@@ -139,7 +134,7 @@ void kt_local_free(kt_local *l);
 /* Starts (or moves) the descent at index, of objective value; what is
  * out stays out. */
 void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
-                    kt_rng *rng);
+                    kjit__rng *rng);
 /* Ends the descent, forgetting what is out. */
 void kt_local_stop(kt_local *l);
 /* The next neighbour to look at (out until taken); -1 when none is left:
@@ -148,7 +143,7 @@ void kt_local_stop(kt_local *l);
 int64_t kt_local_next(kt_local *l);
 /* Configuration j has objective v (a neighbour handed out or any other
  * result): the descent moves there when it is active and v is lower. */
-void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kt_rng *rng);
+void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kjit__rng *rng);
 
 /* ---- a run's strategy, by its budget (strategies/common.c) ----------- */
 

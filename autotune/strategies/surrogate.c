@@ -27,7 +27,7 @@
 
 typedef struct state {
 	const kjit__space *space;
-	kt_rng rng;
+	kjit__rng rng;
 	kt_memo mem;
 	kt_local ls;
 	double *sum;        /* per (parameter, value), at offset[p] + v */
@@ -71,7 +71,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		return NULL;
 	}
 	s->space = space;
-	kt_rng_seed(&s->rng, seed);
+	kjit__rng_seed(&s->rng, seed);
 	s->best = -1;
 	s->best_value = INFINITY;
 	s->worst = -INFINITY;

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 
-#include "tuning.h"
+#include "tools.h"
 #include "kjit.h"
 
 /* Exit codes of kjit-tune (doc/kjit-tune.1). */

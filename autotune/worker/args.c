@@ -245,7 +245,7 @@ static kjit_status fill_generator(const kjit__spec *spec, size_t p, const kt_arg
 	return st;
 }
 
-/* A random fill's value j is SplitMix64's output j (kt_splitmix()), a
+/* A random fill's value j is SplitMix64's output j (kjit__splitmix()), a
  * counter-based generator: a large buffer fills on many threads with
  * values that do not depend on the split. */
 typedef struct random_part {
@@ -263,15 +263,15 @@ static void *random_main(void *arg)
 	elem_type t = r->t;
 	if (t == T_CUSTOM) {
 		for (size_t j = r->from; j < r->to; j++)
-			((uint8_t *)r->dst)[j] = (uint8_t)(kt_splitmix(r->start, j) >> 56);
+			((uint8_t *)r->dst)[j] = (uint8_t)(kjit__splitmix(r->start, j) >> 56);
 	} else if (t == T_F32) { /* the common case: no double, no switch */
 		for (size_t j = r->from; j < r->to; j++)
-			((float *)r->dst)[j] = (float)(kt_splitmix(r->start, j) >> 40) * 0x1p-24f;
+			((float *)r->dst)[j] = (float)(kjit__splitmix(r->start, j) >> 40) * 0x1p-24f;
 	} else {
 		double unit = is_float(t) ? ldexp(1, -types[t].bits) : 0; /* exact: k x unit */
 		uint64_t below = types[t].hi < 1000 ? (uint64_t)types[t].hi : 1000;
 		for (size_t j = r->from; j < r->to; j++) {
-			uint64_t bits = kt_splitmix(r->start, j);
+			uint64_t bits = kjit__splitmix(r->start, j);
 			double v = is_float(t) ? (double)(bits >> (64 - types[t].bits)) * unit
 			                       : (double)(uint64_t)(((unsigned __int128)bits * below) >> 64);
 			store(t, r->dst, j, v);
@@ -291,7 +291,7 @@ static void fill_random(elem_type t, const kt_arg *a, uint64_t seed, void *dst)
 	parts = parts < cpus ? parts : cpus;
 	parts = parts < MOST ? parts : MOST;
 	random_part part[MOST];
-	uint64_t start = kt_splitmix(seed, UINT64_MAX); /* seeds 7 and 8: unrelated streams */
+	uint64_t start = kjit__splitmix(seed, UINT64_MAX); /* seeds 7 and 8: unrelated streams */
 	for (size_t i = 0; i < parts; i++) {
 		part[i] = (random_part){ .t = t, .dst = dst, .start = start, .from = n / parts * i,
 			                 .to = i + 1 == parts ? n : n / parts * (i + 1) };

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tuning.h"
+#include "tools.h"
 #include "kjit.h"
 
 /* ---- configurations as launches (launch.c) ---------------------------- */

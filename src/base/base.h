@@ -37,6 +37,19 @@ char *kjit__strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1,
 uint64_t kjit__now_ns(void);
 double kjit__wall_time(void);
 
+/* ---- random numbers (rng.c) ------------------------------------------ */
+
+/* Output j of the SplitMix64 sequence from start: a counter-based
+ * generator, so that output j needs none of the ones before it. */
+uint64_t kjit__splitmix(uint64_t start, uint64_t j);
+/* A deterministic stream (xoshiro256**, seeded through kjit__splitmix()),
+ * so that a seed repeats. */
+typedef struct kjit__rng {
+	uint64_t s[4];
+} kjit__rng;
+void kjit__rng_seed(kjit__rng *r, uint64_t seed);
+uint64_t kjit__rng_next(kjit__rng *r);
+
 /* ---- hashing (hash.c) ------------------------------------------------ */
 
 typedef struct kjit__hash128 {

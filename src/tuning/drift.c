@@ -70,7 +70,7 @@ void kjit__drift_flush(kjit_engine *e)
 		pthread_mutex_unlock(&e->lock);
 		if (!en || !e->device_key[0])
 			return;
-		(void)kjit__store_best_stale(e->store, en->kernel->signature, e->device_key,
-			                             en->problem_json);
+		(void)kjit__record_stale(e->store, en->kernel->signature, e->device_key,
+		                         en->problem_json);
 	}
 }

@@ -381,13 +381,10 @@ static kjit_status build_index(kjit__space *s)
 
 /* ---- a sample of a space too large to hold -------------------------------- */
 
-static uint64_t splitmix(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
+/* The draws of a sample: kjit__splitmix() outputs from seed, j counting. */
+typedef struct draws {
+	uint64_t seed, j;
+} draws;
 
 static uint64_t held_hash(const void *ctx, uintptr_t item)
 {
@@ -405,13 +402,14 @@ static int held_is_cur(const void *ctx, uintptr_t item)
 /* One draw of every parameter, the checks of each depth as it is set:
  * *ok 0 as soon as one fails (rejection keeps the sample uniform over
  * the valid configurations). */
-static kjit_status draw(walker *w, uint64_t *rng, int *ok)
+static kjit_status draw(walker *w, draws *rng, int *ok)
 {
 	const kjit__spec *spec = w->spec;
 	*ok = 1;
 	for (size_t d = 0; d < spec->n_params && *ok; d++) {
 		const kjit__param *p = &spec->params[d];
-		size_t v = w->active && !w->active[d] ? 0 : (size_t)(splitmix(rng) % p->n_values);
+		size_t v = w->active && !w->active[d]
+		           ? 0 : (size_t)(kjit__splitmix(rng->seed, rng->j++) % p->n_values);
 		w->cur[d] = (uint16_t)v;
 		w->slots[w->np + d] = p->values[v];
 		w->steps++;
@@ -427,7 +425,7 @@ static kjit_status draw(walker *w, uint64_t *rng, int *ok)
 static kjit_status sample(walker *w, size_t want, uint64_t seed)
 {
 	kjit__table seen = { 0 };
-	uint64_t rng = seed;
+	draws rng = { seed, 0 };
 	kjit_status st = KJIT_OK;
 	w->size = 0;
 	w->steps = 0;
@@ -536,7 +534,8 @@ static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t
 		*out = w->count;
 		return st;
 	}
-	uint64_t rng = 0x6b6a6974u + g, hits = 0;
+	draws rng = { 0x6b6a6974u + g, 0 };
+	uint64_t hits = 0;
 	for (uint32_t k = 0; k < ESTIMATE_DRAWS; k++) {
 		int ok;
 		if ((st = draw(w, &rng, &ok)) != KJIT_OK)

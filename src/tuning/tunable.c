@@ -266,6 +266,29 @@ static kjit_status expect_args(kjit_kernel *k, const kjit__spec *spec)
 	return st;
 }
 
+kjit_status kjit__spec_signature(const kjit__spec *spec, char **out)
+{
+	char *source = NULL, *params = NULL, sig[33];
+	size_t len;
+	const char **names = calloc(spec->n_params + 1, sizeof *names);
+	*out = NULL;
+	kjit_status st = kjit__read_text(spec->source_path, &source, &len);
+	if (st == KJIT_OK && strlen(source) != len)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "kernel source %s contains a NUL byte: "
+		                 "not CUDA source text", spec->source_path);
+	for (size_t i = 0; names && i < spec->n_params; i++)
+		names[i] = spec->params[i].name;
+	if (st == KJIT_OK && (!names || !(params = kjit__param_list(names, spec->n_params))))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK && (st = kjit__signature(spec->entry, source, params, sig)) == KJIT_OK &&
+	    !(*out = strdup(sig)))
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	free(names);
+	free(params);
+	free(source);
+	return st;
+}
+
 kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char *entry,
                               const char *source, const kjit_kernel_options *opts,
                               kjit_kernel **out)

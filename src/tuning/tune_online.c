@@ -117,12 +117,8 @@ static kjit_status pick_trials(kjit_kernel *k, kjit__memo_entry *en, size_t budg
 		first = 1;
 		kjit__hash128 seed = kjit__hash(en->problem_json, strlen(en->problem_json),
 		                                kjit__hash(k->signature, 32, 0).lo);
-		uint64_t x = seed.lo | 1;
 		for (size_t i = first; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			size_t j = i + (size_t)(x % (sp->size - i));
+			size_t j = i + (size_t)(kjit__splitmix(seed.lo, i) % (sp->size - i));
 			size_t tmp = idx[i];
 			idx[i] = idx[j];
 			idx[j] = tmp;
@@ -212,7 +208,7 @@ static kjit_status finish(kjit__online *o)
 	kjit_kernel *k = o->k;
 	kjit_engine *e = k->engine;
 	kjit__memo_entry *en = o->en;
-	kjit__trial_result *res = calloc(o->n + 1, sizeof *res);
+	kjit__eval *res = calloc(o->n + 1, sizeof *res);
 	double *sorted = malloc((o->samples + 1) * sizeof *sorted);
 	size_t n_res = 0, best = SIZE_MAX, best_trial = 0;
 	kjit_status st = res && sorted ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -228,14 +224,18 @@ static kjit_status finish(kjit__online *o)
 		double median = kjit__median_sorted(sorted, m);
 		if (!isfinite(median))
 			continue;
-		kjit__trial_result *r = &res[n_res];
+		kjit__eval *r = &res[n_res];
 		r->config = tr->config;
+		r->status = kjit__result_status_name(KJIT__RS_OK);
+		r->message = "online";
 		r->binary_key = tr->v->key;
 		r->timer = timer ? kjit__timer_name(kjit__timer_kind_of(timer)) : "events";
-		r->median_ns = median;
+		r->median_ns = r->objective = median;
 		r->min_ns = sorted[0];
 		r->max_ns = sorted[m - 1];
-		r->spread_ns = NAN;
+		r->spread_ns = r->compile_ms = NAN;
+		r->arch = e->arch;
+		r->nvrtc = kjit__nvrtc_id();
 		r->samples = tr->samples;
 		r->n_samples = m;
 		if (best == SIZE_MAX || median < res[best].median_ns) {
@@ -248,8 +248,8 @@ static kjit_status finish(kjit__online *o)
 		st = kjit__error(KJIT_ERR_LAUNCH, "kernel %s: no configuration ran for %s", k->name,
 		                 en->problem_json);
 	if (st == KJIT_OK && e->device_key[0])
-		st = kjit__store_best_commit(e->store, k->signature, e->device_key, en->problem_json,
-		                             e->arch, res, n_res, best);
+		st = kjit__record_search(e->store, k->signature, e->device_key, en->problem_json,
+		                         KJIT__OBJ_TIME, res, n_res, best);
 	kjit__choice *c = NULL;
 	if (st == KJIT_OK) {
 		kjit__best_row row = { .device_key = e->device_key, .problem = en->problem_json,

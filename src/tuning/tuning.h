@@ -1,13 +1,15 @@
 /*
  * tuning.h - internal header of the tuning layer of libkjit: the spec,
  * expressions, the constrained space, a configuration as something to
- * compile and launch, best rows and selection. kjit-tune and the tests
- * use it; the structures of kjit_launch() are in tuning_private.h.
+ * compile and launch, the record room (record.h), best rows and
+ * selection. kjit-tune and the tests use it; the structures of
+ * kjit_launch() are in tuning_private.h.
  */
 #ifndef KJIT_TUNING_H
 #define KJIT_TUNING_H
 
 #include "engine.h"
+#include "record.h"
 
 /* ---- the spec (spec.c) ---------------------------------------------- */
 
@@ -170,6 +172,10 @@ const char *kjit__spec_strategy_name(const char *name);
 kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char *entry,
                               const char *source, const kjit_kernel_options *opts,
                               kjit_kernel **out);
+
+/* The kernel signature of a spec (kjit__signature of its entry, source
+ * text and parameter names), with no engine. *out is malloc'ed. */
+kjit_status kjit__spec_signature(const kjit__spec *spec, char **out);
 
 /* A problem as "n=67108864,m=4" (the problem key); malloc'ed. */
 char *kjit__problem_key(const kjit__problem *problem);
@@ -368,27 +374,6 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
                                   const char *const *names, size_t n, const char *signature,
                                   const char *arch, kjit__best_row **rows, size_t *n_rows);
 void kjit__best_rows_free(kjit__best_row *rows, size_t n);
-
-/* One timed configuration of an online search. */
-typedef struct kjit__trial_result {
-	const char *config;    /* JSON */
-	const char *binary_key;
-	const char *timer;
-	double median_ns, spread_ns, min_ns, max_ns;
-	const double *samples;
-	size_t n_samples;
-} kjit__trial_result;
-
-/* Records results rows for the trials and makes trials[best] the best row
- * (stale cleared), in one transaction. */
-kjit_status kjit__store_best_commit(kjit__store *store, const char *signature,
-                                    const char *device_key, const char *problem,
-                                    const char *arch, const kjit__trial_result *trials,
-                                    size_t n, size_t best);
-
-/* Marks a best row stale. */
-kjit_status kjit__store_best_stale(kjit__store *store, const char *signature,
-                                   const char *device_key, const char *problem);
 
 /* ---- selection (select.c) ---------------------------------------------- */
 

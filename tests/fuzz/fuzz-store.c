@@ -54,10 +54,13 @@ static void write_rows(kjit__store *s)
 	if (kjit__store_binary_put(s, &b, 0) != KJIT_OK)
 		abort();
 	double samples[2] = { 1, 2 };
-	kjit__trial_result t = { .config = "{\"B\":64}", .binary_key = KEY, .timer = "events",
-		                 .median_ns = 1.5, .samples = samples, .n_samples = 2 };
-	if (kjit__store_best_commit(s, SIG, "sm_90|fuzz|1|1", "{\"n\":1024}", "sm_90", &t, 1,
-	                            0) != KJIT_OK)
+	kjit__eval t = { .config = "{\"B\":64}", .status = "ok", .binary_key = KEY,
+		         .timer = "events", .median_ns = 1.5, .objective = 1.5,
+		         .compile_ms = NAN, .message = "online", .samples = samples, .n_samples = 2,
+		         .arch = "sm_90",
+		         .nvrtc = kjit__nvrtc_id() };
+	if (kjit__record_search(s, SIG, "sm_90|fuzz|1|1", "{\"n\":1024}", KJIT__OBJ_TIME, &t, 1,
+	                        0) != KJIT_OK)
 		abort();
 	if (sqlite3_exec(kjit__store_db(s), "INSERT INTO profiles(result_id, dram_read_bytes,"
 	                 " flop_fp32, passes, registers, energy_j, counters_reason, energy_reason,"

@@ -1,0 +1,69 @@
+/*
+ * tools.h - what the tools borrow of libkjit's insides. kjit-tune and
+ * kjit-top link the library's layers themselves; beyond the kjit_ API of
+ * kjit.h they may call these kjit__ functions and no other (each is
+ * declared, with its contract, in the layer header named beside it).
+ * tests/test-tools-borrow.sh reads the two lists below and fails when a
+ * tool's objects use a kjit__ name that is not on its list.
+ *
+ * A tool that needs more asks for a small kjit_ API or a record-room
+ * function (record.h) before it grows a list.
+ */
+#ifndef KJIT_TOOLS_H
+#define KJIT_TOOLS_H
+
+#include "tuning.h"
+
+/* kjit-tune: */
+#define KJIT_TOOLS_TUNE(X) \
+	/* strings, errors, files, the clock, the environment (base.h) */ \
+	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) \
+	X(kjit__error) X(kjit__error_msg) X(kjit__strdup_printf) X(kjit__env) \
+	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) \
+	X(kjit__sort_doubles) X(kjit__median_sorted) \
+	/* the generator (base.h) */ \
+	X(kjit__rng_next) X(kjit__rng_seed) X(kjit__splitmix) \
+	/* the store: kjit-tune's own connection and what it reads (base.h) */ \
+	X(kjit__store_open) X(kjit__store_close) X(kjit__store_db) X(kjit__store_lock) \
+	X(kjit__store_unlock) X(kjit__store_fail) X(kjit__store_default_path) \
+	X(kjit__store_checksum) X(kjit__store_sample) \
+	/* the store's words, parsed and printed at the edges (store_schema.h) */ \
+	X(kjit__objective_name) X(kjit__objective_parse) X(kjit__result_status_name) \
+	X(kjit__result_status_parse) \
+	/* profiles (base.h) */ \
+	X(kjit__profile_clear) X(kjit__profile_fields) X(kjit__profile_get) \
+	X(kjit__profile_peak) X(kjit__profile_set) X(kjit__profile_sql_columns) \
+	X(kjit__profile_sql_read) \
+	/* the record room (record.h) */ \
+	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
+	X(kjit__record_rechoose) X(kjit__run_free) X(kjit__eval_score) \
+	/* the spec, its expressions and its space (tuning.h) */ \
+	X(kjit__spec_load) X(kjit__spec_free) X(kjit__spec_kernel) X(kjit__spec_signature) \
+	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \
+	X(kjit__space_build) X(kjit__space_free) X(kjit__space_count) \
+	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) \
+	X(kjit__space_config_json) X(kjit__config_json) X(kjit__problem_json) \
+	X(kjit__problem_key) X(kjit__param_value_index) X(kjit__expr_parse) \
+	X(kjit__expr_eval) X(kjit__expr_free) X(kjit__config_desc_make) \
+	X(kjit__config_desc_free) X(kjit__config_dims) \
+	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
+	X(kjit__arch_is_virtual) X(kjit__cu_fail) X(kjit__cu_uuid_text) \
+	X(kjit__engine_store_broken) X(kjit__kernel_args_refused) X(kjit__nvrtc_id) \
+	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record) \
+	X(kjit__variant_cached)
+
+/* kjit-top: */
+#define KJIT_TOOLS_TOP(X) \
+	/* strings, the environment, a hash table, statistics (base.h) */ \
+	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_str) X(kjit__env) \
+	X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
+	/* the store's path and words (base.h, store_schema.h) */ \
+	X(kjit__store_default_path) X(kjit__event_kind_name) X(kjit__event_kind_parse) \
+	X(kjit__result_status_name) X(kjit__result_status_parse) \
+	/* profiles (base.h) */ \
+	X(kjit__profile_clear) X(kjit__profile_peak) \
+	/* NVML's power reading (instr.h) */ \
+	X(kjit__nvml_open_uuid) X(kjit__nvml_name) X(kjit__nvml_power_w) \
+	X(kjit__nvml_close)
+
+#endif /* KJIT_TOOLS_H */
