@@ -19,14 +19,14 @@
 	/* strings, errors, files, the clock, the environment (base.h) */ \
 	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) \
 	X(kjit__error) X(kjit__error_msg) X(kjit__strdup_printf) X(kjit__env) \
-	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) \
-	X(kjit__sort_doubles) X(kjit__median_sorted) \
+	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) X(kjit__read_file) \
+	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
 	/* the generator (base.h) */ \
 	X(kjit__rng_next) X(kjit__rng_seed) X(kjit__splitmix) \
 	/* the store: kjit-tune's own connection and what it reads (base.h) */ \
 	X(kjit__store_open) X(kjit__store_close) X(kjit__store_db) X(kjit__store_lock) \
 	X(kjit__store_unlock) X(kjit__store_fail) X(kjit__store_default_path) \
-	X(kjit__store_checksum) X(kjit__store_sample) \
+	X(kjit__store_checksum) X(kjit__store_sample) X(kjit__store_check_path) \
 	/* the store's words, parsed and printed at the edges (store_schema.h) */ \
 	X(kjit__objective_name) X(kjit__objective_parse) X(kjit__result_status_name) \
 	X(kjit__result_status_parse) \
@@ -57,8 +57,10 @@
 	/* strings, the environment, a hash table, statistics (base.h) */ \
 	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_str) X(kjit__env) \
 	X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
-	/* the store's path and words (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__event_kind_name) X(kjit__event_kind_parse) \
+	/* the store's path, its rules and words (base.h, store_schema.h) */ \
+	X(kjit__store_default_path) X(kjit__store_check_name) X(kjit__store_check_path) \
+	X(kjit__store_check_version) X(kjit__store_check_schema) X(kjit__store_harden) \
+	X(kjit__event_kind_name) X(kjit__event_kind_parse) \
 	X(kjit__result_status_name) X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
 	X(kjit__profile_clear) X(kjit__profile_peak) \
