@@ -11,11 +11,14 @@ Environment:
   KJIT_BUILD_DIR   a configured and built tree to use instead of building one:
                    its libkjit.so (a shared build) is linked, with its path as
                    the run path; without one, its static PIC libkjit.a
+
+The package carries kjit-tune (kjit.tune runs it) beside the extension.
   KJIT_MAKE_JOBS   make -j for the library build (default: the CPUs, at most 8)
 """
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -55,8 +58,24 @@ def build_library():
             cmd.append("--with-cuda=" + os.environ["CUDA_HOME"])
         run(cmd, build_dir)
     jobs = os.environ.get("KJIT_MAKE_JOBS") or str(min(os.cpu_count() or 1, 8))
-    run(["make", "-j" + jobs, "libkjit.la"], build_dir)
+    run(["make", "-j" + jobs, "libkjit.la", "autotune/kjit-tune"], build_dir)
     return build_dir
+
+
+def copy_kjit_tune(build_dir, package_dir):
+    """kjit-tune, the program kjit.tune runs, into the package (stripped);
+    a libtool wrapper script (a shared build) is left out."""
+    src = os.path.join(build_dir, "autotune", "kjit-tune")
+    if not os.path.exists(src):
+        return
+    with open(src, "rb") as f:
+        if f.read(4) != b"\x7fELF":
+            return
+    dst = os.path.join(package_dir, "bin")
+    os.makedirs(dst, exist_ok=True)
+    dst = os.path.join(dst, "kjit-tune")
+    shutil.copy2(src, dst)
+    subprocess.run(["strip", dst], check=False)
 
 
 class BuildExt(build_ext):
@@ -79,6 +98,13 @@ class BuildExt(build_ext):
         for name in ("SQLITE_LIBS", "NVRTC_LIBS", "NVJITLINK_LIBS", "CUPTI_LIBS", "LIBS"):
             ext.extra_link_args += shlex.split(v.get(name, ""))
         super().build_extension(ext)
+        self.kjit_build_dir = build_dir
+        copy_kjit_tune(build_dir, os.path.dirname(self.get_ext_fullpath(ext.name)))
+
+    def run(self):
+        super().run()
+        if self.inplace and getattr(self, "kjit_build_dir", None):
+            copy_kjit_tune(self.kjit_build_dir, os.path.join(HERE, "kjit"))
 
 
 ext = Extension(

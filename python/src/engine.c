@@ -116,6 +116,67 @@ static PyObject *engine_stats(PyObject *obj, PyObject *unused)
 	                     "link_ms_total", s.link_ms_total);
 }
 
+static PyObject *engine_fail(kjitpy_engine *self, kjit_status st)
+{
+	return kjitpy_raise(st, kjit_engine_last_error(self->engine));
+}
+
+static PyObject *engine_alloc(PyObject *obj, PyObject *arg)
+{
+	kjitpy_engine *self = (kjitpy_engine *)obj;
+	Py_ssize_t n = PyLong_AsSsize_t(arg);
+	if (n < 0)
+		return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "alloc(%zd)", n);
+	kjit_devptr p = 0;
+	kjit_status st = kjit_mem_alloc(self->engine, (size_t)(n ? n : 1), &p);
+	return st == KJIT_OK ? PyLong_FromUnsignedLongLong(p) : engine_fail(self, st);
+}
+
+static PyObject *engine_free(PyObject *obj, PyObject *arg)
+{
+	kjitpy_engine *self = (kjitpy_engine *)obj;
+	unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+	if (PyErr_Occurred())
+		return NULL;
+	kjit_status st = kjit_mem_free(self->engine, p);
+	if (st != KJIT_OK)
+		return engine_fail(self, st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *engine_htod(PyObject *obj, PyObject *args)
+{
+	kjitpy_engine *self = (kjitpy_engine *)obj;
+	unsigned long long p;
+	const char *data;
+	Py_ssize_t n;
+	if (!PyArg_ParseTuple(args, "Ky#:htod", &p, &data, &n))
+		return NULL;
+	kjit_status st = n ? kjit_memcpy_htod(self->engine, p, data, (size_t)n) : KJIT_OK;
+	if (st != KJIT_OK)
+		return engine_fail(self, st);
+	Py_RETURN_NONE;
+}
+
+static PyObject *engine_dtoh(PyObject *obj, PyObject *args)
+{
+	kjitpy_engine *self = (kjitpy_engine *)obj;
+	unsigned long long p;
+	Py_ssize_t n;
+	if (!PyArg_ParseTuple(args, "Kn:dtoh", &p, &n))
+		return NULL;
+	if (n < 0)
+		return PyErr_Format(PyExc_ValueError, "dtoh: %zd bytes", n);
+	PyObject *b = PyBytes_FromStringAndSize(NULL, n);
+	kjit_status st = b && n ? kjit_memcpy_dtoh(self->engine, PyBytes_AsString(b), p,
+	                                           (size_t)n) : KJIT_OK;
+	if (b && st != KJIT_OK) {
+		Py_DECREF(b);
+		return engine_fail(self, st);
+	}
+	return b;
+}
+
 static PyGetSetDef getset[] = {
 	{"has_gpu", get_has_gpu, NULL, "True when the engine can launch, False when it "
 	 "compiles only.", NULL},
@@ -129,6 +190,13 @@ static PyGetSetDef getset[] = {
 static PyMethodDef engine_methods[] = {
 	{"synchronize", engine_synchronize, METH_NOARGS,
 	 "synchronize() -> None\n\nWaits for all work on the engine's context."},
+	{"alloc", engine_alloc, METH_O,
+	 "alloc(nbytes) -> int\n\nDevice memory (an address); free it with free()."},
+	{"free", engine_free, METH_O, "free(address) -> None\n\nFrees what alloc() gave."},
+	{"htod", engine_htod, METH_VARARGS,
+	 "htod(address, data: bytes) -> None\n\nCopies host bytes to device memory."},
+	{"dtoh", engine_dtoh, METH_VARARGS,
+	 "dtoh(address, nbytes) -> bytes\n\nCopies device memory to the host."},
 	{"stats", engine_stats, METH_NOARGS,
 	 "stats() -> dict\n\nCompiles, cache hits and misses since the engine opened."},
 	{NULL, NULL, 0, NULL}

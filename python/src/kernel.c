@@ -558,6 +558,83 @@ static PyObject *kernel_compile(PyObject *obj, PyObject *unused)
 	return variant_dict(self->variant);
 }
 
+static PyObject *kernel_set_symbol(PyObject *obj, PyObject *args)
+{
+	kjitpy_kernel *self = (kjitpy_kernel *)obj;
+	const char *name, *data;
+	Py_ssize_t n;
+	if (!PyArg_ParseTuple(args, "sy#:set_symbol", &name, &data, &n))
+		return NULL;
+	kjit_status st = kjit_kernel_set_symbol(self->k, name, data, (size_t)n);
+	if (st != KJIT_OK)
+		return fail(self, st);
+	Py_RETURN_NONE;
+}
+
+/* measure((budget_ms, min_samples, warmup_ms), grid, block, *args,
+ * stream=None, shared_mem=0): the GPU time of a plain kernel's launch, as
+ * kjit_variant_measure() gives it (CUPTI, else CUDA events); an option of
+ * None keeps kjit's default. */
+static int measure_options(PyObject *t, kjit_measure_options *mo)
+{
+	kjit_measure_options_init(mo);
+	PyObject *budget, *samples, *warmup;
+	if (!PyArg_ParseTuple(t, "OOO:measure options", &budget, &samples, &warmup))
+		return -1;
+	if (budget != Py_None)
+		mo->budget_ms = PyFloat_AsDouble(budget);
+	if (samples != Py_None)
+		mo->min_samples = (unsigned)PyLong_AsUnsignedLong(samples);
+	if (warmup != Py_None)
+		mo->warmup_ms = PyFloat_AsDouble(warmup);
+	return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *measurement_dict(const kjit_measurement *m)
+{
+	PyObject *samples = PyList_New((Py_ssize_t)m->n_samples);
+	for (size_t i = 0; samples && i < m->n_samples; i++)
+		PyList_SetItem(samples, (Py_ssize_t)i, PyFloat_FromDouble(m->samples_ns[i]));
+	return samples ? Py_BuildValue("{sdsdsdsdsdsdsNssss}", "median_ns", m->median_ns,
+	                               "spread_ns", m->spread_ns, "min_ns", m->min_ns,
+	                               "max_ns", m->max_ns, "ci_low_ns", m->ci_low_ns,
+	                               "ci_high_ns", m->ci_high_ns, "samples_ns", samples,
+	                               "timer", m->timer, "stop", m->stop) : NULL;
+}
+
+static PyObject *kernel_measure(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+	kjitpy_kernel *self = (kjitpy_kernel *)obj;
+	kjit_measure_options mo;
+	call_kw kw;
+	kjitpy_launch_args a;
+	unsigned grid[3], block[3], shared = 0;
+	if (self->tunable || nargs < 3)
+		return kjitpy_argfail("_measure(options, grid, block, *args): a plain kernel");
+	if (measure_options(args[0], &mo) < 0 || parse_kw(args + 1, nargs - 1, kwnames, &kw) < 0 ||
+	    kjitpy_stream_from(kw.stream, &a) < 0 || dims(args[1], "grid", grid) < 0 ||
+	    dims(args[2], "block", block) < 0 ||
+	    (kw.shared && (shared = (unsigned)PyLong_AsUnsignedLong(kw.shared), PyErr_Occurred())) ||
+	    kjitpy_convert_args(args + 3, (size_t)(nargs - 3), self->kinds, self->n_kinds,
+	                        self->device, &a) < 0 || expect(self, &a) < 0)
+		return NULL;
+	kjit_status st = self->variant ? KJIT_OK : plain_variant(self);
+	kjit_measurement m;
+	memset(&m, 0, sizeof m);
+	if (st == KJIT_OK) {
+		Py_BEGIN_ALLOW_THREADS
+		st = kjit_variant_measure(self->variant, grid, block, shared, a.stream, a.argv, &mo,
+		                          &m);
+		Py_END_ALLOW_THREADS
+	}
+	if (st != KJIT_OK)
+		return fail(self, st);
+	PyObject *r = measurement_dict(&m);
+	kjit_measurement_free(&m);
+	return r;
+}
+
 static PyObject *kernel_explain(PyObject *obj, PyObject *problem)
 {
 	kjitpy_kernel *self = (kjitpy_kernel *)obj;
@@ -633,6 +710,11 @@ static PyMethodDef kernel_methods[] = {
 	 "compile() -> dict\n\nCompiles (or finds in the store) a plain kernel's variant "
 	 "without launching;\nworks without a GPU. Returns the variant's key, options, "
 	 "binary size, ..."},
+	{"set_symbol", kernel_set_symbol, METH_VARARGS,
+	 "set_symbol(name, data: bytes) -> None\n\nSets the __constant__ or __device__ "
+	 "variable name of every variant\n(loaded now or later) to data."},
+	{"_measure", (PyCFunction)(void (*)(void))kernel_measure, METH_FASTCALL | METH_KEYWORDS,
+	 NULL},
 	{"explain", kernel_explain, METH_O,
 	 "explain(problem) -> dict\n\nWhat a launch of this problem runs and why: the rule "
 	 "('exact', 'nearest',\n'same_arch', 'default', 'online'), the configuration (JSON), "
