@@ -27,7 +27,7 @@ from . import _kjit
 from ._kjit import (ArgumentError, CompileError, Engine, Error, Kernel, NoGPUError)
 
 __all__ = ["Engine", "Kernel", "Error", "NoGPUError", "CompileError", "ArgumentError",
-           "default_engine", "kernel", "tunable", "from_spec", "version"]
+           "default_engine", "kernel", "tunable", "from_spec", "pointers", "version"]
 __version__ = _kjit.version()
 
 
@@ -41,6 +41,14 @@ Error.status = property(lambda self: self.args[0] if self.args else None,
 
 _default = None
 _default_lock = threading.Lock()
+
+
+def pointers(*arrays, device=0, stream=None):
+    """(addresses, stream): the device address a launch passes for each array
+    (PyTorch, CUDA Array Interface, DLPack; None is 0), and the stream a launch
+    with these arrays and stream= would use. No copy is made: the address is
+    the array's own."""
+    return _kjit.pointers(arrays, device, stream)
 
 
 def version():

@@ -105,7 +105,8 @@ static int numpy_scalar_type(PyObject *type)
 	return yes;
 }
 
-static via classify(PyObject *type)
+/* by the first object of its type (an attribute may be the instance's) */
+static via classify(PyObject *type, PyObject *obj)
 {
 	PyTypeObject *t = (PyTypeObject *)type;
 	if (PyType_IsSubtype(t, &PyLong_Type))
@@ -116,9 +117,9 @@ static via classify(PyObject *type)
 		return VIA_NUMPY;
 	if (module_is(type, "torch") && PyObject_HasAttrString(type, "data_ptr"))
 		return VIA_TORCH;
-	if (PyObject_HasAttrString(type, "__cuda_array_interface__"))
+	if (PyObject_HasAttrString(obj, "__cuda_array_interface__"))
 		return VIA_CAI;
-	if (PyObject_HasAttrString(type, "__dlpack__"))
+	if (PyObject_HasAttrString(obj, "__dlpack__"))
 		return VIA_DLPACK;
 	return VIA_NONE;
 }
@@ -130,7 +131,7 @@ static via how_of(PyObject *obj)
 	for (int i = 0; i < n_cache; i++)
 		if (cache[i].type == type)
 			return cache[i].how;
-	via how = classify(type);
+	via how = classify(type, obj);
 	if (n_cache < TYPE_CACHE) {
 		Py_INCREF(type);
 		cache[n_cache].type = type;
@@ -575,4 +576,26 @@ int kjitpy_convert_args(PyObject *const *args, size_t n, const unsigned char *ki
 		    from_dlpack(args[i], i, device, out, &out->slot[i].u) < 0)
 			return -1;
 	return 0;
+}
+
+PyObject *kjitpy_pointers(PyObject *module, PyObject *args)
+{
+	PyObject *seq, *stream = Py_None;
+	int device = 0;
+	if (!PyArg_ParseTuple(args, "O!|iO:pointers", &PyTuple_Type, &seq, &device, &stream))
+		return NULL;
+	Py_ssize_t n = PyTuple_Size(seq);
+	PyObject *items[KJITPY_MAX_ARGS];
+	for (Py_ssize_t i = 0; i < n && i < KJITPY_MAX_ARGS; i++)
+		items[i] = PyTuple_GetItem(seq, i);
+	unsigned char ptr[KJITPY_MAX_ARGS];
+	memset(ptr, KJITPY_PTR, sizeof ptr);
+	kjitpy_launch_args a;
+	if (kjitpy_stream_from(stream, &a) < 0 ||
+	    kjitpy_convert_args(items, (size_t)n, ptr, sizeof ptr, device, &a) < 0)
+		return NULL;
+	PyObject *addrs = PyTuple_New(n);
+	for (Py_ssize_t i = 0; addrs && i < n; i++)
+		PyTuple_SetItem(addrs, i, PyLong_FromUnsignedLongLong(a.slot[i].u));
+	return addrs ? Py_BuildValue("(NK)", addrs, (unsigned long long)(uintptr_t)a.stream) : NULL;
 }

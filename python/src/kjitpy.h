@@ -90,6 +90,10 @@ int kjitpy_stream_from(PyObject *obj, kjitpy_launch_args *out);
 int kjitpy_convert_args(PyObject *const *args, size_t n, const unsigned char *kinds,
                         size_t n_kinds, int device, kjitpy_launch_args *out);
 
+/* pointers((arrays...), device=0, stream=None) -> ((addresses...), stream):
+ * what a launch would pass for each array, and on which stream. */
+PyObject *kjitpy_pointers(PyObject *module, PyObject *args);
+
 /* Clears the per-type cache (module teardown). */
 void kjitpy_args_clear(void);
 

@@ -58,6 +58,10 @@ static PyObject *version(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
 	{"version", version, METH_NOARGS, "version() -> str\n\nThe C library's version."},
+	{"pointers", kjitpy_pointers, METH_VARARGS,
+	 "pointers(arrays, device=0, stream=None) -> (addresses, stream)\n\n"
+	 "The device address a launch passes for each array of the tuple (None: 0),\n"
+	 "and the stream it would launch on (stream= as for a launch)."},
 	{NULL, NULL, 0, NULL}
 };
 
