@@ -51,6 +51,10 @@ def build_library():
     build_dir = os.path.join(HERE, "build", "c")
     os.makedirs(build_dir, exist_ok=True)
     if not os.path.exists(os.path.join(build_dir, "Makefile")):
+        if os.path.exists(os.path.join(TOP, "config.status")):
+            sys.exit("kjit: %s is configured in place, so it cannot be built in another "
+                     "folder: run make distclean there, or set KJIT_BUILD_DIR to a built "
+                     "tree" % TOP)
         if not os.path.exists(os.path.join(TOP, "configure")):
             run(["./autogen.sh"], TOP)
         cmd = [os.path.join(TOP, "configure"), "--disable-shared", "--with-pic"]

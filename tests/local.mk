@@ -193,3 +193,4 @@ include tests/layers.mk
 include tests/tune-parts.mk
 include tests/man.mk
 include tests/lto.mk
+include tests/python.mk

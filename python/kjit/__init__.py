@@ -17,7 +17,7 @@ best variant the store knows for this GPU and problem.
 
 Arrays of any framework are passed by pointer (PyTorch, CuPy, JAX, Numba,
 anything with __cuda_array_interface__ or __dlpack__); no framework is imported
-by kjit itself. See help(kjit.Kernel) for the call, kjit.tune for tuning and
+by kjit itself. See help(kjit.Kernel) for the call, kjit.tune() for tuning (kjit.tuning) and
 kjit.kernel_tuner for Kernel Tuner's interface.
 """
 import os
@@ -27,7 +27,8 @@ from . import _kjit
 from ._kjit import (ArgumentError, CompileError, Engine, Error, Kernel, NoGPUError)
 
 __all__ = ["Engine", "Kernel", "Error", "NoGPUError", "CompileError", "ArgumentError",
-           "default_engine", "kernel", "tunable", "from_spec", "pointers", "version"]
+           "default_engine", "kernel", "tunable", "from_spec", "pointers", "version",
+           "tune", "results"]
 __version__ = _kjit.version()
 
 
@@ -172,6 +173,17 @@ def from_spec(path, *, argtypes=None, engine=None):
     except (OSError, ValueError, AttributeError):
         pass  # the C reader says what is wrong with the spec
     return Kernel._spec(engine or default_engine(), path, kinds, names)
+
+
+def __getattr__(name):
+    # tuning and kernel_tuner load on first use, so that import kjit stays light
+    if name in ("tune", "results"):
+        from . import tuning
+        return getattr(tuning, name)
+    if name in ("tuning", "kernel_tuner"):
+        import importlib
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError("module 'kjit' has no attribute %r" % name)
 
 
 from . import _types  # noqa: E402  (needs _kjit only)

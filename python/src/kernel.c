@@ -4,6 +4,7 @@
 #include "kjitpy.h"
 
 #include <string.h>
+#include <time.h>
 
 /* The most problem sizes a launch remembers to skip the GIL's release. */
 #define MAX_PROBLEM 8
@@ -558,6 +559,37 @@ static PyObject *kernel_compile(PyObject *obj, PyObject *unused)
 	return variant_dict(self->variant);
 }
 
+/* _c_launches(count, problem, *args, stream=None) -> seconds: count
+ * kjit_launch() calls from C with the arguments converted once, the C
+ * side of the launch benchmark (bench/python-launch.py). */
+static PyObject *kernel_c_launches(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+	kjitpy_kernel *self = (kjitpy_kernel *)obj;
+	call_kw kw;
+	kjitpy_launch_args a;
+	int64_t p[MAX_PROBLEM];
+	size_t n = 0;
+	long count = nargs >= 2 ? PyLong_AsLong(args[0]) : -1;
+	if (!self->tunable || count < 1)
+		return PyErr_Occurred() ? NULL
+		       : kjitpy_argfail("_c_launches(count, problem, *args): a tunable kernel");
+	if (parse_kw(args, nargs, kwnames, &kw) < 0 || kjitpy_stream_from(kw.stream, &a) < 0 ||
+	    problem_of(self, args[1], p, &n) < 0 ||
+	    kjitpy_convert_args(args + 2, (size_t)(nargs - 2), self->kinds, self->n_kinds,
+	                        self->device, &a) < 0 || expect(self, &a) < 0)
+		return NULL;
+	struct timespec t0, t1;
+	kjit_status st = KJIT_OK;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < count && st == KJIT_OK; i++)
+		st = kjit_launch(self->k, p, n, a.argv, a.stream);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (st != KJIT_OK)
+		return fail(self, st);
+	return PyFloat_FromDouble((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+}
+
 static PyObject *kernel_set_symbol(PyObject *obj, PyObject *args)
 {
 	kjitpy_kernel *self = (kjitpy_kernel *)obj;
@@ -713,6 +745,8 @@ static PyMethodDef kernel_methods[] = {
 	{"set_symbol", kernel_set_symbol, METH_VARARGS,
 	 "set_symbol(name, data: bytes) -> None\n\nSets the __constant__ or __device__ "
 	 "variable name of every variant\n(loaded now or later) to data."},
+	{"_c_launches", (PyCFunction)(void (*)(void))kernel_c_launches,
+	 METH_FASTCALL | METH_KEYWORDS, NULL},
 	{"_measure", (PyCFunction)(void (*)(void))kernel_measure, METH_FASTCALL | METH_KEYWORDS,
 	 NULL},
 	{"explain", kernel_explain, METH_O,

@@ -140,5 +140,5 @@ def results(spec, *, db=None, device_key=None, problem=None, run=None):
     return json.loads(proc.stdout.decode("utf-8"))
 
 
-if __name__ == "__main__":  # python -m kjit.tune SPEC [kjit-tune options]
+if __name__ == "__main__":  # python -m kjit.tuning SPEC [kjit-tune options]
     sys.exit(subprocess.call([kjit_tune_path()] + sys.argv[1:]))
