@@ -43,6 +43,36 @@ PyObject *kjitpy_kinds_dict(void)
 	return d;
 }
 
+/* The names the hot path looks up, interned once (no string made per call). */
+enum {
+	N_IS_CUDA, N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE,
+	N_TOBYTES, N_COUNT
+};
+static const char *const name_text[N_COUNT] = {
+	"is_cuda", "get_device", "is_contiguous", "data_ptr", "__cuda_array_interface__",
+	"__dlpack_device__", "tobytes"
+};
+static PyObject *name_obj[N_COUNT];
+
+static PyObject *name(int which)
+{
+	if (!name_obj[which])
+		name_obj[which] = PyUnicode_InternFromString(name_text[which]);
+	return name_obj[which];
+}
+
+static PyObject *call0(PyObject *obj, int method)
+{
+	PyObject *n = name(method);
+	return n ? PyObject_CallMethodObjArgs(obj, n, NULL) : NULL;
+}
+
+static PyObject *attr(PyObject *obj, int which)
+{
+	PyObject *n = name(which);
+	return n ? PyObject_GetAttr(obj, n) : NULL;
+}
+
 /* ---- how a Python type is read, found once per type ------------------- */
 
 typedef enum via {
@@ -65,6 +95,8 @@ static int n_cache;
 
 void kjitpy_args_clear(void)
 {
+	for (int i = 0; i < N_COUNT; i++)
+		Py_CLEAR(name_obj[i]);
 	for (int i = 0; i < n_cache; i++)
 		Py_CLEAR(cache[i].type);
 	n_cache = 0;
@@ -212,10 +244,6 @@ static int torch_stream(int device, kjitpy_launch_args *out)
 	return rc;
 }
 
-static PyObject *call0(PyObject *obj, const char *method)
-{
-	return PyObject_CallMethod(obj, method, NULL);
-}
 
 static int refuse(size_t i, const char *what, PyObject *obj)
 {
@@ -226,7 +254,7 @@ static int refuse(size_t i, const char *what, PyObject *obj)
 static int from_torch(PyObject *t, size_t i, int device, kjitpy_launch_args *out,
                       uint64_t *ptr)
 {
-	PyObject *cuda = PyObject_GetAttrString(t, "is_cuda");
+	PyObject *cuda = attr(t, N_IS_CUDA);
 	if (!cuda)
 		return -1;
 	int on_gpu = PyObject_IsTrue(cuda);
@@ -234,7 +262,7 @@ static int from_torch(PyObject *t, size_t i, int device, kjitpy_launch_args *out
 	if (on_gpu != 1)
 		return on_gpu < 0 ? -1 : refuse(i, "a tensor on the CPU: kjit launches take CUDA "
 		                                "tensors (.cuda())", t);
-	PyObject *v = call0(t, "get_device");
+	PyObject *v = call0(t, N_GET_DEVICE);
 	long dev = v ? PyLong_AsLong(v) : -1;
 	Py_XDECREF(v);
 	if (dev < 0 && PyErr_Occurred())
@@ -244,14 +272,14 @@ static int from_torch(PyObject *t, size_t i, int device, kjitpy_launch_args *out
 		             "on device %d", i, dev, device);
 		return -1;
 	}
-	v = call0(t, "is_contiguous");
+	v = call0(t, N_IS_CONTIGUOUS);
 	int contiguous = v ? PyObject_IsTrue(v) : -1;
 	Py_XDECREF(v);
 	if (contiguous != 1)
 		return contiguous < 0 ? -1 : refuse(i, "a tensor that is not contiguous: kjit "
 		                                    "passes a pointer, not strides (.contiguous())",
 		                                    t);
-	v = call0(t, "data_ptr");
+	v = call0(t, N_DATA_PTR);
 	if (!v)
 		return -1;
 	*ptr = PyLong_AsUnsignedLongLong(v);
@@ -317,7 +345,7 @@ static int cai_layout(PyObject *d, size_t i, PyObject *obj)
 
 static int from_cai(PyObject *obj, size_t i, kjitpy_launch_args *out, uint64_t *ptr)
 {
-	PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+	PyObject *d = attr(obj, N_CAI);
 	if (!d)
 		return -1;
 	PyObject *data = PyDict_Check(d) ? PyDict_GetItemString(d, "data") : NULL;
@@ -337,7 +365,7 @@ static int from_cai(PyObject *obj, size_t i, kjitpy_launch_args *out, uint64_t *
 
 static int dlpack_device_ok(PyObject *obj, size_t i, int device)
 {
-	PyObject *dev = call0(obj, "__dlpack_device__");
+	PyObject *dev = call0(obj, N_DLPACK_DEVICE);
 	if (!dev)
 		return -1;
 	long type = -1, id = -1;
@@ -480,7 +508,7 @@ static int put_float(PyObject *obj, size_t i, kjitpy_kind k, kjitpy_slot *s)
 /* A NumPy scalar for a parameter of unknown type: its own bytes. */
 static int put_numpy_bytes(PyObject *obj, size_t i, kjitpy_launch_args *out)
 {
-	PyObject *b = call0(obj, "tobytes");
+	PyObject *b = call0(obj, N_TOBYTES);
 	if (!b)
 		return -1;
 	char *data;
