@@ -398,6 +398,11 @@ static PyObject *dlpack_capsule(PyObject *obj, const kjitpy_launch_args *a)
 	PyObject *noargs = PyTuple_New(0);
 	PyObject *kw = Py_BuildValue("{sL}", "stream", dlpack_stream(a));
 	PyObject *cap = noargs && kw ? PyObject_Call(method, noargs, kw) : NULL;
+	if (!cap && noargs && PyErr_ExceptionMatches(PyExc_TypeError)) {
+		/* a producer older than the stream= keyword: ordering is the caller's */
+		PyErr_Clear();
+		cap = PyObject_Call(method, noargs, NULL);
+	}
 	Py_XDECREF(noargs);
 	Py_XDECREF(kw);
 	Py_DECREF(method);

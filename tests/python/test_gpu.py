@@ -196,8 +196,7 @@ class Store(unittest.TestCase):
     export reads it."""
 
     def test_round_trip(self):
-        spec_path = os.path.join(SRC, "examples", "saxpy", "saxpy.json")
-        with open(spec_path, encoding="utf-8") as f:
+        with open(os.path.join(SRC, "examples", "saxpy", "saxpy.json"), encoding="utf-8") as f:
             spec = json.load(f)
         with open(os.path.join(SRC, "examples", "saxpy", "saxpy.cu"), encoding="utf-8") as f:
             text = f.read()
@@ -205,9 +204,15 @@ class Store(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             os.chmod(d, 0o700)
             db = os.path.join(d, "kjit.db")
-            r = kjit.tune(spec, source=text, db=db, budget=8, quiet=True)
+            spec_path = os.path.join(d, "saxpy.json")
+            with open(spec_path, "w", encoding="utf-8") as f:
+                json.dump(spec, f)
+            with open(os.path.join(d, "saxpy.cu"), "w", encoding="utf-8") as f:
+                f.write(text)
+            r = kjit.tune(spec_path, db=db, budget=8, quiet=True)  # kjit-tune, the C side
             best = r.best[0]
             self.assertIsNotNone(best)
+            self.assertFalse(r.interrupted)
             e = kjit.Engine(db_path=db)
             for k in (kjit.from_spec(spec_path, engine=e),
                       kjit.tunable(text, "saxpy",
@@ -220,8 +225,16 @@ class Store(unittest.TestCase):
                 x = k.explain(1 << 20)
                 self.assertEqual(x["rule"], "exact")
                 self.assertEqual(json.loads(x["config"]), best["config"])
-            rows = kjit.results(spec_path, db=db)
-            self.assertTrue(rows)
+                self.assertEqual(json.loads(k.explain(1 << 21)["config"]), best["config"])
+            # the Python kernel launches the tuned variant on a framework's arrays
+            if torch is not None and torch.cuda.is_available():
+                n = 1 << 20
+                xs = torch.ones(n, device="cuda")
+                ys = torch.ones(n, device="cuda")
+                k(n, np.int64(n), np.float32(2.5), xs, ys)
+                torch.cuda.synchronize()
+                self.assertTrue(torch.all(ys == 3.5).item())
+            self.assertTrue(kjit.results(spec_path, db=db))
 
 
 class KernelTunerScript(unittest.TestCase):
