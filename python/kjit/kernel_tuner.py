@@ -22,6 +22,7 @@ and racing) is the way to tune large spaces.
 """
 import itertools
 import json
+import logging
 import math
 import os
 import random
@@ -31,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 import kjit
 
 __all__ = ["tune_kernel", "run_kernel", "UnsupportedParameter"]
+_log = logging.getLogger("kjit.kernel_tuner")
 
 
 class UnsupportedParameter(kjit.ArgumentError):
@@ -48,7 +50,9 @@ _STRATEGY_OPTIONS = {"max_fevals", "time_limit", "fraction"}
 _DEFAULT_BLOCK_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 
 
-def _check_common(lang, platform, texmem_args, compiler):
+def _check_common(lang, platform, texmem_args, compiler, log=None):
+    if log:  # Kernel Tuner's log=: the level of this module's logger
+        _log.setLevel(log)
     if lang is not None and str(lang).lower() not in _LANGS:
         raise _unsupported("lang", "kjit runs CUDA kernels only (got %r)" % (lang,))
     if platform not in (0, None):
@@ -225,7 +229,7 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     scalars as given. The parameters are those of Kernel Tuner 1.5.0's
     run_kernel()."""
     o = dict(locals())
-    _check_common(lang, platform, texmem_args, compiler)
+    _check_common(lang, platform, texmem_args, compiler, log)
     _check_arguments(arguments)
     engine = _engine(device, "run_kernel")
     k, grid, block, shared = _make_kernel(o, dict(params), engine)
@@ -358,7 +362,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     parameters, "time" in ms, "times", timings, metrics), env a dict of the
     device and the run. See the module's help for what is supported."""
     o = dict(locals())
-    _check_common(lang, platform, texmem_args, compiler)
+    _check_common(lang, platform, texmem_args, compiler, log)
     _check_tuning(o)
     _check_arguments(arguments)
     if answer is not None and len(answer) != len(arguments):
@@ -412,6 +416,7 @@ def _tune(o, engine, objective, higher):
             r["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S")
             results.append(r)
             cache.put(p, r)
+            _log.debug("%s", r)
             if o["verbose"] and not o["quiet"]:
                 print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
     finally:
