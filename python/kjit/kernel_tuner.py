@@ -191,7 +191,13 @@ class _Device:
 
 
 def _engine(device, what):
-    engine = kjit.default_engine() if device in (0, None) else kjit.Engine(device=device)
+    """An engine of its own, closed when the call's kernels are gone (their
+    modules unloaded); the binaries stay in the store."""
+    try:
+        engine = kjit.Engine(device=device or 0)
+    except kjit.NoGPUError as e:
+        raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "kjit.kernel_tuner.%s needs a GPU: %s"
+                              % (what, e)) from None
     if not engine.has_gpu:
         raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "kjit.kernel_tuner.%s needs a GPU: %s"
                               % (what, engine.gpu_reason))
