@@ -193,6 +193,10 @@ static int tunable_param(PyObject *item, kjit_param *p)
 	PyObject *name, *values;
 	Py_ssize_t def;
 	unsigned int roles;
+	if (!PyTuple_Check(item)) {
+		PyErr_SetString(PyExc_TypeError, "param: expected (name, values, default, roles)");
+		return -1;
+	}
 	if (!PyArg_ParseTuple(item, "OOnI:param", &name, &values, &def, &roles))
 		return -1;
 	p->name = kjitpy_utf8(name);
@@ -213,6 +217,10 @@ static int tunable_desc(PyObject *d, kjit_tunable_desc *desc, kjit_param **param
 {
 	PyObject *entry, *params_seq, *restr, *grid, *flags, *problem;
 	const char *source, *path, *shared;
+	if (!PyTuple_Check(d)) {
+		PyErr_SetString(PyExc_TypeError, "desc: expected a tuple");
+		return -1;
+	}
 	if (!PyArg_ParseTuple(d, "OzzOOOzOO:desc", &entry, &source, &path, &params_seq, &restr,
 	                      &grid, &shared, &flags, &problem))
 		return -1;
@@ -262,6 +270,7 @@ static PyObject *kernel_tunable(PyObject *unused, PyObject *args)
 	if (!self)
 		return NULL;
 	kjit_tunable_desc desc;
+	memset(&desc, 0, sizeof desc); /* freed below whatever tunable_desc() reached */
 	kjit_param *params = NULL;
 	kjit_kernel_options o;
 	const char **dirlist = NULL;
@@ -775,7 +784,9 @@ static PyType_Slot kernel_slots[] = {
 	 "converted to the parameter types (argtypes, or read from the source).\n"
 	 "stream: an int handle or an object with __cuda_stream__; None: the current\n"
 	 "stream of the arrays' framework (PyTorch, CuPy, a CUDA Array Interface's\n"
-	 "stream), else the default stream. Asynchronous, as a CUDA launch."},
+	 "stream), else the default stream. With stream= given, arrays read through\n"
+	 "DLPack are ordered on it by their producer; others must be ready on it (as\n"
+	 "CuPy's RawKernel assumes). Asynchronous, as a CUDA launch."},
 	{0, NULL}
 };
 

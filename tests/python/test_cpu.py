@@ -282,6 +282,14 @@ class Tunable(unittest.TestCase):
         self.assertEqual(x["rule"], "default")
         self.assertEqual(json.loads(x["config"]), {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 1})
 
+    def test_malformed_private_calls(self):
+        e = kjit.default_engine()
+        for args in (("not a tuple", None, None, None), ((1, 2), None, None, None)):
+            with self.assertRaises(TypeError):
+                kjit.Kernel._tunable(e, *args)
+        with self.assertRaises(TypeError):
+            kjit.Kernel._plain(e, "f", "src", None, [("A",)], (), None, None, None)
+
     def test_bad_descriptions(self):
         with self.assertRaises(ValueError):
             kjit.tunable(SCALE, "scale", params={"B": [1, 2]}, block=("C",))
