@@ -237,6 +237,31 @@ class Store(unittest.TestCase):
             self.assertTrue(kjit.results(spec_path, db=db))
 
 
+    def test_ctrl_c_keeps_what_was_measured(self):
+        """Ctrl-C in a terminal (SIGINT to the process group) during
+        kjit.tune(): the call returns kjit-tune's summary, interrupted, and
+        the store keeps what was measured."""
+        import signal
+        import time
+        spec = os.path.join(SRC, "examples", "sgemm", "sgemm.json")
+        code = ("import json, sys, kjit\n"
+                "r = kjit.tune(sys.argv[1], db=sys.argv[2], quiet=True)\n"
+                "print(json.dumps({'interrupted': r.interrupted, 'best': r.best}))\n")
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "kjit.db")
+            p = subprocess.Popen([sys.executable, "-c", code, spec, db],
+                                 stdout=subprocess.PIPE, start_new_session=True)
+            time.sleep(20)
+            self.assertIsNone(p.poll(), "the 1394-configuration space took under 20 s")
+            os.killpg(p.pid, signal.SIGINT)
+            out, _ = p.communicate(timeout=300)
+            self.assertEqual(p.returncode, 0)
+            r = json.loads(out.decode().strip().splitlines()[-1])
+            self.assertTrue(r["interrupted"])
+            self.assertIsNotNone(r["best"][0])
+            self.assertTrue(kjit.results(spec, db=db))
+
+
 class KernelTunerScript(unittest.TestCase):
     """Kernel Tuner's vector_add example, with only the import changed."""
 
