@@ -45,11 +45,11 @@ PyObject *kjitpy_kinds_dict(void)
 
 /* The names the hot path looks up, interned once (no string made per call). */
 enum {
-	N_IS_CUDA, N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE,
+	N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE,
 	N_TOBYTES, N_COUNT
 };
 static const char *const name_text[N_COUNT] = {
-	"is_cuda", "get_device", "is_contiguous", "data_ptr", "__cuda_array_interface__",
+	"get_device", "is_contiguous", "data_ptr", "__cuda_array_interface__",
 	"__dlpack_device__", "tobytes"
 };
 static PyObject *name_obj[N_COUNT];
@@ -254,22 +254,16 @@ static int refuse(size_t i, const char *what, PyObject *obj)
 static int from_torch(PyObject *t, size_t i, int device, kjitpy_launch_args *out,
                       uint64_t *ptr)
 {
-	PyObject *cuda = attr(t, N_IS_CUDA);
-	if (!cuda)
-		return -1;
-	int on_gpu = PyObject_IsTrue(cuda);
-	Py_DECREF(cuda);
-	if (on_gpu != 1)
-		return on_gpu < 0 ? -1 : refuse(i, "a tensor on the CPU: kjit launches take CUDA "
-		                                "tensors (.cuda())", t);
-	PyObject *v = call0(t, N_GET_DEVICE);
+	PyObject *v = call0(t, N_GET_DEVICE); /* -1 for a CPU tensor */
 	long dev = v ? PyLong_AsLong(v) : -1;
 	Py_XDECREF(v);
-	if (dev < 0 && PyErr_Occurred())
+	if (dev == -1 && PyErr_Occurred())
 		return -1;
+	if (dev < 0)
+		return refuse(i, "a tensor on the CPU: kjit launches take CUDA tensors (.cuda())", t);
 	if (dev != device) {
-		kjitpy_argfail("argument %zu: a tensor on cuda:%ld, the engine runs "
-		             "on device %d", i, dev, device);
+		kjitpy_argfail("argument %zu: a tensor on cuda:%ld, the engine runs on device %d", i,
+		               dev, device);
 		return -1;
 	}
 	v = call0(t, N_IS_CONTIGUOUS);

@@ -223,6 +223,31 @@ class Conversions(unittest.TestCase):
         self.assertEqual(kjit.pointers(FakeDLPack(a))[1], 0)
         self.assertEqual(FakeDLPack(a).__class__.__name__, "FakeDLPack")
 
+    def test_torch_path(self):
+        """The PyTorch path reads a tensor through data_ptr(), get_device() and
+        is_contiguous(): a stand-in of module torch with those methods."""
+        class Tensor:
+            __module__ = "torch"
+
+            def __init__(self, ptr, device=0, contiguous=True):
+                self.p, self.d, self.c = ptr, device, contiguous
+
+            def data_ptr(self):
+                return self.p
+
+            def get_device(self):
+                return self.d
+
+            def is_contiguous(self):
+                return self.c
+        (p,), s = kjit.pointers(Tensor(0x7f0000001000), stream=9)
+        self.assertEqual((p, s), (0x7f0000001000, 9))
+        for t, want in ((Tensor(1, device=-1), "on the CPU"), (Tensor(1, device=1), "cuda:1"),
+                        (Tensor(1, contiguous=False), "not contiguous")):
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(t, stream=9)
+            self.assertIn(want, str(cm.exception))
+
     def test_dlpack_refusals(self):
         class Host(FakeDLPack):
             def __dlpack_device__(self):
