@@ -48,6 +48,8 @@ _LANGS = (None, "cuda", "cupy", "nvcuda")
 _STRATEGIES = (None, "brute_force", "random_sample")
 _STRATEGY_OPTIONS = {"max_fevals", "time_limit", "fraction"}
 _DEFAULT_BLOCK_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
+_MEASURE_BUDGET_MS = 10.0
+_WARMUP_MS = 5.0
 
 
 def _check_common(lang, platform, texmem_args, compiler, log=None):
@@ -343,8 +345,9 @@ def _evaluate(o, p, k, geo, dev, out_idx):
             raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
                              "for %r" % (p,))
     t1 = time.perf_counter()
-    m = k._measure((None, int(o["iterations"]), None), grid, block, *dev.args(),
-                   shared_mem=shared)
+    # kjit-tune's measurement budget and warm-up (its --measure-budget, --warmup)
+    m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
+                   *dev.args(), shared_mem=shared)
     times = [s / 1e6 for s in m["samples_ns"][:int(o["iterations"])]]
     r["time"] = sum(times) / len(times)
     r["times"] = times
