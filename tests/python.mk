@@ -8,4 +8,4 @@ EXTRA_DIST += tests/test-python.sh tests/test-gpu-python.sh tests/python/test_cp
 	python/src/kernel.c python/src/args.c \
 	python/kjit/__init__.py python/kjit/__init__.pyi python/kjit/py.typed \
 	python/kjit/_types.py python/kjit/tuning.py python/kjit/kernel_tuner.py \
-	bench/python-launch.py
+	bench/python-launch.py bench/python-kt.py
