@@ -11,7 +11,9 @@ dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
 What runs: every configuration is compiled by NVRTC through kjit's store (in
 parallel, on threads; a binary compiled before, by any process, is loaded, not
 compiled), verified against answer= or verify=, and timed by kjit's measurement
-(CUPTI, else CUDA events). A parameter kjit cannot honour raises
+(CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
+nvml_power gets kjit's NVML measurement of energy per launch and average power
+(objective="nvml_energy" then picks the best by it). A parameter kjit cannot honour raises
 UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
 call raises kjit.NoGPUError after checking its arguments.
 
@@ -80,12 +82,32 @@ def _check_tuning(o):
     if extra:
         raise _unsupported("strategy_options", "%s (known: %s)"
                            % (", ".join(sorted(extra)), ", ".join(sorted(_STRATEGY_OPTIONS))))
-    if o["observers"]:
-        raise _unsupported("observers", "energy is measured by kjit-tune: kjit.tune(spec, "
-                           "objective='energy') (NVML)")
+    _observables(o["observers"])
     if not isinstance(o["tune_params"], dict) or not o["tune_params"]:
         raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
                                  "tune_params: expected a dict of parameter lists")
+
+
+_ENERGY_OBSERVABLES = ("nvml_energy", "nvml_power")
+
+
+def _observables(observers):
+    """What Kernel Tuner's NVMLObserver instances ask for, when kjit can
+    measure it (energy per launch and average power, through NVML)."""
+    wanted = []
+    for obs in observers or ():
+        if type(obs).__name__ != "NVMLObserver":
+            raise _unsupported("observers", "%s: kjit measures energy and power (an "
+                               "NVMLObserver's nvml_energy, nvml_power) and nothing else"
+                               % type(obs).__name__)
+        power = getattr(getattr(obs, "continuous_observer", None), "observables", None) or []
+        other = [x for x in list(getattr(obs, "observables", [])) + list(power)
+                 if x not in _ENERGY_OBSERVABLES]
+        if other:
+            raise _unsupported("observers", "NVMLObserver observables %s (kjit measures %s)"
+                               % (", ".join(other), ", ".join(_ENERGY_OBSERVABLES)))
+        wanted += [x for x in power if x not in wanted]
+    return wanted
 
 
 def _source(kernel_source, params):
@@ -353,6 +375,13 @@ def _evaluate(o, p, k, geo, dev, out_idx):
     r["times"] = times
     r["verification_time"] = (t1 - t0) * 1e3
     r["benchmark_time"] = (time.perf_counter() - t1) * 1e3
+    if _observables(o["observers"]):
+        prof = k._profile((0, 1), grid, block, *dev.args(), shared_mem=shared)
+        if prof["energy_reason"]:
+            raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "observers: NVML gave no energy: "
+                                  + prof["energy_reason"])
+        r["nvml_energy"] = prof["energy_j"]
+        r["nvml_power"] = prof["power_w"]
     for name, f in (o["metrics"] or {}).items():
         r[name] = f(r) if callable(f) else eval(f, {"__builtins__": {}}, dict(r))
     return r
@@ -418,6 +447,8 @@ def _tune(o, engine, objective, higher):
                 try:
                     r = _evaluate(o, p, k, geo, dev, out_idx)
                     r["compile_time"] = compile_ms
+                except kjit.NoGPUError:
+                    raise
                 except kjit.Error as e:
                     r = dict(p, time="RuntimeFailedConfig", compile_time=compile_ms)
                     if "differs from answer" in str(e):

@@ -643,37 +643,91 @@ static PyObject *measurement_dict(const kjit_measurement *m)
 	                               "timer", m->timer, "stop", m->stop) : NULL;
 }
 
+/* A plain kernel's (options, grid, block, *args, stream=, shared_mem=)
+ * call of _measure() and _profile(), converted, with its variant ready. */
+typedef struct plain_call {
+	unsigned grid[3], block[3], shared;
+	kjitpy_launch_args a;
+} plain_call;
+
+static int plain_call_read(kjitpy_kernel *self, const char *what, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, plain_call *c)
+{
+	call_kw kw;
+	c->shared = 0;
+	if (self->tunable || nargs < 3) {
+		kjitpy_argfail("%s(options, grid, block, *args): a plain kernel", what);
+		return -1;
+	}
+	if (parse_kw(args + 1, nargs - 1, kwnames, &kw) < 0 ||
+	    kjitpy_stream_from(kw.stream, &c->a) < 0 || dims(args[1], "grid", c->grid) < 0 ||
+	    dims(args[2], "block", c->block) < 0 ||
+	    (kw.shared && (c->shared = (unsigned)PyLong_AsUnsignedLong(kw.shared),
+	                   PyErr_Occurred())) ||
+	    kjitpy_convert_args(args + 3, (size_t)(nargs - 3), self->kinds, self->n_kinds,
+	                        self->device, &c->a) < 0 || expect(self, &c->a) < 0)
+		return -1;
+	kjit_status st = self->variant ? KJIT_OK : plain_variant(self);
+	if (st != KJIT_OK) {
+		fail(self, st);
+		return -1;
+	}
+	return 0;
+}
+
 static PyObject *kernel_measure(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
 	kjitpy_kernel *self = (kjitpy_kernel *)obj;
 	kjit_measure_options mo;
-	call_kw kw;
-	kjitpy_launch_args a;
-	unsigned grid[3], block[3], shared = 0;
-	if (self->tunable || nargs < 3)
-		return kjitpy_argfail("_measure(options, grid, block, *args): a plain kernel");
-	if (measure_options(args[0], &mo) < 0 || parse_kw(args + 1, nargs - 1, kwnames, &kw) < 0 ||
-	    kjitpy_stream_from(kw.stream, &a) < 0 || dims(args[1], "grid", grid) < 0 ||
-	    dims(args[2], "block", block) < 0 ||
-	    (kw.shared && (shared = (unsigned)PyLong_AsUnsignedLong(kw.shared), PyErr_Occurred())) ||
-	    kjitpy_convert_args(args + 3, (size_t)(nargs - 3), self->kinds, self->n_kinds,
-	                        self->device, &a) < 0 || expect(self, &a) < 0)
-		return NULL;
-	kjit_status st = self->variant ? KJIT_OK : plain_variant(self);
+	plain_call c;
+	if (nargs < 1 || measure_options(args[0], &mo) < 0 ||
+	    plain_call_read(self, "_measure", args, nargs, kwnames, &c) < 0)
+		return PyErr_Occurred() ? NULL : kjitpy_argfail("_measure(options, ...)");
 	kjit_measurement m;
 	memset(&m, 0, sizeof m);
-	if (st == KJIT_OK) {
-		Py_BEGIN_ALLOW_THREADS
-		st = kjit_variant_measure(self->variant, grid, block, shared, a.stream, a.argv, &mo,
-		                          &m);
-		Py_END_ALLOW_THREADS
-	}
+	kjit_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = kjit_variant_measure(self->variant, c.grid, c.block, c.shared, c.a.stream, c.a.argv,
+	                          &mo, &m);
+	Py_END_ALLOW_THREADS
 	if (st != KJIT_OK)
 		return fail(self, st);
 	PyObject *r = measurement_dict(&m);
 	kjit_measurement_free(&m);
 	return r;
+}
+
+/* _profile((counters, energy, energy_ms), grid, block, *args, ...): what
+ * kjit_variant_profile() reads of one launch; NaN where it could not. */
+static PyObject *kernel_profile(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+	kjitpy_kernel *self = (kjitpy_kernel *)obj;
+	kjit_profile_options po;
+	kjit_profile_options_init(&po);
+	PyObject *ms = Py_None;
+	plain_call c;
+	if (nargs < 1 || !PyTuple_Check(args[0]) ||
+	    !PyArg_ParseTuple(args[0], "ii|O:profile options", &po.counters, &po.energy, &ms) ||
+	    (ms != Py_None && (po.energy_ms = PyFloat_AsDouble(ms), PyErr_Occurred())) ||
+	    plain_call_read(self, "_profile", args, nargs, kwnames, &c) < 0)
+		return PyErr_Occurred() ? NULL : kjitpy_argfail("_profile(options, ...)");
+	kjit_profile p;
+	kjit_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = kjit_variant_profile(self->variant, c.grid, c.block, c.shared, c.a.stream, c.a.argv,
+	                          &po, &p);
+	Py_END_ALLOW_THREADS
+	if (st != KJIT_OK)
+		return fail(self, st);
+	return Py_BuildValue("{sdsdsdsdsdsdsisissss}", "duration_ns", p.duration_ns,
+	                     "dram_read_bytes", p.dram_read_bytes, "dram_write_bytes",
+	                     p.dram_write_bytes, "energy_j", p.energy_j, "power_w", p.power_w,
+	                     "energy_rel_spread", p.energy_rel_spread, "registers", p.registers,
+	                     "static_shared_bytes", p.static_shared_bytes, "counters_reason",
+	                     p.counters_reason ? p.counters_reason : "", "energy_reason",
+	                     p.energy_reason ? p.energy_reason : "");
 }
 
 static PyObject *kernel_explain(PyObject *obj, PyObject *problem)
@@ -756,6 +810,8 @@ static PyMethodDef kernel_methods[] = {
 	 "variable name of every variant\n(loaded now or later) to data."},
 	{"_c_launches", (PyCFunction)(void (*)(void))kernel_c_launches,
 	 METH_FASTCALL | METH_KEYWORDS, NULL},
+	{"_profile", (PyCFunction)(void (*)(void))kernel_profile, METH_FASTCALL | METH_KEYWORDS,
+	 NULL},
 	{"_measure", (PyCFunction)(void (*)(void))kernel_measure, METH_FASTCALL | METH_KEYWORDS,
 	 NULL},
 	{"explain", kernel_explain, METH_O,

@@ -127,6 +127,22 @@ class Signatures(unittest.TestCase):
         with self.assertRaises(kt.UnsupportedParameter):
             kt.run_kernel("scale", SCALE, 64, [a, a, np.float32(2), n], {}, lang="HIP")
 
+    def test_observers(self):
+        """Kernel Tuner's NVMLObserver (a stand-in with its attributes): energy
+        and power are taken, anything else refused by name."""
+        class NVMLObserver:
+            def __init__(self, observables):
+                power = [x for x in observables if x in ("nvml_energy", "nvml_power")]
+                self.observables = [x for x in observables if x not in power]
+                self.continuous_observer = type("C", (), {"observables": power})()
+        self.assertEqual(kt._observables([NVMLObserver(["nvml_energy", "nvml_power"])]),
+                         ["nvml_energy", "nvml_power"])
+        for obs, want in ((NVMLObserver(["nvml_energy", "core_freq"]), "core_freq"),
+                          (object(), "object")):
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt._observables([obs])
+            self.assertIn(want, str(cm.exception))
+
     def test_no_gpu_is_kjits_error(self):
         if kjit.default_engine().has_gpu:
             self.skipTest("a GPU is here")

@@ -299,6 +299,17 @@ class KernelTunerScript(unittest.TestCase):
             self.assertEqual([r["time"] for r in again], [r["time"] for r in results])
         out = run_kernel("vector_add", kernel_string, size, args, {"block_size_x": 128})
         np.testing.assert_allclose(out[0], a + b, rtol=1e-6)
+        class NVMLObserver:  # Kernel Tuner's attributes; kjit measures, not the observer
+            observables = []
+            continuous_observer = type("C", (), {"observables": ["nvml_energy",
+                                                                 "nvml_power"]})()
+        energy, env = tune_kernel("vector_add", kernel_string, size, args,
+                                  {"block_size_x": [128, 256]}, observers=[NVMLObserver()],
+                                  objective="nvml_energy", quiet=True)
+        for r in energy:
+            self.assertGreater(r["nvml_energy"], 0)
+            self.assertGreater(r["nvml_power"], 0)
+        self.assertEqual(env["best_config"]["nvml_energy"], min(r["nvml_energy"] for r in energy))
         restricted, _ = tune_kernel("vector_add", kernel_string, size, args, tune_params,
                                     restrictions=["block_size_x >= 256"], quiet=True,
                                     strategy="random_sample",
