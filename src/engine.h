@@ -234,11 +234,13 @@ struct kjit_variant {
 	 * 0 until a launch asks for some (kjit__variant_shared()) */
 	atomic_uint shared_allowed;
 	uint64_t id; /* index in the engine's by_id, the tag of profiled launches */
-	/* its parameters as the driver gives them, read once as it loads
-	 * (kjit__variant_read_params()); params_cu is the driver's answer
-	 * when that failed, and n_params SIZE_MAX when the driver cannot say */
+	/* its parameters as the driver gives them, read once by the first
+	 * check that needs them (kjit__variant_check_args()); params_cu is
+	 * the driver's answer when that failed, and n_params SIZE_MAX when
+	 * the driver cannot say; params_state says whether they were read */
 	size_t n_params, *param_offset, *param_size;
 	CUresult params_cu;
+	atomic_int params_state;
 	struct kjit_variant *next_in_engine;
 };
 
@@ -253,6 +255,10 @@ struct kjit_kernel {
 	char signature[33];
 	uint64_t key_seed; /* hash of the signature and the NVRTC identity */
 	uint64_t memory_hits, reported_hits;      /* under the engine lock */
+	/* variants by the hash of a descriptor as the caller wrote it, put
+	 * there once that descriptor was checked and its variant found: a
+	 * hit costs a hash and a probe (vtable.c); under the engine lock */
+	kjit__table given;
 	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
 	uint64_t reported_launches;               /* the telemetry sampler's */
 	struct kjit__tunable *tun;                /* NULL for a plain kernel */
@@ -280,6 +286,12 @@ kjit_variant *kjit__vtable_find(const kjit__table *t, kjit__hash128 key);
 /* Inserts v, or returns the variant already there under the same key;
  * NULL when out of memory. */
 kjit_variant *kjit__vtable_insert(kjit__table *t, kjit_variant *v);
+/* The variant a kernel's given table holds for a descriptor's hash, NULL
+ * when none; kjit__given_insert() adds one (a full table, or no memory,
+ * leaves it out: the caller's slow path still finds the variant). */
+kjit_variant *kjit__given_find(const kjit__table *t, kjit__hash128 given);
+void kjit__given_insert(kjit__table *t, kjit__hash128 given, kjit_variant *v);
+void kjit__given_free(kjit__table *t);
 
 struct kjit_engine {
 	kjit__store *store;
@@ -430,19 +442,16 @@ typedef struct kjit__arg_want {
  * variant loaded afterwards has its parameters checked against them. */
 kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args, size_t n);
 
-/* Reads the offset and size of each of v's parameters (cuFuncGetParamInfo,
- * CUDA 12.4 and later) into v, once, as it loads: a check against any
- * kernel's arguments then asks the driver nothing. KJIT_ERR_NOMEM only;
- * the driver's failure is kept for the check to report. */
-kjit_status kjit__variant_read_params(kjit_variant *v);
-
 /* v's parameters against the arguments kernel k expects (k need not be
- * the kernel that loaded v: kernels of one signature share it):
+ * the kernel that loaded v: kernels of one signature share it), read
+ * from the driver by the first check that needs them, never for a kernel
+ * that expects no arguments (reading them loads the function, which a
+ * lazy module load leaves to the first launch):
  * KJIT_ERR_INVALID_ARG with the two side by side when they differ,
  * KJIT_ERR_CUDA when the driver failed to give them. KJIT_OK without
  * expected arguments, or with a driver older than CUDA 12.4 (said once on
  * stderr). */
-kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v);
+kjit_status kjit__variant_check_args(kjit_kernel *k, kjit_variant *v);
 
 /* 1 once a variant of k was refused by kjit__variant_check_args(). */
 int kjit__kernel_args_refused(kjit_kernel *k);

@@ -150,6 +150,7 @@ void kjit__kernel_free(kjit_kernel *k)
 		free(k->want[i].type);
 	}
 	free(k->want);
+	kjit__given_free(&k->given);
 	kjit__link_free(k->link);
 	pthread_mutex_destroy(&k->symbols_lock);
 	free(k->name);

@@ -4,6 +4,7 @@
  * and run on garbage. */
 #include "config.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +87,10 @@ static void say_unchecked(const kjit__cu_api *cu)
 	        "parameters\n", cu->driver_version / 1000, cu->driver_version % 1000 / 10);
 }
 
-kjit_status kjit__variant_read_params(kjit_variant *v)
+/* Reads the offset and size of each of v's parameters (cuFuncGetParamInfo,
+ * CUDA 12.4 and later) into v. KJIT_ERR_NOMEM only; the driver's failure
+ * is kept for the check to report. */
+static kjit_status read_params(kjit_variant *v)
 {
 	const kjit__cu_api *cu = v->kernel->engine->cu;
 	v->n_params = SIZE_MAX;
@@ -159,11 +163,38 @@ static kjit_status mismatch(const kjit_kernel *k, const kjit_variant *v, const s
 	return st;
 }
 
-kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v)
+enum { PARAMS_UNREAD, PARAMS_READING, PARAMS_READ };
+
+/* Reads v's parameters once, whichever thread asks first; the others wait
+ * for its answer. */
+static kjit_status params_of(kjit_variant *v)
+{
+	for (;;) {
+		int s = atomic_load_explicit(&v->params_state, memory_order_acquire);
+		if (s == PARAMS_READ)
+			return KJIT_OK;
+		if (s == PARAMS_UNREAD &&
+		    atomic_compare_exchange_strong(&v->params_state, &s, PARAMS_READING)) {
+			kjit_status st = kjit__engine_ctx(v->kernel->engine);
+			if (st == KJIT_OK)
+				st = read_params(v);
+			atomic_store_explicit(&v->params_state,
+			                      st == KJIT_OK ? PARAMS_READ : PARAMS_UNREAD,
+			                      memory_order_release);
+			return st;
+		}
+		sched_yield();
+	}
+}
+
+kjit_status kjit__variant_check_args(kjit_kernel *k, kjit_variant *v)
 {
 	const kjit__cu_api *cu = k->engine->cu;
 	if (!k->check_args || !v->function || !cu)
 		return KJIT_OK;
+	kjit_status st = params_of(v);
+	if (st != KJIT_OK)
+		return st;
 	if (v->params_cu != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, v->params_cu, "cuFuncGetParamInfo");
 	if (v->n_params == SIZE_MAX) {

@@ -319,8 +319,6 @@ static kjit_status publish(kjit_kernel *k, job *j)
 	j->c.lowered = NULL;
 	st = kjit__variant_load(v);
 	if (st == KJIT_OK)
-		st = kjit__variant_read_params(v);
-	if (st == KJIT_OK)
 		st = kjit__variant_check_args(k, v);
 	if (st != KJIT_OK) {
 		kjit__variant_free(v);
@@ -668,6 +666,48 @@ static void resolve(kjit_kernel *k, job *jobs, size_t n, int threads, int compil
 	free(todo);
 }
 
+/* Appends the string s with its NUL to buf[cap] at *len; 0 when it does
+ * not fit. */
+static int put(char *buf, size_t cap, size_t *len, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (n > cap - *len)
+		return 0;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	return 1;
+}
+
+/* The hash of a descriptor's bytes as given: its counts, then each
+ * define's name, a mark for a value and the value, then each flag, each
+ * ended by a NUL that none can hold, so that two descriptors hash alike
+ * only when they are written alike. 0 when it does not fit the buffer or
+ * a pointer is missing: make_key() says what is wrong, and nothing is
+ * kept. */
+static int given_hash(const kjit_kernel *k, const kjit_variant_desc *d, kjit__hash128 *out)
+{
+	char buf[1024];
+	size_t nd = d ? d->n_defines : 0, nf = d ? d->n_flags : 0, len = 0;
+	if ((nd && !d->defines) || (nf && !d->flags))
+		return 0;
+	memcpy(buf, &nd, sizeof nd);
+	memcpy(buf + sizeof nd, &nf, sizeof nf);
+	len = sizeof nd + sizeof nf;
+	int ok = 1;
+	for (size_t i = 0; ok && i < nd; i++) {
+		const char *name = d->defines[i].name, *value = d->defines[i].value;
+		ok = name && put(buf, sizeof buf - 1, &len, name);
+		if (ok)
+			buf[len++] = value ? '=' : '\0';
+		ok = ok && (!value || put(buf, sizeof buf, &len, value));
+	}
+	for (size_t i = 0; ok && i < nf; i++)
+		ok = d->flags[i] && put(buf, sizeof buf, &len, d->flags[i]);
+	if (ok)
+		*out = kjit__hash(buf, len, k->key_seed);
+	return ok;
+}
+
 static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_variant **out,
                            kjit_cache_tier *tier, int compile)
 {
@@ -677,13 +717,31 @@ static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_v
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_get: kernel and out must not "
 		                   "be NULL");
 	kjit_engine *e = k->engine;
+	/* Hot path: a descriptor this kernel has seen, checked and found is
+	 * found again by the hash of its bytes and one probe under the lock. */
+	kjit__hash128 given;
+	int memo = given_hash(k, desc, &given);
+	if (memo) {
+		pthread_mutex_lock(&e->lock);
+		kjit_variant *v = kjit__given_find(&k->given, given);
+		if (v) {
+			e->stats.memory_hits++;
+			k->memory_hits++;
+		}
+		pthread_mutex_unlock(&e->lock);
+		if (v) {
+			*out = v;
+			if (tier)
+				*tier = KJIT_TIER_MEMORY;
+			return KJIT_OK;
+		}
+	}
+
 	job j;
 	memset(&j, 0, offsetof(job, kt));
 	kjit_status st = make_key(k, desc, &j.kt);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
-
-	/* Hot path: a hash and one probe under the lock. */
 	pthread_mutex_lock(&e->lock);
 	kjit_variant *v = kjit__vtable_find(&e->table, j.kt.hkey);
 	if (v) {
@@ -696,17 +754,20 @@ static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_v
 		/* as in resolve(): a variant another kernel loaded */
 		if (v->kernel != k && (st = kjit__variant_check_args(k, v)) != KJIT_OK)
 			return kjit__engine_fail(e, st);
-		*out = v;
-		if (tier)
-			*tier = KJIT_TIER_MEMORY;
-		return KJIT_OK;
+		j.v = v;
+		j.tier = KJIT_TIER_MEMORY;
+	} else {
+		resolve(k, &j, 1, 1, compile);
+		keytext_free(&j.kt);
+		if (j.st != KJIT_OK) {
+			kjit__error_take(j.st, j.err);
+			return kjit__engine_fail(e, j.st);
+		}
 	}
-
-	resolve(k, &j, 1, 1, compile);
-	keytext_free(&j.kt);
-	if (j.st != KJIT_OK) {
-		kjit__error_take(j.st, j.err);
-		return kjit__engine_fail(e, j.st);
+	if (memo) {
+		pthread_mutex_lock(&e->lock);
+		kjit__given_insert(&k->given, given, j.v);
+		pthread_mutex_unlock(&e->lock);
 	}
 	*out = j.v;
 	if (tier)

@@ -1,6 +1,9 @@
 /* vtable.c - the in-process tier of the cache: variants in a kjit__table
- * by their 128-bit binary key, placed by its low half. */
+ * by their 128-bit binary key, placed by its low half; and each kernel's
+ * table of descriptors as given, by the hash of their bytes. */
 #include "config.h"
+
+#include <stdlib.h>
 
 #include "engine.h"
 
@@ -28,4 +31,53 @@ kjit_variant *kjit__vtable_insert(kjit__table *t, kjit_variant *v)
 	if (have)
 		return have;
 	return kjit__table_insert(t, v->hkey.lo, (uintptr_t)v, hash_of, NULL) == KJIT_OK ? v : NULL;
+}
+
+/* ---- descriptors as given ------------------------------------------------ */
+
+/* Entries per kernel: each is a descriptor a caller wrote in its own order
+ * of defines, so a caller permuting them cannot grow the table past this. */
+#define GIVEN_MAX 4096
+
+typedef struct given {
+	kjit__hash128 h;
+	kjit_variant *v;
+} given;
+
+static int given_is(const void *ctx, uintptr_t item)
+{
+	const kjit__hash128 *h = ctx;
+	const given *g = (const given *)item;
+	return g->h.lo == h->lo && g->h.hi == h->hi;
+}
+
+static uint64_t given_hash(const void *ctx, uintptr_t item)
+{
+	(void)ctx;
+	return ((const given *)item)->h.lo;
+}
+
+kjit_variant *kjit__given_find(const kjit__table *t, kjit__hash128 h)
+{
+	const given *g = (const given *)kjit__table_find(t, h.lo, given_is, &h);
+	return g ? g->v : NULL;
+}
+
+void kjit__given_insert(kjit__table *t, kjit__hash128 h, kjit_variant *v)
+{
+	if (t->count >= GIVEN_MAX || kjit__table_find(t, h.lo, given_is, &h))
+		return;
+	given *g = malloc(sizeof *g);
+	if (!g)
+		return;
+	*g = (given){ h, v };
+	if (kjit__table_insert(t, h.lo, (uintptr_t)g, given_hash, NULL) != KJIT_OK)
+		free(g);
+}
+
+void kjit__given_free(kjit__table *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free((given *)t->slots[i]);
+	kjit__table_free(t);
 }

@@ -194,3 +194,7 @@ include tests/tune-parts.mk
 include tests/man.mk
 include tests/lto.mk
 include tests/python.mk
+
+# the regression gate of the in-process cache hit (bench/bench-hit)
+TESTS += tests/test-hit-gate.sh
+EXTRA_DIST += tests/test-hit-gate.sh

@@ -8,6 +8,8 @@
  * name, the tunable parameter names. Reordering the defines does not
  * change the key, nor does a second kernel object with the same inputs,
  * and a second engine on the same database finds the same key on disk.
+ * From memory, each descriptor finds its own variant again, and a wrong
+ * one is refused on every call, however often a right one was found.
  */
 #include "testutil.h"
 
@@ -132,6 +134,50 @@ int main(int argc, char **argv)
 	CHECK_OK(kjit_variant_get(k, &d, &v, &tier));
 	CHECK(v == vbase && tier == KJIT_TIER_MEMORY);
 	OK("defines in the other order: the same key %s, a MEMORY hit", base_key);
+
+	/* From memory, each descriptor seen finds its own variant again, the
+	 * arrays rewritten in place between the calls as a caller would: a
+	 * define without a value, with an empty one and with one stay three
+	 * variants, as do the flag lists. */
+	kjit_variant *v_none = NULL, *v_empty = NULL, *v_one = NULL;
+	kjit_variant_desc dm = (kjit_variant_desc){ d_add, 3, flags, 2 };
+	d_add[2] = (kjit_define){ "EXTRA", NULL };
+	CHECK_OK(kjit_variant_get(k, &dm, &v_none, &tier));
+	CHECK(tier == KJIT_TIER_MEMORY);
+	d_add[2].value = "";
+	CHECK_OK(kjit_variant_get(k, &dm, &v_empty, &tier));
+	d_add[2].value = "1";
+	CHECK_OK(kjit_variant_get(k, &dm, &v_one, &tier));
+	CHECK(v_none != v_empty && v_empty != v_one && v_none != v_one);
+	d_add[2].value = NULL;
+	CHECK_OK(kjit_variant_get(k, &dm, &v, &tier));
+	CHECK(v == v_none && tier == KJIT_TIER_MEMORY);
+	d_add[2].value = "";
+	CHECK_OK(kjit_variant_get(k, &dm, &v, &tier));
+	CHECK(v == v_empty && tier == KJIT_TIER_MEMORY);
+	dm = (kjit_variant_desc){ defs, 2, f3, 2 };
+	CHECK_OK(kjit_variant_get(k, &dm, &v, &tier));
+	CHECK(v != vbase && tier == KJIT_TIER_MEMORY);
+	dm = (kjit_variant_desc){ defs, 2, flags, 2 };
+	CHECK_OK(kjit_variant_get(k, &dm, &v, &tier));
+	CHECK(v == vbase && tier == KJIT_TIER_MEMORY);
+	OK("from memory: no value, an empty value and a value, and each flag order, each "
+	   "find their own variant again");
+
+	/* What a hit once found is no pass for a descriptor that is wrong:
+	 * a define given twice, a flag kjit refuses, each refused every time. */
+	kjit_define d_twice[3] = { { "BLOCK_SIZE", "256" }, { "ITEMS_PER_THREAD", "2" },
+		                   { "BLOCK_SIZE", "256" } };
+	const char *f_inc[] = { "--use_fast_math", "-I/tmp" };
+	for (int round = 0; round < 2; round++) {
+		dm = (kjit_variant_desc){ d_twice, 3, flags, 2 };
+		CHECK(kjit_variant_get(k, &dm, &v, &tier) == KJIT_ERR_INVALID_ARG && !v);
+		dm = (kjit_variant_desc){ defs, 2, f_inc, 2 };
+		CHECK(kjit_variant_get(k, &dm, &v, &tier) == KJIT_ERR_INVALID_ARG && !v);
+		CHECK_OK(kjit_variant_get(k, &base, &v, &tier));
+		CHECK(v == vbase && tier == KJIT_TIER_MEMORY);
+	}
+	OK("a define given twice and an -I flag refused on every call, between hits");
 
 	/* Another kernel object with the same inputs: the same variant. */
 	kjit_kernel *k_same = NULL;
