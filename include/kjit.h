@@ -316,6 +316,26 @@ kjit_status kjit_kernel_create_with(kjit_engine *engine, const char *name, const
 kjit_status kjit_kernel_set_symbol(kjit_kernel *kernel, const char *symbol, const void *data,
                                    size_t size);
 
+/*
+ * Argument checking. The arguments a caller will pass to every launch of
+ * kernel, in order: a name and a type for messages ("x", "float *") and
+ * the bytes the launch passes (8 for a device pointer). Each variant the
+ * kernel loads afterwards has its parameters (cuFuncGetParamInfo, CUDA
+ * 12.4 and later) compared with them; a difference fails the load with
+ * KJIT_ERR_INVALID_ARG and the two lists side by side, a mark on each row
+ * that differs. Copied. Call it before the kernel's first variant loads;
+ * KJIT_ERR_INVALID_ARG: a NULL or empty name or type, a size of 0, a
+ * kernel that already expects arguments (a kernel from a spec expects
+ * the spec's).
+ */
+typedef struct kjit_arg {
+	const char *name;
+	const char *type;
+	size_t size;
+} kjit_arg;
+
+kjit_status kjit_kernel_expect_args(kjit_kernel *kernel, const kjit_arg *args, size_t n);
+
 /* The kernel signature as 32 hex digits; owned by the kernel. */
 const char *kjit_kernel_signature(const kjit_kernel *kernel);
 

@@ -39,6 +39,38 @@ kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args,
 	return KJIT_OK;
 }
 
+kjit_status kjit_kernel_expect_args(kjit_kernel *kernel, const kjit_arg *args, size_t n)
+{
+	if (!kernel || (n && !args))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_kernel_expect_args: NULL argument");
+	if (kernel->check_args)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s already expects its arguments",
+		                   kernel->name);
+	if (n > MAX_PARAMS)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%zu arguments: a kernel takes at most %d",
+		                   n, MAX_PARAMS);
+	kjit__arg_want *want = calloc(n + 1, sizeof *want);
+	if (!want)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	kjit_status st = KJIT_OK;
+	for (size_t i = 0; i < n && st == KJIT_OK; i++) {
+		if (!args[i].name || !*args[i].name || !args[i].type || !*args[i].type ||
+		    !args[i].size)
+			st = kjit__error(KJIT_ERR_INVALID_ARG, "kernel %s: argument %zu has no %s",
+			                 kernel->name, i,
+			                 !args[i].name || !*args[i].name ? "name"
+			                 : !args[i].type || !*args[i].type ? "type" : "size");
+		/* the copy below takes the strings; the casts only drop const */
+		want[i].name = (char *)args[i].name;
+		want[i].type = (char *)args[i].type;
+		want[i].size = args[i].size;
+	}
+	if (st == KJIT_OK)
+		st = kjit__kernel_expect_args(kernel, want, n);
+	free(want);
+	return st;
+}
+
 int kjit__kernel_args_refused(kjit_kernel *k)
 {
 	return atomic_load(&k->args_refused);

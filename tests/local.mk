@@ -203,6 +203,7 @@ include tests/layers.mk
 include tests/tune-parts.mk
 include tests/man.mk
 include tests/lto.mk
+include tests/python.mk
 
 # the regression gate of the in-process cache hit (bench/bench-hit)
 TESTS += tests/test-hit-gate.sh

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""python-launch: what a launch from Python costs, against the C floor, in one process.
+
+Per call, host side, of a near-empty kernel on 1-element arrays (2 arrays and a
+scalar), launched in batches of BATCH with a synchronisation between batches
+(only the launches are timed):
+  c        kjit_launch() in a C loop, arguments converted once (the floor)
+  kjit     kernel(problem, y, x, n) from Python, arguments of several kinds:
+           raw addresses, PyTorch tensors, CuPy arrays, cuda.core buffers (DLPack)
+  cuda.core  cuda.core's launch() of the same kernel, compiled by cuda.core
+and, in fresh processes with a warm store: import kjit, opening the engine
+(cuInit and the primary context), and creating plus first launch of the tuned
+kernel (no NVRTC compile: the engine's compile count is printed).
+
+    PYTHONPATH=<folder holding kjit/> python3 bench/python-launch.py [--calls N]
+
+Prints a table; ratios are to the C floor measured in the same run.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = r'''
+extern "C" __global__ void touch(float *y, const float *x, int n)
+{
+    if (n < 0) y[0] = x[0];  /* never: the launch is what is measured */
+}
+'''
+BATCH = 500
+
+
+def per_call(fn, calls, sync):
+    """Median over batches of the seconds per call of fn(), launches only."""
+    fn()
+    sync()
+    rates = []
+    done = 0
+    while done < calls:
+        t0 = time.perf_counter()
+        for _ in range(BATCH):
+            fn()
+        rates.append((time.perf_counter() - t0) / BATCH)
+        sync()
+        done += BATCH
+    return statistics.median(rates)
+
+
+def c_per_call(k, calls, sync, *args, **kw):
+    k._c_launches(1, *args, **kw)
+    sync()
+    rates = []
+    for _ in range(max(1, calls // BATCH)):
+        rates.append(k._c_launches(BATCH, *args, **kw) / BATCH)
+        sync()
+    return statistics.median(rates)
+
+
+def tunable(kjit):
+    return kjit.tunable(SRC, "touch", params={"B": [32, 64, 128]}, block=("B",),
+                        grid=("1",), problem=("n",))
+
+
+def rows_in_process(calls):
+    import kjit
+    e = kjit.default_engine()
+    k = tunable(kjit)
+    px, py = e.alloc(4), e.alloc(4)
+    rows = [("c kjit_launch (raw addresses)", c_per_call(k, calls, e.synchronize, 1, py, px, 1))]
+    rows.append(("kjit (raw addresses)", per_call(lambda: k(1, py, px, 1), calls, e.synchronize)))
+    try:
+        import torch
+        x = torch.zeros(1, device="cuda")
+        y = torch.zeros(1, device="cuda")
+        s = torch.cuda.current_stream()
+        rows.append(("kjit (torch tensors, current stream)",
+                     per_call(lambda: k(1, y, x, 1), calls, torch.cuda.synchronize)))
+        rows.append(("kjit (torch tensors, stream=)",
+                     per_call(lambda: k(1, y, x, 1, stream=s), calls, torch.cuda.synchronize)))
+    except Exception as ex:  # no PyTorch or no CUDA build of it
+        print("torch: skipped (%s)" % ex, file=sys.stderr)
+    try:
+        import cupy
+        cx = cupy.zeros(1, dtype=cupy.float32)
+        cy = cupy.zeros(1, dtype=cupy.float32)
+        rows.append(("kjit (cupy arrays)",
+                     per_call(lambda: k(1, cy, cx, 1), calls,
+                              cupy.cuda.runtime.deviceSynchronize)))
+    except Exception as ex:
+        print("cupy: skipped (%s)" % ex, file=sys.stderr)
+    rows += cuda_core_rows(k, e, calls)
+    return rows, e
+
+
+def cuda_core_rows(k, e, calls):
+    try:
+        try:
+            from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
+        except ImportError:
+            from cuda.core.experimental import (Device, LaunchConfig, Program, ProgramOptions,
+                                                launch)
+        import numpy as np
+        dev = Device(0)
+        dev.set_current()
+        stream = dev.create_stream()
+        prog = Program(SRC, code_type="c++",
+                       options=ProgramOptions(arch="sm_%s" % dev.arch))
+        ker = prog.compile("cubin").get_kernel("touch")
+        bx, by = dev.allocate(4, stream=stream), dev.allocate(4, stream=stream)
+        cfg = LaunchConfig(grid=1, block=32)
+        n = np.int32(1)
+        py, px = int(by.handle), int(bx.handle)
+    except Exception as ex:
+        print("cuda.core: skipped (%s)" % ex, file=sys.stderr)
+        return []
+    rows = [("c kjit_launch (cuda.core's stream)",
+             c_per_call(k, calls, stream.sync, 1, py, px, 1, stream=stream)),
+            ("kjit (raw addresses, cuda.core's stream)",
+             per_call(lambda: k(1, py, px, 1, stream=stream), calls, stream.sync)),
+            ("cuda.core launch (buffers)",
+             per_call(lambda: launch(stream, cfg, ker, by, bx, n), calls, stream.sync))]
+    try:
+        rows.append(("kjit (cuda.core buffers, DLPack)",
+                     per_call(lambda: k(1, by, bx, 1, stream=stream), calls, stream.sync)))
+    except Exception as ex:
+        print("kjit with cuda.core buffers: skipped (%s)" % ex, file=sys.stderr)
+    return rows
+
+
+FRESH = r'''
+import json, time
+t0 = time.perf_counter()
+import kjit
+t1 = time.perf_counter()
+e = kjit.default_engine()
+t2 = time.perf_counter()
+k = kjit.tunable(SRC, "touch", params={"B": [32, 64, 128]}, block=("B",), grid=("1",),
+                 problem=("n",))
+px, py = e.alloc(4), e.alloc(4)
+t3 = time.perf_counter()
+k(1, py, px, 1)
+e.synchronize()
+t4 = time.perf_counter()
+print(json.dumps({"import_ms": (t1 - t0) * 1e3, "engine_ms": (t2 - t1) * 1e3,
+                  "create_ms": (t3 - t2) * 1e3, "first_launch_ms": (t4 - t3) * 1e3,
+                  "compiles": e.stats()["compiles"]}))
+'''
+
+
+def fresh_process(runs):
+    code = "SRC = %r\n%s" % (SRC, FRESH)
+    out = []
+    for i in range(runs + 1):  # the first warms the store
+        r = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                           text=True)
+        if i:
+            out.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    return {key: statistics.median(o[key] for o in out) for key in out[0]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--calls", type=int, default=20000, help="launches per row (default 20000)")
+    ap.add_argument("--fresh", type=int, default=5, help="fresh processes (default 5)")
+    args = ap.parse_args()
+    if not os.environ.get("KJIT_DB"):
+        d = tempfile.mkdtemp(prefix="kjit-bench-")
+        os.environ["KJIT_DB"] = os.path.join(d, "kjit.db")
+    import kjit
+    if not kjit.default_engine().has_gpu:
+        print("python-launch: no GPU (%s)" % kjit.default_engine().gpu_reason)
+        return 77
+    rows, _ = rows_in_process(args.calls)
+    floor = rows[0][1]
+    fresh = fresh_process(args.fresh)
+    print("\n%-40s %10s %8s" % ("per call (host)", "us", "x C"))
+    for name, secs in rows:
+        print("%-40s %10.2f %8.2f" % (name, secs * 1e6, secs / floor))
+    print("\nfresh process, warm store (median of %d):" % args.fresh)
+    for key in ("import_ms", "engine_ms", "create_ms", "first_launch_ms"):
+        print("  %-18s %8.1f ms" % (key, fresh[key]))
+    print("  %-18s %8.1f ms (import + create + first launch, without the engine's cuInit)"
+          % ("total", fresh["import_ms"] + fresh["create_ms"] + fresh["first_launch_ms"]))
+    print("  %-18s %8d" % ("NVRTC compiles", fresh["compiles"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

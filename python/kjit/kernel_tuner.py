@@ -1,0 +1,476 @@
+"""Kernel Tuner's interface on kjit: change a script's import to run it on kjit.
+
+    from kjit.kernel_tuner import tune_kernel, run_kernel   # was: from kernel_tuner import ...
+
+tune_kernel() and run_kernel() take every parameter of Kernel Tuner 1.5.0's
+functions, in the same order with the same defaults, and return what Kernel
+Tuner returns: tune_kernel() the results (a list of dicts: the parameters,
+"time" in ms and "times", compile and verification times, metrics) and the env
+dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
+
+What runs: every configuration is compiled by NVRTC through kjit's store (in
+parallel, on threads; a binary compiled before, by any process, is loaded, not
+compiled), verified against answer= or verify=, and timed by kjit's measurement
+(CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
+nvml_power gets kjit's NVML measurement of energy per launch and average power
+(objective="nvml_energy" then picks the best by it). A parameter kjit cannot honour raises
+UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
+call raises kjit.NoGPUError after checking its arguments.
+
+Strategies: brute_force (the default) and random_sample, with strategy_options
+max_fevals, time_limit (s) and fraction. Kernel Tuner's other strategies raise
+UnsupportedParameter: kjit's own search (kjit.tune, kjit-tune's hybrid search
+and racing) is the way to tune large spaces.
+"""
+import itertools
+import json
+import logging
+import math
+import os
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import kjit
+
+__all__ = ["tune_kernel", "run_kernel", "UnsupportedParameter"]
+_log = logging.getLogger("kjit.kernel_tuner")
+
+
+class UnsupportedParameter(kjit.ArgumentError):
+    """A Kernel Tuner parameter (or value) that kjit cannot honour; the
+    message names it."""
+
+
+def _unsupported(name, why):
+    return UnsupportedParameter("KJIT_ERR_INVALID_ARG", "%s: %s" % (name, why))
+
+
+_LANGS = (None, "cuda", "cupy", "nvcuda")
+_STRATEGIES = (None, "brute_force", "random_sample")
+_STRATEGY_OPTIONS = {"max_fevals", "time_limit", "fraction"}
+_DEFAULT_BLOCK_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
+_MEASURE_BUDGET_MS = 10.0
+_WARMUP_MS = 5.0
+
+
+def _check_common(lang, platform, texmem_args, compiler, log=None):
+    if log:  # Kernel Tuner's log=: the level of this module's logger
+        _log.setLevel(log)
+    if lang is not None and str(lang).lower() not in _LANGS:
+        raise _unsupported("lang", "kjit runs CUDA kernels only (got %r)" % (lang,))
+    if platform not in (0, None):
+        raise _unsupported("platform", "an OpenCL platform; kjit runs CUDA only")
+    if texmem_args:
+        raise _unsupported("texmem_args", "texture memory is not supported by kjit")
+    if compiler is not None:
+        raise _unsupported("compiler", "kjit compiles with NVRTC; a host compiler "
+                           "(the C backend) is not supported")
+
+
+def _check_tuning(o):
+    if o["simulation_mode"]:
+        raise _unsupported("simulation_mode", "replay a cache with kjit-tune --replay")
+    if o["parallel"]:
+        raise _unsupported("parallel", "tune on several GPUs with kjit-tune --devices")
+    if o["objectives"]:
+        raise _unsupported("objectives", "multi-objective tuning is not supported")
+    if o["strategy"] not in _STRATEGIES:
+        raise _unsupported("strategy", "%r: kjit.kernel_tuner runs brute_force and "
+                           "random_sample; kjit.tune runs kjit's own search" % o["strategy"])
+    extra = set(o["strategy_options"] or {}) - _STRATEGY_OPTIONS
+    if extra:
+        raise _unsupported("strategy_options", "%s (known: %s)"
+                           % (", ".join(sorted(extra)), ", ".join(sorted(_STRATEGY_OPTIONS))))
+    _observables(o["observers"])
+    if not isinstance(o["tune_params"], dict) or not o["tune_params"]:
+        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
+                                 "tune_params: expected a dict of parameter lists")
+
+
+_ENERGY_OBSERVABLES = ("nvml_energy", "nvml_power")
+
+
+def _observables(observers):
+    """What Kernel Tuner's NVMLObserver instances ask for, when kjit can
+    measure it (energy per launch and average power, through NVML)."""
+    wanted = []
+    for obs in observers or ():
+        if type(obs).__name__ != "NVMLObserver":
+            raise _unsupported("observers", "%s: kjit measures energy and power (an "
+                               "NVMLObserver's nvml_energy, nvml_power) and nothing else"
+                               % type(obs).__name__)
+        power = getattr(getattr(obs, "continuous_observer", None), "observables", None) or []
+        other = [x for x in list(getattr(obs, "observables", [])) + list(power)
+                 if x not in _ENERGY_OBSERVABLES]
+        if other:
+            raise _unsupported("observers", "NVMLObserver observables %s (kjit measures %s)"
+                               % (", ".join(other), ", ".join(_ENERGY_OBSERVABLES)))
+        wanted += [x for x in power if x not in wanted]
+    return wanted
+
+
+def _source(kernel_source, params):
+    """The kernel's text for params, and the folders to search for headers."""
+    if callable(kernel_source):
+        return kernel_source(params), []
+    files = kernel_source if isinstance(kernel_source, (list, tuple)) else [kernel_source]
+    main = files[0]
+    if isinstance(main, (str, os.PathLike)) and os.path.isfile(main):
+        with open(main, encoding="utf-8") as f:
+            text = f.read()
+        dirs = sorted({os.path.dirname(os.path.abspath(x)) for x in files})
+        return text, dirs
+    if len(files) > 1:
+        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
+                                 "kernel_source: a list must name files (%r is none)" % (main,))
+    return str(main), []
+
+
+def _problem(problem_size, params):
+    p = problem_size(params) if callable(problem_size) else problem_size
+    p = [p] if isinstance(p, (int, str)) or not hasattr(p, "__len__") else list(p)
+    out = []
+    for x in p:
+        out.append(int(eval(x, {"__builtins__": {}}, dict(params))) if isinstance(x, str)
+                   else int(x))
+    return (out + [1, 1, 1])[:3]
+
+
+def _grid_div(div, params, default):
+    if div is None:
+        div = default
+    if callable(div):
+        return div(params)
+    if isinstance(div, str):
+        div = [div]
+    value = 1
+    for d in div:
+        value *= eval(d, {"__builtins__": {}}, dict(params)) if isinstance(d, str) else d
+    return value
+
+
+def _geometry(o, params):
+    names = o["block_size_names"] or _DEFAULT_BLOCK_NAMES
+    defaults = {"block_size_x": 256, "block_size_y": 1, "block_size_z": 1}
+    block = tuple(int(params.get(n, defaults.get(_DEFAULT_BLOCK_NAMES[i], 1)))
+                  for i, n in enumerate(names[:3]))
+    block = (block + (1, 1, 1))[:3]
+    size = _problem(o["problem_size"], params)
+    grid = []
+    for axis, n in enumerate(size):
+        dflt = [names[axis]] if names[axis] in params else [1]
+        div = _grid_div(o["grid_div_" + "xyz"[axis]], params, dflt)
+        grid.append(max(1, int(math.ceil(n / div))))
+    return tuple(grid), block
+
+
+def _defines(o, params, grid, block):
+    d = {k: v for k, v in params.items()}
+    names = o["block_size_names"] or _DEFAULT_BLOCK_NAMES
+    for i, n in enumerate(names[:3]):
+        d.setdefault(n, block[i])
+    for axis, g in zip("xyz", grid):
+        d["grid_size_" + axis] = g
+    for axis, n in zip("xyz", _problem(o["problem_size"], params)):
+        d["problem_size_" + axis] = n
+    for k, v in (o["defines"] or {}).items():
+        d[k] = v(params) if callable(v) else v
+    d["kernel_tuner"] = 1
+    return d
+
+
+class _Device:
+    """The arguments on the GPU: one buffer per array, uploaded once."""
+
+    def __init__(self, engine, arguments):
+        import numpy as np
+        self.np, self.engine, self.host, self.ptrs = np, engine, arguments, []
+        for a in arguments:
+            if isinstance(a, np.ndarray):
+                a = np.ascontiguousarray(a)
+                p = engine.alloc(a.nbytes)
+                engine.htod(p, a.tobytes())
+                self.ptrs.append(p)
+            else:
+                self.ptrs.append(None)
+
+    def args(self):
+        return [p if p is not None else a for p, a in zip(self.ptrs, self.host)]
+
+    def reset(self, which):
+        for i in which:
+            a = self.np.ascontiguousarray(self.host[i])
+            self.engine.htod(self.ptrs[i], a.tobytes())
+
+    def read(self, i):
+        a = self.host[i]
+        raw = self.engine.dtoh(self.ptrs[i], a.nbytes)
+        return self.np.frombuffer(raw, dtype=a.dtype).reshape(a.shape).copy()
+
+    def close(self):
+        for p in self.ptrs:
+            if p is not None:
+                self.engine.free(p)
+
+
+def _engine(device, what):
+    """An engine of its own, closed when the call's kernels are gone (their
+    modules unloaded); the binaries stay in the store."""
+    try:
+        engine = kjit.Engine(device=device or 0)
+    except kjit.NoGPUError as e:
+        raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "kjit.kernel_tuner.%s needs a GPU: %s"
+                              % (what, e)) from None
+    if not engine.has_gpu:
+        raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "kjit.kernel_tuner.%s needs a GPU: %s"
+                              % (what, engine.gpu_reason))
+    return engine
+
+
+def _check_arguments(arguments):
+    import numpy as np
+    for i, a in enumerate(arguments):
+        if not isinstance(a, (np.ndarray, np.generic)):
+            raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "arguments[%d]: expected a NumPy "
+                                     "array or scalar (got %s)" % (i, type(a).__name__))
+
+
+def _make_kernel(o, params, engine):
+    grid, block = _geometry(o, params)
+    text, dirs = _source(o["kernel_source"], params)
+    k = kjit.kernel(text, o["kernel_name"], params=_defines(o, params, grid, block),
+                    flags=o["compiler_options"] or (), include_dirs=dirs or None, engine=engine)
+    for name, value in (o["cmem_args"] or {}).items():
+        k.set_symbol(name, value.tobytes())
+    smem = o["smem_args"] or {}
+    shared = smem.get("size", 0)
+    shared = shared(params) if callable(shared) else int(shared)
+    return k, grid, block, shared
+
+
+def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None,
+               grid_div_y=None, grid_div_z=None, lang=None, device=0, platform=0,
+               smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
+               compiler_options=None, defines=None, block_size_names=None, quiet=False,
+               log=None):
+    """Compiles and runs one configuration (params) of a kernel; returns a list
+    with one entry per argument: arrays as they are after the run (NumPy),
+    scalars as given. The parameters are those of Kernel Tuner 1.5.0's
+    run_kernel()."""
+    o = dict(locals())
+    _check_common(lang, platform, texmem_args, compiler, log)
+    _check_arguments(arguments)
+    engine = _engine(device, "run_kernel")
+    k, grid, block, shared = _make_kernel(o, dict(params), engine)
+    dev = _Device(engine, arguments)
+    try:
+        k(grid, block, *dev.args(), shared_mem=shared)
+        engine.synchronize()
+        return [dev.read(i) if p is not None else a
+                for i, (p, a) in enumerate(zip(dev.ptrs, arguments))]
+    finally:
+        dev.close()
+
+
+def _space(tune_params, restrictions):
+    keys = list(tune_params)
+    if restrictions is None:
+        restrictions = []
+    elif callable(restrictions) or isinstance(restrictions, str):
+        restrictions = [restrictions]
+    for values in itertools.product(*(tune_params[k] for k in keys)):
+        p = dict(zip(keys, values))
+        ok = True
+        for r in restrictions:
+            ok = r(p) if callable(r) else eval(r, {"__builtins__": {}}, dict(p))
+            if not ok:
+                break
+        if ok:
+            yield p
+
+
+def _choose(configs, strategy, options, seed):
+    options = options or {}
+    n = len(configs)
+    budget = options.get("max_fevals")
+    if options.get("fraction"):
+        budget = min(budget or n, max(1, int(n * float(options["fraction"]))))
+    if strategy == "random_sample" or (budget and budget < n):
+        rng = random.Random(seed)
+        configs = rng.sample(configs, min(n, budget or n))
+    return configs
+
+
+def _verify(o, dev, out_idx):
+    import numpy as np
+    answer, verify, atol = o["answer"], o["verify"], o["atol"]
+    results = [dev.read(i) if i in out_idx else None for i in range(len(o["arguments"]))]
+    if verify is not None:
+        return bool(verify(answer, results, atol=atol))
+    return all(np.allclose(results[i].ravel(), np.asarray(answer[i]).ravel(), atol=atol)
+               for i in out_idx)
+
+
+class _Cache:
+    """Kernel Tuner's cache file: read to skip what it holds, rewritten whole
+    (its closed form) after each new result."""
+
+    def __init__(self, path, o, device_name):
+        self.path, self.data = path, None
+        if not path:
+            return
+        keys = list(o["tune_params"])
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                text = f.read().strip()
+            if text and text[-3:] not in ("}\n}", "}}}"):
+                text = text.rstrip(",") + "}\n}"
+            self.data = json.loads(text)
+            for field, want in (("device_name", device_name), ("kernel_name", o["kernel_name"]),
+                                ("tune_params_keys", keys)):
+                if self.data.get(field) != want:
+                    raise ValueError("cache %s: %s is %r, this run's %r"
+                                     % (path, field, self.data.get(field), want))
+        else:
+            ps = o["problem_size"]
+            self.data = {"device_name": device_name, "kernel_name": o["kernel_name"],
+                         "problem_size": "callable" if callable(ps) else ps,
+                         "tune_params_keys": keys, "tune_params": o["tune_params"],
+                         "objective": o["objective"] or "time", "cache": {}}
+
+    def key(self, params):
+        return ",".join(str(v) for v in params.values())
+
+    def get(self, params):
+        return self.data["cache"].get(self.key(params)) if self.data else None
+
+    def put(self, params, result):
+        if not self.data:
+            return
+        self.data["cache"][self.key(params)] = result
+        tmp = self.path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(self.data, f, default=lambda x: x.item() if hasattr(x, "item") else str(x))
+        os.replace(tmp, self.path)
+
+
+def _evaluate(o, p, k, geo, dev, out_idx):
+    grid, block, shared = geo
+    r = dict(p)
+    t0 = time.perf_counter()
+    if out_idx and (o["answer"] is not None or o["verify"] is not None):
+        dev.reset(out_idx)
+        k(grid, block, *dev.args(), shared_mem=shared)
+        dev.engine.synchronize()
+        if not _verify(o, dev, out_idx):
+            raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
+                             "for %r" % (p,))
+    t1 = time.perf_counter()
+    # kjit-tune's measurement budget and warm-up (its --measure-budget, --warmup)
+    m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
+                   *dev.args(), shared_mem=shared)
+    times = [s / 1e6 for s in m["samples_ns"][:int(o["iterations"])]]
+    r["time"] = sum(times) / len(times)
+    r["times"] = times
+    r["verification_time"] = (t1 - t0) * 1e3
+    r["benchmark_time"] = (time.perf_counter() - t1) * 1e3
+    if _observables(o["observers"]):
+        prof = k._profile((0, 1), grid, block, *dev.args(), shared_mem=shared)
+        if prof["energy_reason"]:
+            raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "observers: NVML gave no energy: "
+                                  + prof["energy_reason"])
+        r["nvml_energy"] = prof["energy_j"]
+        r["nvml_power"] = prof["power_w"]
+    for name, f in (o["metrics"] or {}).items():
+        r[name] = f(r) if callable(f) else eval(f, {"__builtins__": {}}, dict(r))
+    return r
+
+
+def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
+                grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
+                answer=None, atol=1e-06, verify=None, verbose=False, lang=None, device=0,
+                platform=0, smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
+                compiler_options=None, defines=None, log=None, iterations=7,
+                block_size_names=None, quiet=False, strategy=None, strategy_options=None,
+                cache=None, metrics=None, simulation_mode=None, parallel=None, observers=None,
+                objective=None, objective_higher_is_better=None, objectives=None, seed=None):
+    """Tunes a kernel as Kernel Tuner 1.5.0's tune_kernel() does, with the same
+    parameters; returns (results, env): results a list of dicts (the
+    parameters, "time" in ms, "times", timings, metrics), env a dict of the
+    device and the run. See the module's help for what is supported."""
+    o = dict(locals())
+    _check_common(lang, platform, texmem_args, compiler, log)
+    _check_tuning(o)
+    _check_arguments(arguments)
+    if answer is not None and len(answer) != len(arguments):
+        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "answer: %d entries for %d arguments"
+                                 % (len(answer), len(arguments)))
+    objective = objective or "time"
+    higher = bool(objective_higher_is_better)
+    engine = _engine(device, "tune_kernel")
+    return _tune(o, engine, objective, higher)
+
+
+def _compile_all(o, configs, engine):
+    def build(p):
+        try:
+            k, grid, block, shared = _make_kernel(o, p, engine)
+            t0 = time.perf_counter()
+            k.compile()
+            return p, k, (grid, block, shared), (time.perf_counter() - t0) * 1e3, None
+        except kjit.Error as e:
+            return p, None, None, 0.0, e
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        yield from pool.map(build, configs)
+
+
+def _tune(o, engine, objective, higher):
+    start = time.perf_counter()
+    configs = list(_space(o["tune_params"], o["restrictions"]))
+    chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
+    limit = (o["strategy_options"] or {}).get("time_limit")
+    cache = _Cache(o["cache"], o, engine.device_name)
+    answer = o["answer"]
+    out_idx = [i for i, a in enumerate(answer or []) if a is not None]
+    dev = _Device(engine, o["arguments"])
+    results = []
+    try:
+        todo = [p for p in chosen if cache.get(p) is None]
+        results += [cache.get(p) for p in chosen if cache.get(p) is not None]
+        for p, k, geo, compile_ms, err in _compile_all(o, todo, engine):
+            if limit and time.perf_counter() - start > float(limit):
+                break
+            if err is not None:
+                r = dict(p, time="CompilationFailedConfig", compile_time=compile_ms)
+            else:
+                try:
+                    r = _evaluate(o, p, k, geo, dev, out_idx)
+                    r["compile_time"] = compile_ms
+                except kjit.NoGPUError:
+                    raise
+                except kjit.Error as e:
+                    r = dict(p, time="RuntimeFailedConfig", compile_time=compile_ms)
+                    if "differs from answer" in str(e):
+                        raise
+            r["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+            results.append(r)
+            cache.put(p, r)
+            _log.debug("%s", r)
+            if o["verbose"] and not o["quiet"]:
+                print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
+    finally:
+        dev.close()
+    ok = [r for r in results if isinstance(r.get(objective), (int, float))]
+    best = (max if higher else min)(ok, key=lambda r: r[objective]) if ok else None
+    if best is not None and not o["quiet"]:
+        print("best performing configuration:",
+              ", ".join("%s=%s" % (k2, best[k2]) for k2 in list(o["tune_params"]) + [objective]))
+    env = {"device_name": engine.device_name, "arch": engine.arch,
+           "kjit_version": kjit.version(), "kernel_name": o["kernel_name"],
+           "problem_size": o["problem_size"] if not callable(o["problem_size"]) else "callable",
+           "iterations": o["iterations"], "strategy": o["strategy"] or "brute_force",
+           "objective": objective, "configurations": len(configs),
+           "evaluated": len(results), "total_time_ms": (time.perf_counter() - start) * 1e3,
+           "best_config": best}
+    return results, env

@@ -1,0 +1,368 @@
+"""The kjit Python package without a GPU: real NVRTC, real SQLite stores, real
+kjit-tune processes, NumPy arrays. Run by tests/test-python.sh (make check),
+with the package on PYTHONPATH, $KJIT_ARCH set and $KJIT_DB in a private folder.
+"""
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import kjit
+import kjit.kernel_tuner as kt
+from kjit import _types
+
+SRC = os.environ.get("KJIT_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+SCALE = r'''
+// a comment with scale(int x) in it
+extern "C" __global__ void scale(float *__restrict__ y, const float *x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+'''
+
+# Kernel Tuner 1.5.0's parameters, in order (kernel_tuner/interface.py)
+KT_TUNE = ("kernel_name kernel_source problem_size arguments tune_params grid_div_x grid_div_y "
+           "grid_div_z restrictions answer atol verify verbose lang device platform smem_args "
+           "cmem_args texmem_args compiler compiler_options defines log iterations "
+           "block_size_names quiet strategy strategy_options cache metrics simulation_mode "
+           "parallel observers objective objective_higher_is_better objectives seed").split()
+KT_RUN = ("kernel_name kernel_source problem_size arguments params grid_div_x grid_div_y "
+          "grid_div_z lang device platform smem_args cmem_args texmem_args compiler "
+          "compiler_options defines block_size_names quiet log").split()
+
+
+class FakeDLPack:
+    """A host array that says it is on CUDA device 0: the capsule is NumPy's own,
+    so the address kjit reads from it can be compared with NumPy's."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None):
+        self.stream = stream
+        return self.a.__dlpack__()
+
+
+class FakeCAI:
+    def __init__(self, a, stream=None):
+        self.__cuda_array_interface__ = dict(a.__array_interface__, version=3, stream=stream)
+
+
+class Import(unittest.TestCase):
+    def test_import_is_light(self):
+        code = ("import sys, time; t = time.perf_counter(); import kjit; "
+                "print(time.perf_counter() - t); "
+                "print(sorted(m for m in ('numpy', 'torch', 'cupy', 'jax', 'numba') "
+                "if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                             text=True).stdout.split("\n")
+        self.assertEqual(out[1], "[]", "import kjit imported " + out[1])
+        self.assertLess(float(out[0]), 0.5)  # <= 30 ms on the GPU machine; CI is slower
+
+    def test_help_shows_docstrings(self):
+        for obj in (kjit, kjit.Kernel, kjit.Engine, kjit.tunable, kjit.kernel, kjit.tune,
+                    kt.tune_kernel, kt.run_kernel, kjit.Kernel.explain):
+            self.assertTrue(obj.__doc__ and len(obj.__doc__) > 40, obj)
+
+
+class OneBuild(unittest.TestCase):
+    """The extension is built from libkjit's own build: its C files are the ones
+    setup.py compiles, it calls only the public API, and a release carries
+    every file of python/."""
+
+    def test_sources_and_api(self):
+        import glob
+        import re
+        with open(os.path.join(SRC, "python", "setup.py"), encoding="utf-8") as f:
+            setup = f.read()
+        with open(os.path.join(SRC, "include", "kjit.h"), encoding="utf-8") as f:
+            header = f.read()
+        for c in glob.glob(os.path.join(SRC, "python", "src", "*.c")):
+            self.assertIn('"%s"' % os.path.basename(c), setup, c + " is not built")
+            with open(c, encoding="utf-8") as f:
+                for name in set(re.findall(r"\b(kjit_[a-z_]+)\(", f.read())):
+                    self.assertTrue(re.search(r"\b%s\(" % name, header),
+                                    "%s calls %s, which kjit.h does not declare" % (c, name))
+
+    def test_release_carries_python(self):
+        import glob
+        with open(os.path.join(SRC, "tests", "python.mk"), encoding="utf-8") as f:
+            mk = f.read()
+        files = [os.path.relpath(f, SRC) for pattern in ("python/src/*", "python/kjit/*.py*",
+                                                         "python/*.*", "tests/python/*.py")
+                 for f in glob.glob(os.path.join(SRC, pattern))]
+        for f in files:
+            self.assertIn(f, mk, f + " is not in EXTRA_DIST (tests/python.mk)")
+
+
+class Signatures(unittest.TestCase):
+    def test_kernel_tuner_parameters(self):
+        for f, want in ((kt.tune_kernel, KT_TUNE), (kt.run_kernel, KT_RUN)):
+            self.assertEqual(list(inspect.signature(f).parameters), want)
+        self.assertEqual(len(KT_TUNE), 37)
+        self.assertEqual(len(KT_RUN), 20)
+
+    def test_unsupported_named(self):
+        a, n = np.zeros(64, np.float32), np.int32(64)
+        cases = {"lang": {"lang": "OpenCL"}, "texmem_args": {"texmem_args": {"t": a}},
+                 "platform": {"platform": 1}, "compiler": {"compiler": "g++"},
+                 "strategy": {"strategy": "genetic_algorithm"},
+                 "strategy_options": {"strategy_options": {"popsize": 4}},
+                 "simulation_mode": {"simulation_mode": True}, "parallel": {"parallel": 2},
+                 "objectives": {"objectives": {"time": False}}, "observers": {"observers": [1]}}
+        for name, kw in cases.items():
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt.tune_kernel("scale", SCALE, 64, [a, a, np.float32(2), n],
+                               {"block_size_x": [32, 64]}, **kw)
+            self.assertTrue(str(cm.exception).startswith(name + ":"), str(cm.exception))
+        with self.assertRaises(kt.UnsupportedParameter):
+            kt.run_kernel("scale", SCALE, 64, [a, a, np.float32(2), n], {}, lang="HIP")
+
+    def test_observers(self):
+        """Kernel Tuner's NVMLObserver (a stand-in with its attributes): energy
+        and power are taken, anything else refused by name."""
+        class NVMLObserver:
+            def __init__(self, observables):
+                power = [x for x in observables if x in ("nvml_energy", "nvml_power")]
+                self.observables = [x for x in observables if x not in power]
+                self.continuous_observer = type("C", (), {"observables": power})()
+        self.assertEqual(kt._observables([NVMLObserver(["nvml_energy", "nvml_power"])]),
+                         ["nvml_energy", "nvml_power"])
+        for obs, want in ((NVMLObserver(["nvml_energy", "core_freq"]), "core_freq"),
+                          (object(), "object")):
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt._observables([obs])
+            self.assertIn(want, str(cm.exception))
+
+    def test_no_gpu_is_kjits_error(self):
+        if kjit.default_engine().has_gpu:
+            self.skipTest("a GPU is here")
+        a, n = np.zeros(64, np.float32), np.int32(64)
+        for call in (lambda: kt.tune_kernel("scale", SCALE, 64, [a, a, np.float32(2), n],
+                                            {"block_size_x": [32, 64]}),
+                     lambda: kt.run_kernel("scale", SCALE, 64, [a, a, np.float32(2), n],
+                                           {"block_size_x": 32})):
+            with self.assertRaises(kjit.NoGPUError) as cm:
+                call()
+            self.assertIn("needs a GPU", str(cm.exception))
+
+    def test_arguments_checked_before_the_gpu(self):
+        with self.assertRaises(kjit.ArgumentError):
+            kt.tune_kernel("scale", SCALE, 64, [[1, 2]], {"block_size_x": [32]})
+
+
+class Compile(unittest.TestCase):
+    def test_compile_and_store_shared(self):
+        src = SCALE.replace("a * x[i]", "a * x[i] + 1.0f")  # a fresh binary key
+        k = kjit.kernel(src, "scale", params={"BLOCK": 128})
+        info = k.compile()
+        self.assertEqual(len(info["key"]), 32)
+        self.assertIn("-DBLOCK=128", info["options"])
+        self.assertGreater(info["binary_size"], 0)
+        # another engine (as another process would) finds it in the store
+        e2 = kjit.Engine()
+        k2 = kjit.kernel(src, "scale", params={"BLOCK": 128}, engine=e2)
+        self.assertEqual(k2.compile()["key"], info["key"])
+        self.assertEqual(e2.stats()["disk_hits"], 1)
+        self.assertEqual(e2.stats()["compiles"], 0)
+
+    def test_compile_error_has_the_log(self):
+        with self.assertRaises(kjit.CompileError) as cm:
+            kjit.kernel('extern "C" __global__ void f() { undefined_thing(); }', "f").compile()
+        self.assertEqual(cm.exception.status, "KJIT_ERR_COMPILE")
+        self.assertIn("undefined_thing", str(cm.exception))
+
+    def test_launch_without_gpu(self):
+        if kjit.default_engine().has_gpu:
+            self.skipTest("a GPU is here")
+        k = kjit.kernel(SCALE, "scale")
+        with self.assertRaises(kjit.NoGPUError):
+            k(1, 32, None, None, 2.0, 0)
+
+
+class Conversions(unittest.TestCase):
+    def setUp(self):
+        self.k = kjit.kernel(SCALE, "scale")
+
+    def refused(self, *args, **kw):
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            self.k(1, 32, *args, **kw)
+        self.assertEqual(cm.exception.status, "KJIT_ERR_INVALID_ARG")
+        return str(cm.exception)
+
+    def test_refusals(self):
+        a = np.zeros(4, np.float32)
+        self.assertIn("host memory", self.refused(a, None, 2.0, 4))
+        self.assertIn("a float for an integer", self.refused(None, None, 2.0, 4.5))
+        self.assertIn("does not fit", self.refused(None, None, 2.0, 1 << 40))
+        self.assertIn("does not fit", self.refused(None, None, 2.0, np.int64(-(1 << 33))))
+        self.assertIn("an array for a parameter", self.refused(None, None, FakeCAI(a), 4))
+        self.assertIn("neither", self.refused(None, object(), 2.0, 4))
+        self.assertIn("strided", self.refused(FakeCAI(a[::2]), None, 2.0, 4))
+        self.assertIn("at most", self.refused(*([None] * 70)))
+        with self.assertRaises(TypeError):
+            self.k(1, 32, None, None, 2.0, 4, stream=object())
+        with self.assertRaises(ValueError):
+            self.k((1, 2, 3, 4), 32, None, None, 2.0, 4)
+
+    def test_unknown_types_need_numpy_scalars(self):
+        k = kjit.kernel('extern "C" __global__ void g(T x) {}'.replace("T x", "my_t x"), "g")
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            k(1, 1, 3)
+        self.assertIn("argtypes", str(cm.exception))
+
+    def test_pointers_are_the_arrays_own(self):
+        a = np.arange(16, dtype=np.float32)
+        d = FakeDLPack(a)
+        (p1, p2, p3, p4), stream = kjit.pointers(d, FakeCAI(a, stream=7), FakeDLPack(a[3:]),
+                                                 None)
+        self.assertEqual((p1, p2, p3, p4), (a.ctypes.data, a.ctypes.data,
+                                            a.ctypes.data + 12, 0))
+        self.assertEqual(stream, 7)  # the CUDA Array Interface's stream
+        self.assertEqual(d.stream, 7)  # and __dlpack__ was asked to order on it
+        _, stream = kjit.pointers(FakeCAI(a), stream=5)
+        self.assertEqual(stream, 5)
+
+        class S:
+            def __cuda_stream__(self):
+                return (0, 1234)
+        self.assertEqual(kjit.pointers(stream=S())[1], 1234)
+        self.assertEqual(kjit.pointers(FakeDLPack(a))[1], 0)
+        self.assertEqual(FakeDLPack(a).__class__.__name__, "FakeDLPack")
+
+    def test_torch_path(self):
+        """The PyTorch path reads a tensor through data_ptr(), get_device() and
+        is_contiguous(): a stand-in of module torch with those methods."""
+        class Tensor:
+            __module__ = "torch"
+
+            def __init__(self, ptr, device=0, contiguous=True):
+                self.p, self.d, self.c = ptr, device, contiguous
+
+            def data_ptr(self):
+                return self.p
+
+            def get_device(self):
+                return self.d
+
+            def is_contiguous(self):
+                return self.c
+        (p,), s = kjit.pointers(Tensor(0x7f0000001000), stream=9)
+        self.assertEqual((p, s), (0x7f0000001000, 9))
+        for t, want in ((Tensor(1, device=-1), "on the CPU"), (Tensor(1, device=1), "cuda:1"),
+                        (Tensor(1, contiguous=False), "not contiguous")):
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(t, stream=9)
+            self.assertIn(want, str(cm.exception))
+
+    def test_dlpack_refusals(self):
+        class Host(FakeDLPack):
+            def __dlpack_device__(self):
+                return (1, 0)
+
+        class Other(FakeDLPack):
+            def __dlpack_device__(self):
+                return (2, 3)
+        a = np.zeros((4, 4), np.float32)
+        for obj, want in ((Host(a), "host memory"), (Other(a), "device 3"),
+                          (FakeDLPack(a[:, :2]), "strided"), (FakeDLPack(a.T), "strided")):
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(obj)
+            self.assertIn(want, str(cm.exception))
+        # size-1 dimensions have free strides; a compact view passes
+        kjit.pointers(FakeDLPack(a[1:3]), FakeDLPack(a[:, 1:2].reshape(4, 1)[:1]))
+
+    def test_parse_params(self):
+        src = r'''
+        template <typename T, int N> __global__ void
+        __launch_bounds__(256) tmpl(T *out, const T *__restrict__ in, size_t n,
+                                    unsigned int flags, double scale = 1.0) {}
+        __global__ void arr(float a[], const int k) {}
+        '''
+        types, names = _types.parse_params(src, "tmpl<float, 4>")
+        self.assertEqual(names, ["out", "in", "n", "flags", "scale"])
+        kinds = [_types.kind_of(t) for t in types]
+        K = kjit._kjit.KINDS
+        self.assertEqual(kinds, [K["ptr"], K["ptr"], K["uint64"], K["uint32"], K["float64"]])
+        types, names = _types.parse_params(src, "arr")
+        self.assertEqual([_types.kind_of(t) for t in types], [K["ptr"], K["int32"]])
+        self.assertIsNone(_types.parse_params(src, "missing"))
+        with self.assertRaises(kjit.ArgumentError):
+            _types.signature(src, "arr", ["float *", "complex"])
+        kinds, _ = _types.signature(src, "arr", [np.dtype(np.float32), "int32"])
+        self.assertEqual(list(kinds), [K["float32"], K["int32"]])
+
+
+class Tunable(unittest.TestCase):
+    def saxpy(self):
+        with open(os.path.join(SRC, "examples", "saxpy", "saxpy.cu"), encoding="utf-8") as f:
+            text = f.read()
+        return kjit.tunable(text, "saxpy",
+                            params={"BLOCK_SIZE": [64, 128, 256, 512, 1024],
+                                    "ITEMS_PER_THREAD": list(range(1, 9))},
+                            block=("BLOCK_SIZE",),
+                            grid=("(n + BLOCK_SIZE * ITEMS_PER_THREAD - 1) / "
+                                  "(BLOCK_SIZE * ITEMS_PER_THREAD)",),
+                            problem=("n",), defaults={"BLOCK_SIZE": 256})
+
+    def test_same_signature_as_the_spec(self):
+        spec = kjit.from_spec(os.path.join(SRC, "examples", "saxpy", "saxpy.json"))
+        mine = self.saxpy()
+        self.assertEqual(spec.signature, mine.signature)
+        self.assertEqual(spec.problem_names, ("n",))
+        x = mine.explain(1 << 20)
+        self.assertEqual(x["rule"], "default")
+        self.assertEqual(json.loads(x["config"]), {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 1})
+
+    def test_malformed_private_calls(self):
+        e = kjit.default_engine()
+        for args in (("not a tuple", None, None, None), ((1, 2), None, None, None)):
+            with self.assertRaises(TypeError):
+                kjit.Kernel._tunable(e, *args)
+        with self.assertRaises(TypeError):
+            kjit.Kernel._plain(e, "f", "src", None, [("A",)], (), None, None, None)
+
+    def test_bad_descriptions(self):
+        with self.assertRaises(ValueError):
+            kjit.tunable(SCALE, "scale", params={"B": [1, 2]}, block=("C",))
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            kjit.tunable(SCALE, "scale", params={"B": [32]}, block=("B",), grid=("n / / B",))
+        self.assertIn("grid", str(cm.exception))
+        k = self.saxpy()
+        with self.assertRaises(ValueError):
+            k.explain((1, 2))
+
+
+class Tune(unittest.TestCase):
+    def test_count_through_kjit_tune(self):
+        """The subprocess route, in a mode that needs no GPU: kjit-tune --count."""
+        with open(os.path.join(SRC, "examples", "saxpy", "saxpy.json"), encoding="utf-8") as f:
+            spec = json.load(f)
+        with open(os.path.join(SRC, "examples", "saxpy", "saxpy.cu"), encoding="utf-8") as f:
+            text = f.read()
+        r = kjit.tune(spec, source=text, extra_args=["--count"])
+        self.assertEqual(r["problems"][0]["valid"], 40)
+
+    def test_failure_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write('{"kernel": {}}')
+            with self.assertRaises(kjit.Error) as cm:
+                kjit.tune(bad)
+            self.assertIn("kjit-tune failed", str(cm.exception))
+        with self.assertRaises(TypeError):
+            kjit.tune("x.json", budgett=3)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

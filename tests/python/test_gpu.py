@@ -1,0 +1,325 @@
+"""GPU tests of the kjit Python package: arrays of CuPy, PyTorch, JAX and
+numba-cuda passed without a copy (the launch's address is the array's own),
+strided views refused, stream ordering with no synchronisation added, PyTorch
+CUDA graph capture, a Kernel Tuner script in the community's style, and the
+store shared by kjit-tune (C) and Python. A framework that is not installed
+skips its tests. Run by tests/run-gpu-tests (tests/test-gpu-python.sh); by hand:
+
+    PYTHONPATH=<folder holding kjit/> KJIT_SRCDIR=<source tree> python3 tests/python/test_gpu.py
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX beside the others
+
+import numpy as np
+
+import kjit
+
+SRC = os.environ.get("KJIT_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+N = 100000
+SCALE = r'''
+extern "C" __global__ void scale(float *y, const float *x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+'''
+GRID, BLOCK = (N + 255) // 256, 256
+
+
+def _import(name):
+    try:
+        return __import__(name, fromlist=["_"])
+    except Exception:  # not installed, or no GPU build of it
+        return None
+
+
+torch, cupy, jnp, numba_cuda = (_import("torch"), _import("cupy"), _import("jax.numpy"),
+                                _import("numba.cuda"))
+
+
+def setUpModule():
+    if not kjit.default_engine().has_gpu:
+        raise unittest.SkipTest("no GPU: " + kjit.default_engine().gpu_reason)
+
+
+def sync():
+    kjit.default_engine().synchronize()
+
+
+class Frameworks(unittest.TestCase):
+    def run_scale(self, x, y, own_x, own_y, host_y):
+        k = kjit.kernel(SCALE, "scale")
+        (px, py), _ = kjit.pointers(x, y)
+        self.assertEqual((px, py), (own_x, own_y), "kjit passes the arrays' own addresses")
+        k(GRID, BLOCK, y, x, 2.0, N)
+        sync()
+        np.testing.assert_allclose(host_y(), 2 * np.arange(N, dtype=np.float32))
+
+    @unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no PyTorch CUDA")
+    def test_torch(self):
+        x = torch.arange(N, dtype=torch.float32, device="cuda")
+        y = torch.zeros_like(x)
+        self.run_scale(x, y, x.data_ptr(), y.data_ptr(), lambda: y.cpu().numpy())
+        (p,), _ = kjit.pointers(x[10:])
+        self.assertEqual(p, x.data_ptr() + 40)
+        for bad in (x[::2], x.view(100, 1000).t()):
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(bad)
+            self.assertIn("not contiguous", str(cm.exception))
+        with self.assertRaises(kjit.ArgumentError):
+            kjit.pointers(torch.zeros(4))  # a CPU tensor
+
+    @unittest.skipUnless(cupy is not None, "no CuPy")
+    def test_cupy(self):
+        x = cupy.arange(N, dtype=cupy.float32)
+        y = cupy.zeros_like(x)
+        self.run_scale(x, y, x.data.ptr, y.data.ptr, lambda: cupy.asnumpy(y))
+        with self.assertRaises(kjit.ArgumentError):
+            kjit.pointers(x[::3])
+
+    @unittest.skipUnless(jnp is not None, "no JAX")
+    def test_jax(self):
+        import jax
+        if jax.default_backend() != "gpu":
+            self.skipTest("JAX has no GPU backend")
+        x = jnp.arange(N, dtype=jnp.float32).block_until_ready()
+        y = jnp.zeros(N, dtype=jnp.float32).block_until_ready()
+        self.run_scale(x, y, x.unsafe_buffer_pointer(), y.unsafe_buffer_pointer(),
+                       lambda: np.asarray(y))
+
+    @unittest.skipUnless(numba_cuda is not None, "no numba-cuda")
+    def test_numba(self):
+        x = numba_cuda.to_device(np.arange(N, dtype=np.float32))
+        y = numba_cuda.device_array(N, dtype=np.float32)
+        self.run_scale(x, y, x.device_ctypes_pointer.value, y.device_ctypes_pointer.value,
+                       y.copy_to_host)
+        with self.assertRaises(kjit.ArgumentError):
+            kjit.pointers(x[::2])
+
+
+@unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no PyTorch CUDA")
+class TorchStreams(unittest.TestCase):
+    def test_ordering_on_the_current_stream(self):
+        """torch op -> kjit -> torch op on a non-blocking stream, no sync
+        between: kjit must launch on torch's current stream."""
+        k = kjit.kernel(SCALE, "scale")
+        s = torch.cuda.Stream()
+        x = torch.ones(N, device="cuda")
+        k(GRID, BLOCK, torch.empty_like(x), x, 1.0, N)  # loaded before timing matters
+        torch.cuda.synchronize()
+        with torch.cuda.stream(s):
+            torch.cuda._sleep(50_000_000)  # the op before kjit runs long
+            b = x * 3
+            self.assertEqual(kjit.pointers(b)[1], s.cuda_stream)  # torch's current stream
+            y = torch.empty_like(b)
+            k(GRID, BLOCK, y, b, 2.0, N)
+            c = y + 1
+        s.synchronize()
+        self.assertTrue(torch.all(c == 7).item())
+
+    def test_explicit_stream(self):
+        k = kjit.kernel(SCALE, "scale")
+        s = torch.cuda.Stream()
+        x = torch.ones(N, device="cuda")
+        y = torch.zeros_like(x)
+        torch.cuda.synchronize()
+        with torch.cuda.stream(s):
+            torch.cuda._sleep(50_000_000)
+            x.mul_(5)
+        k(GRID, BLOCK, y, x, 2.0, N, stream=s)  # ordered after the sleep on s
+        s.synchronize()
+        self.assertTrue(torch.all(y == 10).item())
+        _, handle = kjit.pointers(stream=s)
+        self.assertEqual(handle, s.cuda_stream)
+
+    def test_graph_capture(self):
+        k = kjit.kernel(SCALE, "scale")
+        t = kjit.tunable(SCALE, "scale", params={"B": [128, 256]}, block=("B",),
+                         grid=("(n + B - 1) / B",), problem=("n",))
+        x = torch.ones(N, device="cuda")
+        y = torch.zeros_like(x)
+        z = torch.zeros_like(x)
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):  # load the variants before capture
+            k(GRID, BLOCK, y, x, 2.0, N)
+            t(N, z, y, 3.0, N)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            k(GRID, BLOCK, y, x, 2.0, N)
+            t(N, z, y, 3.0, N)
+        x.fill_(4.0)
+        g.replay()
+        torch.cuda.synchronize()
+        self.assertTrue(torch.all(z == 24).item())
+
+
+@unittest.skipUnless(cupy is not None, "no CuPy")
+class CupyStreams(unittest.TestCase):
+    def test_ordering_on_the_current_stream(self):
+        k = kjit.kernel(SCALE, "scale")
+        x = cupy.ones(N, dtype=cupy.float32)
+        k(GRID, BLOCK, cupy.empty_like(x), x, 1.0, N)
+        cupy.cuda.runtime.deviceSynchronize()
+        with cupy.cuda.Stream(non_blocking=True) as s:
+            self.assertEqual(kjit.pointers(x)[1], s.ptr)  # CuPy's current stream
+            b = x * 3
+            for _ in range(20):  # a long tail of work before kjit's launch
+                b = b * 1
+            y = cupy.empty_like(b)
+            k(GRID, BLOCK, y, b, 2.0, N)
+            c = y + 1
+        s.synchronize()
+        self.assertTrue(bool(cupy.all(c == 7)))
+
+
+class ArgumentCheck(unittest.TestCase):
+    def test_table_of_the_c_api(self):
+        """argtypes that disagree with the kernel: the C check's table is the
+        message."""
+        k = kjit.kernel(SCALE, "scale", argtypes=["float *", "float *", "double", "int32"])
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            k(1, 32, None, None, 2.0, 4)
+        msg = str(cm.exception)
+        self.assertIn("do not match", msg)
+        self.assertIn("sizes differ", msg)
+
+
+class Store(unittest.TestCase):
+    """C (kjit-tune) tunes, Python selects; Python tunes (kjit.tune), C's
+    export reads it."""
+
+    def test_round_trip(self):
+        with open(os.path.join(SRC, "examples", "saxpy", "saxpy.json"), encoding="utf-8") as f:
+            spec = json.load(f)
+        with open(os.path.join(SRC, "examples", "saxpy", "saxpy.cu"), encoding="utf-8") as f:
+            text = f.read()
+        spec["problems"] = [{"n": 1 << 20}]
+        with tempfile.TemporaryDirectory() as d:
+            os.chmod(d, 0o700)
+            db = os.path.join(d, "kjit.db")
+            spec_path = os.path.join(d, "saxpy.json")
+            with open(spec_path, "w", encoding="utf-8") as f:
+                json.dump(spec, f)
+            with open(os.path.join(d, "saxpy.cu"), "w", encoding="utf-8") as f:
+                f.write(text)
+            r = kjit.tune(spec_path, db=db, budget=8, quiet=True)  # kjit-tune, the C side
+            best = r.best[0]
+            self.assertIsNotNone(best)
+            self.assertFalse(r.interrupted)
+            e = kjit.Engine(db_path=db)
+            for k in (kjit.from_spec(spec_path, engine=e),
+                      kjit.tunable(text, "saxpy",
+                                   params={"BLOCK_SIZE": [64, 128, 256, 512, 1024],
+                                           "ITEMS_PER_THREAD": list(range(1, 9))},
+                                   block=("BLOCK_SIZE",),
+                                   grid=("(n + BLOCK_SIZE * ITEMS_PER_THREAD - 1) / "
+                                         "(BLOCK_SIZE * ITEMS_PER_THREAD)",),
+                                   problem=("n",), defaults={"BLOCK_SIZE": 256}, engine=e)):
+                x = k.explain(1 << 20)
+                self.assertEqual(x["rule"], "exact")
+                self.assertEqual(json.loads(x["config"]), best["config"])
+                self.assertEqual(json.loads(k.explain(1 << 21)["config"]), best["config"])
+            # the Python kernel launches the tuned variant on a framework's arrays
+            if torch is not None and torch.cuda.is_available():
+                n = 1 << 20
+                xs = torch.ones(n, device="cuda")
+                ys = torch.ones(n, device="cuda")
+                k(n, np.int64(n), np.float32(2.5), xs, ys)
+                torch.cuda.synchronize()
+                self.assertTrue(torch.all(ys == 3.5).item())
+            self.assertTrue(kjit.results(spec_path, db=db))
+
+
+    def test_ctrl_c_keeps_what_was_measured(self):
+        """Ctrl-C in a terminal (SIGINT to the process group) during
+        kjit.tune(): the call returns kjit-tune's summary, interrupted, and
+        the store keeps what was measured."""
+        import signal
+        import time
+        spec = os.path.join(SRC, "examples", "sgemm", "sgemm.json")
+        code = ("import json, sys, kjit\n"
+                "r = kjit.tune(sys.argv[1], db=sys.argv[2], quiet=True)\n"
+                "print(json.dumps({'interrupted': r.interrupted, 'best': r.best}))\n")
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "kjit.db")
+            p = subprocess.Popen([sys.executable, "-c", code, spec, db],
+                                 stdout=subprocess.PIPE, start_new_session=True)
+            time.sleep(20)
+            self.assertIsNone(p.poll(), "the 1394-configuration space took under 20 s")
+            os.killpg(p.pid, signal.SIGINT)
+            out, _ = p.communicate(timeout=300)
+            self.assertEqual(p.returncode, 0)
+            r = json.loads(out.decode().strip().splitlines()[-1])
+            self.assertTrue(r["interrupted"])
+            self.assertIsNotNone(r["best"][0])
+            self.assertTrue(kjit.results(spec, db=db))
+
+
+class KernelTunerScript(unittest.TestCase):
+    """Kernel Tuner's vector_add example, with only the import changed."""
+
+    def test_vector_add(self):
+        from kjit.kernel_tuner import run_kernel, tune_kernel
+        kernel_string = """
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            if (i<n) {
+                c[i] = a[i] + b[i];
+            }
+        }
+        """
+        size = 10000000
+        a = np.random.randn(size).astype(np.float32)
+        b = np.random.randn(size).astype(np.float32)
+        c = np.zeros_like(b)
+        n = np.int32(size)
+        args = [c, a, b, n]
+        tune_params = {"block_size_x": [32, 64, 128, 256, 512, 1024]}
+        answer = [a + b, None, None, None]
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "vector_add.json")
+            results, env = tune_kernel("vector_add", kernel_string, size, args, tune_params,
+                                       answer=answer, cache=cache, quiet=True)
+            self.assertEqual(len(results), 6)
+            for r in results:
+                self.assertIsInstance(r["time"], float)
+                self.assertEqual(len(r["times"]), 7)
+            self.assertTrue(env["device_name"])
+            with open(cache, encoding="utf-8") as f:
+                self.assertEqual(len(json.load(f)["cache"]), 6)
+            again, _ = tune_kernel("vector_add", kernel_string, size, args, tune_params,
+                                   answer=answer, cache=cache, quiet=True)
+            self.assertEqual([r["time"] for r in again], [r["time"] for r in results])
+        out = run_kernel("vector_add", kernel_string, size, args, {"block_size_x": 128})
+        np.testing.assert_allclose(out[0], a + b, rtol=1e-6)
+        class NVMLObserver:  # Kernel Tuner's attributes; kjit measures, not the observer
+            observables = []
+            continuous_observer = type("C", (), {"observables": ["nvml_energy",
+                                                                 "nvml_power"]})()
+        energy, env = tune_kernel("vector_add", kernel_string, size, args,
+                                  {"block_size_x": [128, 256]}, observers=[NVMLObserver()],
+                                  objective="nvml_energy", quiet=True)
+        for r in energy:
+            self.assertGreater(r["nvml_energy"], 0)
+            self.assertGreater(r["nvml_power"], 0)
+        self.assertEqual(env["best_config"]["nvml_energy"], min(r["nvml_energy"] for r in energy))
+        restricted, _ = tune_kernel("vector_add", kernel_string, size, args, tune_params,
+                                    restrictions=["block_size_x >= 256"], quiet=True,
+                                    strategy="random_sample",
+                                    strategy_options={"max_fevals": 2}, seed=1)
+        self.assertEqual(len(restricted), 2)
+        self.assertTrue(all(r["block_size_x"] >= 256 for r in restricted))
+
+
+if __name__ == "__main__":
+    if not kjit.default_engine().has_gpu:
+        print("SKIP: no GPU:", kjit.default_engine().gpu_reason)
+        sys.exit(77)
+    unittest.main(verbosity=2)
