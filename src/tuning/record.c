@@ -580,7 +580,7 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
 
 /* "ok|compile_error|...": each status after a '|', the first '|' skipped. */
 #define STATUS_PIPED(id, text, abbrev) "|" text
-#define STATUS_LIST (KJIT__RESULT_STATUSES(STATUS_PIPED) + 1)
+#define STATUS_LIST (&(KJIT__RESULT_STATUSES(STATUS_PIPED))[1])
 
 static kjit_status check_eval(const kjit__eval *e)
 {
