@@ -24,7 +24,8 @@
  * checked and sorted its descriptor on every call read 5.0-5.2 (2
  * defines) and 6.4-9.6 (6 defines, 2 flags) before the option allowlist
  * came into it, 10-21 and 66-70 after; the hit by the descriptor's bytes
- * reads 3.4-3.6 and 3.9-4.0. */
+ * reads 3.0-3.3 and 3.5 without a lock (3.4-3.6 and 3.9-4.0 with the
+ * engine's). */
 #define GATE_SMALL 5.5
 #define GATE_LARGE 7.0
 
