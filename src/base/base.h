@@ -37,6 +37,19 @@ char *kjit__strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1,
 uint64_t kjit__now_ns(void);
 double kjit__wall_time(void);
 
+/* 1 in a build under AddressSanitizer or ThreadSanitizer, whose shadow
+ * memory and instrumentation change what a test may bound or time. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KJIT__SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KJIT__SANITIZED 1
+#endif
+#endif
+#ifndef KJIT__SANITIZED
+#define KJIT__SANITIZED 0
+#endif
+
 /* ---- random numbers (rng.c) ------------------------------------------ */
 
 /* Output j of the SplitMix64 sequence from start: a counter-based
