@@ -204,23 +204,33 @@ static kjit__limits limits_of(const kjit__spec *spec, const opts *o)
 	return l;
 }
 
-/* One problem's count as a line (an estimate says so) and as an entry of
- * the --json object in b. */
-static void count_out(const kjit__spec *spec, size_t p, int first, int json, double size,
-                      double product, double rel, kjit__buf *b)
+/* One problem's count as a line (an estimate says so; one whose draws
+ * found nothing says only how many there may be) and as an entry of the
+ * --json object in b. */
+static void count_out(const kjit__spec *spec, size_t p, int first, int json,
+                      const kjit__count *c, kjit__buf *b)
 {
-	char line[160];
+	char line[200];
 	char *key = kjit__problem_key(&spec->problems[p]), *pj = kjit__problem_json(&spec->problems[p]);
 	const char *name = key && *key ? key : "(none)";
-	if (!json && rel > 0)
+	int none_drawn = isinf(c->rel_error);
+	if (!json && none_drawn)
+		printf("problem %s: valid unknown (none in random draws: estimated at most about "
+		       "%.3g), product %.0f\n", name, c->upper, c->product);
+	else if (!json && c->rel_error > 0)
 		printf("problem %s: valid about %.4g (estimated from random draws, relative "
-		       "standard error %.2g), product %.0f\n", name, size, rel, product);
+		       "standard error %.2g), product %.0f\n", name, c->valid, c->rel_error, c->product);
 	else if (!json)
-		printf("problem %s: valid %.0f, product %.0f\n", name, size, product);
+		printf("problem %s: valid %.0f, product %.0f\n", name, c->valid, c->product);
 	kjit__buf_str(b, first ? "{\"problem\": " : ", {\"problem\": ");
 	kjit__buf_str(b, pj ? pj : "null");
-	snprintf(line, sizeof line, ", \"valid\": %.0f, \"product\": %.0f, \"estimated\": %s, "
-	         "\"relative_error\": %.3g}", size, product, rel > 0 ? "true" : "false", rel);
+	if (none_drawn)
+		snprintf(line, sizeof line, ", \"valid\": null, \"product\": %.0f, \"estimated\": true, "
+		         "\"relative_error\": null, \"valid_at_most\": %.3g}", c->product, c->upper);
+	else
+		snprintf(line, sizeof line, ", \"valid\": %.0f, \"product\": %.0f, \"estimated\": %s, "
+		         "\"relative_error\": %.3g}", c->valid, c->product,
+		         c->rel_error > 0 ? "true" : "false", c->rel_error);
 	kjit__buf_str(b, line);
 	free(key);
 	free(pj);
@@ -228,8 +238,10 @@ static void count_out(const kjit__spec *spec, size_t p, int first, int json, dou
 
 /* --count: each problem's space (only --problem's when given), as lines
  * or with --json one object {"spec", "problems": [{"problem", "valid",
- * "product", "estimated", "relative_error"}]}; a problem with no valid
- * configuration is a spec error, said after the counts. */
+ * "product", "estimated", "relative_error"}]} ("valid" null and
+ * "valid_at_most" where random draws found none); a problem with no
+ * valid configuration (by an exact count) is a spec error, said after
+ * the counts. */
 static int do_count(const kjit__spec *spec, const opts *o)
 {
 	if (o->problem_set && o->problem >= spec->n_problems)
@@ -242,14 +254,14 @@ static int do_count(const kjit__spec *spec, const opts *o)
 	kjit__buf_json_str(&b, spec->path);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t p = first; p < end; p++) {
-		double product, size, rel;
-		if (kjit__space_count(spec, p, &o->limits, &product, &size, &rel) != KJIT_OK) {
+		kjit__count c;
+		if (kjit__space_count(spec, p, &o->limits, &c) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			free(kjit__buf_done(&b));
 			return KT_EXIT_SPEC;
 		}
-		count_out(spec, p, p == first, o->tune.json, size, product, rel, &b);
-		if (size == 0 && !empty)
+		count_out(spec, p, p == first, o->tune.json, &c, &b);
+		if (c.valid == 0 && c.rel_error == 0 && !empty)
 			empty = p + 1;
 	}
 	kjit__buf_str(&b, "]}");
