@@ -954,6 +954,9 @@ static int run(opts *o)
 			fprintf(stderr, "%s: warning: %s: kernel source %s: %s (the space is counted; "
 			        "nothing can be compiled)\n", prog, spec->path, spec->source_path,
 			        strerror(errno));
+		else if (spec->unrunnable)
+			fprintf(stderr, "%s: warning: %s (the space is counted; nothing can be "
+			        "compiled)\n", prog, spec->unrunnable);
 		ret = do_count(spec, o);
 	} else if (o->compile_only) {
 		ret = do_compile(spec, o);

@@ -249,6 +249,26 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "valid 414920, product 22200000\n");
 	OK("--count of the hotspot shape (2.2e7): valid 414920, exact");
 
+	/* an option NVRTC does not take: a warning where nothing compiles, an
+	 * error where something would */
+	char ocl[TU_PATH], ocl_text[TU_PATH + 1024];
+	snprintf(ocl_text, sizeof ocl_text,
+	         "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"block_size_x\","
+	         " \"Type\": \"int\", \"Values\": \"[64, 128]\"}]}, \"KernelSpecification\":"
+	         " {\"Language\": \"CUDA\", \"KernelName\": \"saxpy\", \"KernelFile\":"
+	         " \"%s/saxpy.cu\", \"CompilerOptions\": [\"\", \"-cl-fast-relaxed-math\"],"
+	         " \"ProblemSize\": 1024}}", examples);
+	tu_write_file(tu_path(ocl, dir, "ocl.json"), ocl_text, strlen(ocl_text));
+	RUN(0, &out, "%s --count", ocl);
+	CHECK_CONTAINS(out, "warning: ");
+	CHECK_CONTAINS(out, "KernelSpecification.CompilerOptions: \"-cl-fast-relaxed-math\": not an "
+	               "NVRTC option kjit allows");
+	CHECK_CONTAINS(out, "(the space is counted; nothing can be compiled)");
+	CHECK_CONTAINS(out, "valid 2, product 2");
+	RUN(3, &out, "%s --compile-only --arch sm_90 --db %s/ocl.db", ocl, dir);
+	CHECK_CONTAINS(out, "\"-cl-fast-relaxed-math\": not an NVRTC option kjit allows");
+	OK("CompilerOptions -cl-fast-relaxed-math: --count warns and counts, --compile-only exit 3");
+
 	/* a folder as spec or database, a FIFO as spec, no HOME for the
 	 * default database */
 	RUN(3, &out, "%s --count", dir);
