@@ -223,7 +223,9 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *engine, const char *name,
  * Headers: #include "name" and #include <name> are looked up in the
  * in-memory headers (by exact name), then in include_dirs in order, then
  * in the toolkit's own headers (CCCL: cub/, thrust/, cuda/std/, and the
- * CUDA headers) unless no_default_includes is set. Every header a compile
+ * CUDA headers, with kjit's stand-ins for the C and C++ standard headers
+ * that NVRTC lacks: math.h, cstdint, type_traits, ...; kjit(3)) unless
+ * no_default_includes is set. Every header a compile
  * actually reads enters the variant's binary key by its content, so an
  * edited header gives a new key and a stale binary is never loaded.
  *

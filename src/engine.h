@@ -45,6 +45,16 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const kjit__header_set *headers, kjit__compiled *out);
 void kjit__compiled_free(kjit__compiled *c);
 
+/* ---- stand-ins for the standard headers (std_headers.c) ----------------- */
+
+/* The stand-in kjit hands NVRTC for a standard header name (math.h,
+ * cstdint, type_traits, ...) that a kernel does not supply itself; NULL
+ * when there is none. Static text. */
+const char *kjit__std_header(const char *name);
+/* "std-" and a hash of every stand-in: part of a key wherever the
+ * toolkit's headers are. Static text. */
+const char *kjit__std_headers_id(void);
+
 /* ---- the options a kernel may carry (options.c) ------------------------ */
 
 /* The longest option (and option value) accepted, in bytes. */

@@ -49,6 +49,7 @@ libkjit_core_la_SOURCES = \
 	src/engine.c \
 	src/kernel.c \
 	src/headers.c \
+	src/std_headers.c \
 	src/symbol.c \
 	src/variant.c \
 	src/param_check.c \
