@@ -249,6 +249,7 @@ struct kjit_variant {
 	 * when that failed, and n_params SIZE_MAX when the driver cannot say */
 	size_t n_params, *param_offset, *param_size;
 	CUresult params_cu;
+	int params_from_cubin; /* 1: read from the cubin (no driver to ask) */
 	struct kjit_variant *next_in_engine;
 };
 
@@ -430,6 +431,14 @@ kjit_status kjit__variant_symbols(kjit_variant *v);
 
 /* ---- kernel parameters against the arguments passed (param_check.c) - */
 
+/* The offset and size of each parameter of the kernel entry (its lowered
+ * name) as the cubin's .nv.info.<entry> section records them (ELF64;
+ * bounded, hostile-safe): *offset and *psize (malloc'ed, the caller's)
+ * hold *n. KJIT_ERR_NOT_FOUND (no error set) when the cubin does not say
+ * (PTX, another layout); KJIT_ERR_NOMEM. (cubin_params.c) */
+kjit_status kjit__cubin_params(const void *cubin, size_t size, const char *entry,
+                               size_t **offset, size_t **psize, size_t *n);
+
 typedef struct kjit__arg_want {
 	char *name;
 	char *type; /* as the spec gives it: "int32", "float2 *" */
@@ -441,9 +450,10 @@ typedef struct kjit__arg_want {
 kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args, size_t n);
 
 /* Reads the offset and size of each of v's parameters (cuFuncGetParamInfo,
- * CUDA 12.4 and later) into v, once, as it loads: a check against any
- * kernel's arguments then asks the driver nothing. KJIT_ERR_NOMEM only;
- * the driver's failure is kept for the check to report. */
+ * CUDA 12.4 and later; without a driver, from the cubin) into v, once, as
+ * it loads: a check against any kernel's arguments then asks the driver
+ * nothing. KJIT_ERR_NOMEM only; the driver's failure is kept for the
+ * check to report. */
 kjit_status kjit__variant_read_params(kjit_variant *v);
 
 /* v's parameters against the arguments kernel k expects (k need not be

@@ -53,6 +53,7 @@ libkjit_core_la_SOURCES = \
 	src/symbol.c \
 	src/variant.c \
 	src/param_check.c \
+	src/cubin_params.c \
 	src/ptx.c \
 	src/measure.c \
 	src/variant_profile.c

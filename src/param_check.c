@@ -1,4 +1,5 @@
-/* param_check.c - a variant's kernel parameters, as the driver gives them,
+/* param_check.c - a variant's kernel parameters, as the driver gives them
+ * (or, without one, as the cubin records them),
  * against the arguments its spec passes: a spec with one argument too
  * many, or a vector where the kernel takes an int, would otherwise launch
  * and run on garbage. */
@@ -59,8 +60,17 @@ kjit_status kjit__variant_read_params(kjit_variant *v)
 	const kjit__cu_api *cu = v->kernel->engine->cu;
 	v->n_params = SIZE_MAX;
 	v->params_cu = CUDA_SUCCESS;
-	if (!v->function || !cu || !cu->cuFuncGetParamInfo)
-		return KJIT_OK;
+	if (!v->function || !cu || !cu->cuFuncGetParamInfo) {
+		/* no driver to ask: the cubin says */
+		size_t n;
+		kjit_status st = kjit__cubin_params(v->cubin, v->size, v->lowered, &v->param_offset,
+		                                    &v->param_size, &n);
+		if (st == KJIT_OK) {
+			v->n_params = n;
+			v->params_from_cubin = 1;
+		}
+		return st == KJIT_ERR_NOMEM ? st : KJIT_OK;
+	}
 	size_t n = 0, cap = 0;
 	for (;;) {
 		size_t off, sz;
@@ -116,8 +126,8 @@ static kjit_status mismatch(const kjit_kernel *k, const kjit_variant *v, const s
 		                   : i >= k->n_want ? "  <- no argument"
 		                   : size[i] != k->want[i].size ? "  <- sizes differ" : "");
 	}
-	fprintf(f, "(the driver gives sizes only: a pointer where a 4-byte scalar is expected "
-	        "shows as 8 against 4)");
+	fprintf(f, "(the %s gives sizes only: a pointer where a 4-byte scalar is expected "
+	        "shows as 8 against 4)", v->params_from_cubin ? "cubin" : "driver");
 	if (fclose(f) != 0) {
 		free(text);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -130,12 +140,13 @@ static kjit_status mismatch(const kjit_kernel *k, const kjit_variant *v, const s
 kjit_status kjit__variant_check_args(kjit_kernel *k, const kjit_variant *v)
 {
 	const kjit__cu_api *cu = k->engine->cu;
-	if (!k->check_args || !v->function || !cu)
+	if (!k->check_args)
 		return KJIT_OK;
 	if (v->params_cu != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, v->params_cu, "cuFuncGetParamInfo");
 	if (v->n_params == SIZE_MAX) {
-		say_unchecked(cu);
+		if (cu && v->function)
+			say_unchecked(cu);
 		return KJIT_OK;
 	}
 	size_t n = v->n_params;

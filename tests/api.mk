@@ -4,7 +4,7 @@
 # every T1 form of ProblemSize through kjit_kernel_create_from_spec() and
 # the selection); test-gpu-launch runs real launches.
 
-KJIT_API_CPU_TESTS = tests/test-select tests/test-t1-problems
+KJIT_API_CPU_TESTS = tests/test-select tests/test-t1-problems tests/test-args-cubin
 KJIT_API_GPU_TESTS = tests/test-gpu-launch
 
 check_PROGRAMS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
@@ -17,6 +17,10 @@ tests_test_select_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS)
 tests_test_t1_problems_SOURCES = tests/test-t1-problems.c tests/testutil.h
 tests_test_t1_problems_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
 tests_test_t1_problems_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
+
+tests_test_args_cubin_SOURCES = tests/test-args-cubin.c tests/testutil.h
+tests_test_args_cubin_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_args_cubin_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 tests_test_gpu_launch_SOURCES = tests/test-gpu-launch.c tests/testutil.h
 tests_test_gpu_launch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
