@@ -269,6 +269,24 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "\"-cl-fast-relaxed-math\": not an NVRTC option kjit allows");
 	OK("CompilerOptions -cl-fast-relaxed-math: --count warns and counts, --compile-only exit 3");
 
+	/* arguments that do not fit the kernel: found in the cubin, without a GPU */
+	static const char *const pools[] = { "threads", "processes" };
+	for (int m = 0; m < 2; m++) {
+		RUN(3, &out, "%s/tests/t1/pnpoly.json --compile-only --arch sm_90 --db %s/pn%d.db "
+		    "--compile-pool %s -j 2", tu_srcdir(), dir, m, pools[m]);
+		CHECK_CONTAINS(out, "its parameters do not match the arguments given (3 parameters, "
+		               "4 arguments)");
+		CHECK_CONTAINS(out, "  -          -     - | n                        int32                "
+		               "4  <- no such parameter");
+		CHECK_CONTAINS(out, "(the cubin gives sizes only");
+		CHECK_MSG(!strstr(out, "failed variant"), "%s", out);
+	}
+	RUN(3, &out, "%s/tests/t1/count_long.json --compile-only --arch sm_90 --db %s/cl.db",
+	    tu_srcdir(), dir);
+	CHECK_CONTAINS(out, "int64                8  <- sizes differ");
+	OK("--compile-only of 4 arguments for 3 parameters, and of an int64 for an int: exit 3 "
+	   "with the table, from the cubin (threads and processes)");
+
 	/* a folder as spec or database, a FIFO as spec, no HOME for the
 	 * default database */
 	RUN(3, &out, "%s --count", dir);
