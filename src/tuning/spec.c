@@ -1169,9 +1169,16 @@ static kjit_status read_kjit(parser *P)
 	v = kjit__json_get(root, "parameters");
 	if (!v || v->type != KJIT__JSON_ARRAY || v->n == 0)
 		return fail_got(P, "parameters", v, "a non-empty array of parameters");
-	for (size_t i = 0; i < v->n; i++)
+	unsigned roles = 0;
+	for (size_t i = 0; i < v->n; i++) {
 		if ((st = read_kjit_param(P, &v->items[i], index_path(sub, "parameters", i))) != KJIT_OK)
 			return st;
+		roles |= s->params[i].roles;
+	}
+	if (!(roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z)) &&
+	    (st = warn(P, "parameters", "no parameter has a block_x, block_y or block_z role: "
+	               "every launch is a block of 1 thread")) != KJIT_OK)
+		return st;
 
 	if ((st = want_strings(P, kjit__json_get(root, "restrictions"), "restrictions",
 	                       &s->restrictions, &s->n_restrictions)) != KJIT_OK)
