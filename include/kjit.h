@@ -309,7 +309,8 @@ kjit_status kjit_kernel_create_with(kjit_engine *engine, const char *name, const
  * writes and for its writes before it returns: launches made before it
  * read the old data, launches after it the new, on any stream.
  * A loaded variant that has no such symbol gives KJIT_ERR_NOT_FOUND, one
- * whose variable has another size KJIT_ERR_INVALID_ARG, both naming the
+ * whose variable is smaller than size KJIT_ERR_INVALID_ARG (smaller data
+ * fills the variable's first size bytes), both naming the
  * variable and the variant's key, and nothing changes; a variant loaded
  * later fails to load (kjit_variant_get()) in the same way. Without a GPU
  * the data is kept for later loads and KJIT_OK returned. NULL or empty
