@@ -142,20 +142,25 @@ static int wait_exit(void)
 	TU_FAIL("kjit-top did not exit");
 }
 
-/* TERM=dumb cannot move the cursor: kjit-top says so and points to --once. */
-static void dumb_terminal(void)
+/* TERM=dumb cannot move the cursor, TERM=bogus is no terminal curses
+ * knows: kjit-top says so (not curses) and points to --once. */
+static void unusable_terminal(const char *term, const char *want)
 {
 	char db[TU_PATH], exit_file[TU_PATH], err[TU_PATH];
-	top_test_fill(tu_path(db, dir, "dumb.db"));
+	char name[64];
+	snprintf(name, sizeof name, "%s.db", term);
+	top_test_fill(tu_path(db, dir, name));
 	tu_path(exit_file, dir, "exit");
 	tu_path(err, dir, "dumb.err");
 	unlink(exit_file);
-	CHECK(tmux("new-session -d -s dumb -x 80 -y 24 \"TERM=dumb '%s' --db '%s' 2> '%s';"
-	           " echo \\$? > '%s'\"", top_bin, db, err, exit_file) == 0);
+	CHECK(tmux("new-session -d -s %s -x 80 -y 24 \"TERM=%s '%s' --db '%s' 2> '%s';"
+	           " echo \\$? > '%s'\"", term, term, top_bin, db, err, exit_file) == 0);
 	CHECK(wait_exit() == 1);
 	char *msg = tu_read_file(err, NULL);
-	CHECK_CONTAINS(msg, "TERM=dumb cannot show the live view: use --once or --json");
-	OK("TERM=dumb: exit 1, \"%.*s\"", (int)strcspn(msg, "\n"), msg);
+	CHECK_CONTAINS(msg, want);
+	CHECK_CONTAINS(msg, "use --once or --json");
+	CHECK_MSG(!strstr(msg, "Error opening terminal"), "%s", msg);
+	OK("TERM=%s: exit 1, \"%.*s\"", term, (int)strcspn(msg, "\n"), msg);
 	free(msg);
 }
 
@@ -626,7 +631,9 @@ int main(int argc, char **argv)
 	setenv("TERM", "xterm", 1);
 	unsetenv("TMUX");
 	unsetenv("KJIT_DB");
-	dumb_terminal();
+	unusable_terminal("dumb", "TERM=dumb cannot show the live view: use --once or --json");
+	unusable_terminal("bogus", "kjit-top: TERM=bogus: curses cannot use this terminal for the "
+	                  "live view: use --once or --json");
 	no_power();
 	keys_and_resizes();
 	eighty_columns();
