@@ -239,14 +239,15 @@ static void keys_and_resizes(void)
 	SHOWS(2, "gemm_tiled");
 	OK("Esc goes back, a second Esc clears the filter");
 	tmux("send-keys -t top ?");
-	SHOWS(2, "Keys", "filter kernels by name");
+	SHOWS(2, "Keys", "filter kernels by name", "RUNS results: ok ok, ce compile_error,",
+	      "le launch_error", "crashed", "to timeout", "wr wrong_result", "se stopped_early");
 	tmux("send-keys -t top ?");
 	SHOWS(2, "LAUNCHES");
 	tmux("send-keys -t top p");
 	SHOWS(2, "[PAUSED]");
 	tmux("send-keys -t top p");
 	LACKS(2, "[PAUSED]");
-	OK("? shows the help, p pauses and resumes");
+	OK("? shows the help (with the run status codes), p pauses and resumes");
 
 	CHECK(tmux("resize-window -t top -x 80 -y 24") == 0);
 	SHOWS(3, "KERNEL", "saxpy", "launches 25.0/s");

@@ -329,6 +329,17 @@ static void draw_help(WINDOW *w)
 	snprintf(history, sizeof history, "History graphs: %d s columns, %d here: the last %d s "
 	         "(at most %d s).", TOP_HISTORY_BUCKET_S, cols, TOP_HISTORY_BUCKET_S * cols,
 	         TOP_HISTORY_BUCKET_S * TOP_HISTORY_N);
+	/* the run status codes, from the table that makes them */
+#define STATUS_TEXT(id, name, abbrev) " " abbrev " " name ","
+	static const char statuses[] = KJIT__RESULT_STATUSES(STATUS_TEXT);
+#undef STATUS_TEXT
+	char codes[2][96];
+	size_t cut = sizeof statuses / 2;
+	while (cut > 0 && statuses[cut] != ' ')
+		cut--;
+	snprintf(codes[0], sizeof codes[0], "  RUNS results:%.*s", (int)cut, statuses);
+	snprintf(codes[1], sizeof codes[1], "               %.*s", (int)(sizeof statuses - cut - 3),
+	         statuses + cut + 1);
 	const char *const text[] = {
 		"Keys",
 		"  Up/Down, j/k    move the selection     PgUp/PgDn, g/G  page, first, last",
@@ -342,6 +353,8 @@ static void draw_help(WINDOW *w)
 		"  BEST: the tuned best (* stale: slower than stored, or another toolkit).",
 		"  RECENT: median of the timed launches of the last minute.",
 		"  DRIFT: RECENT against BEST (yellow > 3%, red > 10%).",
+		codes[0],
+		codes[1],
 		"",
 		history,
 	};
