@@ -292,7 +292,19 @@ static void eighty_columns(void)
 	snprintf(args, sizeof args, "--db '%s' --interval 0.2", db_path);
 	start_top(args, 80, 24);
 	SHOWS(5, "hit 90.6% mem 81.2 disk 3.1 ptx 6.2 miss 9.4 | compile p50", "compiles 10/min");
-	OK("80x24: the header shows the cache shares, miss 9.4 among them, first");
+	/* the title and the footer whole: words dropped, none cut */
+	const char *t = screen(), *nl = strchr(t, '\n');
+	CHECK_MSG(nl, "%s", t);
+	size_t len = (size_t)(nl - t);
+	while (len && t[len - 1] == ' ')
+		len--;
+	/* whole words: the line ends with a word of the title's own ending */
+	CHECK_MSG(len > 5 && (memcmp(t + len - 3, " ms", 3) == 0 ||
+	                      memcmp(t + len - 3, ".db", 3) == 0 || t[len - 1] == ')' || len < 78),
+	          "title cut mid-word:\n%.*s", (int)(nl - t), t);
+	SHOWS(1, " kernels\n");
+	OK("80x24: the header shows the cache shares, miss 9.4 among them, first; the title and "
+	   "the footer whole");
 	tmux("send-keys -t top / t i l e 2 Enter Enter");
 	SHOWS(3, "tile2d", "CONFIGURATION", "use_shared=0", "block_size_y=4 ",
 	      "miss 0.0  7e57");
