@@ -204,23 +204,33 @@ static kjit__limits limits_of(const kjit__spec *spec, const opts *o)
 	return l;
 }
 
-/* One problem's count as a line (an estimate says so) and as an entry of
- * the --json object in b. */
-static void count_out(const kjit__spec *spec, size_t p, int first, int json, double size,
-                      double product, double rel, kjit__buf *b)
+/* One problem's count as a line (an estimate says so; one whose draws
+ * found nothing says only how many there may be) and as an entry of the
+ * --json object in b. */
+static void count_out(const kjit__spec *spec, size_t p, int first, int json,
+                      const kjit__count *c, kjit__buf *b)
 {
-	char line[160];
+	char line[200];
 	char *key = kjit__problem_key(&spec->problems[p]), *pj = kjit__problem_json(&spec->problems[p]);
 	const char *name = key && *key ? key : "(none)";
-	if (!json && rel > 0)
+	int none_drawn = isinf(c->rel_error);
+	if (!json && none_drawn)
+		printf("problem %s: valid unknown (none in random draws: estimated at most about "
+		       "%.3g), product %.0f\n", name, c->upper, c->product);
+	else if (!json && c->rel_error > 0)
 		printf("problem %s: valid about %.4g (estimated from random draws, relative "
-		       "standard error %.2g), product %.0f\n", name, size, rel, product);
+		       "standard error %.2g), product %.0f\n", name, c->valid, c->rel_error, c->product);
 	else if (!json)
-		printf("problem %s: valid %.0f, product %.0f\n", name, size, product);
+		printf("problem %s: valid %.0f, product %.0f\n", name, c->valid, c->product);
 	kjit__buf_str(b, first ? "{\"problem\": " : ", {\"problem\": ");
 	kjit__buf_str(b, pj ? pj : "null");
-	snprintf(line, sizeof line, ", \"valid\": %.0f, \"product\": %.0f, \"estimated\": %s, "
-	         "\"relative_error\": %.3g}", size, product, rel > 0 ? "true" : "false", rel);
+	if (none_drawn)
+		snprintf(line, sizeof line, ", \"valid\": null, \"product\": %.0f, \"estimated\": true, "
+		         "\"relative_error\": null, \"valid_at_most\": %.3g}", c->product, c->upper);
+	else
+		snprintf(line, sizeof line, ", \"valid\": %.0f, \"product\": %.0f, \"estimated\": %s, "
+		         "\"relative_error\": %.3g}", c->valid, c->product,
+		         c->rel_error > 0 ? "true" : "false", c->rel_error);
 	kjit__buf_str(b, line);
 	free(key);
 	free(pj);
@@ -228,8 +238,10 @@ static void count_out(const kjit__spec *spec, size_t p, int first, int json, dou
 
 /* --count: each problem's space (only --problem's when given), as lines
  * or with --json one object {"spec", "problems": [{"problem", "valid",
- * "product", "estimated", "relative_error"}]}; a problem with no valid
- * configuration is a spec error, said after the counts. */
+ * "product", "estimated", "relative_error"}]} ("valid" null and
+ * "valid_at_most" where random draws found none); a problem with no
+ * valid configuration (by an exact count) is a spec error, said after
+ * the counts. */
 static int do_count(const kjit__spec *spec, const opts *o)
 {
 	if (o->problem_set && o->problem >= spec->n_problems)
@@ -242,14 +254,14 @@ static int do_count(const kjit__spec *spec, const opts *o)
 	kjit__buf_json_str(&b, spec->path);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t p = first; p < end; p++) {
-		double product, size, rel;
-		if (kjit__space_count(spec, p, &o->limits, &product, &size, &rel) != KJIT_OK) {
+		kjit__count c;
+		if (kjit__space_count(spec, p, &o->limits, &c) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			free(kjit__buf_done(&b));
 			return KT_EXIT_SPEC;
 		}
-		count_out(spec, p, p == first, o->tune.json, size, product, rel, &b);
-		if (size == 0 && !empty)
+		count_out(spec, p, p == first, o->tune.json, &c, &b);
+		if (c.valid == 0 && c.rel_error == 0 && !empty)
 			empty = p + 1;
 	}
 	kjit__buf_str(&b, "]}");
@@ -590,6 +602,22 @@ static void put_ranks(kjit__buf *b, kt_pool *pool, int json)
 	kjit__buf_str(b, json ? "]" : "\n");
 }
 
+/* Whether variants failed because the spec's arguments do not fit the
+ * kernel's parameters (the kernel in this process says; a pool of
+ * processes saw it elsewhere, so the first variant is tried here). */
+static int args_refused(const kjit__spec *spec, const variant *vs, size_t n, const target *t)
+{
+	if (kjit__kernel_args_refused(t->kernel))
+		return 1;
+	kjit__config_desc d;
+	kjit_variant *v = NULL;
+	if (!n || kjit__config_desc_make(spec, vs[0].config, &d) != KJIT_OK)
+		return 0;
+	kjit_status st = kjit_variant_get(t->kernel, &d.desc, &v, NULL);
+	kjit__config_desc_free(&d);
+	return st == KJIT_ERR_INVALID_ARG && kjit__kernel_args_refused(t->kernel);
+}
+
 /* Compiles the n variants for one target on a compile pool, with its
  * progress line and summary line, or its object of the --json summary in
  * json. Returns an exit code; *broken is set when the database failed for
@@ -635,9 +663,12 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 		}
 	}
 	kt_pool_close(pool);
+	/* arguments that do not fit: the spec's fault, said once */
+	int refused = !tally.broken && !stopped && tally.n_other && args_refused(spec, vs, n, t);
 	for (size_t i = 0; i < tally.n_kept; i++) {
-		fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,
-		        tally.kept[i]);
+		if (!refused)
+			fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,
+			        tally.kept[i]);
 		free(tally.kept[i]);
 	}
 	/* A variant that does not compile is a result; nothing compiled, or a
@@ -648,6 +679,10 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 		ret = KT_EXIT_RUNTIME; /* said when it happened */
 	} else if (stopped) {
 		ret = KT_EXIT_INTERRUPTED;
+	} else if (refused) {
+		fprintf(stderr, "%s: %s: %s\n", prog, spec->path,
+		        tally.other ? tally.other : kjit_last_error());
+		ret = KT_EXIT_SPEC;
 	} else if (tally.n_other) {
 		fprintf(stderr, "%s: %s: %zu variants failed for another reason than their own "
 		        "compile error; the first: %s\n", prog, t->arch, tally.n_other,
@@ -942,6 +977,9 @@ static int run(opts *o)
 			fprintf(stderr, "%s: warning: %s: kernel source %s: %s (the space is counted; "
 			        "nothing can be compiled)\n", prog, spec->path, spec->source_path,
 			        strerror(errno));
+		else if (spec->unrunnable)
+			fprintf(stderr, "%s: warning: %s (the space is counted; nothing can be "
+			        "compiled)\n", prog, spec->unrunnable);
 		ret = do_count(spec, o);
 	} else if (o->compile_only) {
 		ret = do_compile(spec, o);

@@ -223,7 +223,9 @@ kjit_status kjit_kernel_create_from_file(kjit_engine *engine, const char *name,
  * Headers: #include "name" and #include <name> are looked up in the
  * in-memory headers (by exact name), then in include_dirs in order, then
  * in the toolkit's own headers (CCCL: cub/, thrust/, cuda/std/, and the
- * CUDA headers) unless no_default_includes is set. Every header a compile
+ * CUDA headers, with kjit's stand-ins for the C and C++ standard headers
+ * that NVRTC lacks: math.h, cstdint, type_traits, ...; kjit(3)) unless
+ * no_default_includes is set. Every header a compile
  * actually reads enters the variant's binary key by its content, so an
  * edited header gives a new key and a stale binary is never loaded.
  *
@@ -307,7 +309,8 @@ kjit_status kjit_kernel_create_with(kjit_engine *engine, const char *name, const
  * writes and for its writes before it returns: launches made before it
  * read the old data, launches after it the new, on any stream.
  * A loaded variant that has no such symbol gives KJIT_ERR_NOT_FOUND, one
- * whose variable has another size KJIT_ERR_INVALID_ARG, both naming the
+ * whose variable is smaller than size KJIT_ERR_INVALID_ARG (smaller data
+ * fills the variable's first size bytes), both naming the
  * variable and the variant's key, and nothing changes; a variant loaded
  * later fails to load (kjit_variant_get()) in the same way. Without a GPU
  * the data is kept for later loads and KJIT_OK returned. NULL or empty

@@ -45,6 +45,16 @@ kjit_status kjit__nvrtc_compile(const char *source, const char *program_name,
                                 const kjit__header_set *headers, kjit__compiled *out);
 void kjit__compiled_free(kjit__compiled *c);
 
+/* ---- stand-ins for the standard headers (std_headers.c) ----------------- */
+
+/* The stand-in kjit hands NVRTC for a standard header name (math.h,
+ * cstdint, type_traits, ...) that a kernel does not supply itself; NULL
+ * when there is none. Static text. */
+const char *kjit__std_header(const char *name);
+/* "std-" and a hash of every stand-in: part of a key wherever the
+ * toolkit's headers are. Static text. */
+const char *kjit__std_headers_id(void);
+
 /* ---- the options a kernel may carry (options.c) ------------------------ */
 
 /* The longest option (and option value) accepted, in bytes. */
@@ -237,12 +247,14 @@ struct kjit_variant {
 	 * 0 until a launch asks for some (kjit__variant_shared()) */
 	atomic_uint shared_allowed;
 	uint64_t id; /* index in the engine's by_id, the tag of profiled launches */
-	/* its parameters as the driver gives them, read once by the first
-	 * check that needs them (kjit__variant_check_args()); params_cu is
-	 * the driver's answer when that failed, and n_params SIZE_MAX when
-	 * the driver cannot say; params_state says whether they were read */
+	/* its parameters as the cubin records them (else as the driver gives
+	 * them), read once by the first check that needs them
+	 * (kjit__variant_check_args()); params_cu is the driver's answer
+	 * when that failed, and n_params SIZE_MAX when neither can say;
+	 * params_state says whether they were read */
 	size_t n_params, *param_offset, *param_size;
 	CUresult params_cu;
+	int params_from_cubin; /* 1: read from the cubin (the driver unasked) */
 	atomic_int params_state;
 	struct kjit_variant *next_in_engine;
 };
@@ -437,6 +449,14 @@ kjit_status kjit__variant_symbols(kjit_variant *v);
 
 /* ---- kernel parameters against the arguments passed (param_check.c) - */
 
+/* The offset and size of each parameter of the kernel entry (its lowered
+ * name) as the cubin's .nv.info.<entry> section records them (ELF64;
+ * bounded, hostile-safe): *offset and *psize (malloc'ed, the caller's)
+ * hold *n. KJIT_ERR_NOT_FOUND (no error set) when the cubin does not say
+ * (PTX, another layout); KJIT_ERR_NOMEM. (cubin_params.c) */
+kjit_status kjit__cubin_params(const void *cubin, size_t size, const char *entry,
+                               size_t **offset, size_t **psize, size_t *n);
+
 typedef struct kjit__arg_want {
 	char *name;
 	char *type; /* as the spec gives it: "int32", "float2 *" */
@@ -449,9 +469,9 @@ kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args,
 
 /* v's parameters against the arguments kernel k expects (k need not be
  * the kernel that loaded v: kernels of one signature share it), read
- * from the driver by the first check that needs them, never for a kernel
- * that expects no arguments (reading them loads the function, which a
- * lazy module load leaves to the first launch):
+ * by the first check that needs them, never for a kernel that expects no
+ * arguments: from the cubin, else from the driver (asking it loads the
+ * function, which a lazy module load leaves to the first launch):
  * KJIT_ERR_INVALID_ARG with the two side by side when they differ,
  * KJIT_ERR_CUDA when the driver failed to give them. KJIT_OK without
  * expected arguments, or with a driver older than CUDA 12.4 (said once on

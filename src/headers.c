@@ -241,7 +241,7 @@ static struct {
 	char opt[2][PATH_MAX + 2];
 	const char *opts[2];
 	size_t n;
-	char id[2 * PATH_MAX + 96];
+	char id[2 * PATH_MAX + 160];
 } toolkit;
 static pthread_once_t toolkit_once = PTHREAD_ONCE_INIT;
 
@@ -271,8 +271,9 @@ static void find_toolkit(void)
 		}
 		free(text);
 	}
-	snprintf(toolkit.id, sizeof toolkit.id, "cuda-%d cccl-%s %s %s", CUDA_VERSION, cccl,
-	         toolkit.n > 0 ? toolkit.opts[0] : "", toolkit.n > 1 ? toolkit.opts[1] : "");
+	snprintf(toolkit.id, sizeof toolkit.id, "cuda-%d cccl-%s %s %s %s", CUDA_VERSION, cccl,
+	         toolkit.n > 0 ? toolkit.opts[0] : "", toolkit.n > 1 ? toolkit.opts[1] : "",
+	         kjit__std_headers_id());
 }
 
 void kjit__headers_init(void)
@@ -433,9 +434,26 @@ static char *folder_of(const char *path)
 	return kjit__strdup_printf("%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
+/* A standard header that nothing of the kernel's answered: its stand-in,
+ * once, where the toolkit's headers are searched. */
+static int stand_in(walk *w, const char *name)
+{
+	const char *text = w->h->no_default ? NULL : kjit__std_header(name);
+	if (!text)
+		return 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->names[i], name) == 0)
+			return 0;
+	if (!hand(w, name, text, 0))
+		return 1;
+	walk_text(w, text, name, NULL);
+	return w->st != KJIT_OK;
+}
+
 /* One #include: an in-memory header by its exact name, else the
  * including file's folder (#include "..." from a file), else the include
- * dirs in order; a name found nowhere is the toolkit's, or NVRTC's error. */
+ * dirs in order, else a standard header's stand-in; a name found nowhere
+ * is the toolkit's, or NVRTC's error. */
 static int on_include(void *ctx, const char *name, int angle, unsigned line)
 {
 	frame *f = ctx;
@@ -455,7 +473,7 @@ static int on_include(void *ctx, const char *name, int angle, unsigned line)
 		w->files = 1;
 	if (!n_cand || !w->read) {
 		w->unresolved = 1;
-		return 0;
+		return n_cand ? 0 : stand_in(w, name);
 	}
 	long found = -1;
 	for (size_t c = 0; c < n_cand && found < 0; c++) {
@@ -468,7 +486,7 @@ static int on_include(void *ctx, const char *name, int angle, unsigned line)
 	}
 	if (found < 0) {
 		w->unresolved = 1;
-		return 0;
+		return stand_in(w, name);
 	}
 	/* NVRTC takes headers by the name written in #include */
 	for (size_t i = 0; i < w->n; i++)

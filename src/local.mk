@@ -51,9 +51,11 @@ libkjit_core_la_SOURCES = \
 	src/engine.c \
 	src/kernel.c \
 	src/headers.c \
+	src/std_headers.c \
 	src/symbol.c \
 	src/variant.c \
 	src/param_check.c \
+	src/cubin_params.c \
 	src/ptx.c \
 	src/measure.c \
 	src/variant_profile.c

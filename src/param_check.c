@@ -1,4 +1,5 @@
-/* param_check.c - a variant's kernel parameters, as the driver gives them,
+/* param_check.c - a variant's kernel parameters, as the driver gives them
+ * (or, without one, as the cubin records them),
  * against the arguments its spec passes: a spec with one argument too
  * many, or a vector where the kernel takes an int, would otherwise launch
  * and run on garbage. */
@@ -87,17 +88,32 @@ static void say_unchecked(const kjit__cu_api *cu)
 	        "parameters\n", cu->driver_version / 1000, cu->driver_version % 1000 / 10);
 }
 
-/* Reads the offset and size of each of v's parameters (cuFuncGetParamInfo,
- * CUDA 12.4 and later) into v. KJIT_ERR_NOMEM only; the driver's failure
- * is kept for the check to report. */
+/* Reads the offset and size of each of v's parameters into v: from the
+ * cubin, which records them (no driver call, which would also load a
+ * lazily loaded function), else from the driver (cuFuncGetParamInfo,
+ * CUDA 12.4 and later: a PTX binary the driver compiled).
+ * KJIT_ERR_NOMEM only; the driver's failure is kept for the check to
+ * report. */
 static kjit_status read_params(kjit_variant *v)
 {
 	const kjit__cu_api *cu = v->kernel->engine->cu;
 	v->n_params = SIZE_MAX;
 	v->params_cu = CUDA_SUCCESS;
+	size_t n = 0, cap = 0;
+	kjit_status st = kjit__cubin_params(v->cubin, v->size, v->lowered, &v->param_offset,
+	                                    &v->param_size, &n);
+	if (st == KJIT_OK) {
+		v->n_params = n;
+		v->params_from_cubin = 1;
+		return KJIT_OK;
+	}
+	if (st == KJIT_ERR_NOMEM)
+		return st;
 	if (!v->function || !cu || !cu->cuFuncGetParamInfo)
 		return KJIT_OK;
-	size_t n = 0, cap = 0;
+	if ((st = kjit__engine_ctx(v->kernel->engine)) != KJIT_OK)
+		return st;
+	n = 0;
 	for (;;) {
 		size_t off, sz;
 		CUresult r = cu->cuFuncGetParamInfo(v->function, n, &off, &sz);
@@ -152,8 +168,8 @@ static kjit_status mismatch(const kjit_kernel *k, const kjit_variant *v, const s
 		                   : i >= k->n_want ? "  <- no argument"
 		                   : size[i] != k->want[i].size ? "  <- sizes differ" : "");
 	}
-	fprintf(f, "(the driver gives sizes only: a pointer where a 4-byte scalar is expected "
-	        "shows as 8 against 4)");
+	fprintf(f, "(the %s gives sizes only: a pointer where a 4-byte scalar is expected "
+	        "shows as 8 against 4)", v->params_from_cubin ? "cubin" : "driver");
 	if (fclose(f) != 0) {
 		free(text);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -175,9 +191,7 @@ static kjit_status params_of(kjit_variant *v)
 			return KJIT_OK;
 		if (s == PARAMS_UNREAD &&
 		    atomic_compare_exchange_strong(&v->params_state, &s, PARAMS_READING)) {
-			kjit_status st = kjit__engine_ctx(v->kernel->engine);
-			if (st == KJIT_OK)
-				st = read_params(v);
+			kjit_status st = read_params(v);
 			atomic_store_explicit(&v->params_state,
 			                      st == KJIT_OK ? PARAMS_READ : PARAMS_UNREAD,
 			                      memory_order_release);
@@ -190,7 +204,7 @@ static kjit_status params_of(kjit_variant *v)
 kjit_status kjit__variant_check_args(kjit_kernel *k, kjit_variant *v)
 {
 	const kjit__cu_api *cu = k->engine->cu;
-	if (!k->check_args || !v->function || !cu)
+	if (!k->check_args)
 		return KJIT_OK;
 	kjit_status st = params_of(v);
 	if (st != KJIT_OK)
@@ -198,7 +212,8 @@ kjit_status kjit__variant_check_args(kjit_kernel *k, kjit_variant *v)
 	if (v->params_cu != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, v->params_cu, "cuFuncGetParamInfo");
 	if (v->n_params == SIZE_MAX) {
-		say_unchecked(cu);
+		if (cu && v->function)
+			say_unchecked(cu);
 		return KJIT_OK;
 	}
 	size_t n = v->n_params;

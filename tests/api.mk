@@ -5,7 +5,7 @@
 # the selection); test-gpu-launch runs real launches; test-gpu-expect-args:
 # kjit_kernel_expect_args()'s refusals, and on a GPU its check of a variant.
 
-KJIT_API_CPU_TESTS = tests/test-select tests/test-t1-problems
+KJIT_API_CPU_TESTS = tests/test-select tests/test-t1-problems tests/test-args-cubin
 KJIT_API_GPU_TESTS = tests/test-gpu-launch tests/test-gpu-expect-args
 
 check_PROGRAMS += $(KJIT_API_CPU_TESTS) $(KJIT_API_GPU_TESTS)
@@ -18,6 +18,10 @@ tests_test_select_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 tests_test_t1_problems_SOURCES = tests/test-t1-problems.c tests/testutil.h
 tests_test_t1_problems_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_t1_problems_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
+
+tests_test_args_cubin_SOURCES = tests/test-args-cubin.c tests/testutil.h
+tests_test_args_cubin_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_args_cubin_LDADD = $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm -lpthread
 
 tests_test_gpu_launch_SOURCES = tests/test-gpu-launch.c tests/testutil.h
 tests_test_gpu_launch_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -17,6 +17,9 @@
  *  - a tunable kernel takes kjit_tunable_desc.options;
  *  - cub::BlockReduce compiles with no options; with no_default_includes
  *    it is not found, and the message says so;
+ *  - the C and C++ standard headers (math.h, cstdint, type_traits, ...)
+ *    compile through kjit's stand-ins; the kernel's own comes first; the
+ *    stand-ins enter the key;
  *  - a missing header: KJIT_ERR_COMPILE naming it and the including file;
  *  - bad inputs: two headers of one name, an include dir that does not
  *    exist, -I in the flags;
@@ -24,6 +27,8 @@
  */
 #include "testutil.h"
 #include "old-schemas.h"
+
+#include "engine.h"
 
 #include <signal.h>
 
@@ -150,6 +155,72 @@ static void toolkit(const char *dir)
 	CHECK_CONTAINS(kjit_last_error(), "\"cub/block/block_reduce.cuh\" not found");
 	CHECK_CONTAINS(kjit_last_error(), "no_default_includes");
 	OK("no_default_includes: %.160s", kjit_last_error());
+	kjit_engine_close(e);
+}
+
+/* Kernels written for nvcc include the C and C++ standard headers: each
+ * compiles through its stand-in; a header of the kernel's own name comes
+ * first; the stand-ins enter the key. */
+static void standard(const char *dir)
+{
+	char db[TU_PATH], key[33], own_key[33];
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "std.db"), "sm_90", 1);
+	static const char std_src[] =
+		"#include <math.h>\n#include <stdint.h>\n#include <limits.h>\n#include <float.h>\n"
+		"#include <stdio.h>\n#include <assert.h>\n#include <stddef.h>\n#include <cmath>\n"
+		"#include <cstdint>\n#include <climits>\n#include <cfloat>\n#include <limits>\n"
+		"#include <type_traits>\n#include \"math.h\"\n"
+		"extern \"C\" __global__ void k(float *x, uint32_t n) {\n"
+		"  static_assert(std::is_same<int32_t, int>::value, \"int32_t\");\n"
+		"  std::uint64_t big = ULLONG_MAX;\n"
+		"  size_t i = threadIdx.x;\n"
+		"  assert(n > 0);\n"
+		"  if (i < n) x[i] = sqrtf(x[i]) + std::sqrt(2.0f) + (INT_MAX > 0) + (FLT_MAX > 0)\n"
+		"                    + (DBL_EPSILON > 0) + std::numeric_limits<int>::max() + big % 2;\n"
+		"  if (i == 0) printf(\"%u\\n\", n);\n"
+		"}\n";
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create(e, "k", std_src, NULL, 0, &k));
+	CHECK(get(k, key, NULL, NULL) == KJIT_TIER_COMPILED);
+	OK("math.h, stdint.h, limits.h, float.h, stdio.h, assert.h, stddef.h, cmath, cstdint, "
+	   "climits, cfloat, limits, type_traits: sqrtf, std::sqrt, uint32_t, INT_MAX, FLT_MAX, "
+	   "printf, assert, std::numeric_limits, std::is_same compile");
+
+	/* the kernel's own math.h comes first, and makes another key */
+	static const char own_src[] =
+		"#include <math.h>\n#ifndef OWN_MATH\n#error not the kernel's own math.h\n#endif\n"
+		"extern \"C\" __global__ void k(float *x) { x[0] = sqrtf(x[0]) * OWN_MATH; }\n";
+	kjit_header own = { "math.h", "#pragma once\n#define OWN_MATH 2\n" };
+	kjit_kernel_options o;
+	kjit_kernel_options_init(&o);
+	o.headers = &own;
+	o.n_headers = 1;
+	CHECK_OK(kjit_kernel_create_with(e, "k", own_src, NULL, NULL, 0, &o, &k));
+	CHECK(get(k, own_key, NULL, NULL) == KJIT_TIER_COMPILED);
+	CHECK(strcmp(key, own_key) != 0);
+	OK("an in-memory math.h of the kernel's own is used instead: key %s", own_key);
+
+	/* the key holds the stand-ins' hash, as it holds the toolkit's version */
+	kjit__headers *h;
+	CHECK_OK(kjit__headers_make("k", std_src, NULL, "k.cu", NULL, &h));
+	const char *id = kjit__std_headers_id();
+	CHECK(strncmp(id, "std-", 4) == 0 && strlen(id) == 36);
+	CHECK(kjit__headers_identity(h) && strstr(kjit__headers_identity(h), id));
+	kjit__headers_free(h);
+	CHECK(kjit__std_header("math.h") && kjit__std_header("type_traits") &&
+	      !kjit__std_header("vector"));
+	OK("the stand-ins enter the key seed (%s)", id);
+
+	/* without the toolkit's headers, no stand-ins: the include fails */
+	o.headers = NULL;
+	o.n_headers = 0;
+	o.no_default_includes = 1;
+	CHECK_OK(kjit_kernel_create_with(e, "k", std_src, NULL, NULL, 0, &o, &k));
+	kjit_variant_desc d = { 0 };
+	kjit_variant *v = NULL;
+	CHECK_ST(kjit_variant_get(k, &d, &v, NULL), KJIT_ERR_COMPILE);
+	CHECK_CONTAINS(kjit_last_error(), "math.h");
+	OK("no_default_includes: no stand-ins either");
 	kjit_engine_close(e);
 }
 
@@ -364,6 +435,7 @@ int main(int argc, char **argv)
 	kjit_engine_close(e);
 
 	toolkit(dir);
+	standard(dir);
 	tunable(dir, inc);
 	errors(dir, inc);
 	total(dir);

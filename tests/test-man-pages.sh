@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-man-pages: the man pages agree on their date and source (.TH),
-# groff formats each without a warning, and kjit-tune(1) FILES names
-# every example folder that holds a spec.
+# groff formats each without a warning, kjit-tune(1)'s --json error object
+# renders with its quotes, and kjit-tune(1) FILES names every example
+# folder that holds a spec.
 src=${KJIT_SRCDIR:-$(dirname "$0")/..}
 fail=0
 first=
@@ -20,6 +21,12 @@ for page in "$src"/doc/*.1 "$src"/doc/*.3 "$src"/doc/*.5; do
 		[ -z "$warnings" ] || { echo "FAIL: groff warns of ${page##*/}:"; echo "$warnings"; fail=1; }
 	fi
 done
+# JSON as it renders: its quotes kept
+if command -v groff >/dev/null 2>&1; then
+	groff -man -Tutf8 -rLL=250n "$src/doc/kjit-tune.1" 2>/dev/null | sed 's/.\x08//g' |
+		tr -s ' ' | grep -qF '{"spec": PATH, "error": MESSAGE}' ||
+		{ echo "FAIL: kjit-tune(1) --json: the error object renders without its quotes"; fail=1; }
+fi
 files=$(sed -n '/^\.SH FILES/,/^\.SH /p' "$src/doc/kjit-tune.1")
 for spec in "$src"/examples/*/*.json; do
 	d=$(basename "$(dirname "$spec")")

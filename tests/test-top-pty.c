@@ -142,20 +142,25 @@ static int wait_exit(void)
 	TU_FAIL("kjit-top did not exit");
 }
 
-/* TERM=dumb cannot move the cursor: kjit-top says so and points to --once. */
-static void dumb_terminal(void)
+/* TERM=dumb cannot move the cursor, TERM=bogus is no terminal curses
+ * knows: kjit-top says so (not curses) and points to --once. */
+static void unusable_terminal(const char *term, const char *want)
 {
 	char db[TU_PATH], exit_file[TU_PATH], err[TU_PATH];
-	top_test_fill(tu_path(db, dir, "dumb.db"));
+	char name[64];
+	snprintf(name, sizeof name, "%s.db", term);
+	top_test_fill(tu_path(db, dir, name));
 	tu_path(exit_file, dir, "exit");
 	tu_path(err, dir, "dumb.err");
 	unlink(exit_file);
-	CHECK(tmux("new-session -d -s dumb -x 80 -y 24 \"TERM=dumb '%s' --db '%s' 2> '%s';"
-	           " echo \\$? > '%s'\"", top_bin, db, err, exit_file) == 0);
+	CHECK(tmux("new-session -d -s %s -x 80 -y 24 \"TERM=%s '%s' --db '%s' 2> '%s';"
+	           " echo \\$? > '%s'\"", term, term, top_bin, db, err, exit_file) == 0);
 	CHECK(wait_exit() == 1);
 	char *msg = tu_read_file(err, NULL);
-	CHECK_CONTAINS(msg, "TERM=dumb cannot show the live view: use --once or --json");
-	OK("TERM=dumb: exit 1, \"%.*s\"", (int)strcspn(msg, "\n"), msg);
+	CHECK_CONTAINS(msg, want);
+	CHECK_CONTAINS(msg, "use --once or --json");
+	CHECK_MSG(!strstr(msg, "Error opening terminal"), "%s", msg);
+	OK("TERM=%s: exit 1, \"%.*s\"", term, (int)strcspn(msg, "\n"), msg);
 	free(msg);
 }
 
@@ -234,14 +239,15 @@ static void keys_and_resizes(void)
 	SHOWS(2, "gemm_tiled");
 	OK("Esc goes back, a second Esc clears the filter");
 	tmux("send-keys -t top ?");
-	SHOWS(2, "Keys", "filter kernels by name");
+	SHOWS(2, "Keys", "filter kernels by name", "RUNS results: ok ok, ce compile_error,",
+	      "le launch_error", "crashed", "to timeout", "wr wrong_result", "se stopped_early");
 	tmux("send-keys -t top ?");
 	SHOWS(2, "LAUNCHES");
 	tmux("send-keys -t top p");
 	SHOWS(2, "[PAUSED]");
 	tmux("send-keys -t top p");
 	LACKS(2, "[PAUSED]");
-	OK("? shows the help, p pauses and resumes");
+	OK("? shows the help (with the run status codes), p pauses and resumes");
 
 	CHECK(tmux("resize-window -t top -x 80 -y 24") == 0);
 	SHOWS(3, "KERNEL", "saxpy", "launches 25.0/s");
@@ -286,7 +292,19 @@ static void eighty_columns(void)
 	snprintf(args, sizeof args, "--db '%s' --interval 0.2", db_path);
 	start_top(args, 80, 24);
 	SHOWS(5, "hit 90.6% mem 81.2 disk 3.1 ptx 6.2 miss 9.4 | compile p50", "compiles 10/min");
-	OK("80x24: the header shows the cache shares, miss 9.4 among them, first");
+	/* the title and the footer whole: words dropped, none cut */
+	const char *t = screen(), *nl = strchr(t, '\n');
+	CHECK_MSG(nl, "%s", t);
+	size_t len = (size_t)(nl - t);
+	while (len && t[len - 1] == ' ')
+		len--;
+	/* whole words: the line ends with a word of the title's own ending */
+	CHECK_MSG(len > 5 && (memcmp(t + len - 3, " ms", 3) == 0 ||
+	                      memcmp(t + len - 3, ".db", 3) == 0 || t[len - 1] == ')' || len < 78),
+	          "title cut mid-word:\n%.*s", (int)(nl - t), t);
+	SHOWS(1, " kernels\n");
+	OK("80x24: the header shows the cache shares, miss 9.4 among them, first; the title and "
+	   "the footer whole");
 	tmux("send-keys -t top / t i l e 2 Enter Enter");
 	SHOWS(3, "tile2d", "CONFIGURATION", "use_shared=0", "block_size_y=4 ",
 	      "miss 0.0  7e57");
@@ -626,7 +644,9 @@ int main(int argc, char **argv)
 	setenv("TERM", "xterm", 1);
 	unsetenv("TMUX");
 	unsetenv("KJIT_DB");
-	dumb_terminal();
+	unusable_terminal("dumb", "TERM=dumb cannot show the live view: use --once or --json");
+	unusable_terminal("bogus", "kjit-top: TERM=bogus: curses cannot use this terminal for the "
+	                  "live view: use --once or --json");
 	no_power();
 	keys_and_resizes();
 	eighty_columns();

@@ -219,6 +219,74 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "rule out all 40");
 	OK("a fully pruned space: --count and --compile-only exit 3 and say why");
 
+	/* a tight restriction over a space too large to walk: the draws find
+	 * none, and the count says it does not know, not that there are none */
+	char tight[TU_PATH], tight_text[8192];
+	int len = snprintf(tight_text, sizeof tight_text,
+	                   "{\"kernel\": {\"source\": \"%s/saxpy.cu\", \"entry\": \"saxpy\"},"
+	                   " \"parameters\": [", examples);
+	for (int i = 0; i < 6; i++) {
+		len += snprintf(tight_text + len, sizeof tight_text - (size_t)len,
+		                "%s{\"name\": \"P%d\", \"values\": [0", i ? ", " : "", i);
+		for (int v = 1; v < 100; v++)
+			len += snprintf(tight_text + len, sizeof tight_text - (size_t)len, ",%d", v);
+		len += snprintf(tight_text + len, sizeof tight_text - (size_t)len, "]}");
+	}
+	snprintf(tight_text + len, sizeof tight_text - (size_t)len,
+	         "], \"restrictions\": [\"P0*P1*P2*P3*P4*P5 == 7\"]}");
+	tu_write_file(tu_path(tight, dir, "tight.json"), tight_text, strlen(tight_text));
+	RUN(0, &out, "%s --count", tight);
+	CHECK_CONTAINS(out, "valid unknown (none in random draws: estimated at most about 4.58e+07)"
+	               ", product 1000000000000");
+	CHECK_MSG(!strstr(out, "no valid configuration"), "%s", out);
+	RUN(0, &out, "%s --count --json", tight);
+	CHECK_CONTAINS(out, "\"valid\": null, \"product\": 1000000000000, \"estimated\": true, "
+	               "\"relative_error\": null, \"valid_at_most\": 4.58e+07}");
+	OK("--count of 1e12 where draws find none: valid unknown, at most about 4.6e7, exit 0");
+
+	/* a Kernel Tuner hotspot-shaped T1 space: 2.2e7, counted exactly */
+	RUN(0, &out, "%s/tests/t1/hotspot_space.json --count", tu_srcdir());
+	CHECK_CONTAINS(out, "valid 414920, product 22200000\n");
+	OK("--count of the hotspot shape (2.2e7): valid 414920, exact");
+
+	/* an option NVRTC does not take: a warning where nothing compiles, an
+	 * error where something would */
+	char ocl[TU_PATH], ocl_text[TU_PATH + 1024];
+	snprintf(ocl_text, sizeof ocl_text,
+	         "{\"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"block_size_x\","
+	         " \"Type\": \"int\", \"Values\": \"[64, 128]\"}]}, \"KernelSpecification\":"
+	         " {\"Language\": \"CUDA\", \"KernelName\": \"saxpy\", \"KernelFile\":"
+	         " \"%s/saxpy.cu\", \"CompilerOptions\": [\"\", \"-cl-fast-relaxed-math\"],"
+	         " \"ProblemSize\": 1024}}", examples);
+	tu_write_file(tu_path(ocl, dir, "ocl.json"), ocl_text, strlen(ocl_text));
+	RUN(0, &out, "%s --count", ocl);
+	CHECK_CONTAINS(out, "warning: ");
+	CHECK_CONTAINS(out, "KernelSpecification.CompilerOptions: \"-cl-fast-relaxed-math\": not an "
+	               "NVRTC option kjit allows");
+	CHECK_CONTAINS(out, "(the space is counted; nothing can be compiled)");
+	CHECK_CONTAINS(out, "valid 2, product 2");
+	RUN(3, &out, "%s --compile-only --arch sm_90 --db %s/ocl.db", ocl, dir);
+	CHECK_CONTAINS(out, "\"-cl-fast-relaxed-math\": not an NVRTC option kjit allows");
+	OK("CompilerOptions -cl-fast-relaxed-math: --count warns and counts, --compile-only exit 3");
+
+	/* arguments that do not fit the kernel: found in the cubin, without a GPU */
+	static const char *const pools[] = { "threads", "processes" };
+	for (int m = 0; m < 2; m++) {
+		RUN(3, &out, "%s/tests/t1/pnpoly.json --compile-only --arch sm_90 --db %s/pn%d.db "
+		    "--compile-pool %s -j 2", tu_srcdir(), dir, m, pools[m]);
+		CHECK_CONTAINS(out, "its parameters do not match the arguments given (3 parameters, "
+		               "4 arguments)");
+		CHECK_CONTAINS(out, "  -          -     - | n                        int32                "
+		               "4  <- no such parameter");
+		CHECK_CONTAINS(out, "(the cubin gives sizes only");
+		CHECK_MSG(!strstr(out, "failed variant"), "%s", out);
+	}
+	RUN(3, &out, "%s/tests/t1/count_long.json --compile-only --arch sm_90 --db %s/cl.db",
+	    tu_srcdir(), dir);
+	CHECK_CONTAINS(out, "int64                8  <- sizes differ");
+	OK("--compile-only of 4 arguments for 3 parameters, and of an int64 for an int: exit 3 "
+	   "with the table, from the cubin (threads and processes)");
+
 	/* a folder as spec or database, a FIFO as spec, no HOME for the
 	 * default database */
 	RUN(3, &out, "%s --count", dir);

@@ -108,10 +108,12 @@ int main(int argc, char **argv)
 		CHECK(mkdir(tu_path(sub, dir, folders[i]), 0700) == 0);
 	write_in(dir, "inc/tile.h", "#define TILE 4\n");
 	write_in(dir, "extra/file.h", "#define FILE_H 8\n");
+	/* with standard headers, as kernels written for nvcc have them */
 	write_in(dir, "k.cu", "#include \"tile.h\"\n#include <mem.h>\n#include \"lib/file.h\"\n"
+	         "#include <math.h>\n#include <stdint.h>\n#include <limits.h>\n"
 	         "extern \"C\" __global__ void scale(float *x, int n) {\n"
-	         "  int i = blockIdx.x * BLOCK + threadIdx.x;\n"
-	         "  if (i < n) x[i] *= TILE + MEM + FILE_H;\n}\n");
+	         "  uint32_t i = blockIdx.x * BLOCK + threadIdx.x;\n"
+	         "  if (i < (uint32_t)n && n < INT_MAX) x[i] *= sqrtf(TILE + MEM + FILE_H);\n}\n");
 
 	tu_path(spec, dir, "k.json");
 	tu_write_file(spec, kjit_spec, strlen(kjit_spec));
@@ -121,15 +123,18 @@ int main(int argc, char **argv)
 	CHECK(tu_db_int(s, "SELECT count(*) FROM manifests WHERE files LIKE '%/inc/tile.h%'",
 	                NULL) == 2);
 	tu_db_close(s);
-	OK("kjit spec: kernel.include_dirs and kernel.headers; 2 variants compiled, manifests "
-	   "name inc/tile.h");
+	OK("kjit spec: kernel.include_dirs and kernel.headers, and math.h, stdint.h, limits.h; 2 "
+	   "variants compiled, manifests name inc/tile.h");
 
 	write_in(dir, "include/scale.cuh", "#include <detail.cuh>\n");
 	write_in(dir, "detail/detail.cuh", "#define FACTOR 3\n");
-	write_in(dir, "t1.cu", "#include <scale.cuh>\n"
+	write_in(dir, "t1.cu", "#include <scale.cuh>\n#include <cmath>\n#include <cfloat>\n"
+	         "#include <cstdint>\n#include <type_traits>\n#include <assert.h>\n"
 	         "extern \"C\" __global__ void scale(float *x, int n) {\n"
+	         "  static_assert(std::is_same<std::int32_t, int>::value, \"int32_t\");\n"
 	         "  int i = blockIdx.x * block_size_x + threadIdx.x;\n"
-	         "  if (i < n) x[i] *= FACTOR;\n}\n");
+	         "  assert(n > 0);\n"
+	         "  if (i < n) x[i] *= std::sqrt(FACTOR * 1.0f) + (FLT_MAX > 0);\n}\n");
 	tu_path(spec, dir, "t1.json");
 	tu_write_file(spec, t1_spec, strlen(t1_spec));
 	/* from another folder: -I is the spec's folder's, not the current one's */
@@ -145,8 +150,8 @@ int main(int argc, char **argv)
 	CHECK(t1->n_include_dirs == 2 && t1->n_flags == 1);
 	CHECK_STREQ(t1->flags[0], "-std=c++17");
 	kjit__spec_free(t1);
-	OK("T1 spec: CompilerOptions -I include, -Idetail from the spec's folder; 4 variants; "
-	   "-Igone dropped with a warning");
+	OK("T1 spec: CompilerOptions -I include, -Idetail from the spec's folder, and cmath, "
+	   "cfloat, cstdint, type_traits, assert.h; 4 variants; -Igone dropped with a warning");
 
 	bad(dir, "\"include_dirs\": 5", "kernel.include_dirs", "a string or an array of strings");
 	bad(dir, "\"include_dirs\": [\"inc\", \"nowhere\"]", "kernel.include_dirs[1]",

@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 	kjit__spec *spec = tu_spec_from(dir, "k.json",
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
 		" \"parameters\": ["
-		"  {\"name\": \"TB\", \"values\": [1,2,3,4,5]},"
+		"  {\"name\": \"TB\", \"values\": [1,2,3,4,5], \"roles\": [\"block_x\", \"define\"]},"
 		"  {\"name\": \"NA\", \"values\": [\"x\",\"y\",\"z\"]},"
 		"  {\"name\": \"C\", \"values\": [0,1]}],"
 		" \"problems\": [{\"n\": 1024, \"m\": 8}, {\"n\": 4096, \"m\": 8}]}");

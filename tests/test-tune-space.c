@@ -4,7 +4,8 @@
  * block expressions (with products past int64), counting against
  * building, a 1e10 product enumerated lazily, an 8e11 one counted at
  * once, refused whole and sampled uniformly; counts by groups of
- * parameters, and an estimate where a group is too long to walk.
+ * parameters, exact up to 1e8 a group (a T1 hotspot shape among them),
+ * and an estimate where a group is larger, which says when it found none.
  */
 #include "testutil.h"
 
@@ -63,9 +64,10 @@ static void refused(const char *text, const char *why)
 static size_t count_is_build(const kjit__spec *spec, size_t p, const kjit__limits *lim)
 {
 	kjit__space *space;
-	double product, size;
+	kjit__count c;
 	CHECK_OK(kjit__space_build(spec, p, lim, &space));
-	CHECK_OK(kjit__space_count(spec, p, lim, &product, &size, &(double){ 0 }));
+	CHECK_OK(kjit__space_count(spec, p, lim, &c));
+	double product = c.product, size = c.valid;
 	CHECK_MSG(size == (double)space->size && product == space->product,
 	          "count %.0f of %.0f, build %zu of %.0f", size, product, space->size,
 	          space->product);
@@ -106,6 +108,105 @@ static kjit__spec *spec_of_counts(const int *counts, int n, const int *xs, int n
 static double ms_since(uint64_t t0)
 {
 	return (double)(kjit__now_ns() - t0) / 1e6;
+}
+
+/* How many of n digits 0..9 sum to at most max (dynamic programming). */
+static double digit_sums(int n, int max)
+{
+	double ways[91] = { 1 };
+	for (int d = 0; d < n; d++)
+		for (int t = 90; t >= 0; t--) {
+			double w = 0;
+			for (int v = 0; v < 10 && v <= t; v++)
+				w += ways[t - v];
+			ways[t] = w;
+		}
+	double sum = 0;
+	for (int t = 0; t <= max; t++)
+		sum += ways[t];
+	return sum;
+}
+
+/* The hotspot-shaped space of tests/t1/hotspot_space.json, by loops in C. */
+static double hotspot_brute(void)
+{
+	int bx[37] = { 1, 2, 4, 8, 16 };
+	double valid = 0;
+	for (int i = 1; i <= 32; i++)
+		bx[4 + i] = 32 * i;
+	for (int a = 0; a < 37; a++)
+		for (long y = 1; y <= 32; y *= 2)
+			for (long tx = 1; tx <= 10; tx++)
+				for (long ty = 1; ty <= 10; ty++)
+					for (long t = 1; t <= 10; t++)
+						for (long u = 1; u <= 10; u++)
+							for (long sh = 0; sh < 2; sh++)
+								for (long b = 0; b < 5; b++) {
+									long x = bx[a];
+									long smem = (x * tx + t * 2) * (y * ty + t * 2) *
+									            (2 + sh) * 4;
+									valid += x * y >= 32 && t % u == 0 && x * y <= 1024 &&
+									         smem <= 48 * 1024 &&
+									         (b == 0 || smem * b <= 228 * 1024);
+								}
+	return valid;
+}
+
+/* Exact counts of spaces whose groups' products are at most 1e8 (the
+ * hotspot shape of 2.2e7 among them, a Kernel Tuner T1 spec), and a
+ * larger one whose draws find nothing: an estimate that says so. */
+static void exact_counts(void)
+{
+	int counts[12];
+	kjit__count c;
+	for (int i = 0; i < 12; i++)
+		counts[i] = 10;
+	/* two groups of 1e6, each read by one late sum: walked whole,
+	 * their counts multiplied */
+	kjit__spec *spec = spec_of_counts(counts, 12, NULL, 0,
+	                                  ", \"restrictions\": [\"P0+P1+P2+P3+P4+P5 <= 20\","
+	                                  " \"P6+P7+P8+P9+P10+P11 <= 20\"]");
+	uint64_t t0 = kjit__now_ns();
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &c));
+	double want = digit_sums(6, 20) * digit_sums(6, 20);
+	CHECK_MSG(c.rel_error == 0 && c.valid == want && c.product == 1e12,
+	          "%.0f (relative error %g), want %.0f", c.valid, c.rel_error, want);
+	OK("two 1e6 groups, digit sums <= 20: exactly %.0f, in %.0f ms", c.valid, ms_since(t0));
+	kjit__spec_free(spec);
+
+	/* 1e8 in one group, cut early: non-increasing digits, C(17, 8) */
+	spec = spec_of_counts(counts, 8, NULL, 0,
+	                      ", \"restrictions\": [\"P1 <= P0\", \"P2 <= P1\", \"P3 <= P2\","
+	                      " \"P4 <= P3\", \"P5 <= P4\", \"P6 <= P5\", \"P7 <= P6\"]");
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &c));
+	CHECK_MSG(c.rel_error == 0 && c.valid == 24310, "%.0f (%g)", c.valid, c.rel_error);
+	OK("1e8 in one group, non-increasing digits: exactly 24310");
+	kjit__spec_free(spec);
+
+	char path[TU_PATH];
+	snprintf(path, sizeof path, "%s/tests/t1/hotspot_space.json", tu_srcdir());
+	CHECK_OK(kjit__spec_load(path, &spec));
+	t0 = kjit__now_ns();
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &c));
+	double ms = ms_since(t0), brute = hotspot_brute();
+	CHECK_MSG(c.rel_error == 0 && c.valid == brute && c.product == 22200000,
+	          "%.0f of %.0f (relative error %g), brute force %.0f", c.valid, c.product,
+	          c.rel_error, brute);
+	CHECK_MSG(ms < (double)KJIT__COUNT_NS / 1e6, "took %.0f ms", ms);
+	OK("hotspot shape, 2.2e7 product, T1 conditions: exactly %.0f (as brute force) in %.0f ms",
+	   c.valid, ms);
+	kjit__spec_free(spec);
+
+	/* 1e12 in one group, 6 valid: no draw finds one, and the count says
+	 * it does not know rather than none */
+	int hundred[6] = { 100, 100, 100, 100, 100, 100 };
+	spec = spec_of_counts(hundred, 6, NULL, 0,
+	                      ", \"restrictions\": [\"P0*P1*P2*P3*P4*P5 == 7\"]");
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &c));
+	CHECK_MSG(isinf(c.rel_error) && c.upper >= 6 && c.upper < 1e12, "%g, at most %g",
+	          c.rel_error, c.upper);
+	OK("1e12 product, 6 valid: no draw finds one; at most about %.3g", c.upper);
+	kjit__spec_free(spec);
 }
 
 /* a before b in the order of a walk */
@@ -306,7 +407,7 @@ int main(int argc, char **argv)
 	OK("block Y / 2 prunes Y=1 (0 in kjit, 0.5 in Python, an error in dims); block "
 	   "X*1e6 x 2e9 x 5 keeps X <= 512 under an int64 limit");
 	spec->block[0] = "Q";
-	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }, &(double){ 0 }),
+	CHECK_ST(kjit__space_count(spec, 0, NULL, &(kjit__count){ 0 }),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "block[0]");
 	CHECK_CONTAINS(kjit_last_error(), "unknown name 'Q'");
@@ -323,7 +424,7 @@ int main(int argc, char **argv)
 	CHECK_ST(kjit__space_build(spec, 0, NULL, &space), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "restrictions[1]");
 	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-lineinfo)");
-	CHECK_ST(kjit__space_count(spec, 0, NULL, &(double){ 0 }, &(double){ 0 }, &(double){ 0 }),
+	CHECK_ST(kjit__space_count(spec, 0, NULL, &(kjit__count){ 0 }),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "(with n=5, A=2, S=-lineinfo)");
 	OK("a type error stops the walk: %s", kjit_last_error());
@@ -351,11 +452,11 @@ int main(int argc, char **argv)
 	/* 8e11 with no restriction but the block limit on the first parameter */
 	static const int xs[] = { 64, 128, 256, 512, 1024, 2048, 4096, 8192 };
 	spec = spec_of_counts(counts, 11, xs, 8, "");
-	double product, size;
+	kjit__count cnt;
 	t0 = kjit__now_ns();
-	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size, &(double){ 0 }));
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &cnt));
 	ms = ms_since(t0);
-	CHECK_MSG(product == 8e11 && size == 5e11, "%.0f of %.0f", size, product);
+	CHECK_MSG(cnt.product == 8e11 && cnt.valid == 5e11, "%.0f of %.0f", cnt.valid, cnt.product);
 	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
 	OK("8e11 product, block x <= 1024 keeps 5e11, counted in %.3f ms", ms);
 
@@ -391,11 +492,10 @@ int main(int argc, char **argv)
 	 * checks connect multiply, so it counts at once */
 	spec = spec_of_counts(counts, 12, NULL, 0, ", \"restrictions\": [\"P11 <= P10\"]");
 	t0 = kjit__now_ns();
-	double rel = 1;
-	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size, &rel));
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &cnt));
 	ms = ms_since(t0);
-	CHECK_MSG(product == 1e12 && size == 55e10 && rel == 0, "%.0f of %.0f (%g)", size, product,
-	          rel);
+	CHECK_MSG(cnt.product == 1e12 && cnt.valid == 55e10 && cnt.rel_error == 0,
+	          "%.0f of %.0f (%g)", cnt.valid, cnt.product, cnt.rel_error);
 	CHECK_MSG(ms < 2000, "took %.0f ms", ms);
 	OK("1e12 product, P11 <= P10 keeps 5.5e11, counted in %.3f ms", ms);
 	kjit__spec_free(spec);
@@ -405,25 +505,16 @@ int main(int argc, char **argv)
 	 * of ten digits, by dynamic programming) */
 	spec = spec_of_counts(counts, 10, NULL, 0,
 	                      ", \"restrictions\": [\"P0+P1+P2+P3+P4+P5+P6+P7+P8+P9 <= 20\"]");
-	double ways[91] = { 1 };
-	for (int d = 0; d < 10; d++)
-		for (int t = 90; t >= 0; t--) {
-			double w = 0;
-			for (int v = 0; v < 10 && v <= t; v++)
-				w += ways[t - v];
-			ways[t] = w;
-		}
-	double exact = 0;
-	for (int t = 0; t <= 20; t++)
-		exact += ways[t];
+	double exact = digit_sums(10, 20);
 	t0 = kjit__now_ns();
-	CHECK_OK(kjit__space_count(spec, 0, NULL, &product, &size, &rel));
+	CHECK_OK(kjit__space_count(spec, 0, NULL, &cnt));
 	ms = ms_since(t0);
-	CHECK_MSG(rel > 0 && rel < 0.1 && fabs(size / exact - 1) < 5 * rel,
-	          "estimate %.4g, exact %.4g, relative error %.3g", size, exact, rel);
+	CHECK_MSG(cnt.rel_error > 0 && cnt.rel_error < 0.1 &&
+	                  fabs(cnt.valid / exact - 1) < 5 * cnt.rel_error,
+	          "estimate %.4g, exact %.4g, relative error %.3g", cnt.valid, exact, cnt.rel_error);
 	CHECK_MSG(ms < 15000, "took %.0f ms", ms);
 	OK("1e10 in one group, sum <= 20: estimated %.4g (exact %.4g, relative standard error "
-	   "%.2g) in %.0f ms", size, exact, rel, ms);
+	   "%.2g) in %.0f ms", cnt.valid, exact, cnt.rel_error, ms);
 	kjit__spec_free(spec);
 
 	/* about 2e7 with five restrictions, one reading the last parameter:
@@ -449,16 +540,18 @@ int main(int argc, char **argv)
 									         (f % 2 == a % 2 || f == 0) &&
 									         g * (f + 1) <= 3 * n;
 		t0 = kjit__now_ns();
-		CHECK_OK(kjit__space_count(spec, p, NULL, &product, &size, &(double){ 0 }));
+		CHECK_OK(kjit__space_count(spec, p, NULL, &cnt));
 		ms = ms_since(t0);
-		CHECK_MSG(product == 2e7 && size == brute, "n=%lld: %.0f of %.0f, brute force %.0f",
-		          (long long)n, size, product, brute);
+		CHECK_MSG(cnt.product == 2e7 && cnt.valid == brute && cnt.rel_error == 0,
+		          "n=%lld: %.0f of %.0f, brute force %.0f", (long long)n, cnt.valid, cnt.product,
+		          brute);
 		OK("n=%lld: 2e7 product, 5 restrictions keep %.0f (as brute force), counted in "
-		   "%.0f ms", (long long)n, size, ms);
+		   "%.0f ms", (long long)n, cnt.valid, ms);
 	}
 	t0 = kjit__now_ns();
 	size_t built = count_is_build(spec, 1, NULL);
 	OK("n=6: built and counted alike (%zu) in %.0f ms", built, ms_since(t0));
 	kjit__spec_free(spec);
+	exact_counts();
 	return 0;
 }

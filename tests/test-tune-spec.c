@@ -142,8 +142,24 @@ int main(int argc, char **argv)
 	         " \"k.cu\"}}",
 	    "KernelSpecification.KernelName", "expected a string");
 
+	/* a kjit spec where nothing sets the block: said, not launched silently
+	 * as blocks of 1 thread */
+	kjit__spec *spec = tu_spec_from(dir, "noblock.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\":"
+		" [{\"name\": \"T\", \"values\": [1, 2], \"roles\": [\"define\"]}]}");
+	CHECK(spec->n_warnings == 1);
+	CHECK_CONTAINS(spec->warnings[0], "noblock.json: parameters: no parameter has a block_x, "
+	                                  "block_y or block_z role: every launch is a block of 1 "
+	                                  "thread");
+	kjit__spec_free(spec);
+	spec = tu_spec_from(dir, "block.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\":"
+		" [{\"name\": \"B\", \"values\": [32, 64], \"roles\": [\"block_y\"]}]}");
+	CHECK(spec->n_warnings == 0);
+	kjit__spec_free(spec);
+	OK("no block role: a warning that every launch is a block of 1 thread; a block_y role: none");
+
 	char missing[TU_PATH];
-	kjit__spec *spec;
 	tu_path(missing, dir, "none.json");
 	CHECK_ST(kjit__spec_load(missing, &spec), KJIT_ERR_IO);
 	CHECK_CONTAINS(kjit_last_error(), missing);

@@ -551,6 +551,44 @@ static void habits(void)
 	OK("a runaway condition: %s", kjit_last_error());
 }
 
+/* CompilerOptions as other tools' specs write them, and a LocalSize that
+ * names no parameter (an OpenCL GEMM's "X": "block_size_x"). */
+static void options_and_block_names(void)
+{
+	kjit__spec *s = spec_text("opts.json", T1(PB, GS ", \"CompilerOptions\": [\"\", \"-std=c++17\","
+	                                                   " \"\", \"-cl-fast-relaxed-math\"]"));
+	CHECK(s->n_flags == 1 && strcmp(s->flags[0], "-std=c++17") == 0);
+	CHECK(s->unrunnable);
+	CHECK_CONTAINS(s->unrunnable, "KernelSpecification.CompilerOptions: "
+	                              "\"-cl-fast-relaxed-math\": not an NVRTC option kjit allows");
+	OK("CompilerOptions: empty entries dropped; -cl-fast-relaxed-math: %s", s->unrunnable);
+	kjit__spec_free(s);
+	s = spec_text("empty.json", T1(PB, GS ", \"CompilerOptions\": [\"\"]"));
+	CHECK(s->n_flags == 0 && !s->unrunnable && s->n_warnings == 0);
+	kjit__spec_free(s);
+	s = spec_text("ocl.json", T1X(PB, GS ", \"Language\": \"OpenCL\", \"CompilerOptions\":"
+	                                     " [\"-cl-fast-relaxed-math\"]", ""));
+	CHECK(s->unrunnable && strstr(s->unrunnable, "OpenCL kernels are not run"));
+	CHECK_WARNING(s, "KernelSpecification.CompilerOptions",
+	              "\"-cl-fast-relaxed-math\": not an NVRTC option kjit allows");
+	kjit__spec_free(s);
+	OK("CompilerOptions [\"\"]: nothing, silently; an OpenCL spec's own option: a warning");
+
+	s = spec_text("gemm.json", "{\"ConfigurationSpace\": {\"TuningParameters\": ["
+	                           "{\"Name\": \"MWG\", \"Type\": \"int\", \"Values\": \"[16, 32]\"}]},"
+	                           " \"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\":"
+	                           " \"k.cu\", \"LocalSize\": {\"X\": \"block_size_x\", \"Y\":"
+	                           " \"block_size_y\", \"Z\": \"1\"}" GS "}}");
+	CHECK_STREQ(s->block[0], "256");
+	CHECK_STREQ(s->block[1], "1");
+	CHECK_WARNING(s, "KernelSpecification.LocalSize.X", "no parameter is named \"block_size_x\": "
+	              "the block's x is 256, as Kernel Tuner reads a block size it does not find");
+	CHECK_WARNING(s, "KernelSpecification.LocalSize.Y", "the block's y is 1");
+	check_dims(s, "MWG=16", 4, 1, 1, 256, 1, 1, 0);
+	kjit__spec_free(s);
+	OK("LocalSize naming no parameter: Kernel Tuner's 256 x 1, with a warning each");
+}
+
 static void bad_json(void)
 {
 	bad("{\n  \"a\": 1\n  \"b\": 2\n}", "bad.json:3:3", "expected ',' or '}' (got '\"')");
@@ -725,6 +763,7 @@ int main(int argc, char **argv)
 	big_values();
 	warnings_and_keys();
 	habits();
+	options_and_block_names();
 	bad_json();
 	bad_t1();
 	return 0;

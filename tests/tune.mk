@@ -43,7 +43,7 @@ EXTRA_DIST += tests/t1/convolution.json tests/t1/convolution.cu tests/t1/vector_
 	tests/t1/types.json tests/t1/types.cu tests/t1/values.json tests/t1/space-oracle.py \
 	tests/t1/pnpoly.json tests/t1/pnpoly.cu tests/t1/count.cu tests/t1/count_ok.json \
 	tests/t1/count_long.json tests/t1/count_pointer.json tests/t1/stencil.json \
-	tests/t1/stencil.cu tests/t1/huge_space.json
+	tests/t1/stencil.cu tests/t1/huge_space.json tests/t1/hotspot_space.json
 
 tests_test_tune_space_SOURCES = tests/test-tune-space.c tests/testutil.h
 tests_test_tune_space_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)

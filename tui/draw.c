@@ -101,10 +101,31 @@ static void draw_header(WINDOW *w, const top_model *m, const top_ui *ui, const t
 	int width = getmaxx(w);
 	werase(w);
 	/* the power before the path, which can be long enough to push it
-	 * off an 80-column screen */
-	textf(w, 0, A_BOLD | color(ui, PAIR_TITLE), "kjit-top %s  %s%s  %s  %s  frame %.1f ms",
-	      PACKAGE_VERSION, when, ui->paused ? "  [PAUSED]" : "", ui->power ? ui->power : "",
-	      m->path, m->build_ms);
+	 * off an 80-column screen; where the line does not fit, the frame
+	 * time goes, then the path, then the power's reason is cut between
+	 * words, never in one */
+	const char *power = ui->power ? ui->power : "";
+	char title[1024];
+	int n = 0;
+	for (int level = 0; level < 3; level++) {
+		char frame[32] = "";
+		if (level == 0)
+			snprintf(frame, sizeof frame, "  frame %.1f ms", m->build_ms);
+		n = snprintf(title, sizeof title, "kjit-top %s  %s%s  %.300s%s%.600s%s", PACKAGE_VERSION,
+		             when, ui->paused ? "  [PAUSED]" : "", power, level < 2 ? "  " : "",
+		             level < 2 ? m->path : "", frame);
+		if (n <= width)
+			break;
+	}
+	if (n > width && width > 0 && width < (int)sizeof title) {
+		int cut = width;
+		while (cut > 0 && title[cut] != ' ')
+			cut--;
+		while (cut > 0 && title[cut - 1] == ' ')
+			cut--;
+		title[cut > 0 ? cut : width] = '\0';
+	}
+	textf(w, 0, A_BOLD | color(ui, PAIR_TITLE), "%s", title);
 	if (m->state != TOP_DB_OK) {
 		textf(w, 1, A_BOLD | color(ui, PAIR_BAD), "%s", m->message);
 		textf(w, 2, A_NORMAL, "waiting for the database (q quits)");
@@ -248,10 +269,26 @@ static void draw_status(WINDOW *w, const top_model *m, const top_ui *ui)
 	else if (ui->view == TOP_VIEW_DETAIL)
 		textf(w, 0, A_REVERSE, "Up/Down variant  Esc back  p pause  ? help  q quit%s",
 		      ui->paused ? "  [PAUSED]" : "");
-	else
-		textf(w, 0, A_REVERSE, "j/k move  Enter detail  s sort: %s  / filter%s%s  p pause  "
-		      "? help  q quit  | %zu kernels", top_sort_name(ui->sort),
-		      ui->filter[0] ? ": " : "", ui->filter, m->n_kernels);
+	else {
+		/* one space between the keys where two do not fit (80 columns),
+		 * then the keys alone (? names them) */
+		char text[512];
+		const char *sort = top_sort_name(ui->sort), *colon = ui->filter[0] ? ": " : "";
+		for (int level = 0; level < 3; level++) {
+			const char *gap = level ? " " : "  ";
+			int n = level < 2
+			                ? snprintf(text, sizeof text, "j/k move%sEnter detail%ss sort: %s%s/ "
+			                           "filter%s%s%sp pause%s? help%sq quit%s| %zu kernels", gap,
+			                           gap, sort, gap, colon, ui->filter, gap, gap, gap, gap,
+			                           m->n_kernels)
+			                : snprintf(text, sizeof text, "j/k Enter s sort: %s / filter%s%s p ? "
+			                           "help q | %zu kernels", sort, colon, ui->filter,
+			                           m->n_kernels);
+			if (n < getmaxx(w))
+				break;
+		}
+		textf(w, 0, A_REVERSE, "%s", text);
+	}
 	wnoutrefresh(w);
 }
 
@@ -329,6 +366,17 @@ static void draw_help(WINDOW *w)
 	snprintf(history, sizeof history, "History graphs: %d s columns, %d here: the last %d s "
 	         "(at most %d s).", TOP_HISTORY_BUCKET_S, cols, TOP_HISTORY_BUCKET_S * cols,
 	         TOP_HISTORY_BUCKET_S * TOP_HISTORY_N);
+	/* the run status codes, from the table that makes them */
+#define STATUS_TEXT(id, name, abbrev) " " abbrev " " name ","
+	static const char statuses[] = KJIT__RESULT_STATUSES(STATUS_TEXT);
+#undef STATUS_TEXT
+	char codes[2][96];
+	size_t cut = sizeof statuses / 2;
+	while (cut > 0 && statuses[cut] != ' ')
+		cut--;
+	snprintf(codes[0], sizeof codes[0], "  RUNS results:%.*s", (int)cut, statuses);
+	snprintf(codes[1], sizeof codes[1], "               %.*s", (int)(sizeof statuses - cut - 3),
+	         statuses + cut + 1);
 	const char *const text[] = {
 		"Keys",
 		"  Up/Down, j/k    move the selection     PgUp/PgDn, g/G  page, first, last",
@@ -342,6 +390,8 @@ static void draw_help(WINDOW *w)
 		"  BEST: the tuned best (* stale: slower than stored, or another toolkit).",
 		"  RECENT: median of the timed launches of the last minute.",
 		"  DRIFT: RECENT against BEST (yellow > 3%, red > 10%).",
+		codes[0],
+		codes[1],
 		"",
 		history,
 	};

@@ -195,9 +195,11 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	if (!initscr()) {
-		fprintf(stderr, "kjit-top: cannot initialise the terminal (TERM=%s)\n",
-		        term ? term : "");
+	/* newterm(), unlike initscr(), leaves a terminal it cannot open to us */
+	SCREEN *screen = newterm(NULL, stdout, stdin);
+	if (!screen) {
+		fprintf(stderr, "kjit-top: TERM=%s: curses cannot use this terminal for the live "
+		        "view: use --once or --json for a snapshot\n", term);
 		return 1;
 	}
 	cbreak();
@@ -259,6 +261,7 @@ static int run_live(top_model *m, double interval, long iterations, int colors)
 		dirty = 1;
 	}
 	endwin();
+	delscreen(screen);
 	top_power_close(&power);
 	return 0;
 }

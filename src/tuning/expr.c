@@ -1301,6 +1301,7 @@ nomem:
 
 typedef struct ctx {
 	const pool *pool;
+	kjit__expr_budget *budget; /* the spec's, or NULL: not drawn on */
 	const kjit__value *slots;
 	val locals[MAX_LOCALS];
 	uint64_t steps, granted; /* left, and at the start */
@@ -1328,7 +1329,7 @@ static kjit_status step(ctx *c, const node *n, uint64_t count)
 	if (c->steps < count && c->spec_bound) {
 		c->steps = 0; /* the rest is spent: no later evaluation gets a part of it */
 		return eval_fail(c, n, "the expression budget of the spec is spent (%" PRIu64
-		                 " steps in all its evaluations)", c->pool->budget->limit);
+		                 " steps in all its evaluations)", c->budget->limit);
 	}
 	if (c->steps < count)
 		return eval_fail(c, n, "more than %u steps: the evaluation budget is spent",
@@ -1371,8 +1372,8 @@ static void *ctx_alloc(ctx *c, const node *n, size_t count, size_t size, kjit_st
 
 static void ctx_done(ctx *c)
 {
-	if (c->pool->budget)
-		atomic_fetch_add(&c->pool->budget->spent, c->granted - c->steps);
+	if (c->budget)
+		atomic_fetch_add(&c->budget->spent, c->granted - c->steps);
 	for (size_t i = 0; i < c->n_blocks; i++)
 		free(c->blocks[i]);
 	free(c->blocks);
@@ -2388,17 +2389,20 @@ static kjit_status eval(ctx *c, const node *n, val *out)
 	return eval_fail(c, n, "bad node");
 }
 
-static kjit_status run(const kjit__expr *e, const kjit__value *slots, ctx *c, val *out)
+/* shared: the evaluation draws on the spec's budget */
+static kjit_status run(const kjit__expr *e, const kjit__value *slots, int shared, ctx *c,
+                       val *out)
 {
 	c->blocks = NULL;
 	c->n_blocks = c->cap_blocks = 0;
 	c->bytes = 0;
 	c->pool = e->pool;
+	c->budget = shared ? e->pool->budget : NULL;
 	c->slots = slots;
 	c->steps = STEP_BUDGET;
 	c->spec_bound = 0;
-	if (e->pool->budget) {
-		uint64_t limit = e->pool->budget->limit, spent = atomic_load(&e->pool->budget->spent);
+	if (c->budget) {
+		uint64_t limit = c->budget->limit, spent = atomic_load(&c->budget->spent);
 		uint64_t left = spent < limit ? limit - spent : 0;
 		if (left < c->steps) {
 			c->steps = left;
@@ -2409,11 +2413,12 @@ static kjit_status run(const kjit__expr *e, const kjit__value *slots, ctx *c, va
 	return eval(c, e->root, out);
 }
 
-kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, double *out)
+static kjit_status eval_number(const kjit__expr *e, const kjit__value *slots, int shared,
+                               double *out)
 {
 	ctx c; /* run() sets it up: its locals need no clearing */
 	val v;
-	kjit_status st = run(e, slots, &c, &v);
+	kjit_status st = run(e, slots, shared, &c, &v);
 	if (st == KJIT_OK) {
 		if (is_num(&v))
 			*out = as_double(&v);
@@ -2424,6 +2429,16 @@ kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, doubl
 	}
 	ctx_done(&c);
 	return st;
+}
+
+kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, double *out)
+{
+	return eval_number(e, slots, 1, out);
+}
+
+kjit_status kjit__expr_eval_own(const kjit__expr *e, const kjit__value *slots, double *out)
+{
+	return eval_number(e, slots, 0, out);
 }
 
 void kjit__values_free(kjit__value *v, size_t n)
@@ -2440,7 +2455,7 @@ kjit_status kjit__expr_eval_list(const kjit__expr *e, const kjit__value *slots, 
 	val v, list = { .t = V_LIST };
 	*out = NULL;
 	*n = 0;
-	kjit_status st = run(e, slots, &c, &v);
+	kjit_status st = run(e, slots, 1, &c, &v);
 	if (st == KJIT_OK && v.t != V_LIST && v.t != V_RANGE)
 		st = eval_fail(&c, e->root, "the value is a %s, not a list", type_names[v.t]);
 	if (st == KJIT_OK && (st = materialize(&c, e->root, &v, &list)) == KJIT_OK &&

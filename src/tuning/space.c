@@ -55,6 +55,8 @@ typedef struct walker {
 	double count;
 	uint64_t steps;       /* nodes visited, max_steps at most */
 	uint64_t max_steps;
+	uint64_t deadline;    /* kjit__now_ns() the walk ends by, its checks not drawing on
+	                       * the spec's budget; 0: none, they draw on it */
 	int too_large;        /* the walk ran past its budget */
 	/* a count by groups: the parameters that vary and the checks that run
 	 * (NULL: all), and whether the thread limit is among them */
@@ -129,7 +131,8 @@ static kjit_status run_checks(walker *w, long depth, int *ok)
 			continue;
 		const check *c = &w->checks[i];
 		double v;
-		kjit_status st = kjit__expr_eval(c->expr, w->slots, &v);
+		kjit_status st = w->deadline ? kjit__expr_eval_own(c->expr, w->slots, &v)
+		                             : kjit__expr_eval(c->expr, w->slots, &v);
 		if (st != KJIT_OK)
 			return eval_fail(w, depth, st);
 		/* NaN (a division by zero) fails every comparison below */
@@ -288,7 +291,8 @@ static kjit_status walk(walker *w, size_t depth)
 	size_t n_values = w->active && !w->active[depth] ? 1 : p->n_values;
 	for (size_t v = 0; v < n_values; v++) {
 		int ok;
-		if (++w->steps > w->max_steps) {
+		if (++w->steps > w->max_steps ||
+		    (w->deadline && !(w->steps & 0xf) && kjit__now_ns() > w->deadline)) {
 			w->too_large = 1;
 			return KJIT_ERR_NOMEM;
 		}
@@ -448,8 +452,8 @@ static kjit_status sample(walker *w, size_t want, uint64_t seed)
 
 /* ---- counting by groups -------------------------------------------------- */
 
-/* A count walks for a second or so, then estimates what is left from
- * random draws. */
+/* A group too large to count exactly walks for a second or so, then is
+ * estimated from random draws. */
 #define COUNT_STEPS 1000000u
 #define ESTIMATE_DRAWS (1u << 16)
 
@@ -507,13 +511,16 @@ static kjit_status find_groups(const walker *w, size_t *up, size_t *root, size_t
 	return KJIT_OK;
 }
 
-/* The count of group g: a walk within the steps left, else an estimate
- * from random draws (*rel: its relative standard error). */
+/* The count of group g: a walk (whole when exact and its product allows,
+ * else within COUNT_STEPS), else an estimate from random draws (*rel:
+ * its relative standard error, INFINITY when no draw was valid, *upper
+ * then the count it is 95% sure is not passed). */
 static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t threads,
-                               size_t g, uint8_t *active, uint8_t *on, double *out, double *rel)
+                               size_t g, int exact, double *out, double *rel, double *upper)
 {
 	const kjit__spec *s = w->spec;
 	size_t n = s->n_params;
+	uint8_t *active = (uint8_t *)w->active, *on = (uint8_t *)w->check_on;
 	w->deepest = -1;
 	for (size_t j = 0; j < n; j++)
 		active[j] = root_of(up, j) == g;
@@ -528,6 +535,8 @@ static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t
 		w->tail[j] = w->tail[j + 1] * (active[j] ? (double)s->params[j].n_values : 1);
 	w->count = 0;
 	w->too_large = 0;
+	w->steps = 0;
+	w->max_steps = exact && w->tail[0] <= KJIT__COUNT_EXACT_PRODUCT ? UINT64_MAX : COUNT_STEPS;
 	*rel = 0;
 	kjit_status st = walk(w, 0);
 	if (!w->too_large) {
@@ -545,25 +554,29 @@ static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t
 	double p = (double)hits / ESTIMATE_DRAWS;
 	*out = w->tail[0] * p;
 	*rel = hits ? sqrt((1 - p) / (double)hits) : INFINITY;
+	/* none in N draws: p < 3 / N with 95% confidence */
+	*upper = w->tail[0] * (hits ? p : 3.0 / ESTIMATE_DRAWS);
 	return KJIT_OK;
 }
 
-kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
-                              double *product, double *size, double *rel_error)
+/* kjit__space_count(); exact 0: walks only as long as a large group's
+ * (a quick figure for deciding whether a space can be held). */
+static kjit_status count_space(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                               int exact, kjit__count *out)
 {
 	walker w = { 0 };
 	int ok;
 	size_t n = spec->n_params, threads = SIZE_MAX;
 	kjit_status st = walk_prepare(&w, spec, p, limits, 0, &ok);
-	w.max_steps = COUNT_STEPS;
 	size_t *up = calloc(n + 1, sizeof *up), *root = calloc(w.n_checks + 1, sizeof *root);
 	uint8_t *active = calloc(n + 1, 1), *on = calloc(w.n_checks + 1, 1);
 	uint8_t *checked = calloc(n + 1, 1);
 	if (st == KJIT_OK && (!up || !root || !active || !on || !checked))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	*product = w.tail ? w.tail[0] : 0;
-	*size = ok;
-	*rel_error = 0;
+	memset(out, 0, sizeof *out);
+	out->product = w.tail ? w.tail[0] : 0;
+	out->valid = ok;
+	out->upper = ok;
 	if (st == KJIT_OK && ok)
 		st = find_groups(&w, up, root, &threads);
 	/* A group no check reads is one parameter, all of whose values stay:
@@ -575,17 +588,21 @@ kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limi
 		checked[threads] = 1;
 	w.active = active;
 	w.check_on = on;
+	w.deadline = exact ? kjit__now_ns() + KJIT__COUNT_NS : 0;
 	double var = 0;
 	for (size_t g = 0; st == KJIT_OK && ok && g < n; g++) {
 		if (root_of(up, g) != g)
 			continue;
-		double c = (double)spec->params[g].n_values, rel = 0;
+		double c = (double)spec->params[g].n_values, rel = 0, upper = c;
 		if (checked[g])
-			st = count_group(&w, up, root, threads, g, active, on, &c, &rel);
-		*size *= c;
+			st = count_group(&w, up, root, threads, g, exact, &c, &rel, &upper);
+		out->valid *= c;
+		out->upper *= rel > 0 ? upper : c;
 		var += rel * rel;
 	}
-	*rel_error = sqrt(var);
+	out->rel_error = sqrt(var);
+	if (out->rel_error == 0)
+		out->upper = out->valid;
 	walker_free(&w);
 	free(up);
 	free(root);
@@ -593,6 +610,12 @@ kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limi
 	free(on);
 	free(checked);
 	return st;
+}
+
+kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
+                              kjit__count *out)
+{
+	return count_space(spec, p, limits, 1, out);
 }
 
 static _Thread_local size_t sort_width;
@@ -612,10 +635,10 @@ static int cmp_config(const void *a, const void *b)
  * estimate: when its interval is all above). */
 static int surely_too_large(const kjit__spec *spec, size_t p, const kjit__limits *limits)
 {
-	double product, size, rel;
-	if (kjit__space_count(spec, p, limits, &product, &size, &rel) != KJIT_OK)
+	kjit__count c;
+	if (count_space(spec, p, limits, 0, &c) != KJIT_OK)
 		return 0; /* the walk will say what is wrong */
-	return size * (1 - 3 * rel) > (double)KJIT__SPACE_HOLD;
+	return c.valid * (1 - 3 * c.rel_error) > (double)KJIT__SPACE_HOLD;
 }
 
 /* A sample keeps its walker's checks, and room for KJIT__SPACE_GROW more

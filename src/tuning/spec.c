@@ -1074,6 +1074,40 @@ static kjit_status t1_include_dirs(parser *P)
 	return KJIT_OK;
 }
 
+/* T1 CompilerOptions after t1_include_dirs(): empty entries dropped; one
+ * NVRTC does not take (another compiler's, -cl-fast-relaxed-math) makes
+ * the spec one that is counted, with a warning, but not compiled (or,
+ * when it is not compiled anyway, a warning). */
+static kjit_status t1_options(parser *P)
+{
+	static const char path[] = "KernelSpecification.CompilerOptions";
+	kjit__spec *s = P->spec;
+	size_t kept = 0;
+	kjit_status st = KJIT_OK;
+	for (size_t i = 0, used; i < s->n_flags; i += used) {
+		const char *why = *s->flags[i] ? kjit__option_refusal(0, (const char *const *)s->flags + i,
+		                                                      s->n_flags - i, &used)
+		                               : (used = 1, NULL);
+		if (!why && *s->flags[i]) {
+			for (size_t k = 0; k < used; k++)
+				s->flags[kept++] = s->flags[i + k];
+			continue;
+		}
+		if (why && st == KJIT_OK && s->unrunnable)
+			st = warn(P, path, "\"%.160s\": %s: ignored", s->flags[i], why);
+		else if (why && st == KJIT_OK &&
+		         !(s->unrunnable = kjit__strdup_printf("%s: %s: \"%.160s\": %s", P->file, path,
+		                                               s->flags[i], why)))
+			st = nomem();
+		for (size_t k = 0; k < used; k++)
+			free(s->flags[i + k]);
+	}
+	s->n_flags = kept;
+	if (s->flags)
+		s->flags[kept] = NULL;
+	return st;
+}
+
 /* kernel.link: a path or an array of paths and {"path", "kind"} objects;
  * a path's ending gives the kind when none is written. */
 static kjit_status read_link(parser *P, json *v, const char *path)
@@ -1170,9 +1204,16 @@ static kjit_status read_kjit(parser *P)
 	v = kjit__json_get(root, "parameters");
 	if (!v || v->type != KJIT__JSON_ARRAY || v->n == 0)
 		return fail_got(P, "parameters", v, "a non-empty array of parameters");
-	for (size_t i = 0; i < v->n; i++)
+	unsigned roles = 0;
+	for (size_t i = 0; i < v->n; i++) {
 		if ((st = read_kjit_param(P, &v->items[i], index_path(sub, "parameters", i))) != KJIT_OK)
 			return st;
+		roles |= s->params[i].roles;
+	}
+	if (!(roles & (KJIT__ROLE_BLOCK_X | KJIT__ROLE_BLOCK_Y | KJIT__ROLE_BLOCK_Z)) &&
+	    (st = warn(P, "parameters", "no parameter has a block_x, block_y or block_z role: "
+	               "every launch is a block of 1 thread")) != KJIT_OK)
+		return st;
 
 	if ((st = want_strings(P, kjit__json_get(root, "restrictions"), "restrictions",
 	                       &s->restrictions, &s->n_restrictions)) != KJIT_OK)
@@ -1520,6 +1561,31 @@ static kjit_status grid_divisor(parser *P, json *v, const char *path, int used, 
 	return (*out = kjit__buf_done(&b)) ? KJIT_OK : nomem();
 }
 
+/* Kernel Tuner's block where no parameter names it. */
+static const char *const kt_default_block[] = { "256", "1", "1" };
+
+/* A LocalSize entry that is a name no parameter or problem size has:
+ * Kernel Tuner reads a block size name it does not find as its default,
+ * and so does kjit, saying so. */
+static kjit_status t1_block_name(parser *P, int d, const char *path)
+{
+	kjit__spec *s = P->spec;
+	const char *name = s->block[d];
+	size_t len = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+	if (!len || name[len] || isdigit((unsigned char)name[0]) || find_param(P, name) >= 0 ||
+	    check_t1_expr(P, name, path) == KJIT_OK)
+		return KJIT_OK;
+	kjit_status st = warn(P, path, "no parameter is named \"%.64s\": the block's %c is %s, as "
+	                      "Kernel Tuner reads a block size it does not find", name, 'x' + d,
+	                      kt_default_block[d]);
+	char *def = strdup(kt_default_block[d]);
+	if (!def)
+		return nomem();
+	free(s->block[d]);
+	s->block[d] = def;
+	return st;
+}
+
 static kjit_status read_t1_geometry(parser *P, json *ks, const t1_problem *tp)
 {
 	static const char *const axis_keys[] = { "X", "Y", "Z", NULL };
@@ -1557,9 +1623,11 @@ static kjit_status read_t1_geometry(parser *P, json *ks, const t1_problem *tp)
 	for (int d = 0; st == KJIT_OK && d < 3; d++) {
 		char axis[2] = { (char)('X' + d), '\0' }, gd[16], *div = NULL, *g = NULL;
 		/* Kernel Tuner's block without a LocalSize: block_size_x, ... */
-		const char *def = !local && find_param(P, kt_blocks[d]) >= 0 ? kt_blocks[d] : "1";
+		const char *def = local ? "1"
+		                  : find_param(P, kt_blocks[d]) >= 0 ? kt_blocks[d] : kt_default_block[d];
 		key_path(sub, "KernelSpecification.LocalSize", axis);
 		if ((st = want_expr(P, kjit__json_get(local, axis), sub, def, &s->block[d])) != KJIT_OK ||
+		    (st = t1_block_name(P, d, sub)) != KJIT_OK ||
 		    (st = check_t1_expr(P, s->block[d], sub)) != KJIT_OK)
 			break;
 		long k = find_param(P, s->block[d]);
@@ -2248,8 +2316,7 @@ static kjit_status read_t1(parser *P)
 	    (st = want_strings(P, kjit__json_get(ks, "CompilerOptions"),
 	                       "KernelSpecification.CompilerOptions", &s->flags, &s->n_flags)) != KJIT_OK ||
 	    (st = t1_include_dirs(P)) != KJIT_OK ||
-	    (st = check_options(P, "KernelSpecification.CompilerOptions", 0, 0,
-	                        (const char *const *)s->flags, s->n_flags)) != KJIT_OK) {
+	    (st = t1_options(P)) != KJIT_OK) {
 		free_strings(types, n_types);
 		return st;
 	}

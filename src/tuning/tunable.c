@@ -325,8 +325,9 @@ kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char
 	                                         names, spec->n_params, opts, out);
 	free(link);
 	free(names);
-	/* a kernel made from a description has no arguments to check */
-	if (st == KJIT_OK && strcmp(spec->format, "c") != 0 &&
+	/* a kernel made from a description has no arguments to check, nor a
+	 * spec that gives none (it is counted or compiled, not run) */
+	if (st == KJIT_OK && strcmp(spec->format, "c") != 0 && spec->n_args &&
 	    (st = expect_args(*out, spec)) != KJIT_OK) {
 		*out = NULL; /* the engine frees it as it closes */
 		return kjit__engine_fail(e, st);

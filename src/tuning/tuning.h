@@ -229,6 +229,9 @@ kjit_status kjit__expr_split(const kjit__expr *e, kjit__expr ***terms, size_t *n
  * An integer result that does not fit int64 continues as a double. A
  * string or list result, a type error or a spent budget is an error. */
 kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, double *out);
+/* The same, not drawing on the spec's budget: for a walk that bounds its
+ * own time (an exact count). */
+kjit_status kjit__expr_eval_own(const kjit__expr *e, const kjit__value *slots, double *out);
 /* Evaluates an expression whose result is a list (T1 Values): each item
  * a number, a string or a bool, its text Python's str() of it. At most
  * max items. *out (malloc'ed values with malloc'ed text) is the caller's:
@@ -293,15 +296,30 @@ typedef struct kjit__space {
 kjit_status kjit__space_build(const kjit__spec *spec, size_t p, const kjit__limits *limits,
                            kjit__space **out);
 void kjit__space_free(kjit__space *space);
-/* The same walk, storing nothing: *size valid configurations of the
- * *product. The parameters split into groups that checks connect, and
- * the count is the product of the groups' counts; within a group, the
- * parameters after the last one that a check reads multiply in at once.
- * A group that takes more than KJIT__SPACE_STEPS to walk is estimated
- * from random draws: *rel_error is then the estimate's relative standard
- * error (0: exact). */
+/* A space's size: exact where kjit__space_count() could walk it. */
+typedef struct kjit__count {
+	double product;   /* the unconstrained product */
+	double valid;     /* valid configurations */
+	double rel_error; /* 0: valid is exact; else an estimate from random draws and its
+	                   * relative standard error; INFINITY: the draws found none */
+	double upper;     /* with rel_error INFINITY: valid is at most about this (95%) */
+} kjit__count;
+
+/* A count is exact when every group (below) has a product of at most
+ * KJIT__COUNT_EXACT_PRODUCT and the walks end within KJIT__COUNT_NS. */
+#define KJIT__COUNT_EXACT_PRODUCT 1e8
+#define KJIT__COUNT_NS ((uint64_t)10000000000u)
+
+/* The same walk, storing nothing, in *out. The parameters split into
+ * groups that checks connect, and the count is the product of the
+ * groups' counts; within a group, the parameters after the last one that
+ * a check reads multiply in at once. A group is walked whole when its
+ * product is at most KJIT__COUNT_EXACT_PRODUCT (within KJIT__COUNT_NS
+ * for all groups), a larger one while its walk is short; past those it
+ * is estimated from random draws. Exact counts beyond 2^53 round as
+ * doubles do. */
 kjit_status kjit__space_count(const kjit__spec *spec, size_t p, const kjit__limits *limits,
-                              double *product, double *size, double *rel_error);
+                              kjit__count *out);
 const uint16_t *kjit__space_config(const kjit__space *space, size_t index);
 /* The index of a configuration, or -1 when it is not in the space. */
 int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
