@@ -50,8 +50,11 @@ EXTRA_DIST += tests/test-db-rules.sh
 # (clang only; .ci/run runs a fixed number of inputs)
 EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-spec.c \
 	tests/fuzz/fuzz-tune.c tests/fuzz/fuzz-store.c tests/fuzz/fuzz-replay.c tests/fuzz/fuzz-wire.c \
+	tests/fuzz/fuzz-cubin.c \
 	tests/fuzz/expr.dict tests/fuzz/spec.dict tests/fuzz/store.dict tests/fuzz/replay.dict \
-	tests/fuzz/wire.dict \
+	tests/fuzz/wire.dict tests/fuzz/cubin.dict \
+	tests/fuzz/cubin-seeds/mixed tests/fuzz/cubin-seeds/none tests/fuzz/cubin-seeds/one-pointer \
+	tests/fuzz/cubin-seeds/struct \
 	tests/fuzz/expr-seeds/condition.txt tests/fuzz/expr-seeds/empty-comprehension.txt \
 	tests/fuzz/expr-seeds/empty-repeat-kjit.txt tests/fuzz/expr-seeds/empty-repeat.txt \
 	tests/fuzz/expr-seeds/escapes.txt tests/fuzz/expr-seeds/kjit.txt \
