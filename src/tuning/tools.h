@@ -54,13 +54,10 @@
 
 /* kjit-top: */
 #define KJIT_TOOLS_TOP(X) \
-	/* strings, the environment, a hash table, statistics (base.h) */ \
-	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_str) X(kjit__env) \
-	X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
-	/* the store's path, its rules and words (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__store_check_name) X(kjit__store_check_path) \
-	X(kjit__store_check_version) X(kjit__store_check_schema) X(kjit__store_harden) \
-	X(kjit__event_kind_name) X(kjit__event_kind_parse) \
+	/* the environment, a hash table, statistics (base.h) */ \
+	X(kjit__env) X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
+	/* the store's path, a reader's connection, its words (base.h, store_schema.h) */ \
+	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__event_kind_name) X(kjit__event_kind_parse) \
 	X(kjit__result_status_name) X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
 	X(kjit__profile_clear) X(kjit__profile_peak) \
