@@ -18,7 +18,7 @@
 #define KJIT_TOOLS_TUNE(X) \
 	/* strings, errors, files, the clock, the environment (base.h) */ \
 	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) \
-	X(kjit__error) X(kjit__error_msg) X(kjit__strdup_printf) X(kjit__env) \
+	X(kjit__error) X(kjit__strdup_printf) X(kjit__env) \
 	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) X(kjit__read_file) \
 	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
 	/* the generator (base.h) */ \
@@ -43,8 +43,8 @@
 	X(kjit__space_build) X(kjit__space_free) X(kjit__space_count) \
 	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) \
 	X(kjit__space_config_json) X(kjit__config_json) X(kjit__problem_json) \
-	X(kjit__problem_key) X(kjit__param_value_index) X(kjit__expr_parse) \
-	X(kjit__expr_eval) X(kjit__expr_free) X(kjit__config_desc_make) \
+	X(kjit__problem_key) X(kjit__param_value_index) X(kjit__spec_generate) \
+	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
 	X(kjit__arch_is_virtual) X(kjit__cu_fail) X(kjit__cu_uuid_text) \
