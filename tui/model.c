@@ -1080,7 +1080,7 @@ static void read_profile(sqlite3_stmt *st, int col, top_variant *v)
 	v->flop_per_s = p.flop_per_s;
 	v->occupancy = p.achieved_occupancy;
 	v->energy_j = p.energy_j;
-	v->peak = kjit__profile_peak(&p, &rate, &what);
+	v->peak = kjit_profile_peak(&p, &rate, &what);
 }
 
 /* Tuning results of the kernel, fastest first. */

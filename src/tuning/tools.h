@@ -32,7 +32,7 @@
 	X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
 	X(kjit__profile_clear) X(kjit__profile_fields) X(kjit__profile_get) \
-	X(kjit__profile_peak) X(kjit__profile_set) X(kjit__profile_sql_columns) \
+	X(kjit__profile_set) X(kjit__profile_sql_columns) \
 	X(kjit__profile_sql_read) \
 	/* the record room (record.h) */ \
 	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
@@ -60,7 +60,7 @@
 	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__event_kind_name) X(kjit__event_kind_parse) \
 	X(kjit__result_status_name) X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
-	X(kjit__profile_clear) X(kjit__profile_peak) \
+	X(kjit__profile_clear) \
 	/* NVML's power reading (instr.h) */ \
 	X(kjit__nvml_open_uuid) X(kjit__nvml_name) X(kjit__nvml_power_w) \
 	X(kjit__nvml_close)
