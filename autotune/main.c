@@ -728,8 +728,8 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 	if (st == KJIT_OK && !o->device_key)
 		st = kt_results_only_device(res, sig, &dev);
 	if (st == KJIT_OK)
-		st = kt_results_load(res, space, sig, o->device_key ? o->device_key : dev, obj,
-		                     NULL, ignored);
+		st = kt_results_load(res, space, sig, o->device_key ? o->device_key : dev,
+		                     kt_objective_of(&o->tune, spec), obj, NULL, ignored);
 	free(sig);
 	free(dev);
 	kt_results_close(res);

@@ -233,10 +233,12 @@ static void engine_sampler(void *ctx, kjit__telemetry *t)
 	}
 	pthread_mutex_lock(&e->lock);
 	for (kjit_kernel *k = e->kernels; k; k = k->next) {
-		uint64_t hits = k->memory_hits - k->reported_hits;
+		uint64_t all_hits = k->memory_hits +
+		                    atomic_load_explicit(&k->given_hits, memory_order_relaxed);
+		uint64_t hits = all_hits - k->reported_hits;
 		uint64_t launches = atomic_load_explicit(&k->launches, memory_order_relaxed);
 		uint64_t new_launches = launches - k->reported_launches;
-		k->reported_hits = k->memory_hits;
+		k->reported_hits = all_hits;
 		k->reported_launches = launches;
 		if (hits)
 			kjit__engine_event(e, KJIT__EV_CACHE, k, NULL, KJIT__TIER_MEMORY, NAN,
@@ -540,6 +542,9 @@ kjit_status kjit_engine_get_stats(const kjit_engine *e, kjit_engine_stats *out)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_get_stats: NULL argument");
 	pthread_mutex_lock((pthread_mutex_t *)&e->lock);
 	*out = e->stats;
+	/* the hits of descriptors as given, counted without the lock */
+	for (const kjit_kernel *k = e->kernels; k; k = k->next)
+		out->memory_hits += atomic_load_explicit(&k->given_hits, memory_order_relaxed);
 	pthread_mutex_unlock((pthread_mutex_t *)&e->lock);
 	return KJIT_OK;
 }

@@ -257,11 +257,13 @@ struct kjit_kernel {
 	kjit__headers *headers;
 	char signature[33];
 	uint64_t key_seed; /* hash of the signature and the NVRTC identity */
-	uint64_t memory_hits, reported_hits;      /* under the engine lock */
+	uint64_t memory_hits, reported_hits;      /* under the engine lock (reported: with given_hits) */
 	/* variants by the hash of a descriptor as the caller wrote it, put
 	 * there once that descriptor was checked and its variant found: a
-	 * hit costs a hash and a probe (vtable.c); under the engine lock */
-	kjit__table given;
+	 * hit costs a hash and a probe without a lock (vtable.c); written
+	 * under the engine lock. given_hits: its hits (relaxed: a count) */
+	kjit__atable given;
+	atomic_uint_fast64_t given_hits;
 	atomic_uint_fast64_t launches;            /* relaxed: a count, not an order */
 	uint64_t reported_launches;               /* the telemetry sampler's */
 	struct kjit__tunable *tun;                /* NULL for a plain kernel */
@@ -292,9 +294,9 @@ kjit_variant *kjit__vtable_insert(kjit__table *t, kjit_variant *v);
 /* The variant a kernel's given table holds for a descriptor's hash, NULL
  * when none; kjit__given_insert() adds one (a full table, or no memory,
  * leaves it out: the caller's slow path still finds the variant). */
-kjit_variant *kjit__given_find(const kjit__table *t, kjit__hash128 given);
-void kjit__given_insert(kjit__table *t, kjit__hash128 given, kjit_variant *v);
-void kjit__given_free(kjit__table *t);
+kjit_variant *kjit__given_find(const kjit__atable *t, kjit__hash128 given);
+void kjit__given_insert(kjit__atable *t, kjit__hash128 given, kjit_variant *v);
+void kjit__given_free(kjit__atable *t);
 
 struct kjit_engine {
 	kjit__store *store;

@@ -718,18 +718,13 @@ static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_v
 		                   "be NULL");
 	kjit_engine *e = k->engine;
 	/* Hot path: a descriptor this kernel has seen, checked and found is
-	 * found again by the hash of its bytes and one probe under the lock. */
+	 * found again by the hash of its bytes and one probe, no lock. */
 	kjit__hash128 given;
 	int memo = given_hash(k, desc, &given);
 	if (memo) {
-		pthread_mutex_lock(&e->lock);
 		kjit_variant *v = kjit__given_find(&k->given, given);
 		if (v) {
-			e->stats.memory_hits++;
-			k->memory_hits++;
-		}
-		pthread_mutex_unlock(&e->lock);
-		if (v) {
+			atomic_fetch_add_explicit(&k->given_hits, 1, memory_order_relaxed);
 			*out = v;
 			if (tier)
 				*tier = KJIT_TIER_MEMORY;

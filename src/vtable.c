@@ -57,27 +57,28 @@ static uint64_t given_hash(const void *ctx, uintptr_t item)
 	return ((const given *)item)->h.lo;
 }
 
-kjit_variant *kjit__given_find(const kjit__table *t, kjit__hash128 h)
+kjit_variant *kjit__given_find(const kjit__atable *t, kjit__hash128 h)
 {
-	const given *g = (const given *)kjit__table_find(t, h.lo, given_is, &h);
+	const given *g = (const given *)kjit__atable_find(t, h.lo, given_is, &h);
 	return g ? g->v : NULL;
 }
 
-void kjit__given_insert(kjit__table *t, kjit__hash128 h, kjit_variant *v)
+void kjit__given_insert(kjit__atable *t, kjit__hash128 h, kjit_variant *v)
 {
-	if (t->count >= GIVEN_MAX || kjit__table_find(t, h.lo, given_is, &h))
+	if (kjit__atable_count(t) >= GIVEN_MAX || kjit__atable_find(t, h.lo, given_is, &h))
 		return;
 	given *g = malloc(sizeof *g);
 	if (!g)
 		return;
 	*g = (given){ h, v };
-	if (kjit__table_insert(t, h.lo, (uintptr_t)g, given_hash, NULL) != KJIT_OK)
+	if (kjit__atable_insert(t, h.lo, (uintptr_t)g, given_hash, NULL) != KJIT_OK)
 		free(g);
 }
 
-void kjit__given_free(kjit__table *t)
+void kjit__given_free(kjit__atable *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		free((given *)t->slots[i]);
-	kjit__table_free(t);
+	kjit__atable_gen *g = atomic_load_explicit(&t->now, memory_order_relaxed);
+	for (size_t i = 0; g && i < g->cap; i++)
+		free((given *)atomic_load_explicit(&g->slots[i], memory_order_relaxed));
+	kjit__atable_free(t);
 }

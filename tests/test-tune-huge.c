@@ -23,18 +23,8 @@
 
 #define MEMORY_MB 256
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 /* the address-space limit of the --count run: none under a sanitizer */
-#define LIMIT (SANITIZED ? "true" : "ulimit -v 262144")
+#define LIMIT (KJIT__SANITIZED ? "true" : "ulimit -v 262144")
 
 static char tool[TU_PATH], huge[TU_PATH], saxpy[TU_PATH], dir[TU_PATH];
 
@@ -101,7 +91,7 @@ static void test_totals(void)
 	CHECK(fclose(f) == 0);
 	RUN(3, "exec '%s' '%s' --count", tool, spec);
 	CHECK_CONTAINS(out, "headers of one spec or kernel would pass 256 MiB in all");
-	CHECK_MSG(SANITIZED || rss < 512, "%.0f MB resident", rss);
+	CHECK_MSG(KJIT__SANITIZED || rss < 512, "%.0f MB resident", rss);
 	OK("a header of 8 MiB named 200 times: refused at 256 MiB in all, %.0f MB resident", rss);
 
 	int fd = open(tu_path(path, dir, "big.ltoir"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -120,7 +110,7 @@ static void test_totals(void)
 	rc = run_measured(cmd, out, sizeof out, &rss, &secs);
 	CHECK_MSG(rc != 0, "exit 0:\n%s", out);
 	CHECK_CONTAINS(out, "link inputs of one spec or kernel would pass 1024 MiB in all");
-	CHECK_MSG(SANITIZED || rss <= MEMORY_MB, "%.0f MB resident", rss);
+	CHECK_MSG(KJIT__SANITIZED || rss <= MEMORY_MB, "%.0f MB resident", rss);
 	OK("8 link inputs naming one file of 250 MiB: refused at 1024 MiB in all before any is "
 	   "read (exit %d), %.0f MB resident", rc, rss);
 }
@@ -180,7 +170,7 @@ int main(int argc, char **argv)
 	RUN(0, "exec '%s' '%s' --compile-only --budget 20 --arch sm_90 -j 1 --db '%s/h.db'",
 	    tool, huge, dir);
 	CHECK_CONTAINS(out, "variants 20: compiled 20, cached 0, failed 0 (arch sm_90");
-	CHECK_MSG(SANITIZED || rss <= MEMORY_MB, "--compile-only --budget 20: %.0f MB resident", rss);
+	CHECK_MSG(KJIT__SANITIZED || rss <= MEMORY_MB, "--compile-only --budget 20: %.0f MB resident", rss);
 	double first = rss;
 	RUN(0, "exec '%s' '%s' --compile-only --budget 20 --arch sm_90 -j 1 --db '%s/h.db'",
 	    tool, huge, dir);
@@ -196,7 +186,7 @@ int main(int argc, char **argv)
 	RUN(3, "exec '%s' '%s' --compile-only --arch sm_90 --db '%s/h.db'", tool, huge, dir);
 	CHECK_CONTAINS(out, "the space is too large to hold whole");
 	CHECK_CONTAINS(out, "give a budget");
-	CHECK_MSG(secs < 10 && (SANITIZED || rss <= MEMORY_MB), "refusing took %.1f s and %.0f MB",
+	CHECK_MSG(secs < 10 && (KJIT__SANITIZED || rss <= MEMORY_MB), "refusing took %.1f s and %.0f MB",
 	          secs, rss);
 	double refused = secs;
 	char csv[TU_PATH];

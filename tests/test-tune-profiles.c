@@ -341,6 +341,60 @@ static void test_best(kt_results *r, sqlite3 *db)
 /* Online tuning records its search through the same room: the search's
  * choice becomes the best, chosen by time, and a result it measures again
  * keeps no profile of the measurement before. */
+/* What a run under each objective knows of a store: a failure under all,
+ * a time under time alone, a profiled result with its energy under all;
+ * the table holds each objective's score. */
+static void test_load(kt_results *r)
+{
+	static const char src[] = "extern \"C\" __global__ void k(float *x) { x[0] = 1; }\n";
+	char path[TU_PATH];
+	tu_write_file(tu_path(path, dir, "load.cu"), src, strlen(src));
+	kjit__spec *spec = tu_spec_from(dir, "load.json",
+		"{\"kernel\": {\"source\": \"load.cu\", \"entry\": \"k\"},"
+		" \"parameters\": [{\"name\": \"B\", \"values\": [1, 2, 3, 4]}],"
+		" \"problems\": [{\"n\": 9}]}");
+	kjit__space *space;
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
+	CHECK(space->size == 4);
+	char *prob = kjit__problem_json(&spec->problems[0]);
+	kjit__run *run = start(r, prob, KJIT__OBJ_TIME);
+	kjit__eval timed = eval_ok("{\"B\":1}", 50), profiled = eval_profiled("{\"B\":2}", 100, 5);
+	kjit__eval failed = eval_ok("{\"B\":3}", NAN);
+	failed.status = "launch_error";
+	CHECK_OK(kt_results_record(r, run, &timed, NULL, NULL));
+	CHECK_OK(kt_results_record(r, run, &profiled, NULL, NULL));
+	CHECK_OK(kt_results_record(r, run, &failed, NULL, NULL));
+	kjit__run_free(run);
+	static const struct {
+		kjit__objective by;
+		uint8_t have[4];
+		double score[4];
+	} want[] = {
+		{ KJIT__OBJ_TIME, { 1, 1, 1, 0 }, { 50, 100, INFINITY, INFINITY } },
+		{ KJIT__OBJ_ENERGY, { 0, 1, 1, 0 }, { INFINITY, 5, INFINITY, INFINITY } },
+		{ KJIT__OBJ_EDP, { 0, 1, 1, 0 }, { INFINITY, 500, INFINITY, INFINITY } },
+	};
+	for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+		double *score;
+		uint8_t *have;
+		CHECK_OK(kt_results_load(r, space, "sig", "dev", want[w].by, &score, &have, NULL));
+		for (size_t i = 0; i < 4; i++) {
+			size_t at = (size_t)kjit__space_config(space, i)[0]; /* B's index */
+			CHECK_MSG(have[i] == want[w].have[at] && score[i] == want[w].score[at],
+			          "under %s, B=%zu: have %d score %g, expected %d %g",
+			          kjit__objective_name(want[w].by), at + 1, have[i], score[i],
+			          want[w].have[at], want[w].score[at]);
+		}
+		free(score);
+		free(have);
+	}
+	free(prob);
+	kjit__space_free(space);
+	kjit__spec_free(spec);
+	OK("a store loaded under time, energy and edp: a time alone is known under time only, "
+	   "a profiled result under each with its own score, a failure under all");
+}
+
 static void test_online(const char *path, kt_results *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":7}";
@@ -479,6 +533,7 @@ int main(int argc, char **argv)
 	sqlite3 *db = tu_db_open(path);
 	test_store(r, db);
 	test_best(r, db);
+	test_load(r);
 	test_online(path, r, db);
 	test_export(r, db);
 	tu_db_close(db);

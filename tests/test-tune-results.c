@@ -530,7 +530,7 @@ int main(int argc, char **argv)
 	double *obj;
 	uint8_t *have;
 	size_t ignored;
-	CHECK_OK(kt_results_load(r, space, sig, dev, &obj, &have, &ignored));
+	CHECK_OK(kt_results_load(r, space, sig, dev, KJIT__OBJ_TIME, &obj, &have, &ignored));
 	CHECK(ignored == 0);
 	size_t n_have = 0;
 	for (size_t i = 0; i < space->size; i++)
@@ -582,7 +582,7 @@ int main(int argc, char **argv)
 		e.device_uuid = i % 2 ? "GPU-3f9d7b25" : NULL;
 		CHECK_OK(kt_results_record(r, run1, &e, NULL, NULL));
 	}
-	CHECK_OK(kt_results_load(r, space1, sig, dev, &obj, NULL, &ignored));
+	CHECK_OK(kt_results_load(r, space1, sig, dev, KJIT__OBJ_TIME, &obj, NULL, &ignored));
 	for (size_t i = 0; i < space1->size; i++)
 		CHECK(i % 7 == 3 ? isinf(obj[i]) : obj[i] == synthetic(space1, i));
 	kt_replay_result rr;
@@ -739,7 +739,8 @@ int main(int argc, char **argv)
 		               " (SELECT min(rowid) FROM results)");
 		double *o2;
 		size_t ign2;
-		CHECK_ST(kt_results_load(r, space, sig, dev, &o2, NULL, &ign2), KJIT_ERR_DB);
+		CHECK_ST(kt_results_load(r, space, sig, dev, KJIT__OBJ_TIME, &o2, NULL, &ign2),
+		         KJIT_ERR_DB);
 		CHECK_CONTAINS(kjit_last_error(), "loading results");
 		OK("a configuration that is not JSON: KJIT_ERR_DB, \"%s\"", kjit_last_error());
 		char *fix = sqlite3_mprintf("UPDATE results SET config = %Q WHERE rowid ="

@@ -127,8 +127,8 @@ kjit_status kt_results_best_rechoose(kt_results *r, const kjit__run *run)
 /* A row's configuration is matched to the space by each parameter's
  * value (json_extract), compared as text, else as a number. */
 kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char *signature,
-                            const char *device_key, double **objective, uint8_t **have,
-                            size_t *ignored)
+                            const char *device_key, kjit__objective by, double **objective,
+                            uint8_t **have, size_t *ignored)
 {
 	const kjit__spec *spec = space->spec;
 	char *problem = kjit__problem_json(&spec->problems[space->problem]);
@@ -149,8 +149,11 @@ kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char 
 		obj[i] = INFINITY;
 	sqlite3_stmt *q = NULL;
 	kjit__store_lock(r->store);
-	st = prep(r, "SELECT config, status, objective FROM results WHERE signature = ?1 AND"
-	             " device_key = ?2 AND problem = ?3", &s, "loading results");
+	char sql[512];
+	snprintf(sql, sizeof sql, "SELECT r.config, r.status, %s FROM results r LEFT JOIN "
+	         KJIT__T_PROFILES " p ON p.result_id = r.id WHERE r.signature = ?1 AND"
+	         " r.device_key = ?2 AND r.problem = ?3", kjit__objective_sql(by));
+	st = prep(r, sql, &s, "loading results");
 	if (st == KJIT_OK &&
 	    (st = prep(r, "SELECT json_extract(?1, '$.\"' || ?2 || '\"')", &q,
 	               "reading a configuration")) != KJIT_OK)
@@ -192,14 +195,16 @@ kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char 
 				ign++;
 				continue;
 			}
-			hv[idx] = 1;
+			/* a failure is known under every objective; a success only
+			 * with the objective's figure (energy measured, for energy) */
 			const char *status = (const char *)sqlite3_column_text(s, 1);
-			if (status && strcmp(status, "ok") == 0 &&
-			    sqlite3_column_type(s, 2) != SQLITE_NULL) {
+			int ok = status && strcmp(status, "ok") == 0;
+			if (ok && sqlite3_column_type(s, 2) != SQLITE_NULL) {
 				double o = sqlite3_column_double(s, 2);
 				if (o < obj[idx])
 					obj[idx] = o;
 			}
+			hv[idx] |= !ok || sqlite3_column_type(s, 2) != SQLITE_NULL;
 		}
 		if (rc != SQLITE_DONE)
 			st = kjit__store_fail(r->store, rc, "loading results");

@@ -34,15 +34,17 @@ kjit_status kt_run_finish(kt_results *r, const kjit__run *run, const char *statu
 kjit_status kt_results_record(kt_results *r, const kjit__run *run, const kjit__eval *e,
                               int64_t *result_id, int *improved);
 
-/* The objective table of space for (signature, device_key, problem):
- * *objective (space->size doubles) holds each configuration's objective,
- * INFINITY for a failure or no result; *have (may be NULL) marks the
- * configurations with a result of any status (resume skips them unless
- * --force). With several l2 rows, the lowest objective counts.
- * Rows outside the space are counted in *ignored (may be NULL). */
+/* The objective table of space for (signature, device_key, problem)
+ * under objective by: *objective (space->size doubles) holds each
+ * configuration's score (kjit__objective_sql()), INFINITY for a failure
+ * or no score; *have (may be NULL) marks the configurations known under
+ * by (resume skips them unless --force): a failure, or a success with
+ * the objective's figure, so that a result measured for time alone is
+ * measured again for energy. With several l2 rows, the lowest score
+ * counts. Rows outside the space are counted in *ignored (may be NULL). */
 kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char *signature,
-                            const char *device_key, double **objective, uint8_t **have,
-                            size_t *ignored);
+                            const char *device_key, kjit__objective by, double **objective,
+                            uint8_t **have, size_t *ignored);
 
 /* The device key of the results of signature when exactly one is
  * present; *out malloc'ed. */

@@ -40,6 +40,10 @@ typedef struct kt_tune_opts {
 	kt_profile_mode profile; /* --profile; the workers have it (kt_meas_opts) */
 } kt_tune_opts;
 
+/* What a run of o on spec minimises: --objective, else the spec's metric
+ * (gbps and gflops order as time does), else time. */
+kjit__objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec);
+
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);
 

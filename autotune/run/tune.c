@@ -59,6 +59,7 @@ typedef struct problem_run {
 	double best_median;
 	double best_gbps, best_gflops; /* its rates (spec bytes, flops), NAN unknown */
 	kjit__objective best_objective; /* the objective that chose it */
+	int unmet;             /* ok results, none with the objective's figure: no best */
 	int has_profile;       /* best_profile is the best's (reasons NULL) */
 	kjit_profile best_profile;
 	char *rejected_text, *rejected_json; /* wrong results: the summary's words */
@@ -185,7 +186,8 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
 }
 
 /* The problem's best row and its profile, when there is one; an energy
- * objective that no ok result could meet is said once. */
+ * objective that no ok result could meet leaves the problem unmet, said
+ * once. */
 static void read_best(tuner *t, problem_run *pr)
 {
 	const char *sig = kjit_kernel_signature(t->kernel), *dev = t->hello->device_key;
@@ -197,8 +199,9 @@ static void read_best(tuner *t, problem_run *pr)
 		                             &pr->has_profile);
 	if (st != KJIT_OK && st != KJIT_ERR_NOT_FOUND)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
-	if (st == KJIT_ERR_NOT_FOUND && t->objective != KJIT__OBJ_TIME &&
-	    pr->counts[KJIT__RS_OK] && !t->said_no_energy) {
+	pr->unmet = st == KJIT_ERR_NOT_FOUND && t->objective != KJIT__OBJ_TIME &&
+	            pr->counts[KJIT__RS_OK];
+	if (pr->unmet && !t->said_no_energy) {
 		t->said_no_energy = 1;
 		fprintf(stderr, "kjit-tune: objective %s: no result has an energy measurement, so "
 		        "none can be the best (energy needs NVML on the GPU's host; see --profile "
@@ -556,8 +559,8 @@ static int search_open(tuner *t, search *s)
 	kjit__run_desc d = { sig, t->hello->device_key, spec->entry, t->o->spec_path,
 		             t->strategy->name, pr->problem_json, (int64_t)s->n, t->objective };
 	if (kt_run_start(t->res, &d, &s->run) != KJIT_OK ||
-	    kt_results_load(t->res, space, sig, t->hello->device_key, &s->known, &s->have, NULL) !=
-	            KJIT_OK)
+	    kt_results_load(t->res, space, sig, t->hello->device_key, t->objective, &s->known,
+	                    &s->have, NULL) != KJIT_OK)
 		return -2;
 	pr->run_id = s->run->id;
 	double best = INFINITY;
@@ -1143,7 +1146,8 @@ static kjit_status open_workers(tuner *t)
 
 /* Tunes problems first to last (excluded) until one is interrupted
  * (*stopped 1) or the database fails for good: KT_EXIT_OK, or
- * KT_EXIT_RUNTIME when one failed. */
+ * KT_EXIT_RUNTIME when one failed or ended with no best its objective
+ * could choose. */
 static int tune_problems(tuner *t, size_t first, size_t last, int *stopped)
 {
 	int ret = KT_EXIT_OK;
@@ -1155,7 +1159,7 @@ static int tune_problems(tuner *t, size_t first, size_t last, int *stopped)
 			*stopped = 1;
 			break;
 		}
-		if (r == -2)
+		if (r == -2 || pr->unmet)
 			ret = KT_EXIT_RUNTIME;
 		if (t->broken)
 			break;
@@ -1195,6 +1199,16 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* The command line's objective, else the spec's metric (gbps and gflops
+ * order as time does). */
+kjit__objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec)
+{
+	kjit__objective by = o->objective;
+	if (!o->objective_set && spec->metric && kjit__objective_parse(spec->metric, &by) != KJIT_OK)
+		by = KJIT__OBJ_TIME;
+	return by;
+}
+
 /* The run's settings: the command line's, else the spec's (T1 Search,
  * Budget, the metric), checked before any work. KT_EXIT_OK, or the exit
  * status that says what is wrong (said on stderr). */
@@ -1218,12 +1232,7 @@ static int settle(tuner *t)
 		        spec->path, spec->output_file);
 		return KT_EXIT_SPEC;
 	}
-	/* the command line's objective, else the spec's metric (gbps and
-	 * gflops order as time does) */
-	t->objective = o->objective;
-	if (!o->objective_set && spec->metric &&
-	    kjit__objective_parse(spec->metric, &t->objective) != KJIT_OK)
-		t->objective = KJIT__OBJ_TIME;
+	t->objective = kt_objective_of(o, spec);
 	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t->budget);
 	if (!(t->strategy = kt_strategy_find(name))) {
 		if (o->strategy) {

@@ -37,6 +37,19 @@ char *kjit__strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1,
 uint64_t kjit__now_ns(void);
 double kjit__wall_time(void);
 
+/* 1 in a build under AddressSanitizer or ThreadSanitizer, whose shadow
+ * memory and instrumentation change what a test may bound or time. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KJIT__SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KJIT__SANITIZED 1
+#endif
+#endif
+#ifndef KJIT__SANITIZED
+#define KJIT__SANITIZED 0
+#endif
+
 /* ---- random numbers (rng.c) ------------------------------------------ */
 
 /* Output j of the SplitMix64 sequence from start: a counter-based
@@ -97,6 +110,44 @@ kjit_status kjit__table_reserve(kjit__table *t, size_t n, kjit__table_hash_fn ha
 kjit_status kjit__table_insert(kjit__table *t, uint64_t h, uintptr_t item,
                                kjit__table_hash_fn hash, const void *ctx);
 void kjit__table_free(kjit__table *t);
+
+/* The same table read without a lock: its slots are written once
+ * (atomically) by writers that hold a lock of their own; a full table is
+ * copied into one twice its size, published whole, the older kept until
+ * the table is freed (a reader may still hold it). For the hot paths:
+ * kjit_launch()'s problems, a kernel's descriptors as given. */
+typedef struct kjit__atable_gen {
+	size_t cap, count; /* cap: a power of two */
+	struct kjit__atable_gen *older;
+	_Atomic(uintptr_t) slots[];
+} kjit__atable_gen;
+typedef struct kjit__atable {
+	_Atomic(kjit__atable_gen *) now; /* NULL: empty */
+} kjit__atable;
+
+static inline uintptr_t kjit__atable_find(const kjit__atable *t, uint64_t h,
+                                          int (*is)(const void *ctx, uintptr_t item),
+                                          const void *ctx)
+{
+	kjit__atable_gen *g = atomic_load_explicit(&((kjit__atable *)t)->now, memory_order_acquire);
+	if (!g)
+		return 0;
+	size_t mask = g->cap - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		uintptr_t item = atomic_load_explicit(&g->slots[i], memory_order_acquire);
+		if (!item || is(ctx, item))
+			return item;
+	}
+}
+/* Items in the table (under the writers' lock). */
+size_t kjit__atable_count(const kjit__atable *t);
+/* Adds item (not 0, not in the table yet) of hash h, under the writers'
+ * lock; hash gives the items' hashes as the table grows. */
+kjit_status kjit__atable_insert(kjit__atable *t, uint64_t h, uintptr_t item,
+                                kjit__table_hash_fn hash, const void *ctx);
+/* Frees the table and its older copies, not the items (each is in the
+ * newest copy's slots, for the caller to free first). */
+void kjit__atable_free(kjit__atable *t);
 
 /* ---- samples (stats.c) ------------------------------------------------ */
 

@@ -920,6 +920,20 @@ kjit_status kjit__objective_parse(const char *name, kjit__objective *out)
 	return st;
 }
 
+const char *kjit__objective_sql(kjit__objective objective)
+{
+	switch (objective) {
+	case KJIT__OBJ_ENERGY:
+		return "p.energy_j";
+	case KJIT__OBJ_EDP:
+		return "p.energy_j * r.median_ns";
+	case KJIT__OBJ_TIME:
+	case KJIT__OBJ_COUNT:
+		break;
+	}
+	return "r.median_ns";
+}
+
 /* ---- the profile's columns ------------------------------------------------ */
 
 #define PF_FIELD(n, kind, unit) { #n, offsetof(kjit_profile, n), KJIT__PF_##kind, unit },

@@ -198,6 +198,10 @@ const char *kjit__objective_name(kjit__objective objective);
 /* The objective whose text is name into *out; KJIT_ERR_INVALID_ARG naming
  * it and the choices for any other text (NULL included), *out untouched. */
 kjit_status kjit__objective_parse(const char *name, kjit__objective *out);
+/* A result's score under objective as an SQL expression over results r
+ * and profiles p (NULL where the result has no figure for it, energy
+ * unmeasured): the one home of what each objective minimises in SQL. */
+const char *kjit__objective_sql(kjit__objective objective);
 
 /* ---- events.kind and events.tier -------------------------------------- */
 

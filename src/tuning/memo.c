@@ -11,56 +11,34 @@
 
 /* ---- the memo table ------------------------------------------------------ */
 
-static kjit__memo_entry *memo_find(const kjit__memo *m, const int64_t *values, size_t n,
+/* Entries by their problem's hash and values, in a table read without a
+ * lock (kjit__atable) and written under the kernel's. */
+
+typedef struct memo_key {
+	const int64_t *values;
+	size_t n;
+	uint64_t h;
+} memo_key;
+
+static int memo_is(const void *ctx, uintptr_t item)
+{
+	const memo_key *k = ctx;
+	const kjit__memo_entry *en = (const kjit__memo_entry *)item;
+	return en->hash == k->h &&
+	       (!k->n || memcmp(en->values, k->values, k->n * sizeof *k->values) == 0);
+}
+
+static uint64_t memo_hash(const void *ctx, uintptr_t item)
+{
+	(void)ctx;
+	return ((const kjit__memo_entry *)item)->hash;
+}
+
+static kjit__memo_entry *memo_find(const kjit__tunable *t, const int64_t *values, size_t n,
                                    uint64_t h)
 {
-	if (!m)
-		return NULL;
-	size_t mask = m->cap - 1;
-	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-		kjit__memo_entry *en = atomic_load_explicit(&m->slots[i], memory_order_acquire);
-		if (!en)
-			return NULL;
-		if (en->hash == h && (!n || memcmp(en->values, values, n * sizeof *values) == 0))
-			return en;
-	}
-}
-
-static void memo_put(kjit__memo *m, kjit__memo_entry *en)
-{
-	size_t mask = m->cap - 1;
-	size_t i = (size_t)en->hash & mask;
-	while (atomic_load_explicit(&m->slots[i], memory_order_relaxed))
-		i = (i + 1) & mask;
-	atomic_store_explicit(&m->slots[i], en, memory_order_release);
-	m->count++;
-}
-
-/* Under t->lock: inserts en, growing into a new table (published whole)
- * when the load would pass one half. */
-static kjit_status memo_insert(kjit__tunable *t, kjit__memo_entry *en)
-{
-	kjit__memo *m = atomic_load_explicit(&t->memo, memory_order_relaxed);
-	if (!m || 2 * (m->count + 1) > m->cap) {
-		size_t cap = m ? 2 * m->cap : 16;
-		kjit__memo *g = calloc(1, sizeof *g + cap * sizeof g->slots[0]);
-		if (!g)
-			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		g->cap = cap;
-		for (size_t i = 0; i < cap; i++)
-			atomic_init(&g->slots[i], NULL);
-		for (size_t i = 0; m && i < m->cap; i++) {
-			kjit__memo_entry *old = atomic_load_explicit(&m->slots[i], memory_order_relaxed);
-			if (old)
-				memo_put(g, old);
-		}
-		g->older = m; /* readers may still hold it */
-		memo_put(g, en);
-		atomic_store_explicit(&t->memo, g, memory_order_release);
-		return KJIT_OK;
-	}
-	memo_put(m, en);
-	return KJIT_OK;
+	memo_key key = { values, n, h };
+	return (kjit__memo_entry *)kjit__atable_find(&t->memo, h, memo_is, &key);
 }
 
 /* ---- choices ----------------------------------------------------------- */
@@ -267,14 +245,14 @@ kjit_status kjit__memo_get(kjit_kernel *k, const int64_t *values, kjit__memo_ent
 {
 	kjit__tunable *t = k->tun;
 	uint64_t h = kjit__problem_hash(values, t->n);
-	kjit__memo_entry *en =
-		memo_find(atomic_load_explicit(&t->memo, memory_order_acquire), values, t->n, h);
+	kjit__memo_entry *en = memo_find(t, values, t->n, h);
 	kjit_status st = KJIT_OK;
 	if (!en) {
 		pthread_mutex_lock(&t->lock);
-		en = memo_find(atomic_load_explicit(&t->memo, memory_order_relaxed), values, t->n, h);
+		en = memo_find(t, values, t->n, h);
 		if (!en && (st = entry_make(k, values, h, &en)) == KJIT_OK) {
-			if ((st = memo_insert(t, en)) == KJIT_OK) {
+			if ((st = kjit__atable_insert(&t->memo, h, (uintptr_t)en, memo_hash, NULL)) ==
+			    KJIT_OK) {
 				en->next_all = t->entries;
 				t->entries = en;
 			} else {
@@ -310,11 +288,7 @@ void kjit__tunable_free(kjit__tunable *t)
 		next = en->next_all;
 		entry_free(en);
 	}
-	for (kjit__memo *m = atomic_load_explicit(&t->memo, memory_order_relaxed), *older; m;
-	     m = older) {
-		older = m->older;
-		free(m);
-	}
+	kjit__atable_free(&t->memo);
 	for (size_t i = 0; i < t->n; i++)
 		free(t->names[i]);
 	free(t->names);
@@ -428,8 +402,7 @@ kjit_status kjit_launch(kjit_kernel *k, const int64_t *values, size_t n, void **
 	kjit__tunable *t = k ? k->tun : NULL;
 	if (t && n == t->n && (values || !n)) {
 		uint64_t h = kjit__problem_hash(values, n);
-		kjit__memo_entry *en =
-			memo_find(atomic_load_explicit(&t->memo, memory_order_acquire), values, n, h);
+		kjit__memo_entry *en = memo_find(t, values, n, h);
 		if (en && !atomic_load_explicit(&en->slow, memory_order_acquire))
 			return launch_choice(k, en, atomic_load_explicit(&en->choice,
 			                                                 memory_order_acquire),

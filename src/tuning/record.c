@@ -258,21 +258,6 @@ static kjit_status write_profile(record_ctx *c, double now)
 	return step_done(c->store, s, "recording a profile");
 }
 
-/* A result's score under objective in SQL, of results r and profiles p. */
-static const char *score_sql(kjit__objective objective)
-{
-	switch (objective) {
-	case KJIT__OBJ_ENERGY:
-		return "p.energy_j";
-	case KJIT__OBJ_EDP:
-		return "p.energy_j * r.median_ns";
-	case KJIT__OBJ_TIME:
-	case KJIT__OBJ_COUNT:
-		break;
-	}
-	return "r.median_ns";
-}
-
 double kjit__eval_score(const kjit__eval *e, kjit__objective objective)
 {
 	if (!e->status || strcmp(e->status, "ok") != 0)
@@ -297,7 +282,7 @@ static kjit_status read_best(record_ctx *c, best_now *b)
 	snprintf(sql, sizeof sql, "SELECT b.result_id, %s, b.stale <> 0, b.objective IS NOT ?4"
 	         " FROM best b LEFT JOIN results r ON r.id = b.result_id LEFT JOIN "
 	         KJIT__T_PROFILES " p ON p.result_id = b.result_id WHERE b.signature = ?1 AND"
-	         " b.device_key = ?2 AND b.problem = ?3", score_sql(c->run->objective));
+	         " b.device_key = ?2 AND b.problem = ?3", kjit__objective_sql(c->run->objective));
 	kjit_status st = prep(c->store, sql, &s, "reading the best");
 	if (st != KJIT_OK)
 		return st;
@@ -356,7 +341,7 @@ static kjit_status recompute_best(kjit__store *store, const kjit__run *run, cons
 {
 	sqlite3_stmt *s;
 	char sql[1024];
-	const char *score = score_sql(run->objective);
+	const char *score = kjit__objective_sql(run->objective);
 	snprintf(sql, sizeof sql,
 	         "SELECT r.id FROM results r LEFT JOIN " KJIT__T_PROFILES " p ON"
 	         " p.result_id = r.id WHERE r.signature = ?1 AND r.device_key = ?2 AND"
@@ -595,7 +580,7 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
 
 /* "ok|compile_error|...": each status after a '|', the first '|' skipped. */
 #define STATUS_PIPED(id, text, abbrev) "|" text
-#define STATUS_LIST (KJIT__RESULT_STATUSES(STATUS_PIPED) + 1)
+#define STATUS_LIST (&(KJIT__RESULT_STATUSES(STATUS_PIPED))[1])
 
 static kjit_status check_eval(const kjit__eval *e)
 {

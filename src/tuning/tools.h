@@ -28,7 +28,8 @@
 	X(kjit__store_unlock) X(kjit__store_fail) X(kjit__store_default_path) \
 	X(kjit__store_checksum) X(kjit__store_sample) X(kjit__store_check_path) \
 	/* the store's words, parsed and printed at the edges (store_schema.h) */ \
-	X(kjit__objective_name) X(kjit__objective_parse) X(kjit__result_status_name) \
+	X(kjit__objective_name) X(kjit__objective_parse) X(kjit__objective_sql) \
+	X(kjit__result_status_name) \
 	X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
 	X(kjit__profile_clear) X(kjit__profile_fields) X(kjit__profile_get) \

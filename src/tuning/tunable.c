@@ -369,7 +369,7 @@ static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *
 	t->grid_fn = grid_fn;
 	t->grid_user = grid_user;
 	pthread_mutex_init(&t->lock, NULL);
-	atomic_init(&t->memo, NULL);
+	atomic_init(&t->memo.now, NULL);
 	pthread_mutex_lock(&e->lock);
 	k->tun = t;
 	pthread_mutex_unlock(&e->lock);

@@ -48,15 +48,6 @@ typedef struct kjit__memo_entry {
 	struct kjit__memo_entry *next_all;
 } kjit__memo_entry;
 
-/* Open-addressing table of entries, published with an atomic pointer;
- * slots are written once (atomically) under the kernel's lock; a full
- * table is copied into a larger one, the old kept until close. */
-typedef struct kjit__memo {
-	size_t cap; /* power of two */
-	size_t count;
-	struct kjit__memo *older;
-	_Atomic(kjit__memo_entry *) slots[];
-} kjit__memo;
 
 typedef struct kjit__tunable {
 	kjit__spec *spec;        /* params, restrictions, grid, shared, flags */
@@ -64,7 +55,7 @@ typedef struct kjit__tunable {
 	size_t n;
 	kjit_grid_fn grid_fn;
 	void *grid_user;
-	_Atomic(kjit__memo *) memo;
+	kjit__atable memo;       /* problems to their entries: the hot path's */
 	pthread_mutex_t lock;    /* writers of the memo, choices, online state */
 	kjit__memo_entry *entries;
 } kjit__tunable;
