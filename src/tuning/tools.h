@@ -58,8 +58,8 @@
 	/* the environment, a hash table, statistics (base.h) */ \
 	X(kjit__env) X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
 	/* the store's path, a reader's connection, its words (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__event_kind_name) X(kjit__event_kind_parse) \
-	X(kjit__result_status_name) X(kjit__result_status_parse) \
+	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__event_kind_name) \
+	X(kjit__event_kind_parse) X(kjit__result_status_name) X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
 	X(kjit__profile_clear) \
 	/* NVML's power reading (instr.h) */ \
