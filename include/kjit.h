@@ -693,6 +693,17 @@ kjit_status kjit_variant_profile(kjit_variant *variant, const unsigned grid[3],
                                  kjit_stream stream, void **args,
                                  const kjit_profile_options *opts, kjit_profile *out);
 
+/*
+ * Where a profile stands against the device's peaks: the larger fraction
+ * of DRAM bandwidth (dram_bytes_per_s over its peak) and of FLOP rate
+ * (each precision's share of flop_per_s, over that precision's peak).
+ * *rate gets that figure (B/s or FLOP/s) and *what "DRAM", "fp64",
+ * "fp32" or "fp16" (a static string); either may be NULL. NAN, with
+ * *rate NAN and *what NULL, when neither can be had (a NULL profile
+ * included).
+ */
+double kjit_profile_peak(const kjit_profile *profile, double *rate, const char **what);
+
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
 kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);

@@ -37,6 +37,7 @@ libkjit_base_la_SOURCES = \
 	src/base/json.c \
 	src/base/driver.c \
 	src/base/store.c \
+	src/base/store_reader.c \
 	src/base/store_binaries.c
 
 libkjit_core_la_CPPFLAGS = $(KJIT_INCLUDE_CORE)

@@ -4,11 +4,38 @@
  *  - NULL arguments, a grid or block dimension of 0 and energy_ms out of
  *    range are KJIT_ERR_INVALID_ARG naming what is wrong, and leave *out
  *    with NAN figures and its reasons;
- *  - a variant of a compile-only engine: KJIT_ERR_NO_GPU, "cannot profile".
+ *  - a variant of a compile-only engine: KJIT_ERR_NO_GPU, "cannot profile";
+ *  - kjit_profile_peak: the larger of the DRAM and FLOP fractions, each
+ *    precision's share of flop_per_s against its own peak, a precision
+ *    not counted (NAN) taking no share; NAN for a cleared or NULL profile.
  */
 #include "testutil.h"
 
 #include <math.h>
+
+static void check_peak(const kjit_profile *cleared)
+{
+	double rate = 0;
+	const char *what = "x";
+	CHECK(isnan(kjit_profile_peak(cleared, &rate, &what)) && isnan(rate) && !what);
+	CHECK(isnan(kjit_profile_peak(NULL, &rate, &what)) && isnan(rate) && !what);
+	kjit_profile p = *cleared;
+	p.peak_dram_bytes_per_s = 4e12;
+	p.dram_bytes_per_s = 1e12;
+	CHECK(kjit_profile_peak(&p, &rate, &what) == 0.25 && rate == 1e12 &&
+	      strcmp(what, "DRAM") == 0);
+	/* 3/4 of 40 TFLOP/s in fp32 against a 60 TFLOP/s peak; fp64 not counted */
+	p.flop_fp32 = 3e9;
+	p.flop_fp16 = 1e9;
+	p.flop_per_s = 40e12;
+	p.peak_flop_fp32_per_s = 60e12;
+	p.peak_flop_fp16_per_s = 120e12;
+	p.peak_flop_fp64_per_s = 30e12;
+	CHECK(kjit_profile_peak(&p, &rate, &what) == 0.5 && rate == 30e12 &&
+	      strcmp(what, "fp32") == 0);
+	CHECK(kjit_profile_peak(&p, NULL, NULL) == 0.5);
+	OK("kjit_profile_peak: DRAM 1/4, fp32 1/2 with fp16's share apart, NAN when unknown");
+}
 
 static void check_cleared(const kjit_profile *p)
 {
@@ -45,6 +72,7 @@ int main(int argc, char **argv)
 	CHECK_ST(kjit_variant_profile(v, zero, block, 0, NULL, NULL, NULL, &p), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "grid 4x0x1, block 128x1x1");
 	check_cleared(&p);
+	check_peak(&p);
 	CHECK_ST(kjit_variant_profile(v, grid, zero, 0, NULL, NULL, NULL, &p), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "at least 1");
 

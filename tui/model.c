@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "tools.h"
@@ -200,152 +199,17 @@ static int step_int(top_model *m, sqlite3_stmt *st, int64_t *out, const char *wh
 	return 0;
 }
 
-/* Tells a kjit database from an empty or foreign file before preparing
- * anything against its tables. */
-static int check_schema(top_model *m)
-{
-#define LISTED(table) "'" table "', "
-#define COUNTED(table) +1
-	/* NULL ends the list: it matches no name */
-	static const char q[] =
-		"SELECT (SELECT user_version FROM pragma_user_version),"
-		" (SELECT count(*) FROM sqlite_master),"
-		" (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-		"  (" KJIT__TABLES(LISTED) "NULL))";
-	enum { N_TABLES = 0 KJIT__TABLES(COUNTED) };
-#undef LISTED
-#undef COUNTED
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(m->db, q, -1, &st, NULL);
-	int64_t version = 0, objects = 0, tables = 0;
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		version = sqlite3_column_int64(st, 0);
-		objects = sqlite3_column_int64(st, 1);
-		tables = sqlite3_column_int64(st, 2);
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_NOTADB)
-		return fail(m, TOP_DB_FOREIGN, "%s is not a kjit database (not SQLite at all)",
-		            m->path, NULL);
-	if (rc != SQLITE_OK)
-		return fail_sql(m, rc, "reading the schema");
-	if (objects == 0)
-		return fail(m, TOP_DB_EMPTY, "the database %s is empty: run a kjit program first",
-		            m->path, NULL);
-	if (version == 0)
-		return fail(m, TOP_DB_FOREIGN, "%s is not a kjit database (no kjit schema)",
-		            m->path, NULL);
-	if (kjit__store_check_version(m->path, version) != KJIT_OK)
-		return fail(m, TOP_DB_SCHEMA, "%s", kjit_last_error(), NULL);
-	/* kjit-top only reads: a writer of this kjit migrates an older file */
-	if (version < KJIT__SCHEMA_VERSION) {
-		char v[64];
-		snprintf(v, sizeof v, "%lld, older than this kjit-top reads (%d)", (long long)version,
-		         KJIT__SCHEMA_VERSION);
-		return fail(m, TOP_DB_SCHEMA, "%s has kjit schema version %s: a program of this kjit "
-		            "(kjit-tune, an application) migrates it when it opens it", m->path, v);
-	}
-	if (version != KJIT__SCHEMA_VERSION || tables < N_TABLES) {
-		char v[64];
-		snprintf(v, sizeof v, "%lld, this kjit-top reads %d", (long long)version,
-		         KJIT__SCHEMA_VERSION);
-		return fail(m, TOP_DB_SCHEMA, "%s has kjit schema version %s: use the kjit-top of "
-		            "the kjit that wrote it", m->path, v);
-	}
-	/* SQL that the file holds (a trigger, a generated column) never runs */
-	if (kjit__store_check_schema(m->db, m->path, (int)version) != KJIT_OK)
-		return fail(m, TOP_DB_FOREIGN, "%s", kjit_last_error(), NULL);
-	return 0;
-}
-
-/* After a first read failed: a WAL database in a folder this user cannot
- * write, where SQLite cannot make the -shm file a reader needs. With no
- * -wal file beside it, everything is in the database file, which SQLite
- * can then read as immutable. 1 when reopened so, 0 when that was not
- * the failure, -1 (with the message) when it cannot be read at all. */
-static int read_only_folder(top_model *m)
-{
-	char wal[4096];
-	snprintf(wal, sizeof wal, "%s-wal", m->path);
-	int rc = sqlite3_extended_errcode(m->db);
-	if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
-		return 0;
-	struct stat sb;
-	if (stat(wal, &sb) == 0 && sb.st_size > 0)
-		return fail(m, TOP_DB_ERROR, "cannot read %s: its folder cannot be written and it has "
-		            "a -wal file that only a writer can fold in", m->path, NULL);
-	kjit__buf uri = { 0 };
-	kjit__buf_str(&uri, "file:");
-	for (const char *p = m->path; *p; p++) {
-		char esc[4];
-		snprintf(esc, sizeof esc, "%%%02X", (unsigned char)*p);
-		if (*p == '%' || *p == '?' || *p == '#')
-			kjit__buf_str(&uri, esc);
-		else
-			kjit__buf_add(&uri, p, 1);
-	}
-	kjit__buf_str(&uri, "?immutable=1");
-	char *u = kjit__buf_done(&uri);
-	if (!u)
-		return fail(m, TOP_DB_ERROR, "out of memory", NULL, NULL);
-	sqlite3_close(m->db);
-	m->db = NULL;
-	rc = sqlite3_open_v2(u, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
-	                     SQLITE_OPEN_URI, NULL);
-	free(u);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_extended_result_codes(m->db, 1);
-	if (rc == SQLITE_OK && kjit__store_harden(m->db, m->path) != KJIT_OK)
-		return fail(m, TOP_DB_ERROR, "%s", kjit_last_error(), NULL);
-	return rc == SQLITE_OK ? 1 : fail_sql(m, rc, "opening the database read-only");
-}
-
 static int connect(top_model *m)
 {
-	struct stat sb;
-	if (kjit__store_check_name(m->path) != KJIT_OK)
-		return fail(m, TOP_DB_REFUSED, "%s", kjit_last_error(), NULL);
-	if (stat(m->path, &sb) != 0 && errno != ENOENT) /* there, but out of reach */
-		return fail(m, TOP_DB_ERROR, "cannot reach the database %s: %s", m->path,
-		            strerror(errno));
-	/* where this user's kjit refuses to make it, waiting is for another
-	 * user's: say why */
-	if (stat(m->path, &sb) != 0 && kjit__store_check_path(m->path) != KJIT_OK)
-		return fail(m, TOP_DB_MISSING, "no database at %s yet, and no kjit program of yours "
-		            "makes one there: %s", m->path, kjit_last_error());
-	if (stat(m->path, &sb) != 0)
-		return fail(m, TOP_DB_MISSING, "no database at %s yet: run a kjit program first",
-		            m->path, NULL);
-	if (sb.st_size == 0)
-		return fail(m, TOP_DB_EMPTY, "the database %s is empty: run a kjit program first",
-		            m->path, NULL);
-	int rc = sqlite3_open_v2(m->path, &m->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-	                         NULL);
-	if (rc != SQLITE_OK) {
-		fail_sql(m, rc, "opening the database read-only");
-		disconnect(m);
-		return -1;
-	}
-	if (kjit__store_harden(m->db, m->path) != KJIT_OK) {
-		fail(m, TOP_DB_ERROR, "%s", kjit_last_error(), NULL);
-		disconnect(m);
-		return -1;
-	}
-	/* Only WAL recovery or a schema change can make a reader wait. */
-	if ((rc = sqlite3_extended_result_codes(m->db, 1)) != SQLITE_OK ||
-	    (rc = sqlite3_busy_timeout(m->db, 1000)) != SQLITE_OK) {
-		fail_sql(m, rc, "setting up the connection");
-		disconnect(m);
-		return -1;
-	}
-	int schema = check_schema(m);
-	if (schema != 0 && read_only_folder(m) == 1)
-		schema = check_schema(m);
-	if (schema != 0) {
-		disconnect(m);
-		return -1;
-	}
+	static const top_db_state states[] = {
+		[KJIT__READER_MISSING] = TOP_DB_MISSING, [KJIT__READER_EMPTY] = TOP_DB_EMPTY,
+		[KJIT__READER_FOREIGN] = TOP_DB_FOREIGN, [KJIT__READER_SCHEMA] = TOP_DB_SCHEMA,
+		[KJIT__READER_REFUSED] = TOP_DB_REFUSED, [KJIT__READER_ERROR] = TOP_DB_ERROR,
+	};
+	kjit__reader_fail why = KJIT__READER_ERROR;
+	if (kjit__store_open_reader(m->path, &m->db, &why) != KJIT_OK)
+		return fail(m, states[why], "%s", kjit_last_error(), NULL);
+	int rc;
 	for (int i = 0; i < S_COUNT; i++) {
 		rc = sqlite3_prepare_v3(m->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &m->st[i],
 		                        NULL);
@@ -1216,7 +1080,7 @@ static void read_profile(sqlite3_stmt *st, int col, top_variant *v)
 	v->flop_per_s = p.flop_per_s;
 	v->occupancy = p.achieved_occupancy;
 	v->energy_j = p.energy_j;
-	v->peak = kjit__profile_peak(&p, &rate, &what);
+	v->peak = kjit_profile_peak(&p, &rate, &what);
 }
 
 /* Tuning results of the kernel, fastest first. */

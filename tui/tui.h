@@ -133,7 +133,7 @@ typedef struct top_variant {
 	double dram_bytes_per_s;
 	double flop_per_s;
 	double peak;               /* the larger of DRAM and FLOP rate as a fraction of
-	                            * the device's peak (kjit__profile_peak) */
+	                            * the device's peak (kjit_profile_peak) */
 	double occupancy;          /* achieved, 0..1 */
 	double energy_j;           /* per launch */
 } top_variant;

@@ -300,7 +300,7 @@ void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size)
 {
 	double rate;
 	const char *what;
-	double f = kjit__profile_peak(p, &rate, &what);
+	double f = kjit_profile_peak(p, &rate, &what);
 	const char *unit = what && strcmp(what, "DRAM") == 0 ? "B/s" : "FLOP/s";
 	static const char *const prefixes[] = { "", "k", "M", "G", "T", "P", "E" };
 	int k = 0;

@@ -91,7 +91,7 @@ kjit_status kt_results_best_profile(kt_results *r, const char *signature,
                                     int *has_profile);
 
 /* "3.41 TB/s DRAM, 71% of peak" or "52.1 TFLOP/s fp32, 64% of peak":
- * where p stands against the device's peak (kjit__profile_peak) into
+ * where p stands against the device's peak (kjit_profile_peak) into
  * buf; "" when it cannot be had. */
 void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size);
 

@@ -913,7 +913,7 @@ static void print_workers(kt_meas *m)
 }
 
 /* The best's objective, and with a profile its energy per launch and
- * where it stands against the device's peak (kjit__profile_peak). */
+ * where it stands against the device's peak (kjit_profile_peak). */
 static void put_best_profile(kjit__buf *b, const problem_run *pr)
 {
 	kjit__buf_str(b, ", \"objective\": ");
@@ -922,7 +922,7 @@ static void put_best_profile(kjit__buf *b, const problem_run *pr)
 		return;
 	double rate;
 	const char *what;
-	double f = kjit__profile_peak(&pr->best_profile, &rate, &what);
+	double f = kjit_profile_peak(&pr->best_profile, &rate, &what);
 	kjit__buf_str(b, ", \"energy_j\": ");
 	put_num(b, pr->best_profile.energy_j);
 	kjit__buf_str(b, ", \"peak\": ");

@@ -175,7 +175,7 @@ static kjit_status fill_file(const kjit__spec *spec, const kt_arg *a, const char
 	size_t size;
 	FILE *f = NULL;
 	if (kjit__open_regular(file, &fd, &size) != KJIT_OK)
-		return kjit__error(KJIT_ERR_IO, "%s: %s: %s", spec->path, what, kjit__error_msg());
+		return kjit__error(KJIT_ERR_IO, "%s: %s: %s", spec->path, what, kjit_last_error());
 	if (!(f = fdopen(fd, "rb"))) {
 		close(fd);
 		return kjit__error(KJIT_ERR_IO, "%s: %s: cannot open %s: %s", spec->path, what, file,
@@ -193,55 +193,46 @@ static kjit_status fill_file(const kjit__spec *spec, const kt_arg *a, const char
 	return KJIT_OK;
 }
 
+/* Where a generator's values go, and what its messages name. */
+typedef struct generated {
+	const kjit__spec *spec;
+	const kt_arg *a;
+	const char *what, *text;
+	elem_type t;
+	void *dst;
+} generated;
+
+static kjit_status store_generated(void *ctx, size_t j, double v)
+{
+	const generated *g = ctx;
+	char where[96];
+	if (store(g->t, g->dst, j, v) == 0)
+		return KJIT_OK;
+	value_name(g->a, j, where, sizeof where);
+	return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: generator \"%s\" gives %.17g at %s "
+	                   "(i = %zu): not a value of type %s", g->spec->path, g->what, g->text, v,
+	                   where, j, g->a->spec->type);
+}
+
 /* The generator's values: the expression parsed once (i is the value
  * index, then the problem's sizes), evaluated per value. */
 static kjit_status fill_generator(const kjit__spec *spec, size_t p, const kt_arg *a,
                                   const char *what, const char *text, void *dst)
 {
-	const kjit__problem *prob = &spec->problems[p];
-	const char **names = calloc(prob->n + 1, sizeof *names);
-	kjit__value *slots = calloc(prob->n + 1, sizeof *slots);
-	kjit__expr *e = NULL;
-	kjit_status st = KJIT_OK;
 	if (!text)
-		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a generator fill has no expression",
-		                 spec->path, what);
-	else if (!names || !slots)
-		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	if (st == KJIT_OK) {
-		names[0] = "i";
-		slots[0].kind = SQLITE_INTEGER;
-		for (size_t k = 0; k < prob->n; k++) {
-			names[k + 1] = prob->names[k];
-			slots[k + 1].kind = SQLITE_INTEGER;
-			slots[k + 1].i = prob->values[k];
-			slots[k + 1].d = (double)prob->values[k];
-		}
-		char field[256];
-		snprintf(field, sizeof field, "%s: generator", what);
-		st = kjit__expr_parse(text, spec->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
-		                      names, prob->n + 1, field, spec->expr_budget, &e);
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: a generator fill has no expression",
+		                   spec->path, what);
+	generated g = { spec, a, what, text, type_of(a->spec->type), dst };
+	char field[256], where[96];
+	snprintf(field, sizeof field, "%s: generator", what);
+	size_t j;
+	kjit_status st = kjit__spec_generate(spec, p, text, field, a->values, store_generated, &g,
+	                                     &j);
+	if (st != KJIT_OK && j != SIZE_MAX) {
+		value_name(a, j, where, sizeof where);
+		st = kjit__error(st, "%s: %s: generator \"%s\" at %s (i = %zu): %s", spec->path,
+		                 what, text, where, j, kjit_last_error());
 	}
-	elem_type t = type_of(a->spec->type);
-	for (size_t j = 0; st == KJIT_OK && j < a->values; j++) {
-		double v;
-		slots[0].i = (int64_t)j;
-		slots[0].d = (double)j;
-		char where[96];
-		if ((st = kjit__expr_eval(e, slots, &v)) != KJIT_OK) {
-			value_name(a, j, where, sizeof where);
-			st = kjit__error(st, "%s: %s: generator \"%s\" at %s (i = %zu): %s", spec->path,
-			                 what, text, where, j, kjit_last_error());
-		} else if (store(t, dst, j, v) != 0) {
-			value_name(a, j, where, sizeof where);
-			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: generator \"%s\" gives %.17g at %s "
-			                 "(i = %zu): not a value of type %s", spec->path, what, text, v,
-			                 where, j, a->spec->type);
-		}
-	}
-	kjit__expr_free(e);
-	free(names);
-	free(slots);
 	return st;
 }
 

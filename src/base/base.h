@@ -357,6 +357,26 @@ kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
  * text (defensive on). */
 kjit_status kjit__store_harden(sqlite3 *db, const char *path);
 
+/* Why a reader cannot read a database yet: the ones it may wait out
+ * first (no file, an empty one), then the ones that last. */
+typedef enum kjit__reader_fail {
+	KJIT__READER_MISSING = 1, /* no file yet */
+	KJIT__READER_EMPTY,       /* a file with no schema yet */
+	KJIT__READER_FOREIGN,     /* not a kjit database */
+	KJIT__READER_SCHEMA,      /* a schema version this kjit does not read */
+	KJIT__READER_REFUSED,     /* a path that names no file (a URI) */
+	KJIT__READER_ERROR        /* any other failure: the message says which */
+} kjit__reader_fail;
+/* Opens the kjit database at path for a reader that never writes:
+ * read-only, hardened, extended result codes and a 1 s busy timeout,
+ * after the checks of kjit__store_check_path() and of the schema's
+ * version and SQL, creating nothing. In a folder this user cannot write,
+ * a WAL database with no -wal file is read as immutable. KJIT_OK with
+ * *out the connection (the caller closes it with sqlite3_close());
+ * otherwise *out is NULL, *why says which failure and the message names
+ * it. */
+kjit_status kjit__store_open_reader(const char *path, sqlite3 **out, kjit__reader_fail *why);
+
 /* Opens (creating the folder 0700 and the file 0600 when missing) and
  * migrates the schema to KJIT__SCHEMA_VERSION. A database from a newer
  * kjit, or a file that is not a kjit database, is refused with a message.

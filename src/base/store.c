@@ -1016,7 +1016,7 @@ void kjit__profile_sql_read(sqlite3_stmt *s, int col, kjit_profile *out)
 		                                      ? NAN : sqlite3_column_double(s, col + (int)i));
 }
 
-double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what)
+static double peak_of(const kjit_profile *p, double *rate, const char **what)
 {
 	double best = NAN;
 	*rate = NAN;
@@ -1046,4 +1046,16 @@ double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what
 		}
 	}
 	return best;
+}
+
+double kjit_profile_peak(const kjit_profile *profile, double *rate, const char **what)
+{
+	double r = NAN;
+	const char *w = NULL;
+	double f = profile ? peak_of(profile, &r, &w) : NAN;
+	if (rate)
+		*rate = r;
+	if (what)
+		*what = w;
+	return f;
 }

@@ -175,13 +175,6 @@ void kjit__profile_set(kjit_profile *p, const kjit__profile_field *f, double v);
 /* A profile with every figure unknown: NAN, -1 and no reasons. */
 void kjit__profile_clear(kjit_profile *p);
 
-/* Where p stands against the device's peak: the larger fraction of DRAM
- * bandwidth (dram_bytes_per_s over its peak) and FLOP rate (each
- * precision's share of flop_per_s, against that precision's peak).
- * *rate is that figure (B/s or FLOP/s), *what "DRAM", "fp64", "fp32" or
- * "fp16". Returns the fraction, NAN when neither can be had. */
-double kjit__profile_peak(const kjit_profile *p, double *rate, const char **what);
-
 /* ---- best.objective --------------------------------------------------- */
 
 /* What "best" means: the least median time, the least energy per launch

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,45 @@ kjit_status kjit__spec_eval(const kjit__spec *spec, size_t p, const uint16_t *co
 	if (st == KJIT_OK)
 		st = eval_in(spec, &sc, expr, what, out);
 	scope_free(&sc);
+	return st;
+}
+
+kjit_status kjit__spec_generate(const kjit__spec *spec, size_t p, const char *expr,
+                                const char *what, size_t n, kjit__spec_each each, void *ctx,
+                                size_t *failed_at)
+{
+	const kjit__problem *prob = &spec->problems[p];
+	const char **names = calloc(prob->n + 1, sizeof *names);
+	kjit__value *slots = calloc(prob->n + 1, sizeof *slots);
+	kjit__expr *e = NULL;
+	kjit_status st = KJIT_OK;
+	*failed_at = SIZE_MAX;
+	if (!names || !slots)
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st == KJIT_OK) {
+		names[0] = "i";
+		slots[0].kind = SQLITE_INTEGER;
+		for (size_t k = 0; k < prob->n; k++) {
+			names[k + 1] = prob->names[k];
+			slots[k + 1].kind = SQLITE_INTEGER;
+			slots[k + 1].i = prob->values[k];
+			slots[k + 1].d = (double)prob->values[k];
+		}
+		st = kjit__expr_parse(expr, spec->python ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT,
+		                      names, prob->n + 1, what, spec->expr_budget, &e);
+	}
+	for (size_t j = 0; st == KJIT_OK && j < n; j++) {
+		double v;
+		slots[0].i = (int64_t)j;
+		slots[0].d = (double)j;
+		if ((st = kjit__expr_eval(e, slots, &v)) != KJIT_OK)
+			*failed_at = j;
+		else
+			st = each(ctx, j, v);
+	}
+	kjit__expr_free(e);
+	free(names);
+	free(slots);
 	return st;
 }
 

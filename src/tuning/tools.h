@@ -18,7 +18,7 @@
 #define KJIT_TOOLS_TUNE(X) \
 	/* strings, errors, files, the clock, the environment (base.h) */ \
 	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) \
-	X(kjit__error) X(kjit__error_msg) X(kjit__strdup_printf) X(kjit__env) \
+	X(kjit__error) X(kjit__strdup_printf) X(kjit__env) \
 	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) X(kjit__read_file) \
 	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
 	/* the generator (base.h) */ \
@@ -33,7 +33,7 @@
 	X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
 	X(kjit__profile_clear) X(kjit__profile_fields) X(kjit__profile_get) \
-	X(kjit__profile_peak) X(kjit__profile_set) X(kjit__profile_sql_columns) \
+	X(kjit__profile_set) X(kjit__profile_sql_columns) \
 	X(kjit__profile_sql_read) \
 	/* the record room (record.h) */ \
 	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
@@ -44,8 +44,8 @@
 	X(kjit__space_build) X(kjit__space_free) X(kjit__space_count) \
 	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) \
 	X(kjit__space_config_json) X(kjit__config_json) X(kjit__problem_json) \
-	X(kjit__problem_key) X(kjit__param_value_index) X(kjit__expr_parse) \
-	X(kjit__expr_eval) X(kjit__expr_free) X(kjit__config_desc_make) \
+	X(kjit__problem_key) X(kjit__param_value_index) X(kjit__spec_generate) \
+	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
 	X(kjit__arch_is_virtual) X(kjit__cu_fail) X(kjit__cu_uuid_text) \
@@ -55,16 +55,13 @@
 
 /* kjit-top: */
 #define KJIT_TOOLS_TOP(X) \
-	/* strings, the environment, a hash table, statistics (base.h) */ \
-	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_str) X(kjit__env) \
-	X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
-	/* the store's path, its rules and words (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__store_check_name) X(kjit__store_check_path) \
-	X(kjit__store_check_version) X(kjit__store_check_schema) X(kjit__store_harden) \
-	X(kjit__event_kind_name) X(kjit__event_kind_parse) \
-	X(kjit__result_status_name) X(kjit__result_status_parse) \
+	/* the environment, a hash table, statistics (base.h) */ \
+	X(kjit__env) X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
+	/* the store's path, a reader's connection, its words (base.h, store_schema.h) */ \
+	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__event_kind_name) \
+	X(kjit__event_kind_parse) X(kjit__result_status_name) X(kjit__result_status_parse) \
 	/* profiles (base.h) */ \
-	X(kjit__profile_clear) X(kjit__profile_peak) \
+	X(kjit__profile_clear) \
 	/* NVML's power reading (instr.h) */ \
 	X(kjit__nvml_open_uuid) X(kjit__nvml_name) X(kjit__nvml_power_w) \
 	X(kjit__nvml_close)

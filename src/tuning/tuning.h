@@ -357,6 +357,16 @@ kjit_status kjit__config_dims(const kjit__spec *spec, size_t p, const uint16_t *
 kjit_status kjit__spec_eval(const kjit__spec *spec, size_t p, const uint16_t *config,
                             const char *expr, const char *what, double *out);
 
+/* A generator: expr over i (0 to n - 1) and problem p's sizes, parsed
+ * once (what names it in messages), evaluated for each i in turn and
+ * handed to each(), whose status other than KJIT_OK ends the walk. An
+ * evaluation's failure is its status with *failed_at = i; any other
+ * failure leaves *failed_at SIZE_MAX. */
+typedef kjit_status (*kjit__spec_each)(void *ctx, size_t i, double v);
+kjit_status kjit__spec_generate(const kjit__spec *spec, size_t p, const char *expr,
+                                const char *what, size_t n, kjit__spec_each each, void *ctx,
+                                size_t *failed_at);
+
 /* Each parameter's default value index. */
 void kjit__spec_default_config(const kjit__spec *spec, uint16_t *config);
 
