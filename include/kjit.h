@@ -640,9 +640,10 @@ typedef struct kjit_profile {
 	double flop_fp64, flop_fp32, flop_fp16; /* an FMA counts two */
 	double instructions;         /* warp instructions executed */
 	double achieved_occupancy;   /* active warps over the SMs' maximum, 0..1 */
-	double sm_throughput;        /* the busiest SM unit (instruction issue, the FMA,
-	                              * ALU, FP64, tensor, load/store and shared
-	                              * pipes), fraction of its peak */
+	double sm_throughput;        /* the busiest SM unit (instruction issue, fp32
+	                              * work against its peak rate, the ALU, FP64,
+	                              * tensor, load/store and shared pipes),
+	                              * fraction of its peak */
 	double dram_throughput;      /* DRAM, fraction of its peak */
 	unsigned passes;             /* replay passes the counters took */
 	/* the device's peaks, and what they make of the counters: DRAM's at
