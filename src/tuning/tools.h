@@ -26,7 +26,9 @@
 	/* the store: kjit-tune's own connection and what it reads (base.h) */ \
 	X(kjit__store_open) X(kjit__store_close) X(kjit__store_db) X(kjit__store_lock) \
 	X(kjit__store_unlock) X(kjit__store_fail) X(kjit__store_default_path) \
-	X(kjit__store_checksum) X(kjit__store_sample) X(kjit__store_check_path) \
+	X(kjit__store_checksum) X(kjit__store_sample) \
+	/* MPI ranks only: a binary another rank compiled, stored (mpi.c) */ \
+	X(kjit__store_binary_put) X(kjit__store_binary_read) X(kjit__store_check_path) \
 	/* the store's words, parsed and printed at the edges (store_schema.h) */ \
 	X(kjit__objective_name) X(kjit__objective_parse) X(kjit__objective_sql) \
 	X(kjit__result_status_name) \
