@@ -264,6 +264,81 @@ class Conversions(unittest.TestCase):
                 kjit.pointers(t, stream=9)
             self.assertIn(want, str(cm.exception))
 
+    def test_cupy_path(self):
+        """CuPy's ndarray is read through data.ptr, data.device_id, _c_contiguous
+        and size, and CuPy's current stream, without building its CUDA Array
+        Interface: a stand-in of module cupy with those attributes."""
+        import types
+        cuda = types.ModuleType("cupy.cuda")
+        cuda.stream = types.SimpleNamespace(ptr=0)
+        cuda.get_current_stream = lambda: cuda.stream
+        cupy = types.ModuleType("cupy")
+        cupy.cuda = cuda
+
+        class ndarray:
+            __module__ = "cupy"
+            reads = 0
+
+            def __init__(self, a, device=0):
+                self.a, self.size, self._c_contiguous = a, a.size, a.flags.c_contiguous
+                self.data = types.SimpleNamespace(ptr=a.ctypes.data, device_id=device)
+
+            @property
+            def __cuda_array_interface__(self):
+                ndarray.reads += 1
+                return dict(self.a.__array_interface__, version=3, stream=1)
+        saved = {m: sys.modules.get(m) for m in ("cupy", "cupy.cuda")}
+        sys.modules.update({"cupy": cupy, "cupy.cuda": cuda})
+        try:
+            a = np.arange(16, dtype=np.float32)
+            x, y = ndarray(a), ndarray(a[4:])
+            kjit.pointers(x)  # the type is read once
+            reads = ndarray.reads
+            self.assertEqual(kjit.pointers(x, y), ((a.ctypes.data, a.ctypes.data + 16), 1))
+            cuda.stream = types.SimpleNamespace(ptr=77)
+            self.assertEqual(kjit.pointers(x)[1], 77)  # CuPy's current stream
+            self.assertEqual(kjit.pointers(x, stream=5)[1], 5)
+            self.assertEqual(kjit.pointers(ndarray(a[:0]))[0], (0,))
+            self.assertEqual(ndarray.reads, reads, "the CUDA Array Interface was built")
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(ndarray(a, device=1))
+            self.assertIn("device 1", str(cm.exception))
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(ndarray(a[::2]))
+            self.assertIn("strided", str(cm.exception))
+        finally:
+            for m, v in saved.items():
+                if v is None:
+                    sys.modules.pop(m, None)
+                else:
+                    sys.modules[m] = v
+
+    def test_cuda_core_buffer_path(self):
+        """cuda.core's Buffer: its address is its handle, its device that of
+        __dlpack_device__; no capsule is made."""
+        class Buffer:
+            __module__ = "cuda.core._memory._buffer"
+
+            def __init__(self, handle, device=0):
+                self.handle, self.device = handle, device
+
+            def __dlpack_device__(self):
+                return (2, self.device)
+
+            def __dlpack__(self, stream=None):
+                raise AssertionError("a capsule was made")
+
+        class Managed(Buffer):
+            __module__ = "cuda.core._memory._managed_buffer"
+
+            def __dlpack_device__(self):
+                return (13, 0)
+        self.assertEqual(kjit.pointers(Buffer(0x7f0000002000), Managed(0x7f0000003000), stream=3),
+                         ((0x7f0000002000, 0x7f0000003000), 3))
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            kjit.pointers(Buffer(0x7f0000002000, device=2))
+        self.assertIn("device 2", str(cm.exception))
+
     def test_dlpack_refusals(self):
         class Host(FakeDLPack):
             def __dlpack_device__(self):
