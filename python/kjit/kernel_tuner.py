@@ -181,32 +181,36 @@ def _defines(o, params, grid, block):
 
 
 class _Device:
-    """The arguments on the GPU: one buffer per array, uploaded once."""
+    """The arguments on the GPU: one buffer per array, uploaded once (their
+    bytes kept to reset outputs before each verification)."""
 
     def __init__(self, engine, arguments):
         import numpy as np
-        self.np, self.engine, self.host, self.ptrs = np, engine, arguments, []
+        self.np, self.engine, self.host, self.ptrs, self.bytes = np, engine, arguments, [], []
         for a in arguments:
             if isinstance(a, np.ndarray):
-                a = np.ascontiguousarray(a)
-                p = engine.alloc(a.nbytes)
-                engine.htod(p, a.tobytes())
+                raw = np.ascontiguousarray(a).tobytes()
+                p = engine.alloc(len(raw))
                 self.ptrs.append(p)
+                engine.htod(p, raw)
             else:
                 self.ptrs.append(None)
+                raw = None
+            self.bytes.append(raw)
 
     def args(self):
         return [p if p is not None else a for p, a in zip(self.ptrs, self.host)]
 
     def reset(self, which):
         for i in which:
-            a = self.np.ascontiguousarray(self.host[i])
-            self.engine.htod(self.ptrs[i], a.tobytes())
+            self.engine.htod(self.ptrs[i], self.bytes[i])
 
-    def read(self, i):
+    def read(self, i, copy=True):
+        """Argument i as it is on the GPU (read-only unless copy)."""
         a = self.host[i]
         raw = self.engine.dtoh(self.ptrs[i], a.nbytes)
-        return self.np.frombuffer(raw, dtype=a.dtype).reshape(a.shape).copy()
+        out = self.np.frombuffer(raw, dtype=a.dtype).reshape(a.shape)
+        return out.copy() if copy else out
 
     def close(self):
         for p in self.ptrs:
@@ -302,10 +306,20 @@ def _choose(configs, strategy, options, seed):
     return configs
 
 
-def _verify(o, dev, out_idx):
+def _outputs(o, dev, out_idx, k, geo):
+    """The outputs of one run from the initial arguments (None elsewhere);
+    read-only arrays unless a verify function gets them."""
+    grid, block, shared = geo
+    dev.reset(out_idx)
+    k(grid, block, *dev.args(), shared_mem=shared)
+    dev.engine.synchronize()
+    copy = o["verify"] is not None
+    return [dev.read(i, copy) if i in out_idx else None for i in range(len(o["arguments"]))]
+
+
+def _verify(o, results, out_idx):
     import numpy as np
     answer, verify, atol = o["answer"], o["verify"], o["atol"]
-    results = [dev.read(i) if i in out_idx else None for i in range(len(o["arguments"]))]
     if verify is not None:
         return bool(verify(answer, results, atol=atol))
     return all(np.allclose(results[i].ravel(), np.asarray(answer[i]).ravel(), atol=atol)
@@ -355,26 +369,27 @@ class _Cache:
         os.replace(tmp, self.path)
 
 
-def _evaluate(o, p, k, geo, dev, out_idx):
+def _evaluate(o, p, k, geo, dev, out_idx, checker):
     grid, block, shared = geo
     r = dict(p)
     t0 = time.perf_counter()
+    check = None
     if out_idx and (o["answer"] is not None or o["verify"] is not None):
-        dev.reset(out_idx)
-        k(grid, block, *dev.args(), shared_mem=shared)
-        dev.engine.synchronize()
-        if not _verify(o, dev, out_idx):
-            raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
-                             "for %r" % (p,))
+        # the comparison (on the host) runs while the GPU measures
+        check = checker.submit(_verify, o, _outputs(o, dev, out_idx, k, geo), out_idx)
     t1 = time.perf_counter()
     # kjit-tune's measurement budget and warm-up (its --measure-budget, --warmup)
     m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
                    *dev.args(), shared_mem=shared)
+    t2 = time.perf_counter()
+    if check is not None and not check.result():
+        raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
+                         "for %r" % (p,))
     times = [s / 1e6 for s in m["samples_ns"][:int(o["iterations"])]]
     r["time"] = sum(times) / len(times)
     r["times"] = times
-    r["verification_time"] = (t1 - t0) * 1e3
-    r["benchmark_time"] = (time.perf_counter() - t1) * 1e3
+    r["verification_time"] = (t1 - t0 + time.perf_counter() - t2) * 1e3
+    r["benchmark_time"] = (t2 - t1) * 1e3
     if _observables(o["observers"]):
         prof = k._profile((0, 1), grid, block, *dev.args(), shared_mem=shared)
         if prof["energy_reason"]:
@@ -434,6 +449,7 @@ def _tune(o, engine, objective, higher):
     answer = o["answer"]
     out_idx = [i for i, a in enumerate(answer or []) if a is not None]
     dev = _Device(engine, o["arguments"])
+    checker = ThreadPoolExecutor(max_workers=1)
     results = []
     try:
         todo = [p for p in chosen if cache.get(p) is None]
@@ -445,7 +461,7 @@ def _tune(o, engine, objective, higher):
                 r = dict(p, time="CompilationFailedConfig", compile_time=compile_ms)
             else:
                 try:
-                    r = _evaluate(o, p, k, geo, dev, out_idx)
+                    r = _evaluate(o, p, k, geo, dev, out_idx, checker)
                     r["compile_time"] = compile_ms
                 except kjit.NoGPUError:
                     raise
@@ -460,6 +476,7 @@ def _tune(o, engine, objective, higher):
             if o["verbose"] and not o["quiet"]:
                 print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
     finally:
+        checker.shutdown()
         dev.close()
     ok = [r for r in results if isinstance(r.get(objective), (int, float))]
     best = (max if higher else min)(ok, key=lambda r: r[objective]) if ok else None

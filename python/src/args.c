@@ -48,12 +48,12 @@ PyObject *kjitpy_kinds_dict(void)
 enum {
 	N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE, N_DLPACK,
 	N_TOBYTES, N_DATA, N_PTR, N_DEVICE_ID, N_C_CONTIGUOUS, N_SIZE, N_HANDLE,
-	K_TYPESTR, K_SHAPE, K_STRIDES, K_MASK, K_STREAM, N_COUNT
+	N_CUDA_STREAM, N_STREAM_HANDLE, K_TYPESTR, K_SHAPE, K_STRIDES, K_MASK, K_STREAM, N_COUNT
 };
 static const char *const name_text[N_COUNT] = {
 	"get_device", "is_contiguous", "data_ptr", "__cuda_array_interface__",
 	"__dlpack_device__", "__dlpack__", "tobytes", "data", "ptr", "device_id",
-	"_c_contiguous", "size", "handle",
+	"_c_contiguous", "size", "handle", "__cuda_stream__", "cuda_stream",
 	"typestr", "shape", "strides", "mask", "stream"
 };
 static PyObject *name_obj[N_COUNT];
@@ -265,8 +265,8 @@ int kjitpy_stream_from(PyObject *obj, kjitpy_launch_args *out)
 	if (PyLong_Check(obj))
 		return stream_int(obj, out);
 	PyObject *v = NULL;
-	if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
-		PyObject *t = PyObject_CallMethod(obj, "__cuda_stream__", NULL);
+	if (has(obj, N_CUDA_STREAM)) {
+		PyObject *t = call0(obj, N_CUDA_STREAM);
 		if (!t)
 			return -1;
 		if (PyTuple_Check(t) && PyTuple_Size(t) == 2) {
@@ -274,8 +274,8 @@ int kjitpy_stream_from(PyObject *obj, kjitpy_launch_args *out)
 			Py_XINCREF(v);
 		}
 		Py_DECREF(t);
-	} else if (PyObject_HasAttrString(obj, "cuda_stream")) {
-		v = PyObject_GetAttrString(obj, "cuda_stream");
+	} else if (has(obj, N_STREAM_HANDLE)) {
+		v = attr(obj, N_STREAM_HANDLE);
 	}
 	if (!v || !PyLong_Check(v)) {
 		Py_XDECREF(v);
@@ -306,7 +306,9 @@ static int torch_stream(int device, kjitpy_launch_args *out)
 		if (!torch_current_raw)
 			return -1;
 	}
-	PyObject *v = PyObject_CallFunction(torch_current_raw, "i", device);
+	PyObject *d = PyLong_FromLong(device);
+	PyObject *v = d ? PyObject_CallFunctionObjArgs(torch_current_raw, d, NULL) : NULL;
+	Py_XDECREF(d);
 	if (!v)
 		return -1;
 	int rc = stream_int(v, out);

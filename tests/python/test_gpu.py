@@ -317,6 +317,35 @@ class KernelTunerScript(unittest.TestCase):
         self.assertEqual(len(restricted), 2)
         self.assertTrue(all(r["block_size_x"] >= 256 for r in restricted))
 
+    def test_verification(self):
+        """The outputs are compared while the GPU measures: a wrong answer still
+        stops the run, and verify= gets arrays of its own."""
+        from kjit.kernel_tuner import tune_kernel
+        src = """
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            if (i < n) c[i] = a[i] + b[i];
+        }"""
+        size = 1 << 20
+        a = np.random.randn(size).astype(np.float32)
+        b = np.random.randn(size).astype(np.float32)
+        args = [np.zeros_like(a), a, b, np.int32(size)]
+        params = {"block_size_x": [128, 256]}
+        seen = []
+
+        def verify(answer, results, atol=None):
+            results[0] += 0  # its own array, writable
+            seen.append(results[0].flags.writeable)
+            return np.allclose(results[0], answer[0], atol=atol)
+        results, _ = tune_kernel("vector_add", src, size, args, params,
+                                 answer=[a + b, None, None, None], verify=verify, quiet=True)
+        self.assertEqual(seen, [True, True])
+        self.assertEqual(len(results), 2)
+        with self.assertRaises(kjit.Error) as cm:
+            tune_kernel("vector_add", src, size, args, params,
+                        answer=[a - b, None, None, None], quiet=True)
+        self.assertIn("differs from answer", str(cm.exception))
+
 
 if __name__ == "__main__":
     if not kjit.default_engine().has_gpu:
