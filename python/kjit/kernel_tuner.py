@@ -8,10 +8,12 @@ Tuner returns: tune_kernel() the results (a list of dicts: the parameters,
 "time" in ms and "times", compile and verification times, metrics) and the env
 dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
 
-What runs: every configuration is compiled by NVRTC through kjit's store (in
-parallel, on threads; a binary compiled before, by any process, is loaded, not
-compiled), verified against answer= or verify=, and timed by kjit's measurement
-(CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
+What runs: every configuration is compiled by NVRTC through kjit's store, all
+in parallel from the start (the first two on threads, the others by compile
+processes, one per further CPU, whose binaries the store hands back; a binary
+compiled before, by any process, is loaded, not compiled), verified against
+answer= or verify= (the comparison runs while the GPU measures), and timed by
+kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
 (objective="nvml_energy" then picks the best by it). A parameter kjit cannot honour raises
 UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
@@ -28,6 +30,9 @@ import logging
 import math
 import os
 import random
+import subprocess
+import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -240,10 +245,16 @@ def _check_arguments(arguments):
                                      "array or scalar (got %s)" % (i, type(a).__name__))
 
 
-def _make_kernel(o, params, engine):
+def _kernel_inputs(o, params):
+    """(source text, header folders, defines, grid, block) of a configuration."""
     grid, block = _geometry(o, params)
     text, dirs = _source(o["kernel_source"], params)
-    k = kjit.kernel(text, o["kernel_name"], params=_defines(o, params, grid, block),
+    return text, dirs, _defines(o, params, grid, block), grid, block
+
+
+def _make_kernel(o, params, engine):
+    text, dirs, defines, grid, block = _kernel_inputs(o, params)
+    k = kjit.kernel(text, o["kernel_name"], params=defines,
                     flags=o["compiler_options"] or (), include_dirs=dirs or None, engine=engine)
     for name, value in (o["cmem_args"] or {}).items():
         k.set_symbol(name, value.tobytes())
@@ -427,17 +438,114 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     return _tune(o, engine, objective, higher)
 
 
+# A compile process: compiles its configurations into the store (a
+# compile-only engine: CUDA_VISIBLE_DEVICES is empty) and reports each
+# ("index milliseconds") once done, failed or not.
+_COMPILE_WORKER = r"""
+import json, sys, time
+import kjit
+job = json.load(sys.stdin)
+engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1)
+for i, text, defines, flags, dirs in job["items"]:
+    t0 = time.perf_counter()
+    try:
+        kjit.kernel(text, job["name"], params=dict(defines), flags=flags,
+                    include_dirs=dirs or None, engine=engine).compile()
+    except kjit.Error:
+        pass  # the tuning process compiles it again and reports the error
+    print(i, (time.perf_counter() - t0) * 1e3, flush=True)
+"""
+_COMPILE_THREADS = 2  # NVRTC gains little from more threads of one process
+
+
+class _CompileWorkers:
+    """Compile processes that fill the store ahead of the tuning process,
+    which then loads their binaries: NVRTC serialises much of a compile
+    within one process (kjit-tune's compile pool uses processes for the
+    same reason). Each takes every n-th configuration, in the order they
+    are measured."""
+
+    def __init__(self, o, configs, engine, n):
+        self.ready, self.ms, self.procs = {}, {}, []
+        if n < 1 or engine.db_path == ":memory:":
+            return
+        items = []
+        for i, p in enumerate(configs):
+            try:
+                text, dirs, defines, _, _ = _kernel_inputs(o, p)
+            except Exception:  # noqa: BLE001 (the tuning process reports it at its turn)
+                continue
+            items.append([i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
+                          [str(f) for f in o["compiler_options"] or ()], dirs])
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(kjit.__file__)))
+        path = os.pathsep.join(x for x in (pkg, os.environ.get("PYTHONPATH")) if x)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)
+        for w in range(min(n, len(items))):
+            mine = items[w::n]
+            job = json.dumps({"db": engine.db_path, "arch": engine.arch,
+                              "name": o["kernel_name"], "items": mine})
+            try:
+                proc = subprocess.Popen([sys.executable, "-c", _COMPILE_WORKER], env=env,
+                                        text=True, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError:
+                break  # no interpreter to run: the tuning process compiles the rest
+            events = {it[0]: threading.Event() for it in mine}
+            self.ready.update(events)
+            self.procs.append(proc)
+            threading.Thread(target=self._talk, args=(proc, job, events), daemon=True).start()
+
+    def _talk(self, proc, job, events):
+        try:
+            proc.stdin.write(job)
+            proc.stdin.close()
+            for line in proc.stdout:
+                i, ms = line.split()
+                self.ms[int(i)] = float(ms)
+                events[int(i)].set()
+        except (OSError, ValueError, KeyError):
+            pass  # a worker that fails leaves its configurations to the tuning process
+        finally:
+            proc.wait()
+            for e in events.values():
+                e.set()
+
+    def wait(self, i):
+        """Milliseconds a worker spent on configuration i (0.0: none did)."""
+        if i in self.ready:
+            self.ready[i].wait()
+        return self.ms.get(i, 0.0)
+
+    def close(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+
+
 def _compile_all(o, configs, engine):
-    def build(p):
+    """(params, kernel, geometry, compile ms, error) of each configuration in
+    order, compiled ahead: the first few by threads of this process, the
+    others by compile processes."""
+    cpus = os.cpu_count() or 1
+    ahead = configs[_COMPILE_THREADS:]
+    workers = _CompileWorkers(o, ahead, engine, min(cpus - _COMPILE_THREADS, len(ahead) // 2))
+
+    def build(i):
+        p = configs[i]
+        worker_ms = workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS else 0.0
         try:
             k, grid, block, shared = _make_kernel(o, p, engine)
             t0 = time.perf_counter()
             k.compile()
-            return p, k, (grid, block, shared), (time.perf_counter() - t0) * 1e3, None
+            return p, k, (grid, block, shared), worker_ms + (time.perf_counter() - t0) * 1e3, None
         except kjit.Error as e:
-            return p, None, None, 0.0, e
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        yield from pool.map(build, configs)
+            return p, None, None, worker_ms, e
+    try:
+        with ThreadPoolExecutor(max_workers=min(cpus, 32)) as pool:
+            yield from pool.map(build, range(len(configs)))
+    finally:
+        workers.close()
 
 
 def _tune(o, engine, objective, higher):

@@ -175,6 +175,30 @@ class Compile(unittest.TestCase):
         self.assertEqual(e2.stats()["disk_hits"], 1)
         self.assertEqual(e2.stats()["compiles"], 0)
 
+    def test_compile_processes_fill_the_store(self):
+        """kjit.kernel_tuner's compile processes: what they compile is loaded
+        from the store by the tuning process, a configuration that fails to
+        compile is left to it (its error is the tuning process's)."""
+        src = SCALE.replace("a * x[i]", "a * x[i] * SCALE_BY EXTRA")
+        o = dict(kernel_name="scale", kernel_source=src, problem_size=1000,
+                 block_size_names=None, grid_div_x=None, grid_div_y=None, grid_div_z=None,
+                 defines=None, compiler_options=["-DSCALE_BY=3.0f"], cmem_args=None,
+                 smem_args=None)
+        configs = [{"block_size_x": b, "EXTRA": "* 1.0f"} for b in (32, 64, 128)]
+        configs.append({"block_size_x": 32, "EXTRA": "+"})  # a syntax error
+        e = kjit.Engine()
+        workers = kt._CompileWorkers(o, configs, e, 2)
+        try:
+            self.assertEqual(len(workers.procs), 2)
+            self.assertTrue(all(workers.wait(i) > 0 for i in range(len(configs))))
+        finally:
+            workers.close()
+        for p in configs[:3]:
+            kt._make_kernel(o, p, e)[0].compile()
+        self.assertEqual((e.stats()["compiles"], e.stats()["disk_hits"]), (0, 3))
+        with self.assertRaises(kjit.CompileError):
+            kt._make_kernel(o, configs[3], e)[0].compile()
+
     def test_compile_error_has_the_log(self):
         with self.assertRaises(kjit.CompileError) as cm:
             kjit.kernel('extern "C" __global__ void f() { undefined_thing(); }', "f").compile()
