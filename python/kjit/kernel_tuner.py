@@ -531,9 +531,13 @@ def _compile_all(o, configs, engine):
     ahead = configs[_COMPILE_THREADS:]
     workers = _CompileWorkers(o, ahead, engine, min(cpus - _COMPILE_THREADS, len(ahead) // 2))
 
+    stop = threading.Event()
+
     def build(i):
         p = configs[i]
         worker_ms = workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS else 0.0
+        if stop.is_set():
+            return None  # the tuning stopped (time_limit): nobody takes it
         try:
             k, grid, block, shared = _make_kernel(o, p, engine)
             t0 = time.perf_counter()
@@ -541,11 +545,13 @@ def _compile_all(o, configs, engine):
             return p, k, (grid, block, shared), worker_ms + (time.perf_counter() - t0) * 1e3, None
         except kjit.Error as e:
             return p, None, None, worker_ms, e
+    pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
     try:
-        with ThreadPoolExecutor(max_workers=min(cpus, 32)) as pool:
-            yield from pool.map(build, range(len(configs)))
+        yield from pool.map(build, range(len(configs)))
     finally:
+        stop.set()
         workers.close()
+        pool.shutdown(cancel_futures=True)
 
 
 def _tune(o, engine, objective, higher):
