@@ -231,6 +231,8 @@ static via classify(PyObject *type, PyObject *obj)
 
 static via how_of(PyObject *obj)
 {
+	if (PyLong_CheckExact(obj)) /* sizes and raw addresses: the commonest */
+		return VIA_INT;
 	PyObject *type = (PyObject *)Py_TYPE(obj);
 	for (int i = 0; i < n_cache; i++)
 		if (cache[i].type == type)
