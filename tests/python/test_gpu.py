@@ -1,6 +1,6 @@
-"""GPU tests of the kjit Python package: arrays of CuPy, PyTorch, JAX and
-numba-cuda passed without a copy (the launch's address is the array's own),
-strided views refused, stream ordering with no synchronisation added, PyTorch
+"""GPU tests of the kjit Python package: arrays of CuPy, PyTorch, JAX,
+numba-cuda and cuda.core passed without a copy (the launch's address is the
+array's own), strided views refused, stream ordering with no synchronisation added, PyTorch
 CUDA graph capture, a Kernel Tuner script in the community's style, and the
 store shared by kjit-tune (C) and Python. A framework that is not installed
 skips its tests. Run by tests/run-gpu-tests (tests/test-gpu-python.sh); by hand:
@@ -101,6 +101,31 @@ class Frameworks(unittest.TestCase):
                        y.copy_to_host)
         with self.assertRaises(kjit.ArgumentError):
             kjit.pointers(x[::2])
+
+    def test_cuda_core_buffers(self):
+        """cuda.core's Buffer: the address is its handle (no capsule made)."""
+        try:
+            try:
+                from cuda.core import Device
+            except ImportError:
+                from cuda.core.experimental import Device
+            dev = Device(0)
+            dev.set_current()
+            stream = dev.create_stream()
+            bx, by = dev.allocate(4 * N, stream=stream), dev.allocate(4 * N, stream=stream)
+            stream.sync()  # stream-ordered allocations, used from other streams
+        except Exception as ex:  # not installed, or an API of another version
+            self.skipTest("cuda.core: %s" % ex)
+        (px, py), handle = kjit.pointers(bx, by, stream=stream)
+        self.assertEqual((px, py), (int(bx.handle), int(by.handle)))
+        self.assertEqual(handle, int(stream.handle))
+        e = kjit.default_engine()
+        e.htod(px, np.arange(N, dtype=np.float32).tobytes())
+        k = kjit.kernel(SCALE, "scale")
+        k(GRID, BLOCK, by, bx, 2.0, N, stream=stream)
+        stream.sync()
+        got = np.frombuffer(e.dtoh(py, 4 * N), dtype=np.float32)
+        np.testing.assert_allclose(got, 2 * np.arange(N, dtype=np.float32))
 
 
 @unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no PyTorch CUDA")
