@@ -1,6 +1,6 @@
 #!/bin/sh
 # test-gpu-python: the Python package on the GPU (tests/python/test_gpu.py):
-# CuPy, PyTorch, JAX and numba-cuda arrays without a copy, strides refused,
+# CuPy, PyTorch, JAX, numba-cuda and cuda.core arrays without a copy, strides refused,
 # streams, CUDA graph capture, a Kernel Tuner script, the store shared with
 # kjit-tune. The package is the one built by
 #     pip install --target DIR ./python

@@ -8,10 +8,12 @@ Tuner returns: tune_kernel() the results (a list of dicts: the parameters,
 "time" in ms and "times", compile and verification times, metrics) and the env
 dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
 
-What runs: every configuration is compiled by NVRTC through kjit's store (in
-parallel, on threads; a binary compiled before, by any process, is loaded, not
-compiled), verified against answer= or verify=, and timed by kjit's measurement
-(CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
+What runs: every configuration is compiled by NVRTC through kjit's store, all
+in parallel from the start (the first two on threads, the others by compile
+processes, one per further CPU, whose binaries the store hands back; a binary
+compiled before, by any process, is loaded, not compiled), verified against
+answer= or verify= (the comparison runs while the GPU measures), and timed by
+kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
 (objective="nvml_energy" then picks the best by it). A parameter kjit cannot honour raises
 UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
@@ -28,6 +30,9 @@ import logging
 import math
 import os
 import random
+import subprocess
+import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -181,32 +186,36 @@ def _defines(o, params, grid, block):
 
 
 class _Device:
-    """The arguments on the GPU: one buffer per array, uploaded once."""
+    """The arguments on the GPU: one buffer per array, uploaded once (their
+    bytes kept to reset outputs before each verification)."""
 
     def __init__(self, engine, arguments):
         import numpy as np
-        self.np, self.engine, self.host, self.ptrs = np, engine, arguments, []
+        self.np, self.engine, self.host, self.ptrs, self.bytes = np, engine, arguments, [], []
         for a in arguments:
             if isinstance(a, np.ndarray):
-                a = np.ascontiguousarray(a)
-                p = engine.alloc(a.nbytes)
-                engine.htod(p, a.tobytes())
+                raw = np.ascontiguousarray(a).tobytes()
+                p = engine.alloc(len(raw))
                 self.ptrs.append(p)
+                engine.htod(p, raw)
             else:
                 self.ptrs.append(None)
+                raw = None
+            self.bytes.append(raw)
 
     def args(self):
         return [p if p is not None else a for p, a in zip(self.ptrs, self.host)]
 
     def reset(self, which):
         for i in which:
-            a = self.np.ascontiguousarray(self.host[i])
-            self.engine.htod(self.ptrs[i], a.tobytes())
+            self.engine.htod(self.ptrs[i], self.bytes[i])
 
-    def read(self, i):
+    def read(self, i, copy=True):
+        """Argument i as it is on the GPU (read-only unless copy)."""
         a = self.host[i]
         raw = self.engine.dtoh(self.ptrs[i], a.nbytes)
-        return self.np.frombuffer(raw, dtype=a.dtype).reshape(a.shape).copy()
+        out = self.np.frombuffer(raw, dtype=a.dtype).reshape(a.shape)
+        return out.copy() if copy else out
 
     def close(self):
         for p in self.ptrs:
@@ -236,10 +245,16 @@ def _check_arguments(arguments):
                                      "array or scalar (got %s)" % (i, type(a).__name__))
 
 
-def _make_kernel(o, params, engine):
+def _kernel_inputs(o, params):
+    """(source text, header folders, defines, grid, block) of a configuration."""
     grid, block = _geometry(o, params)
     text, dirs = _source(o["kernel_source"], params)
-    k = kjit.kernel(text, o["kernel_name"], params=_defines(o, params, grid, block),
+    return text, dirs, _defines(o, params, grid, block), grid, block
+
+
+def _make_kernel(o, params, engine):
+    text, dirs, defines, grid, block = _kernel_inputs(o, params)
+    k = kjit.kernel(text, o["kernel_name"], params=defines,
                     flags=o["compiler_options"] or (), include_dirs=dirs or None, engine=engine)
     for name, value in (o["cmem_args"] or {}).items():
         k.set_symbol(name, value.tobytes())
@@ -302,10 +317,20 @@ def _choose(configs, strategy, options, seed):
     return configs
 
 
-def _verify(o, dev, out_idx):
+def _outputs(o, dev, out_idx, k, geo):
+    """The outputs of one run from the initial arguments (None elsewhere);
+    read-only arrays unless a verify function gets them."""
+    grid, block, shared = geo
+    dev.reset(out_idx)
+    k(grid, block, *dev.args(), shared_mem=shared)
+    dev.engine.synchronize()
+    copy = o["verify"] is not None
+    return [dev.read(i, copy) if i in out_idx else None for i in range(len(o["arguments"]))]
+
+
+def _verify(o, results, out_idx):
     import numpy as np
     answer, verify, atol = o["answer"], o["verify"], o["atol"]
-    results = [dev.read(i) if i in out_idx else None for i in range(len(o["arguments"]))]
     if verify is not None:
         return bool(verify(answer, results, atol=atol))
     return all(np.allclose(results[i].ravel(), np.asarray(answer[i]).ravel(), atol=atol)
@@ -355,26 +380,27 @@ class _Cache:
         os.replace(tmp, self.path)
 
 
-def _evaluate(o, p, k, geo, dev, out_idx):
+def _evaluate(o, p, k, geo, dev, out_idx, checker):
     grid, block, shared = geo
     r = dict(p)
     t0 = time.perf_counter()
+    check = None
     if out_idx and (o["answer"] is not None or o["verify"] is not None):
-        dev.reset(out_idx)
-        k(grid, block, *dev.args(), shared_mem=shared)
-        dev.engine.synchronize()
-        if not _verify(o, dev, out_idx):
-            raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
-                             "for %r" % (p,))
+        # the comparison (on the host) runs while the GPU measures
+        check = checker.submit(_verify, o, _outputs(o, dev, out_idx, k, geo), out_idx)
     t1 = time.perf_counter()
     # kjit-tune's measurement budget and warm-up (its --measure-budget, --warmup)
     m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
                    *dev.args(), shared_mem=shared)
+    t2 = time.perf_counter()
+    if check is not None and not check.result():
+        raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
+                         "for %r" % (p,))
     times = [s / 1e6 for s in m["samples_ns"][:int(o["iterations"])]]
     r["time"] = sum(times) / len(times)
     r["times"] = times
-    r["verification_time"] = (t1 - t0) * 1e3
-    r["benchmark_time"] = (time.perf_counter() - t1) * 1e3
+    r["verification_time"] = (t1 - t0 + time.perf_counter() - t2) * 1e3
+    r["benchmark_time"] = (t2 - t1) * 1e3
     if _observables(o["observers"]):
         prof = k._profile((0, 1), grid, block, *dev.args(), shared_mem=shared)
         if prof["energy_reason"]:
@@ -412,17 +438,120 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     return _tune(o, engine, objective, higher)
 
 
+# A compile process: compiles its configurations into the store (a
+# compile-only engine: CUDA_VISIBLE_DEVICES is empty) and reports each
+# ("index milliseconds") once done, failed or not.
+_COMPILE_WORKER = r"""
+import json, sys, time
+import kjit
+job = json.load(sys.stdin)
+engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1)
+for i, text, defines, flags, dirs in job["items"]:
+    t0 = time.perf_counter()
+    try:
+        kjit.kernel(text, job["name"], params=dict(defines), flags=flags,
+                    include_dirs=dirs or None, engine=engine).compile()
+    except kjit.Error:
+        pass  # the tuning process compiles it again and reports the error
+    print(i, (time.perf_counter() - t0) * 1e3, flush=True)
+"""
+_COMPILE_THREADS = 2  # NVRTC gains little from more threads of one process
+
+
+class _CompileWorkers:
+    """Compile processes that fill the store ahead of the tuning process,
+    which then loads their binaries: NVRTC serialises much of a compile
+    within one process (kjit-tune's compile pool uses processes for the
+    same reason). Each takes every n-th configuration, in the order they
+    are measured."""
+
+    def __init__(self, o, configs, engine, n):
+        self.ready, self.ms, self.procs = {}, {}, []
+        if n < 1 or engine.db_path == ":memory:":
+            return
+        items = []
+        for i, p in enumerate(configs):
+            try:
+                text, dirs, defines, _, _ = _kernel_inputs(o, p)
+            except Exception:  # noqa: BLE001 (the tuning process reports it at its turn)
+                continue
+            items.append([i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
+                          [str(f) for f in o["compiler_options"] or ()], dirs])
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(kjit.__file__)))
+        path = os.pathsep.join(x for x in (pkg, os.environ.get("PYTHONPATH")) if x)
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)
+        for w in range(min(n, len(items))):
+            mine = items[w::n]
+            job = json.dumps({"db": engine.db_path, "arch": engine.arch,
+                              "name": o["kernel_name"], "items": mine})
+            try:
+                proc = subprocess.Popen([sys.executable, "-c", _COMPILE_WORKER], env=env,
+                                        text=True, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            except OSError:
+                break  # no interpreter to run: the tuning process compiles the rest
+            events = {it[0]: threading.Event() for it in mine}
+            self.ready.update(events)
+            self.procs.append(proc)
+            threading.Thread(target=self._talk, args=(proc, job, events), daemon=True).start()
+
+    def _talk(self, proc, job, events):
+        try:
+            proc.stdin.write(job)
+            proc.stdin.close()
+            for line in proc.stdout:
+                i, ms = line.split()
+                self.ms[int(i)] = float(ms)
+                events[int(i)].set()
+        except (OSError, ValueError, KeyError):
+            pass  # a worker that fails leaves its configurations to the tuning process
+        finally:
+            proc.wait()
+            for e in events.values():
+                e.set()
+
+    def wait(self, i):
+        """Milliseconds a worker spent on configuration i (0.0: none did)."""
+        if i in self.ready:
+            self.ready[i].wait()
+        return self.ms.get(i, 0.0)
+
+    def close(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+
+
 def _compile_all(o, configs, engine):
-    def build(p):
+    """(params, kernel, geometry, compile ms, error) of each configuration in
+    order, compiled ahead: the first few by threads of this process, the
+    others by compile processes."""
+    cpus = os.cpu_count() or 1
+    ahead = configs[_COMPILE_THREADS:]
+    workers = _CompileWorkers(o, ahead, engine, min(cpus - _COMPILE_THREADS, len(ahead) // 2))
+
+    stop = threading.Event()
+
+    def build(i):
+        p = configs[i]
+        worker_ms = workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS else 0.0
+        if stop.is_set():
+            return None  # the tuning stopped (time_limit): nobody takes it
         try:
             k, grid, block, shared = _make_kernel(o, p, engine)
             t0 = time.perf_counter()
             k.compile()
-            return p, k, (grid, block, shared), (time.perf_counter() - t0) * 1e3, None
+            return p, k, (grid, block, shared), worker_ms + (time.perf_counter() - t0) * 1e3, None
         except kjit.Error as e:
-            return p, None, None, 0.0, e
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        yield from pool.map(build, configs)
+            return p, None, None, worker_ms, e
+    pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
+    try:
+        yield from pool.map(build, range(len(configs)))
+    finally:
+        stop.set()
+        workers.close()
+        pool.shutdown(cancel_futures=True)
 
 
 def _tune(o, engine, objective, higher):
@@ -434,6 +563,7 @@ def _tune(o, engine, objective, higher):
     answer = o["answer"]
     out_idx = [i for i, a in enumerate(answer or []) if a is not None]
     dev = _Device(engine, o["arguments"])
+    checker = ThreadPoolExecutor(max_workers=1)
     results = []
     try:
         todo = [p for p in chosen if cache.get(p) is None]
@@ -445,7 +575,7 @@ def _tune(o, engine, objective, higher):
                 r = dict(p, time="CompilationFailedConfig", compile_time=compile_ms)
             else:
                 try:
-                    r = _evaluate(o, p, k, geo, dev, out_idx)
+                    r = _evaluate(o, p, k, geo, dev, out_idx, checker)
                     r["compile_time"] = compile_ms
                 except kjit.NoGPUError:
                     raise
@@ -460,6 +590,7 @@ def _tune(o, engine, objective, higher):
             if o["verbose"] and not o["quiet"]:
                 print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
     finally:
+        checker.shutdown()
         dev.close()
     ok = [r for r in results if isinstance(r.get(objective), (int, float))]
     best = (max if higher else min)(ok, key=lambda r: r[objective]) if ok else None

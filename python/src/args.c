@@ -43,34 +43,62 @@ PyObject *kjitpy_kinds_dict(void)
 	return d;
 }
 
-/* The names the hot path looks up, interned once (no string made per call). */
+/* The names the hot path looks up, interned once at import (no string is
+ * made per call): attributes and methods, then CUDA Array Interface keys. */
 enum {
-	N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE,
-	N_TOBYTES, N_COUNT
+	N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE, N_DLPACK,
+	N_TOBYTES, N_DATA, N_PTR, N_DEVICE_ID, N_C_CONTIGUOUS, N_SIZE, N_HANDLE,
+	N_CUDA_STREAM, N_STREAM_HANDLE, K_TYPESTR, K_SHAPE, K_STRIDES, K_MASK, K_STREAM, N_COUNT
 };
 static const char *const name_text[N_COUNT] = {
 	"get_device", "is_contiguous", "data_ptr", "__cuda_array_interface__",
-	"__dlpack_device__", "tobytes"
+	"__dlpack_device__", "__dlpack__", "tobytes", "data", "ptr", "device_id",
+	"_c_contiguous", "size", "handle", "__cuda_stream__", "cuda_stream",
+	"typestr", "shape", "strides", "mask", "stream"
 };
 static PyObject *name_obj[N_COUNT];
+static PyObject *no_args; /* () for calls with keywords only */
 
-static PyObject *name(int which)
+int kjitpy_args_init(void)
 {
-	if (!name_obj[which])
-		name_obj[which] = PyUnicode_InternFromString(name_text[which]);
-	return name_obj[which];
+	for (int i = 0; i < N_COUNT; i++)
+		if (!name_obj[i] && !(name_obj[i] = PyUnicode_InternFromString(name_text[i])))
+			return -1;
+	if (!no_args && !(no_args = PyTuple_New(0)))
+		return -1;
+	return 0;
 }
 
 static PyObject *call0(PyObject *obj, int method)
 {
-	PyObject *n = name(method);
-	return n ? PyObject_CallMethodObjArgs(obj, n, NULL) : NULL;
+	return PyObject_CallMethodObjArgs(obj, name_obj[method], NULL);
 }
 
 static PyObject *attr(PyObject *obj, int which)
 {
-	PyObject *n = name(which);
-	return n ? PyObject_GetAttr(obj, n) : NULL;
+	return PyObject_GetAttr(obj, name_obj[which]);
+}
+
+/* An integer attribute (with __index__ or __int__) as 64 bits; -1 with an
+ * error set. */
+static int attr_u64(PyObject *obj, int which, uint64_t *out)
+{
+	PyObject *v = attr(obj, which);
+	PyObject *n = v ? PyNumber_Long(v) : NULL;
+	Py_XDECREF(v);
+	if (!n)
+		return -1;
+	*out = PyLong_AsUnsignedLongLong(n);
+	Py_DECREF(n);
+	return PyErr_Occurred() ? -1 : 0;
+}
+
+static int attr_long(PyObject *obj, int which, long *out)
+{
+	PyObject *v = attr(obj, which);
+	*out = v ? PyLong_AsLong(v) : -1;
+	Py_XDECREF(v);
+	return *out == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
 /* ---- how a Python type is read, found once per type ------------------- */
@@ -80,8 +108,11 @@ typedef enum via {
 	VIA_INT,    /* int, bool */
 	VIA_FLOAT,  /* float */
 	VIA_NUMPY,  /* a NumPy scalar */
+	/* arrays from here on */
 	VIA_TORCH,  /* torch.Tensor: data_ptr(), is_contiguous(), get_device() */
+	VIA_CUPY,   /* cupy.ndarray: data.ptr, data.device_id, _c_contiguous, size */
 	VIA_CAI,    /* __cuda_array_interface__ */
+	VIA_BUFFER, /* cuda.core's Buffer: __dlpack_device__, handle */
 	VIA_DLPACK  /* __dlpack__ and __dlpack_device__ */
 } via;
 
@@ -93,10 +124,16 @@ static struct {
 } cache[TYPE_CACHE];
 static int n_cache;
 
+static PyObject *torch_current_raw;   /* torch._C._cuda_getCurrentRawStream */
+static PyObject *cupy_current_stream; /* cupy.cuda.get_current_stream */
+
 void kjitpy_args_clear(void)
 {
 	for (int i = 0; i < N_COUNT; i++)
 		Py_CLEAR(name_obj[i]);
+	Py_CLEAR(no_args);
+	Py_CLEAR(torch_current_raw);
+	Py_CLEAR(cupy_current_stream);
 	for (int i = 0; i < n_cache; i++)
 		Py_CLEAR(cache[i].type);
 	n_cache = 0;
@@ -118,23 +155,54 @@ static int module_is(PyObject *type, const char *prefix)
 	return yes;
 }
 
-/* numpy.generic is the base of NumPy's scalar types (not of ndarray) */
-static int numpy_scalar_type(PyObject *type)
+/* 1 when type or one of its bases is named base */
+static int derives(PyObject *type, const char *base)
 {
-	if (!module_is(type, "numpy"))
-		return 0;
 	PyObject *mro = PyObject_GetAttrString(type, "__mro__");
 	int yes = 0;
 	for (Py_ssize_t j = 0; mro && PyTuple_Check(mro) && j < PyTuple_Size(mro) && !yes; j++) {
 		PyObject *name = PyObject_GetAttrString(PyTuple_GetItem(mro, j), "__name__");
 		const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, NULL)
 		                                              : NULL;
-		yes = s && strcmp(s, "generic") == 0;
+		yes = s && strcmp(s, base) == 0;
 		Py_XDECREF(name);
 	}
 	Py_XDECREF(mro);
 	PyErr_Clear();
 	return yes;
+}
+
+static int has(PyObject *obj, int which)
+{
+	return PyObject_HasAttr(obj, name_obj[which]);
+}
+
+/* CuPy's ndarray is read through its attributes: the CUDA Array Interface
+ * CuPy builds at each access costs more than a launch. */
+static int cupy_type(PyObject *type, PyObject *obj)
+{
+	if (!module_is(type, "cupy") || !has(obj, N_CAI) || !has(obj, N_C_CONTIGUOUS) ||
+	    !has(obj, N_SIZE))
+		return 0;
+	PyObject *data = attr(obj, N_DATA);
+	int yes = data && has(data, N_PTR) && has(data, N_DEVICE_ID);
+	Py_XDECREF(data);
+	if (yes && !cupy_current_stream) {
+		PyObject *m = PyImport_ImportModule("cupy.cuda");
+		cupy_current_stream = m ? PyObject_GetAttrString(m, "get_current_stream") : NULL;
+		Py_XDECREF(m);
+		yes = cupy_current_stream != NULL;
+	}
+	PyErr_Clear();
+	return yes;
+}
+
+/* cuda.core's Buffer: its __dlpack__ gives a capsule of one dimension at
+ * the address of its handle and ignores stream=, so the handle is read. */
+static int cuda_buffer_type(PyObject *type, PyObject *obj)
+{
+	return module_is(type, "cuda.core") && has(obj, N_HANDLE) && has(obj, N_DLPACK_DEVICE) &&
+	       derives(type, "Buffer");
 }
 
 /* by the first object of its type (an attribute may be the instance's) */
@@ -145,13 +213,17 @@ static via classify(PyObject *type, PyObject *obj)
 		return VIA_INT;
 	if (PyType_IsSubtype(t, &PyFloat_Type))
 		return VIA_FLOAT;
-	if (numpy_scalar_type(type))
-		return VIA_NUMPY;
-	if (module_is(type, "torch") && PyObject_HasAttrString(type, "data_ptr"))
+	if (module_is(type, "numpy") && derives(type, "generic"))
+		return VIA_NUMPY; /* numpy.generic: the base of its scalars, not of ndarray */
+	if (module_is(type, "torch") && has(type, N_DATA_PTR))
 		return VIA_TORCH;
-	if (PyObject_HasAttrString(obj, "__cuda_array_interface__"))
+	if (cupy_type(type, obj))
+		return VIA_CUPY;
+	if (has(obj, N_CAI))
 		return VIA_CAI;
-	if (PyObject_HasAttrString(obj, "__dlpack__"))
+	if (cuda_buffer_type(type, obj))
+		return VIA_BUFFER;
+	if (has(obj, N_DLPACK))
 		return VIA_DLPACK;
 	return VIA_NONE;
 }
@@ -159,6 +231,8 @@ static via classify(PyObject *type, PyObject *obj)
 
 static via how_of(PyObject *obj)
 {
+	if (PyLong_CheckExact(obj)) /* sizes and raw addresses: the commonest */
+		return VIA_INT;
 	PyObject *type = (PyObject *)Py_TYPE(obj);
 	for (int i = 0; i < n_cache; i++)
 		if (cache[i].type == type)
@@ -193,8 +267,8 @@ int kjitpy_stream_from(PyObject *obj, kjitpy_launch_args *out)
 	if (PyLong_Check(obj))
 		return stream_int(obj, out);
 	PyObject *v = NULL;
-	if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
-		PyObject *t = PyObject_CallMethod(obj, "__cuda_stream__", NULL);
+	if (has(obj, N_CUDA_STREAM)) {
+		PyObject *t = call0(obj, N_CUDA_STREAM);
 		if (!t)
 			return -1;
 		if (PyTuple_Check(t) && PyTuple_Size(t) == 2) {
@@ -202,8 +276,8 @@ int kjitpy_stream_from(PyObject *obj, kjitpy_launch_args *out)
 			Py_XINCREF(v);
 		}
 		Py_DECREF(t);
-	} else if (PyObject_HasAttrString(obj, "cuda_stream")) {
-		v = PyObject_GetAttrString(obj, "cuda_stream");
+	} else if (has(obj, N_STREAM_HANDLE)) {
+		v = attr(obj, N_STREAM_HANDLE);
 	}
 	if (!v || !PyLong_Check(v)) {
 		Py_XDECREF(v);
@@ -225,8 +299,6 @@ static long long dlpack_stream(const kjitpy_launch_args *a)
 
 /* ---- arrays ------------------------------------------------------------- */
 
-static PyObject *torch_current_raw; /* torch._C._cuda_getCurrentRawStream */
-
 static int torch_stream(int device, kjitpy_launch_args *out)
 {
 	if (!torch_current_raw) {
@@ -236,7 +308,9 @@ static int torch_stream(int device, kjitpy_launch_args *out)
 		if (!torch_current_raw)
 			return -1;
 	}
-	PyObject *v = PyObject_CallFunction(torch_current_raw, "i", device);
+	PyObject *d = PyLong_FromLong(device);
+	PyObject *v = d ? PyObject_CallFunctionObjArgs(torch_current_raw, d, NULL) : NULL;
+	Py_XDECREF(d);
 	if (!v)
 		return -1;
 	int rc = stream_int(v, out);
@@ -248,6 +322,13 @@ static int torch_stream(int device, kjitpy_launch_args *out)
 static int refuse(size_t i, const char *what, PyObject *obj)
 {
 	kjitpy_argfail("argument %zu (%R): %s", i, (PyObject *)Py_TYPE(obj), what);
+	return -1;
+}
+
+static int other_device(size_t i, long id, int device)
+{
+	kjitpy_argfail("argument %zu: an array on CUDA device %ld, the engine runs on device %d",
+	               i, id, device);
 	return -1;
 }
 
@@ -315,10 +396,10 @@ static int cai_dims(PyObject *tuple, int64_t *out, int *n)
 
 static int cai_layout(PyObject *d, size_t i, PyObject *obj)
 {
-	PyObject *typestr = PyDict_GetItemString(d, "typestr");
-	PyObject *shape = PyDict_GetItemString(d, "shape");
-	PyObject *strides = PyDict_GetItemString(d, "strides");
-	PyObject *mask = PyDict_GetItemString(d, "mask");
+	PyObject *typestr = PyDict_GetItem(d, name_obj[K_TYPESTR]);
+	PyObject *shape = PyDict_GetItem(d, name_obj[K_SHAPE]);
+	PyObject *strides = PyDict_GetItem(d, name_obj[K_STRIDES]);
+	PyObject *mask = PyDict_GetItem(d, name_obj[K_MASK]);
 	if (mask && mask != Py_None)
 		return refuse(i, "a masked array (the CUDA Array Interface's mask)", obj);
 	if (!strides || strides == Py_None)
@@ -342,7 +423,7 @@ static int from_cai(PyObject *obj, size_t i, kjitpy_launch_args *out, uint64_t *
 	PyObject *d = attr(obj, N_CAI);
 	if (!d)
 		return -1;
-	PyObject *data = PyDict_Check(d) ? PyDict_GetItemString(d, "data") : NULL;
+	PyObject *data = PyDict_Check(d) ? PyDict_GetItem(d, name_obj[N_DATA]) : NULL;
 	PyObject *p = data && PyTuple_Check(data) && PyTuple_Size(data) == 2
 	              ? PyTuple_GetItem(data, 0) : NULL;
 	int rc = p ? cai_layout(d, i, obj) : refuse(i, "a CUDA Array Interface without data", obj);
@@ -350,10 +431,42 @@ static int from_cai(PyObject *obj, size_t i, kjitpy_launch_args *out, uint64_t *
 		*ptr = PyLong_AsUnsignedLongLong(p);
 		rc = PyErr_Occurred() ? -1 : 0;
 	}
-	PyObject *s = rc == 0 && !out->have_stream ? PyDict_GetItemString(d, "stream") : NULL;
+	PyObject *s = rc == 0 && !out->have_stream ? PyDict_GetItem(d, name_obj[K_STREAM]) : NULL;
 	if (s && s != Py_None)
 		rc = stream_int(s, out);
 	Py_DECREF(d);
+	return rc;
+}
+
+/* As its CUDA Array Interface would: the address (0 when empty), the
+ * device checked, CuPy's current stream (its 0 given as 1, the legacy
+ * default stream); a layout not C-contiguous goes through the interface. */
+static int from_cupy(PyObject *obj, size_t i, int device, kjitpy_launch_args *out,
+                     uint64_t *ptr)
+{
+	PyObject *v = attr(obj, N_C_CONTIGUOUS);
+	int contiguous = v ? PyObject_IsTrue(v) : -1;
+	Py_XDECREF(v);
+	if (contiguous <= 0)
+		return contiguous < 0 ? -1 : from_cai(obj, i, out, ptr);
+	long size = 0, dev = 0;
+	PyObject *data = attr(obj, N_DATA);
+	int rc = data && attr_long(obj, N_SIZE, &size) == 0 && attr_long(data, N_DEVICE_ID, &dev) == 0
+	         ? 0 : -1;
+	if (rc == 0 && dev != device)
+		rc = other_device(i, dev, device);
+	*ptr = 0;
+	if (rc == 0 && size)
+		rc = attr_u64(data, N_PTR, ptr);
+	Py_XDECREF(data);
+	if (rc < 0 || out->have_stream)
+		return rc;
+	PyObject *s = PyObject_CallNoArgs(cupy_current_stream);
+	uint64_t h = 0;
+	rc = s ? attr_u64(s, N_PTR, &h) : -1;
+	Py_XDECREF(s);
+	out->stream = (kjit_stream)(uintptr_t)(h ? h : 1);
+	out->have_stream = rc == 0;
 	return rc;
 }
 
@@ -376,28 +489,24 @@ static int dlpack_device_ok(PyObject *obj, size_t i, int device)
 		return refuse(i, type == KJITPY_DL_CPU ? "an array in host memory (DLPack kDLCPU): "
 		              "kjit launches take device memory" : "an array on a device that is "
 		              "not CUDA (DLPack)", obj);
-	if (id != device) {
-		kjitpy_argfail("argument %zu: an array on CUDA device %ld, the engine "
-		             "runs on device %d", i, id, device);
-		return -1;
-	}
-	return 0;
+	return id == device ? 0 : other_device(i, id, device);
 }
 
 static PyObject *dlpack_capsule(PyObject *obj, const kjitpy_launch_args *a)
 {
-	PyObject *method = PyObject_GetAttrString(obj, "__dlpack__");
+	PyObject *method = attr(obj, N_DLPACK);
 	if (!method)
 		return NULL;
-	PyObject *noargs = PyTuple_New(0);
-	PyObject *kw = Py_BuildValue("{sL}", "stream", dlpack_stream(a));
-	PyObject *cap = noargs && kw ? PyObject_Call(method, noargs, kw) : NULL;
-	if (!cap && noargs && PyErr_ExceptionMatches(PyExc_TypeError)) {
+	PyObject *kw = PyDict_New();
+	PyObject *s = kw ? PyLong_FromLongLong(dlpack_stream(a)) : NULL;
+	PyObject *cap = s && PyDict_SetItem(kw, name_obj[K_STREAM], s) == 0
+	                ? PyObject_Call(method, no_args, kw) : NULL;
+	if (!cap && s && PyErr_ExceptionMatches(PyExc_TypeError)) {
 		/* a producer older than the stream= keyword: ordering is the caller's */
 		PyErr_Clear();
-		cap = PyObject_Call(method, noargs, NULL);
+		cap = PyObject_Call(method, no_args, NULL);
 	}
-	Py_XDECREF(noargs);
+	Py_XDECREF(s);
 	Py_XDECREF(kw);
 	Py_DECREF(method);
 	return cap;
@@ -431,6 +540,11 @@ static int from_capsule(PyObject *cap, size_t i, PyObject *obj, uint64_t *ptr)
 	else if (!versioned && m->deleter)
 		m->deleter(m);
 	return rc;
+}
+
+static int from_buffer(PyObject *obj, size_t i, int device, uint64_t *ptr)
+{
+	return dlpack_device_ok(obj, i, device) < 0 ? -1 : attr_u64(obj, N_HANDLE, ptr);
 }
 
 static int from_dlpack(PyObject *obj, size_t i, int device, const kjitpy_launch_args *a,
@@ -557,7 +671,7 @@ static int convert_one(PyObject *obj, size_t i, kjitpy_kind k, int device,
 		return 0;
 	}
 	via how = how_of(obj);
-	int array = how == VIA_TORCH || how == VIA_CAI || how == VIA_DLPACK;
+	int array = how >= VIA_TORCH;
 	if (array && k != KJITPY_PTR && k != KJITPY_UNKNOWN) {
 		kjitpy_argfail("argument %zu: an array for a parameter of type %s",
 		             i, kinds[k].ctype);
@@ -566,8 +680,12 @@ static int convert_one(PyObject *obj, size_t i, kjitpy_kind k, int device,
 	switch (how) {
 	case VIA_TORCH:
 		return from_torch(obj, i, device, out, &out->slot[i].u);
+	case VIA_CUPY:
+		return from_cupy(obj, i, device, out, &out->slot[i].u);
 	case VIA_CAI:
 		return from_cai(obj, i, out, &out->slot[i].u);
+	case VIA_BUFFER:
+		return from_buffer(obj, i, device, &out->slot[i].u);
 	case VIA_DLPACK:
 		*deferred = 1; /* once the stream is known */
 		return 0;

@@ -3,14 +3,26 @@
  * kjit_launch(), which picks the variant from the store). */
 #include "kjitpy.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
+
+#include <structmember.h>
 
 /* The most problem sizes a launch remembers to skip the GIL's release. */
 #define MAX_PROBLEM 8
 
+/* A call of a kernel is a vectorcall (PEP 590: no tuple of its arguments
+ * is made). The flag and the function type are in the limited API from
+ * 3.12 on; their values are those of 3.8 on, and PyType_FromSpec reads
+ * __vectorcalloffset__ from 3.9 on. */
+#define TPFLAGS_HAVE_VECTORCALL (1UL << 11)
+#define VECTORCALL_ARGUMENTS_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+typedef PyObject *(*vectorcall_fn)(PyObject *, PyObject *const *, size_t, PyObject *);
+
 typedef struct kjitpy_kernel {
 	PyObject_HEAD
+	vectorcall_fn vectorcall; /* kernel_vectorcall */
 	kjitpy_engine *engine; /* a reference: the engine outlives the kernel */
 	kjit_kernel *k;
 	int device;
@@ -32,6 +44,9 @@ typedef struct kjitpy_kernel {
 
 PyObject *kjitpy_kernel_type;
 
+static PyObject *kernel_vectorcall(PyObject *obj, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames);
+
 static kjitpy_kernel *kernel_alloc(PyObject *engine, PyObject *kinds, PyObject *argnames)
 {
 	if (!PyObject_TypeCheck(engine, (PyTypeObject *)kjitpy_engine_type)) {
@@ -51,6 +66,7 @@ static kjitpy_kernel *kernel_alloc(PyObject *engine, PyObject *kinds, PyObject *
 		(PyTypeObject *)kjitpy_kernel_type, 0);
 	if (!self)
 		return NULL;
+	self->vectorcall = kernel_vectorcall;
 	Py_INCREF(engine);
 	self->engine = (kjitpy_engine *)engine;
 	self->device = self->engine->device;
@@ -512,6 +528,14 @@ static PyObject *kernel_launch(PyObject *obj, PyObject *const *args, Py_ssize_t 
 	                     : launch_plain(self, args, nargs, &kw, &a);
 }
 
+static PyObject *kernel_vectorcall(PyObject *obj, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames)
+{
+	return kernel_launch(obj, args, (Py_ssize_t)(nargsf & ~VECTORCALL_ARGUMENTS_OFFSET),
+	                     kwnames);
+}
+
+/* A call through PyObject_Call() (a tuple and a dict), as a vectorcall. */
 static PyObject *kernel_call(PyObject *obj, PyObject *args, PyObject *kw)
 {
 	PyObject *stack[KJITPY_MAX_ARGS + 4];
@@ -824,9 +848,15 @@ static PyMethodDef kernel_methods[] = {
 	{NULL, NULL, 0, NULL}
 };
 
+static PyMemberDef kernel_members[] = {
+	{"__vectorcalloffset__", T_PYSSIZET, offsetof(kjitpy_kernel, vectorcall), READONLY, NULL},
+	{NULL, 0, 0, 0, NULL}
+};
+
 static PyType_Slot kernel_slots[] = {
 	{Py_tp_dealloc, (void *)kernel_dealloc},
 	{Py_tp_call, (void *)kernel_call},
+	{Py_tp_members, kernel_members},
 	{Py_tp_getset, kernel_getset},
 	{Py_tp_methods, kernel_methods},
 	{Py_tp_doc, (void *)
@@ -847,7 +877,8 @@ static PyType_Slot kernel_slots[] = {
 };
 
 static PyType_Spec kernel_spec_def = {
-	"kjit.Kernel", sizeof(kjitpy_kernel), 0, Py_TPFLAGS_DEFAULT, kernel_slots
+	"kjit.Kernel", sizeof(kjitpy_kernel), 0, Py_TPFLAGS_DEFAULT | TPFLAGS_HAVE_VECTORCALL,
+	kernel_slots
 };
 
 int kjitpy_kernel_init_type(PyObject *module)

@@ -94,7 +94,10 @@ int kjitpy_convert_args(PyObject *const *args, size_t n, const unsigned char *ki
  * what a launch would pass for each array, and on which stream. */
 PyObject *kjitpy_pointers(PyObject *module, PyObject *args);
 
-/* Clears the per-type cache (module teardown). */
+/* Interns the names the conversions look up (import); 0 or -1. */
+int kjitpy_args_init(void);
+
+/* Clears the names and the per-type cache (module teardown). */
 void kjitpy_args_clear(void);
 
 /* ---- kernel.c ---------------------------------------------------------- */

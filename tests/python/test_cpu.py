@@ -175,6 +175,30 @@ class Compile(unittest.TestCase):
         self.assertEqual(e2.stats()["disk_hits"], 1)
         self.assertEqual(e2.stats()["compiles"], 0)
 
+    def test_compile_processes_fill_the_store(self):
+        """kjit.kernel_tuner's compile processes: what they compile is loaded
+        from the store by the tuning process, a configuration that fails to
+        compile is left to it (its error is the tuning process's)."""
+        src = SCALE.replace("a * x[i]", "a * x[i] * SCALE_BY EXTRA")
+        o = dict(kernel_name="scale", kernel_source=src, problem_size=1000,
+                 block_size_names=None, grid_div_x=None, grid_div_y=None, grid_div_z=None,
+                 defines=None, compiler_options=["-DSCALE_BY=3.0f"], cmem_args=None,
+                 smem_args=None)
+        configs = [{"block_size_x": b, "EXTRA": "* 1.0f"} for b in (32, 64, 128)]
+        configs.append({"block_size_x": 32, "EXTRA": "+"})  # a syntax error
+        e = kjit.Engine()
+        workers = kt._CompileWorkers(o, configs, e, 2)
+        try:
+            self.assertEqual(len(workers.procs), 2)
+            self.assertTrue(all(workers.wait(i) > 0 for i in range(len(configs))))
+        finally:
+            workers.close()
+        for p in configs[:3]:
+            kt._make_kernel(o, p, e)[0].compile()
+        self.assertEqual((e.stats()["compiles"], e.stats()["disk_hits"]), (0, 3))
+        with self.assertRaises(kjit.CompileError):
+            kt._make_kernel(o, configs[3], e)[0].compile()
+
     def test_compile_error_has_the_log(self):
         with self.assertRaises(kjit.CompileError) as cm:
             kjit.kernel('extern "C" __global__ void f() { undefined_thing(); }', "f").compile()
@@ -263,6 +287,81 @@ class Conversions(unittest.TestCase):
             with self.assertRaises(kjit.ArgumentError) as cm:
                 kjit.pointers(t, stream=9)
             self.assertIn(want, str(cm.exception))
+
+    def test_cupy_path(self):
+        """CuPy's ndarray is read through data.ptr, data.device_id, _c_contiguous
+        and size, and CuPy's current stream, without building its CUDA Array
+        Interface: a stand-in of module cupy with those attributes."""
+        import types
+        cuda = types.ModuleType("cupy.cuda")
+        cuda.stream = types.SimpleNamespace(ptr=0)
+        cuda.get_current_stream = lambda: cuda.stream
+        cupy = types.ModuleType("cupy")
+        cupy.cuda = cuda
+
+        class ndarray:
+            __module__ = "cupy"
+            reads = 0
+
+            def __init__(self, a, device=0):
+                self.a, self.size, self._c_contiguous = a, a.size, a.flags.c_contiguous
+                self.data = types.SimpleNamespace(ptr=a.ctypes.data, device_id=device)
+
+            @property
+            def __cuda_array_interface__(self):
+                ndarray.reads += 1
+                return dict(self.a.__array_interface__, version=3, stream=1)
+        saved = {m: sys.modules.get(m) for m in ("cupy", "cupy.cuda")}
+        sys.modules.update({"cupy": cupy, "cupy.cuda": cuda})
+        try:
+            a = np.arange(16, dtype=np.float32)
+            x, y = ndarray(a), ndarray(a[4:])
+            kjit.pointers(x)  # the type is read once
+            reads = ndarray.reads
+            self.assertEqual(kjit.pointers(x, y), ((a.ctypes.data, a.ctypes.data + 16), 1))
+            cuda.stream = types.SimpleNamespace(ptr=77)
+            self.assertEqual(kjit.pointers(x)[1], 77)  # CuPy's current stream
+            self.assertEqual(kjit.pointers(x, stream=5)[1], 5)
+            self.assertEqual(kjit.pointers(ndarray(a[:0]))[0], (0,))
+            self.assertEqual(ndarray.reads, reads, "the CUDA Array Interface was built")
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(ndarray(a, device=1))
+            self.assertIn("device 1", str(cm.exception))
+            with self.assertRaises(kjit.ArgumentError) as cm:
+                kjit.pointers(ndarray(a[::2]))
+            self.assertIn("strided", str(cm.exception))
+        finally:
+            for m, v in saved.items():
+                if v is None:
+                    sys.modules.pop(m, None)
+                else:
+                    sys.modules[m] = v
+
+    def test_cuda_core_buffer_path(self):
+        """cuda.core's Buffer: its address is its handle, its device that of
+        __dlpack_device__; no capsule is made."""
+        class Buffer:
+            __module__ = "cuda.core._memory._buffer"
+
+            def __init__(self, handle, device=0):
+                self.handle, self.device = handle, device
+
+            def __dlpack_device__(self):
+                return (2, self.device)
+
+            def __dlpack__(self, stream=None):
+                raise AssertionError("a capsule was made")
+
+        class Managed(Buffer):
+            __module__ = "cuda.core._memory._managed_buffer"
+
+            def __dlpack_device__(self):
+                return (13, 0)
+        self.assertEqual(kjit.pointers(Buffer(0x7f0000002000), Managed(0x7f0000003000), stream=3),
+                         ((0x7f0000002000, 0x7f0000003000), 3))
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            kjit.pointers(Buffer(0x7f0000002000, device=2))
+        self.assertIn("device 2", str(cm.exception))
 
     def test_dlpack_refusals(self):
         class Host(FakeDLPack):

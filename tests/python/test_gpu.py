@@ -1,6 +1,6 @@
-"""GPU tests of the kjit Python package: arrays of CuPy, PyTorch, JAX and
-numba-cuda passed without a copy (the launch's address is the array's own),
-strided views refused, stream ordering with no synchronisation added, PyTorch
+"""GPU tests of the kjit Python package: arrays of CuPy, PyTorch, JAX,
+numba-cuda and cuda.core passed without a copy (the launch's address is the
+array's own), strided views refused, stream ordering with no synchronisation added, PyTorch
 CUDA graph capture, a Kernel Tuner script in the community's style, and the
 store shared by kjit-tune (C) and Python. A framework that is not installed
 skips its tests. Run by tests/run-gpu-tests (tests/test-gpu-python.sh); by hand:
@@ -101,6 +101,31 @@ class Frameworks(unittest.TestCase):
                        y.copy_to_host)
         with self.assertRaises(kjit.ArgumentError):
             kjit.pointers(x[::2])
+
+    def test_cuda_core_buffers(self):
+        """cuda.core's Buffer: the address is its handle (no capsule made)."""
+        try:
+            try:
+                from cuda.core import Device
+            except ImportError:
+                from cuda.core.experimental import Device
+            dev = Device(0)
+            dev.set_current()
+            stream = dev.create_stream()
+            bx, by = dev.allocate(4 * N, stream=stream), dev.allocate(4 * N, stream=stream)
+            stream.sync()  # stream-ordered allocations, used from other streams
+        except Exception as ex:  # not installed, or an API of another version
+            self.skipTest("cuda.core: %s" % ex)
+        (px, py), handle = kjit.pointers(bx, by, stream=stream)
+        self.assertEqual((px, py), (int(bx.handle), int(by.handle)))
+        self.assertEqual(handle, int(stream.handle))
+        e = kjit.default_engine()
+        e.htod(px, np.arange(N, dtype=np.float32).tobytes())
+        k = kjit.kernel(SCALE, "scale")
+        k(GRID, BLOCK, by, bx, 2.0, N, stream=stream)
+        stream.sync()
+        got = np.frombuffer(e.dtoh(py, 4 * N), dtype=np.float32)
+        np.testing.assert_allclose(got, 2 * np.arange(N, dtype=np.float32))
 
 
 @unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no PyTorch CUDA")
@@ -316,6 +341,35 @@ class KernelTunerScript(unittest.TestCase):
                                     strategy_options={"max_fevals": 2}, seed=1)
         self.assertEqual(len(restricted), 2)
         self.assertTrue(all(r["block_size_x"] >= 256 for r in restricted))
+
+    def test_verification(self):
+        """The outputs are compared while the GPU measures: a wrong answer still
+        stops the run, and verify= gets arrays of its own."""
+        from kjit.kernel_tuner import tune_kernel
+        src = """
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            if (i < n) c[i] = a[i] + b[i];
+        }"""
+        size = 1 << 20
+        a = np.random.randn(size).astype(np.float32)
+        b = np.random.randn(size).astype(np.float32)
+        args = [np.zeros_like(a), a, b, np.int32(size)]
+        params = {"block_size_x": [128, 256]}
+        seen = []
+
+        def verify(answer, results, atol=None):
+            results[0] += 0  # its own array, writable
+            seen.append(results[0].flags.writeable)
+            return np.allclose(results[0], answer[0], atol=atol)
+        results, _ = tune_kernel("vector_add", src, size, args, params,
+                                 answer=[a + b, None, None, None], verify=verify, quiet=True)
+        self.assertEqual(seen, [True, True])
+        self.assertEqual(len(results), 2)
+        with self.assertRaises(kjit.Error) as cm:
+            tune_kernel("vector_add", src, size, args, params,
+                        answer=[a - b, None, None, None], quiet=True)
+        self.assertIn("differs from answer", str(cm.exception))
 
 
 if __name__ == "__main__":
