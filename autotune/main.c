@@ -603,22 +603,6 @@ static void put_ranks(kjit__buf *b, kt_pool *pool, int json)
 	kjit__buf_str(b, json ? "]" : "\n");
 }
 
-/* Whether variants failed because the spec's arguments do not fit the
- * kernel's parameters (the kernel in this process says; a pool of
- * processes saw it elsewhere, so the first variant is tried here). */
-static int args_refused(const kjit__spec *spec, const variant *vs, size_t n, const target *t)
-{
-	if (kjit__kernel_args_refused(t->kernel))
-		return 1;
-	kjit__config_desc d;
-	kjit_variant *v = NULL;
-	if (!n || kjit__config_desc_make(spec, vs[0].config, &d) != KJIT_OK)
-		return 0;
-	kjit_status st = kjit_variant_get(t->kernel, &d.desc, &v, NULL);
-	kjit__config_desc_free(&d);
-	return st == KJIT_ERR_INVALID_ARG && kjit__kernel_args_refused(t->kernel);
-}
-
 /* Compiles the n variants for one target on a compile pool, with its
  * progress line and summary line, or its object of the --json summary in
  * json. Returns an exit code; *broken is set when the database failed for
@@ -665,7 +649,8 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 	}
 	kt_pool_close(pool);
 	/* arguments that do not fit: the spec's fault, said once */
-	int refused = !tally.broken && !stopped && tally.n_other && args_refused(spec, vs, n, t);
+	int refused = !tally.broken && !stopped && tally.n_other && n &&
+	              kt_pool_args_refused(t->kernel, spec, vs[0].config);
 	for (size_t i = 0; i < tally.n_kept; i++) {
 		if (!refused)
 			fprintf(stderr, "%s: %s: failed variant %zu: %s\n", prog, t->arch, i + 1,

@@ -342,8 +342,9 @@ static void test_best(kt_results *r, sqlite3 *db)
  * choice becomes the best, chosen by time, and a result it measures again
  * keeps no profile of the measurement before. */
 /* What a run under each objective knows of a store: a failure under all,
- * a time under time alone, a profiled result with its energy under all;
- * the table holds each objective's score. */
+ * a time, or a configuration a race of times stopped as slow, under time
+ * alone, a profiled result with its energy under all; the table holds
+ * each objective's score. */
 static void test_load(kt_results *r)
 {
 	static const char src[] = "extern \"C\" __global__ void k(float *x) { x[0] = 1; }\n";
@@ -359,18 +360,20 @@ static void test_load(kt_results *r)
 	char *prob = kjit__problem_json(&spec->problems[0]);
 	kjit__run *run = start(r, prob, KJIT__OBJ_TIME);
 	kjit__eval timed = eval_ok("{\"B\":1}", 50), profiled = eval_profiled("{\"B\":2}", 100, 5);
-	kjit__eval failed = eval_ok("{\"B\":3}", NAN);
+	kjit__eval failed = eval_ok("{\"B\":3}", NAN), raced = eval_ok("{\"B\":4}", 900);
 	failed.status = "launch_error";
+	raced.status = "stopped_early";
 	CHECK_OK(kt_results_record(r, run, &timed, NULL, NULL));
 	CHECK_OK(kt_results_record(r, run, &profiled, NULL, NULL));
 	CHECK_OK(kt_results_record(r, run, &failed, NULL, NULL));
+	CHECK_OK(kt_results_record(r, run, &raced, NULL, NULL));
 	kjit__run_free(run);
 	static const struct {
 		kjit__objective by;
 		uint8_t have[4];
 		double score[4];
 	} want[] = {
-		{ KJIT__OBJ_TIME, { 1, 1, 1, 0 }, { 50, 100, INFINITY, INFINITY } },
+		{ KJIT__OBJ_TIME, { 1, 1, 1, 1 }, { 50, 100, INFINITY, INFINITY } },
 		{ KJIT__OBJ_ENERGY, { 0, 1, 1, 0 }, { INFINITY, 5, INFINITY, INFINITY } },
 		{ KJIT__OBJ_EDP, { 0, 1, 1, 0 }, { INFINITY, 500, INFINITY, INFINITY } },
 	};
@@ -391,8 +394,9 @@ static void test_load(kt_results *r)
 	free(prob);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
-	OK("a store loaded under time, energy and edp: a time alone is known under time only, "
-	   "a profiled result under each with its own score, a failure under all");
+	OK("a store loaded under time, energy and edp: a time alone, or a race stopped as slow, "
+	   "is known under time only, a profiled result under each with its own score, a failure "
+	   "under all");
 }
 
 static void test_online(const char *path, kt_results *r, sqlite3 *db)

@@ -462,3 +462,16 @@ size_t kt_pool_window(kt_pool *p, double consume_per_s)
 	double w = ceil(2.0 * s.workers * ahead);
 	return w < KT_WINDOW_MAX ? (size_t)w : KT_WINDOW_MAX;
 }
+
+int kt_pool_args_refused(kjit_kernel *kernel, const kjit__spec *spec, const uint16_t *config)
+{
+	if (kjit__kernel_args_refused(kernel))
+		return 1;
+	kjit__config_desc d;
+	kjit_variant *v = NULL;
+	if (!config || kjit__config_desc_make(spec, config, &d) != KJIT_OK)
+		return 0;
+	kjit_status st = kjit_variant_get(kernel, &d.desc, &v, NULL);
+	kjit__config_desc_free(&d);
+	return st == KJIT_ERR_INVALID_ARG && kjit__kernel_args_refused(kernel);
+}

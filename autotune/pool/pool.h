@@ -97,6 +97,12 @@ size_t kt_pool_rank_jobs(kt_pool *p, int rank, size_t *compiled);
  * (a new problem's set-up, a slow variant), and banks what it can. */
 size_t kt_pool_window(kt_pool *p, double consume_per_s);
 
+/* Whether the variant of config failed, as a job of the pool, because
+ * the spec's arguments do not fit the kernel's parameters: the kernel in
+ * this process says, or (a worker process saw it) the variant is taken
+ * here from the database its binary went to, and checked. */
+int kt_pool_args_refused(kjit_kernel *kernel, const kjit__spec *spec, const uint16_t *config);
+
 /* The compile worker's main: loads the spec, opens an engine (no GPU) for
  * arch on db, then answers compile messages from in_fd on out_fd until
  * EOF. Returns the process exit code. */

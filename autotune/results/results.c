@@ -196,15 +196,21 @@ kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char 
 				continue;
 			}
 			/* a failure is known under every objective; a success only
-			 * with the objective's figure (energy measured, for energy) */
+			 * with the objective's figure (energy measured, for energy),
+			 * and a configuration a race of times stopped as slow, under
+			 * time alone: it may still spend the least energy */
+			kjit__result_status rs = KJIT__RS_COUNT;
 			const char *status = (const char *)sqlite3_column_text(s, 1);
-			int ok = status && strcmp(status, "ok") == 0;
-			if (ok && sqlite3_column_type(s, 2) != SQLITE_NULL) {
+			if (status)
+				(void)kjit__result_status_parse(status, &rs);
+			int scored = sqlite3_column_type(s, 2) != SQLITE_NULL;
+			if (rs == KJIT__RS_OK && scored) {
 				double o = sqlite3_column_double(s, 2);
 				if (o < obj[idx])
 					obj[idx] = o;
 			}
-			hv[idx] |= !ok || sqlite3_column_type(s, 2) != SQLITE_NULL;
+			hv[idx] |= rs == KJIT__RS_OK ? scored
+			         : rs != KJIT__RS_STOPPED_EARLY || by == KJIT__OBJ_TIME;
 		}
 		if (rc != SQLITE_DONE)
 			st = kjit__store_fail(r->store, rc, "loading results");

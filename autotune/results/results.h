@@ -38,9 +38,10 @@ kjit_status kt_results_record(kt_results *r, const kjit__run *run, const kjit__e
  * under objective by: *objective (space->size doubles) holds each
  * configuration's score (kjit__objective_sql()), INFINITY for a failure
  * or no score; *have (may be NULL) marks the configurations known under
- * by (resume skips them unless --force): a failure, or a success with
- * the objective's figure, so that a result measured for time alone is
- * measured again for energy. With several l2 rows, the lowest score
+ * by (resume skips them unless --force): a failure, a success with the
+ * objective's figure, and under time a configuration a race stopped as
+ * slow, so that a result measured for time alone is measured again for
+ * energy. With several l2 rows, the lowest score
  * counts. Rows outside the space are counted in *ignored (may be NULL). */
 kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char *signature,
                             const char *device_key, kjit__objective by, double **objective,

@@ -348,6 +348,14 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 		t->broken = 1;
 		return -2;
 	}
+	if (j->status == KJIT_ERR_INVALID_ARG &&
+	    kt_pool_args_refused(t->kernel, t->spec, j->config)) {
+		/* the spec's arguments do not fit the kernel: no configuration of
+		 * the problem can be evaluated */
+		kjit__error(KJIT_ERR_INVALID_ARG, "problem %s: %s", pr->problem_json,
+		            j->error ? j->error : kjit_status_str(j->status));
+		return -2;
+	}
 	if (j->status != KJIT_OK) {
 		*status = KJIT__RS_COMPILE_ERROR;
 		e->status = kjit__result_status_name(*status);
