@@ -30,6 +30,14 @@ static void bind_text(sqlite3_stmt *s, int i, const char *t)
 		sqlite3_bind_null(s, i);
 }
 
+/* The run's problem key as ?1-?3 (signature, device key, problem). */
+static void bind_key(sqlite3_stmt *s, const kjit__run *run)
+{
+	bind_text(s, 1, run->signature);
+	bind_text(s, 2, run->device_key);
+	bind_text(s, 3, run->problem);
+}
+
 static void bind_real(sqlite3_stmt *s, int i, double d)
 {
 	if (isnan(d))
@@ -286,9 +294,7 @@ static kjit_status read_best(record_ctx *c, best_now *b)
 	kjit_status st = prep(c->store, sql, &s, "reading the best");
 	if (st != KJIT_OK)
 		return st;
-	bind_text(s, 1, c->run->signature);
-	bind_text(s, 2, c->run->device_key);
-	bind_text(s, 3, c->run->problem);
+	bind_key(s, c->run);
 	bind_text(s, 4, kjit__objective_name(c->run->objective));
 	int rc = sqlite3_step(s);
 	*b = (best_now){ 0, NAN, 0, 0 };
@@ -350,9 +356,7 @@ static kjit_status recompute_best(kjit__store *store, const kjit__run *run, cons
 	kjit_status st = prep(store, sql, &s, "recomputing the best");
 	if (st != KJIT_OK)
 		return st;
-	bind_text(s, 1, run->signature);
-	bind_text(s, 2, run->device_key);
-	bind_text(s, 3, run->problem);
+	bind_key(s, run);
 	int rc = sqlite3_step(s);
 	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
@@ -363,9 +367,7 @@ static kjit_status recompute_best(kjit__store *store, const kjit__run *run, cons
 	if ((st = prep(store, "DELETE FROM best WHERE signature = ?1 AND device_key = ?2"
 	               " AND problem = ?3", &s, "recomputing the best")) != KJIT_OK)
 		return st;
-	bind_text(s, 1, run->signature);
-	bind_text(s, 2, run->device_key);
-	bind_text(s, 3, run->problem);
+	bind_key(s, run);
 	return step_done(store, s, "recomputing the best");
 }
 
@@ -386,9 +388,7 @@ static kjit_status rechoose_tx(kjit__store *store, void *arg)
 	                      "reading the best");
 	if (st != KJIT_OK)
 		return st;
-	bind_text(s, 1, c->run->signature);
-	bind_text(s, 2, c->run->device_key);
-	bind_text(s, 3, c->run->problem);
+	bind_key(s, c->run);
 	bind_text(s, 4, kjit__objective_name(c->run->objective));
 	int rc = sqlite3_step(s);
 	char *arch = NULL, *nvrtc = NULL;
@@ -453,9 +453,7 @@ static kjit_status read_result_id(record_ctx *c, const char *l2)
 	               " problem = ?3 AND config = ?4 AND l2 = ?5",
 	               &s, "reading back a result")) != KJIT_OK)
 		return st;
-	bind_text(s, 1, run->signature);
-	bind_text(s, 2, run->device_key);
-	bind_text(s, 3, run->problem);
+	bind_key(s, run);
 	bind_text(s, 4, c->e->config);
 	bind_text(s, 5, l2);
 	rc = sqlite3_step(s);
