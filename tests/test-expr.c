@@ -107,68 +107,75 @@ static unsigned rnd(unsigned n)
 	return (unsigned)(rng % n);
 }
 
-static void gen(kjit__buf *b, int depth)
+/* ints: integers only, with the bit operators and int64's edges (the
+ * flat program's ground); else Python's mix of ints, floats and bools. */
+static void gen(kjit__buf *b, int depth, int ints)
 {
-	static const char *const bin[] = { "+", "-", "*", "/", "//", "%" };
+	static const char *const bin[] = { "+", "-", "*", "/", "//", "%", "<<", ">>", "&", "|",
+		                           "^" };
 	static const char *const cmp[] = { "<", "<=", ">", ">=", "==", "!=" };
 	static const char *const atoms[] = { "a", "b", "c", "0", "1", "2", "3", "7", "-7", "0.5",
 		                             "2.5", "True", "False", "10" };
+	static const char *const int_atoms[] = { "a", "b", "0", "1", "3", "-7", "True", "64",
+		                                 "9223372036854775807", "-9223372036854775807",
+		                                 "4611686018427387904", "(-a)", "(~b)" };
 	char num[32];
 	unsigned k = depth <= 0 ? 0 : rnd(12);
 	switch (k) {
 	case 0: case 1: case 2:
-		kjit__buf_str(b, atoms[rnd(sizeof atoms / sizeof atoms[0])]);
+		kjit__buf_str(b, ints ? int_atoms[rnd(sizeof int_atoms / sizeof int_atoms[0])]
+		                      : atoms[rnd(sizeof atoms / sizeof atoms[0])]);
 		return;
 	case 3: case 4: case 5:
 		kjit__buf_str(b, "(");
-		gen(b, depth - 1);
-		kjit__buf_str(b, bin[rnd(6)]);
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
+		kjit__buf_str(b, bin[rnd(ints ? 11 : 6)]);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, ")");
 		return;
 	case 6:
 		kjit__buf_str(b, "(");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		snprintf(num, sizeof num, ") ** %u", rnd(4));
 		kjit__buf_str(b, num);
 		return;
 	case 7: /* a chain of comparisons */
 		kjit__buf_str(b, "(");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		for (unsigned i = 0, n = 1 + rnd(2); i < n; i++) {
 			kjit__buf_str(b, cmp[rnd(6)]);
-			gen(b, depth - 1);
+			gen(b, depth - 1, ints);
 		}
 		kjit__buf_str(b, ")");
 		return;
 	case 8:
 		kjit__buf_str(b, "(");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, rnd(2) ? " and " : " or ");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, ")");
 		return;
 	case 9:
 		kjit__buf_str(b, "(not ");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, ")");
 		return;
 	case 10:
 		kjit__buf_str(b, "(");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, " if ");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, " else ");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		kjit__buf_str(b, ")");
 		return;
 	default:
 		k = rnd(3);
 		kjit__buf_str(b, k == 0 ? "min(" : k == 1 ? "max(" : "abs(");
-		gen(b, depth - 1);
+		gen(b, depth - 1, ints);
 		if (k < 2) {
 			kjit__buf_str(b, ", ");
-			gen(b, depth - 1);
+			gen(b, depth - 1, ints);
 		}
 		kjit__buf_str(b, ")");
 		return;
@@ -191,7 +198,7 @@ static void differential(void)
 	CHECK(f != NULL);
 	for (int i = 0; i < N; i++) {
 		kjit__buf b = { 0 };
-		gen(&b, 4);
+		gen(&b, 4, 0);
 		kjit__buf_add(&b, "", 1);
 		exprs[i] = b.p;
 		as[i] = (int64_t)rnd(41) - 20;
@@ -246,6 +253,38 @@ static void differential(void)
 	CHECK(compared > N / 2);
 	OK("%d random expressions agree with python3 (%d that raise in Python not compared)",
 	   compared, skipped);
+}
+
+/* The flat program of integer arithmetic gives what the tree gives, value
+ * and error alike, in both dialects, at int64's edges too. */
+static void flat_agrees(void)
+{
+	int flat = 0, n = 4000;
+	for (int i = 0; i < n; i++) {
+		kjit__buf b = { 0 };
+		gen(&b, 4, 1);
+		kjit__buf_add(&b, "", 1);
+		int64_t edge[] = { INT64_MAX, INT64_MIN, 0, 1, -1 };
+		set_slots(rnd(4) ? (int64_t)rnd(41) - 20 : edge[rnd(5)], (int64_t)rnd(9) - 4, 0.5);
+		kjit__dialect d = i % 2 ? KJIT__DIALECT_PYTHON : KJIT__DIALECT_KJIT;
+		kjit__expr *e;
+		if (kjit__expr_parse(b.p, d, names, 7, "test", NULL, &e) != KJIT_OK) {
+			free(b.p);
+			continue;
+		}
+		double fast = 0, tree = 0;
+		kjit_status sf = kjit__expr_eval_own(e, slots, &fast);
+		kjit_status st = kjit__expr_eval_tree(e, slots, &tree);
+		CHECK_MSG(sf == st && (sf != KJIT_OK || (isnan(fast) ? isnan(tree) : fast == tree)),
+		          "%s (a=%s b=%s): %.17g (%d) by the program, %.17g (%d) by the tree", b.p,
+		          slots[0].text, slots[1].text, fast, sf, tree, st);
+		flat += kjit__expr_is_flat(e);
+		kjit__expr_free(e);
+		free(b.p);
+	}
+	CHECK_MSG(flat > n / 2, "%d of %d flat", flat, n);
+	OK("%d random integer expressions (%d of them with a flat program) agree with the tree", n,
+	   flat);
 }
 
 /* Text built as prefix, then middle n times, then suffix. */
@@ -625,5 +664,6 @@ int main(int argc, char **argv)
 	escapes();
 	spec_budget();
 	differential();
+	flat_agrees();
 	return 0;
 }

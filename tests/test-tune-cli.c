@@ -249,6 +249,38 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "valid 414920, product 22200000\n");
 	OK("--count of the hotspot shape (2.2e7): valid 414920, exact");
 
+	/* one group of four parameters whose restriction reads all four, so
+	 * that only its last parameter can check it: every configuration is
+	 * evaluated, and the count is exact (the figures by other means: a
+	 * sum over a, b and c; 1/8 of the product) */
+	static const char *const whole[] = { "a * b * c * d <= 100000", "(a + b + c + d) % 8 == 0" };
+	long long by_loops = 0;
+	for (int a = 1; a <= 40; a++)
+		for (int b = 1; b <= 40; b++)
+			for (int c = 1; c <= 40; c++)
+				by_loops += 100000 / (a * b * c) < 40 ? 100000 / (a * b * c) : 40;
+	const long long want_whole[] = { by_loops, 40LL * 40 * 40 * 40 / 8 };
+	for (int k = 0; k < 2; k++) {
+		char group[TU_PATH], group_text[4096], want[64];
+		len = snprintf(group_text, sizeof group_text,
+		               "{\"kernel\": {\"source\": \"%s/saxpy.cu\", \"entry\": \"saxpy\"},"
+		               " \"parameters\": [", examples);
+		for (int i = 0; i < 4; i++) {
+			len += snprintf(group_text + len, sizeof group_text - (size_t)len,
+			                "%s{\"name\": \"%c\", \"values\": [1", i ? ", " : "", 'a' + i);
+			for (int v = 2; v <= 40; v++)
+				len += snprintf(group_text + len, sizeof group_text - (size_t)len, ",%d", v);
+			len += snprintf(group_text + len, sizeof group_text - (size_t)len, "]}");
+		}
+		snprintf(group_text + len, sizeof group_text - (size_t)len,
+		         "], \"restrictions\": [\"%s\"]}", whole[k]);
+		tu_write_file(tu_path(group, dir, "group.json"), group_text, strlen(group_text));
+		RUN(0, &out, "%s --count", group);
+		snprintf(want, sizeof want, "valid %lld, product 2560000\n", want_whole[k]);
+		CHECK_CONTAINS(out, want);
+	}
+	OK("--count of a group whose restriction reads all its 4 parameters (2.56e6): exact");
+
 	/* an option NVRTC does not take: a warning where nothing compiles, an
 	 * error where something would */
 	char ocl[TU_PATH], ocl_text[TU_PATH + 1024];

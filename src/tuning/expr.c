@@ -179,11 +179,16 @@ void kjit__expr_budget_free(kjit__expr_budget *b)
 	free(b);
 }
 
+struct flat;
+
 struct kjit__expr {
 	pool *pool;
 	const node *root;
+	const struct flat *flat; /* NULL: the tree alone evaluates it */
 	int max_slot;
 };
+
+static const struct flat *flatten(pool *p, const node *root);
 
 static void *pool_alloc(pool *p, size_t bytes)
 {
@@ -1170,6 +1175,7 @@ kjit_status kjit__expr_parse(const char *text, kjit__dialect dialect, const char
 		return st;
 	}
 	e->root = root;
+	e->flat = flatten(pl, root);
 	e->max_slot = P.max_slot;
 	*out = e;
 	return KJIT_OK;
@@ -1283,6 +1289,7 @@ kjit_status kjit__expr_split(const kjit__expr *e, kjit__expr ***out, size_t *n)
 		atomic_fetch_add(&e->pool->refs, 1);
 		v[i]->pool = e->pool;
 		v[i]->root = t.v[i];
+		v[i]->flat = flatten(e->pool, t.v[i]);
 		v[i]->max_slot = subtree_max_slot(t.v[i]);
 	}
 	free(t.v);
@@ -2389,6 +2396,214 @@ static kjit_status eval(ctx *c, const node *n, val *out)
 	return eval_fail(c, n, "bad node");
 }
 
+/* ---- the flat program ---------------------------------------------------- */
+
+/* Most restrictions are integer arithmetic and comparisons of integer
+ * parameters, evaluated once per configuration of a walk. They are also
+ * lowered to a flat program over int64 registers that runs without
+ * recursion, step counts or tagged values. Whatever it does not cover (a
+ * float, an int64 overflow, a string, a shift by a negative count) leaves
+ * the evaluation to the tree, which gives the same result or the same
+ * error: the program has no effect to undo. Both sides of and, or and if
+ * are run, which changes nothing without effects. */
+#define FLAT_MAX 64 /* instructions: registers are indexed by a byte */
+
+enum { I_CONST, I_SLOT, I_ARITH, I_CMP, I_AND, I_OR, I_NOT, I_NEG, I_INVERT, I_IF, I_MIN,
+       I_MAX, I_ABS };
+
+typedef struct flat_op {
+	uint8_t code, op;
+	uint8_t a, b, c; /* the registers read: earlier instructions' results */
+	int slot;
+	int64_t k;
+	const node *n;
+} flat_op;
+
+struct flat {
+	size_t n;
+	uint8_t result;
+	flat_op ops[];
+};
+
+/* The register of op, appended; -1 when the program is full. */
+static int flat_emit(flat_op *ops, size_t *n, flat_op op)
+{
+	if (*n == FLAT_MAX)
+		return -1;
+	ops[*n] = op;
+	return (int)(*n)++;
+}
+
+/* x op y into ops, for each later pair of x, y */
+static int flat_chain(flat_op *ops, size_t *n, uint8_t code, int r, int y, int op, const node *nd)
+{
+	return r < 0 || y < 0 ? -1
+	                      : flat_emit(ops, n, (flat_op){ .code = code, .op = (uint8_t)op,
+	                                                      .a = (uint8_t)r, .b = (uint8_t)y,
+	                                                      .n = nd });
+}
+
+/* The register that holds nd's value, or -1 where the tree must do it. */
+static int lower(const node *nd, flat_op *ops, size_t *n)
+{
+	int a, b, r;
+	switch (nd->type) {
+	case N_CONST:
+		if (nd->k.t != V_INT && nd->k.t != V_BOOL)
+			return -1;
+		return flat_emit(ops, n, (flat_op){ .code = I_CONST, .k = nd->k.u.i });
+	case N_SLOT:
+		return flat_emit(ops, n, (flat_op){ .code = I_SLOT, .slot = nd->slot });
+	case N_POS: /* +True is 1: the same number */
+		return lower(nd->kids[0], ops, n);
+	case N_NEG:
+	case N_INVERT:
+	case N_NOT:
+		if ((a = lower(nd->kids[0], ops, n)) < 0)
+			return -1;
+		return flat_emit(ops, n, (flat_op){ .code = nd->type == N_NEG      ? I_NEG
+		                                            : nd->type == N_INVERT ? I_INVERT
+		                                                                   : I_NOT,
+		                                    .a = (uint8_t)a });
+	case N_BINARY:
+	case N_AND:
+	case N_OR:
+		a = lower(nd->kids[0], ops, n);
+		b = a < 0 ? -1 : lower(nd->kids[1], ops, n);
+		return flat_chain(ops, n, nd->type == N_BINARY ? I_ARITH : nd->type == N_AND ? I_AND
+		                                                                                : I_OR,
+		                  a, b, nd->op, nd);
+	case N_COMPARE:
+		r = -1;
+		a = lower(nd->kids[0], ops, n);
+		for (size_t i = 0; a >= 0 && i + 1 < nd->n_kids; i++) {
+			if (nd->ops[i] == C_IN || nd->ops[i] == C_NOTIN)
+				return -1;
+			b = lower(nd->kids[i + 1], ops, n);
+			int t = flat_chain(ops, n, I_CMP, a, b, nd->ops[i], nd);
+			r = r < 0 ? t : flat_chain(ops, n, I_AND, r, t, 0, nd);
+			if (r < 0)
+				return -1;
+			a = b;
+		}
+		return r;
+	case N_IF:
+		if ((r = lower(nd->kids[1], ops, n)) < 0 || (a = lower(nd->kids[0], ops, n)) < 0 ||
+		    (b = lower(nd->kids[2], ops, n)) < 0)
+			return -1;
+		return flat_emit(ops, n, (flat_op){ .code = I_IF, .a = (uint8_t)r, .b = (uint8_t)a,
+		                                    .c = (uint8_t)b });
+	case N_CALL:
+		if (nd->op == F_ABS && nd->n_kids == 1) {
+			if ((a = lower(nd->kids[0], ops, n)) < 0)
+				return -1;
+			return flat_emit(ops, n, (flat_op){ .code = I_ABS, .a = (uint8_t)a });
+		}
+		if ((nd->op != F_MIN && nd->op != F_MAX) || nd->n_kids < 2)
+			return -1;
+		r = lower(nd->kids[0], ops, n);
+		for (size_t i = 1; r >= 0 && i < nd->n_kids; i++)
+			r = flat_chain(ops, n, nd->op == F_MIN ? I_MIN : I_MAX, r,
+			               lower(nd->kids[i], ops, n), 0, nd);
+		return r;
+	}
+	return -1;
+}
+
+/* root's flat program in p's memory; NULL when it has none. */
+static const struct flat *flatten(pool *p, const node *root)
+{
+	flat_op ops[FLAT_MAX];
+	size_t n = 0;
+	int r = lower(root, ops, &n);
+	struct flat *f = r < 0 ? NULL : pool_alloc(p, sizeof *f + n * sizeof ops[0]);
+	if (f) {
+		f->n = n;
+		f->result = (uint8_t)r;
+		memcpy(f->ops, ops, n * sizeof ops[0]);
+	}
+	return f;
+}
+
+static int flat_compare(int op, int64_t x, int64_t y)
+{
+	switch (op) {
+	case C_LT: return x < y;
+	case C_LE: return x <= y;
+	case C_GT: return x > y;
+	case C_GE: return x >= y;
+	case C_EQ: return x == y;
+	default: return x != y;
+	}
+}
+
+/* 1: *out is e's value; 0: the tree must evaluate it. */
+static int flat_run(const kjit__expr *e, const kjit__value *slots, double *out)
+{
+	const struct flat *f = e->flat;
+	int64_t r[FLAT_MAX];
+	ctx c; /* arith_int() reads its dialect; with shifts checked it fails nothing */
+	c.pool = e->pool;
+	for (size_t i = 0; i < f->n; i++) {
+		const flat_op *o = &f->ops[i];
+		val v;
+		switch (o->code) {
+		case I_CONST: r[i] = o->k; break;
+		case I_SLOT:
+			if (slots[o->slot].kind != SQLITE_INTEGER)
+				return 0;
+			r[i] = slots[o->slot].i;
+			break;
+		case I_ARITH:
+			if (o->op == OP_ADD || o->op == OP_SUB || o->op == OP_MUL) {
+				int over = o->op == OP_ADD   ? __builtin_add_overflow(r[o->a], r[o->b], &r[i])
+				           : o->op == OP_SUB ? __builtin_sub_overflow(r[o->a], r[o->b], &r[i])
+				                             : __builtin_mul_overflow(r[o->a], r[o->b], &r[i]);
+				if (over)
+					return 0;
+				break;
+			}
+			if ((o->op == OP_SHL || o->op == OP_SHR) && r[o->b] < 0)
+				return 0;
+			if (arith_int(&c, o->n, o->op, r[o->a], r[o->b], &v) != KJIT_OK || v.t != V_INT)
+				return 0;
+			r[i] = v.u.i;
+			break;
+		case I_CMP: r[i] = flat_compare(o->op, r[o->a], r[o->b]); break;
+		case I_AND: r[i] = r[o->a] ? r[o->b] : r[o->a]; break;
+		case I_OR: r[i] = r[o->a] ? r[o->a] : r[o->b]; break;
+		case I_NOT: r[i] = !r[o->a]; break;
+		case I_INVERT: r[i] = ~r[o->a]; break;
+		case I_IF: r[i] = r[o->a] ? r[o->b] : r[o->c]; break;
+		case I_MIN: r[i] = r[o->b] < r[o->a] ? r[o->b] : r[o->a]; break;
+		case I_MAX: r[i] = r[o->b] > r[o->a] ? r[o->b] : r[o->a]; break;
+		case I_NEG:
+		case I_ABS:
+			if (r[o->a] == INT64_MIN)
+				return 0;
+			r[i] = o->code == I_NEG || r[o->a] < 0 ? -r[o->a] : r[o->a];
+			break;
+		}
+	}
+	*out = (double)r[f->result];
+	return 1;
+}
+
+/* Draws a flat program's steps on the spec's budget (shared: the
+ * evaluation draws on it); 0 when they would overrun it, so that the
+ * tree reports the spent budget as it does. */
+static int flat_charge(const kjit__expr *e, int shared)
+{
+	kjit__expr_budget *b = shared ? e->pool->budget : NULL;
+	if (!b)
+		return 1;
+	uint64_t spent = atomic_load(&b->spent);
+	if (spent > b->limit || b->limit - spent < e->flat->n)
+		return 0;
+	atomic_fetch_add(&b->spent, e->flat->n);
+	return 1;
+}
+
 /* shared: the evaluation draws on the spec's budget */
 static kjit_status run(const kjit__expr *e, const kjit__value *slots, int shared, ctx *c,
                        val *out)
@@ -2418,6 +2633,8 @@ static kjit_status eval_number(const kjit__expr *e, const kjit__value *slots, in
 {
 	ctx c; /* run() sets it up: its locals need no clearing */
 	val v;
+	if (e->flat && flat_run(e, slots, out) && flat_charge(e, shared))
+		return KJIT_OK;
 	kjit_status st = run(e, slots, shared, &c, &v);
 	if (st == KJIT_OK) {
 		if (is_num(&v))
@@ -2439,6 +2656,18 @@ kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, doubl
 kjit_status kjit__expr_eval_own(const kjit__expr *e, const kjit__value *slots, double *out)
 {
 	return eval_number(e, slots, 0, out);
+}
+
+kjit_status kjit__expr_eval_tree(const kjit__expr *e, const kjit__value *slots, double *out)
+{
+	kjit__expr tree = *e;
+	tree.flat = NULL;
+	return eval_number(&tree, slots, 0, out);
+}
+
+int kjit__expr_is_flat(const kjit__expr *e)
+{
+	return e->flat != NULL;
 }
 
 void kjit__values_free(kjit__value *v, size_t n)

@@ -232,6 +232,11 @@ kjit_status kjit__expr_eval(const kjit__expr *e, const kjit__value *slots, doubl
 /* The same, not drawing on the spec's budget: for a walk that bounds its
  * own time (an exact count). */
 kjit_status kjit__expr_eval_own(const kjit__expr *e, const kjit__value *slots, double *out);
+/* kjit__expr_eval_own() by the tree alone, never by the flat program of
+ * integer arithmetic that evaluates most restrictions: what that program
+ * is checked against (test-expr, fuzz-expr); and whether e has one. */
+kjit_status kjit__expr_eval_tree(const kjit__expr *e, const kjit__value *slots, double *out);
+int kjit__expr_is_flat(const kjit__expr *e);
 /* Evaluates an expression whose result is a list (T1 Values): each item
  * a number, a string or a bool, its text Python's str() of it. At most
  * max items. *out (malloc'ed values with malloc'ed text) is the caller's:

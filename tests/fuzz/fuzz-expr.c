@@ -4,10 +4,12 @@
  * a number and as a list, and split into its terms, all drawing on one
  * budget of 2^22 steps as a spec's evaluations do (so that spending it is
  * fuzzed too). Anything but a crash, a sanitizer report or a budget
- * overrun is fine (tests/fuzz/run).
+ * overrun is fine (tests/fuzz/run), except a flat program that disagrees
+ * with the tree: that aborts.
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
