@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <sys/stat.h>
 
 #include "tuning.h"
 
@@ -752,7 +753,11 @@ int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	snprintf(t1dir, sizeof t1dir, "%s/tests/t1", tu_srcdir());
-	tmp = tu_tmpdir();
+	/* a folder of its own below the test's, so that the folders a kernel
+	 * file is looked for in (the spec's, its parent) are the test's alone */
+	static char specs[TU_PATH];
+	tmp = tu_path(specs, tu_tmpdir(), "specs");
+	CHECK(mkdir(tmp, 0700) == 0);
 	python = system("command -v python3 >/dev/null 2>&1") == 0;
 	convolution();
 	vector_add();
