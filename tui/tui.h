@@ -339,7 +339,7 @@ size_t top_view_kernels(const top_model *m, top_sort sort, const char *filter, s
 /* ---- the GPU's power (power.c, through NVML) ------------------------------------ */
 
 typedef struct top_power {
-	struct kjit__nvml *nvml;   /* NULL: no NVML, reason says why */
+	struct kjit_power *power;  /* NULL: no NVML, reason says why */
 	char reason[256];
 	char text[320];            /* what the header shows */
 } top_power;
