@@ -76,7 +76,8 @@ static const char *const sql[S_COUNT] = {
 	/* the prefix of results' UNIQUE index, so that no run scans the table;
 	 * each device's rows together, by ordinal, the unknown one last */
 	[S_RUN_DEVICES] = "SELECT " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", "
-		KJIT__F_RESULT_STATUS "(" KJIT__C_STATUS "), count(*), min(" KJIT__C_MEDIAN_NS "), max(" KJIT__C_CREATED ")"
+		KJIT__F_RESULT_STATUS "(" KJIT__C_STATUS "), count(*), min(" KJIT__C_MEDIAN_NS "),"
+		" max(" KJIT__C_CREATED ")"
 		" FROM " KJIT__T_RESULTS " WHERE " KJIT__C_SIGNATURE " = ?1 AND "
 		KJIT__C_DEVICE_KEY " = ?2 AND " KJIT__C_PROBLEM " = ?3 AND " KJIT__C_RUN_ID " = ?4"
 		" GROUP BY " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", " KJIT__C_STATUS
@@ -85,7 +86,8 @@ static const char *const sql[S_COUNT] = {
 	/* with the profile's figures that the detail shows (PROFILE_COLUMNS) */
 	[S_D_RESULTS] = "SELECT r." KJIT__C_ID ", r." KJIT__C_CONFIG ", r." KJIT__C_STATUS ", r."
 		KJIT__C_MEDIAN_NS ", r." KJIT__C_N_SAMPLES ", p." KJIT__C_RESULT_ID " IS NOT NULL, "
-		KJIT__F_RESULT_STATUS "(r." KJIT__C_STATUS ")" PROFILE_COLUMNS " FROM " KJIT__T_RESULTS " r LEFT JOIN " KJIT__T_PROFILES " p ON p."
+		KJIT__F_RESULT_STATUS "(r." KJIT__C_STATUS ")" PROFILE_COLUMNS
+		" FROM " KJIT__T_RESULTS " r LEFT JOIN " KJIT__T_PROFILES " p ON p."
 		KJIT__C_RESULT_ID " = r." KJIT__C_ID " WHERE r." KJIT__C_SIGNATURE " = ?1 ORDER BY r."
 		KJIT__C_MEDIAN_NS " IS NULL, r." KJIT__C_MEDIAN_NS ", r." KJIT__C_ID " LIMIT 500",
 	[S_D_BINARIES] = "SELECT " KJIT__C_KEY ", " KJIT__C_OPTIONS " FROM " KJIT__T_BINARIES
