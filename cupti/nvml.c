@@ -1,6 +1,7 @@
 /*
  * nvml.c - NVML (libnvidia-ml.so.1) opened at run time, never linked, as
- * libcuda is: the GPU's name, its power and its energy counter. Each
+ * libcuda is: the GPU's name, its power and its energy counter, and the
+ * public power reading of kjit.h (kjit_power_*) over them. Each
  * handle opens the library and initialises NVML for itself (both are
  * reference counted), so handles come and go independently and a test
  * can change the environment between them.
@@ -164,4 +165,48 @@ kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj)
 	if (r != NVML_SUCCESS)
 		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetTotalEnergyConsumption");
 	return KJIT_OK;
+}
+
+/* ---- kjit.h: the power reading ------------------------------------------------ */
+
+struct kjit_power {
+	kjit__nvml *nvml;
+};
+
+kjit_status kjit_power_open(const char *gpu_uuid, kjit_power **out)
+{
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_power_open: out is NULL");
+	*out = NULL;
+	kjit_power *p = calloc(1, sizeof *p);
+	if (!p)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory opening NVML");
+	kjit_status st = kjit__nvml_open_uuid(gpu_uuid, &p->nvml);
+	if (st != KJIT_OK) {
+		free(p);
+		return st;
+	}
+	*out = p;
+	return KJIT_OK;
+}
+
+kjit_status kjit_power_read(kjit_power *power, double *watts)
+{
+	if (!power || !watts)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_power_read: %s is NULL",
+		                   power ? "watts" : "power");
+	return kjit__nvml_power_w(power->nvml, watts);
+}
+
+const char *kjit_power_gpu_name(const kjit_power *power)
+{
+	return power ? kjit__nvml_name(power->nvml) : "";
+}
+
+void kjit_power_close(kjit_power *power)
+{
+	if (!power)
+		return;
+	kjit__nvml_close(power->nvml);
+	free(power);
 }

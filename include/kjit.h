@@ -705,6 +705,27 @@ kjit_status kjit_variant_profile(kjit_variant *variant, const unsigned grid[3],
  */
 double kjit_profile_peak(const kjit_profile *profile, double *rate, const char **what);
 
+/*
+ * A GPU's power draw, read through NVML (libnvidia-ml.so.1 or
+ * $KJIT_LIBNVML, opened at run time; no engine or CUDA context needed).
+ * kjit_power_open() opens NVML for the GPU whose UUID is gpu_uuid
+ * ("GPU-...", as nvidia-smi -L prints it), or NVML's first GPU when it
+ * is NULL. KJIT_ERR_NO_GPU with one line naming why when the power cannot
+ * be had: $KJIT_NVML=off, no library, NVML's own failure, a GPU NVML does
+ * not know or one without an energy counter; KJIT_ERR_INVALID_ARG for a
+ * NULL out. *out is NULL on failure; the caller closes it with
+ * kjit_power_close() (NULL is ignored). Each handle is independent.
+ */
+typedef struct kjit_power kjit_power;
+kjit_status kjit_power_open(const char *gpu_uuid, kjit_power **out);
+/* The board's power in watts (NVML's reading: on recent GPUs an average
+ * over about a second). KJIT_ERR_INVALID_ARG for a NULL argument,
+ * KJIT_ERR_CUDA when NVML cannot read it; *watts is untouched then. */
+kjit_status kjit_power_read(kjit_power *power, double *watts);
+/* NVML's name of the GPU ("NVIDIA H200"), owned by power; "" for NULL. */
+const char *kjit_power_gpu_name(const kjit_power *power);
+void kjit_power_close(kjit_power *power);
+
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
 kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);

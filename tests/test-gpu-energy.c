@@ -18,6 +18,10 @@
  *      busy between the counter's reads (a read costs milliseconds): its
  *      launch period is within 1.5x of 1/128 of the long one's and the
  *      board's power is well above idle.
+ *  (f) The public power reading (kjit_power_*) of this GPU, by its UUID:
+ *      NVML's name, the board's power idle, and under the FMA kernel 1.3
+ *      times that and above 50 W; a NULL watts and an unknown UUID
+ *      refused.
  */
 #include "testutil.h"
 
@@ -228,6 +232,56 @@ static void test_short(setup *s, double long_s, double long_j, double idle_w)
 	   en.power_w, en.energy_j);
 }
 
+/* ---- (f) the public power reading ------------------------------------------------ */
+
+/* kjit_power_read() after seconds idle, or busy with the FMA kernel (of
+ * period launch_s) for them and still running. */
+static double power_after(kjit_power *p, setup *s, double seconds, double launch_s)
+{
+	double t0 = mono_s(), t, w = NAN;
+	size_t queued = 0;
+	while ((t = mono_s()) - t0 < seconds) {
+		for (; launch_s > 0 && (double)queued * launch_s < t - t0 + 0.02; queued++)
+			CHECK(launch_fma(&s->l, s->stream) == CUDA_SUCCESS);
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	CHECK_OK(kjit_power_read(p, &w));
+	CHECK(cu->cuStreamSynchronize(s->stream) == CUDA_SUCCESS);
+	return w;
+}
+
+static void test_power(setup *s, double launch_s)
+{
+	CUdevice dev;
+	CUuuid uuid;
+	char text[KJIT__UUID_TEXT];
+	CHECK(cu->cuCtxGetDevice(&dev) == CUDA_SUCCESS);
+	CHECK(cu->cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS);
+	kjit__cu_uuid_text(&uuid, text);
+	kjit_power *p = NULL;
+	CHECK_OK(kjit_power_open(text, &p));
+	CHECK(p != NULL);
+	CHECK_STREQ(kjit_power_gpu_name(p), kjit__nvml_name(s->n));
+	double idle = power_after(p, s, 1.5, 0), busy = power_after(p, s, 1.5, launch_s);
+	printf("  kjit_power_read: %s %.1f W idle, %.1f W under the FMA kernel\n",
+	       kjit_power_gpu_name(p), idle, busy);
+	CHECK_MSG(idle > 0 && idle < 5000, "%.1f W idle", idle);
+	CHECK_MSG(busy > 50 && busy >= 1.3 * idle, "%.1f W busy, %.1f W idle", busy, idle);
+	double w = 42;
+	CHECK_ST(kjit_power_read(p, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kjit_power_read: watts is NULL");
+	CHECK(w == 42);
+	kjit_power_close(p);
+	kjit_power *other = (kjit_power *)1;
+	CHECK_ST(kjit_power_open("GPU-00000000-0000-0000-0000-000000000000", &other),
+	         KJIT_ERR_NO_GPU);
+	CHECK(other == NULL);
+	CHECK_CONTAINS(kjit_last_error(), "GPU-00000000-0000-0000-0000-000000000000");
+	OK("(f) kjit_power_*: %s by its UUID, %.1f W idle, %.1f W busy; a NULL watts and an "
+	   "unknown UUID refused", text, idle, busy);
+}
+
 /* ---- (c) across processes --------------------------------------------------------- */
 
 static void child_measure(const char *db, const char *path)
@@ -308,6 +362,7 @@ int main(int argc, char **argv)
 	OK("(a) NVML's energy counter moves, idle and busy");
 	test_refusals(&s);
 	test_short(&s, en.launch_s, en.energy_j, idle_w);
+	test_power(&s, en.launch_s);
 	setup_close(&s);
 	test_processes(argv[0], dir);
 	printf("%s: PASS\n", tu_prog);

@@ -9,7 +9,9 @@
  *  - KJIT_LIBNVML naming a real library that is not NVML (libm.so.6):
  *    "NVML too old" and the first entry point it lacks.
  * Each case runs three times in one process (a handle is opened and
- * closed each time: no state survives a failure).
+ * closed each time: no state survives a failure), and once more through
+ * the public power reading, kjit_power_open(), which says the same. Its
+ * NULL arguments are refused too.
  */
 #include "testutil.h"
 
@@ -27,7 +29,27 @@ static void refused(const char *what, const char *want1, const char *want2)
 			CHECK_CONTAINS(m, want2);
 		CHECK_MSG(!strchr(m, '\n'), "more than one line: %s", m);
 	}
-	OK("%s: \"%s\"", what, kjit_last_error());
+	kjit_power *p = (kjit_power *)1;
+	CHECK_ST(kjit_power_open(NULL, &p), KJIT_ERR_NO_GPU);
+	CHECK(p == NULL);
+	CHECK_CONTAINS(kjit_last_error(), want1);
+	if (want2)
+		CHECK_CONTAINS(kjit_last_error(), want2);
+	OK("%s: \"%s\", kjit_power_open() too", what, kjit_last_error());
+}
+
+/* kjit_power_*: NULL arguments, whatever NVML there is. */
+static void power_nulls(void)
+{
+	double w = 42;
+	CHECK_ST(kjit_power_open(NULL, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kjit_power_open: out is NULL");
+	CHECK_ST(kjit_power_read(NULL, &w), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kjit_power_read: power is NULL");
+	CHECK(w == 42);
+	CHECK(strcmp(kjit_power_gpu_name(NULL), "") == 0);
+	kjit_power_close(NULL);
+	OK("kjit_power_*: a NULL out or handle refused, no name, nothing to close");
 }
 
 int main(int argc, char **argv)
@@ -45,6 +67,7 @@ int main(int argc, char **argv)
 	setenv("KJIT_LIBNVML", "libm.so.6", 1);
 	refused("a library that is not NVML", "NVML too old: ", "has no nvmlInit_v2");
 
+	power_nulls();
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

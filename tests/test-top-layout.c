@@ -223,12 +223,41 @@ static void check_sizes(void)
 	   "exactly as wide as their window", rows_checked);
 
 	top_columns c;
-	top_kernel_columns(80, &c);
+	top_kernel_columns(100, &c);
 	for (int i = 0; i < TOP_KCOL_COUNT; i++)
-		CHECK_MSG(c.w[i] > 0, "column %d hidden at 80 columns", i);
+		CHECK_MSG(c.w[i] > 0, "column %d hidden at 100 columns", i);
+	/* at 80 the best configuration has room: RECENT and COMPILE make way */
+	top_kernel_columns(80, &c);
+	CHECK_MSG(c.w[TOP_KCOL_CONFIG] >= 28 && c.w[TOP_KCOL_NAME] >= 16 && !c.w[TOP_KCOL_RECENT] &&
+	          !c.w[TOP_KCOL_COMPILE],
+	          "80 columns: configuration %d, name %d, recent %d, compile %d",
+	          c.w[TOP_KCOL_CONFIG], c.w[TOP_KCOL_NAME], c.w[TOP_KCOL_RECENT],
+	          c.w[TOP_KCOL_COMPILE]);
+	for (int i = 0; i < TOP_KCOL_COUNT; i++)
+		CHECK_MSG(c.w[i] > 0 || i == TOP_KCOL_RECENT || i == TOP_KCOL_COMPILE,
+		          "column %d hidden at 80 columns", i);
 	top_kernel_columns(TOP_MIN_COLS, &c);
 	CHECK(c.w[TOP_KCOL_CONFIG] == 0 && c.w[TOP_KCOL_DRIFT] > 0);
-	OK("80 columns show every kernel column; the narrowest drops the configuration first");
+	OK("100 columns show every kernel column, 80 the configuration in %d (RECENT and COMPILE "
+	   "make way); the narrowest drops the configuration", 28);
+
+	/* a configuration the column cuts, or hides, gets a line of its own */
+	top_kernel_columns(80, &c);
+	CHECK(top_kernel_config_cut(&m.kernels[0], &c) && !top_kernel_config_cut(&m.kernels[1], &c));
+	top_format_kernel_best(&m.kernels[0], row, 80);
+	check_row(row, 80, "best configuration line");
+	CHECK_CONTAINS(row, "best of a_kernel_with_a_name_much_longer_than_any_column_is_wide_at_"
+	               "all: BLOCK_~");
+	snprintf(m.kernels[2].best_config, sizeof m.kernels[2].best_config, "{\"BLOCK\":512}");
+	m.kernels[2].has_best = 1;
+	CHECK(!top_kernel_config_cut(&m.kernels[2], &c));
+	top_kernel_columns(TOP_MIN_COLS, &c);
+	CHECK(top_kernel_config_cut(&m.kernels[2], &c));
+	top_format_kernel_best(&m.kernels[2], row, 200);
+	check_row(row, 200, "best configuration line");
+	CHECK_CONTAINS(row, "best of reduce: BLOCK=512 ");
+	m.kernels[2].has_best = 0;
+	OK("a configuration cut or hidden: \"%.30s...\" on a line of its own", row);
 	top_format_kernel(&m.kernels[0], &c, row, TOP_MIN_COLS);
 	CHECK(strchr(row, '~') != NULL);
 	top_kernel_columns(200, &c);

@@ -292,6 +292,70 @@ static void check_abandoned(const char *path)
 	OK("a running run whose process %ld is gone shows as abandoned, no ETA", (long)child);
 }
 
+/* Words this kjit-top does not know (a kind written "Launch", a status
+ * "levitated") are counted nowhere: the reader's SQL functions give NULL
+ * for them, and the known words their enums. The database's own SQL cannot
+ * call those functions. */
+static void check_words(const char *dir)
+{
+	char path[TU_PATH];
+	top_test_fill(tu_path(path, dir, "words.db"));
+	sqlite3 *db = tu_db_open(path);
+	top_test_event(db, 5, 101, "Launch", SIG_SAXPY, "saxpy", NULL, NULL, NULL, 100000);
+	top_test_event(db, 6, 103, "sample", SIG_REDUCE, "reduce", KEY_REDUCE_512, NULL, "9000", 1);
+	tu_db_exec(db, "INSERT INTO results(run_id, signature, device_key, problem, config, status,"
+	               " median_ns, n_samples, created, device_ordinal, device_uuid) VALUES(1, '"
+	               SIG_SAXPY "', 'sm_90|H200', '{\"n\":1048576}', '{\"BLOCK_SIZE\":8}',"
+	               " 'levitated', 10, 0, 1799999990, 0, '" UUID_GPU0 "')");
+	tu_db_close(db);
+
+	sqlite3 *r = NULL;
+	kjit__reader_fail why;
+	CHECK_OK(kjit__store_open_reader(path, &r, &why));
+	char sql[TU_PATH + 512];
+	snprintf(sql, sizeof sql, "SELECT %s('launch') = %d AND %s('Launch') IS NULL AND %s(NULL)"
+	         " IS NULL AND %s('timeout') = %d AND %s('levitated') IS NULL",
+	         KJIT__F_EVENT_KIND, KJIT__EV_LAUNCH, KJIT__F_EVENT_KIND, KJIT__F_EVENT_KIND,
+	         KJIT__F_RESULT_STATUS, KJIT__RS_TIMEOUT, KJIT__F_RESULT_STATUS);
+	sqlite3_stmt *st = NULL;
+	CHECK(sqlite3_prepare_v2(r, sql, -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1);
+	sqlite3_finalize(st);
+	/* a view of another file, attached: its SQL is a database's */
+	char other[TU_PATH];
+	tu_write_file(tu_path(other, dir, "view.db"), "", 0);
+	db = tu_db_open(other);
+	snprintf(sql, sizeof sql, "CREATE VIEW kinds AS SELECT %s('launch')", KJIT__F_EVENT_KIND);
+	tu_db_exec(db, sql);
+	tu_db_close(db);
+	snprintf(sql, sizeof sql, "ATTACH '%s' AS other", other);
+	CHECK(sqlite3_exec(r, sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(r, "SELECT * FROM other.kinds", -1, &st, NULL) != SQLITE_OK);
+	CHECK_CONTAINS(sqlite3_errmsg(r), "unsafe use of " KJIT__F_EVENT_KIND);
+	sqlite3_close(r);
+	OK("the reader's %s and %s: the enums of known words, NULL for others; a view cannot "
+	   "call them", KJIT__F_EVENT_KIND, KJIT__F_RESULT_STATUS);
+
+	top_model m;
+	top_model_init(&m, path);
+	CHECK(top_model_refresh(&m, TOP_TEST_NOW, 0) == 1);
+	CHECK_MSG(m.state == TOP_DB_OK, "%s", m.message);
+	CHECK(NEAR(m.meters.launches_per_s, 25));
+	const top_run *run1 = run(&m, 1);
+	int64_t sum = 0;
+	for (int i = 0; i < KJIT__RS_COUNT; i++)
+		sum += run1->by_status[i];
+	CHECK(sum == 40 && run1->by_status[KJIT__RS_OK] == 30);
+	CHECK(top_model_load_detail(&m, SIG_REDUCE, 0, TOP_TEST_NOW) == 0);
+	CHECK(NEAR(m.detail.v[0].median_ns, 2000) && m.detail.v[0].n_samples == 3);
+	CHECK(top_model_load_detail(&m, SIG_SAXPY, 0, TOP_TEST_NOW) == 0);
+	CHECK_STREQ(m.detail.v[0].status, "levitated");
+	CHECK(!m.detail.v[0].failed);
+	top_model_close(&m);
+	OK("an unknown kind's launches, an unknown status and a sample of an unknown kind counted "
+	   "nowhere");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -307,6 +371,7 @@ int main(int argc, char **argv)
 	top_test_fill(path);
 	check_known(path);
 	check_abandoned(path);
+	check_words(dir);
 	check_bad(dir);
 	printf("PASS\n");
 	return 0;

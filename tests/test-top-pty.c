@@ -305,6 +305,14 @@ static void eighty_columns(void)
 	SHOWS(1, " kernels\n");
 	OK("80x24: the header shows the cache shares, miss 9.4 among them, first; the title and "
 	   "the footer whole");
+	/* the selected kernel's best configuration, cut in its column, whole
+	 * on a line of its own; none for one the column holds */
+	SHOWS(1, "BLOCK_SIZE=256 ITEMS_PER_TH~", "best of saxpy: BLOCK_SIZE=256 ITEMS_PER_THREAD=4");
+	tmux("send-keys -t top j");
+	LACKS(2, "best of");
+	tmux("send-keys -t top k");
+	SHOWS(2, "best of saxpy:");
+	OK("80x24: the selected kernel's cut best configuration whole on its own line");
 	tmux("send-keys -t top / t i l e 2 Enter Enter");
 	SHOWS(3, "tile2d", "CONFIGURATION", "use_shared=0", "block_size_y=4 ",
 	      "miss 0.0  7e57");

@@ -218,7 +218,15 @@ static void draw_kernels(WINDOW *w, const top_model *m, top_ui *ui)
 		      ui->filter[0] ? ui->filter : "no kernels yet");
 	if (ui->sel >= n)
 		ui->sel = n ? n - 1 : 0;
-	size_t visible = h > 1 ? (size_t)h - 1 : 0;
+	/* the selected kernel's best configuration, when its column cuts it,
+	 * on the window's last line */
+	const top_kernel *sel = n ? &m->kernels[idx[ui->sel]] : NULL;
+	int best_line = sel && h >= 3 && top_kernel_config_cut(sel, &c);
+	size_t visible = h > 1 + best_line ? (size_t)(h - 1 - best_line) : 0;
+	if (best_line) {
+		top_format_kernel_best(sel, row, width);
+		line(w, h - 1, row, A_BOLD);
+	}
 	scroll_to(&ui->top, ui->sel, visible);
 	for (size_t i = ui->top; i < n && i - ui->top < visible; i++) {
 		const top_kernel *k = &m->kernels[idx[i]];

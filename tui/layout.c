@@ -77,14 +77,18 @@ typedef struct colspec {
 	int drop;      /* dropped first when narrow: the highest goes first */
 } colspec;
 
+/* The best configuration needs room more than the columns that repeat
+ * what others say: RECENT (BEST and DRIFT tell it) and then COMPILE (the
+ * header has the compile latency) make way first, so that at 80 columns
+ * the configuration has 28 and the kernel's name 17. */
 static const colspec kcols[TOP_KCOL_COUNT] = {
-	[TOP_KCOL_NAME] = { "KERNEL", 10, 32, 0, 0 },
+	[TOP_KCOL_NAME] = { "KERNEL", 12, 32, 0, 0 },
 	[TOP_KCOL_LAUNCHES] = { "LAUNCHES", 8, 8, 1, 1 },
 	[TOP_KCOL_HIT] = { "HIT%", 6, 6, 1, 2 },
 	[TOP_KCOL_COMPILE] = { "COMPILE", 9, 9, 1, 6 },
-	[TOP_KCOL_CONFIG] = { "BEST CONFIG", 12, 60, 0, 7 },
+	[TOP_KCOL_CONFIG] = { "BEST CONFIG", 24, 60, 0, 5 },
 	[TOP_KCOL_BEST] = { "BEST", 9, 9, 1, 4 },
-	[TOP_KCOL_RECENT] = { "RECENT", 9, 9, 1, 5 },
+	[TOP_KCOL_RECENT] = { "RECENT", 9, 9, 1, 7 },
 	[TOP_KCOL_DRIFT] = { "DRIFT", 7, 7, 1, 3 },
 };
 
@@ -405,6 +409,23 @@ void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int
 		snprintf(drift, sizeof drift, ">+999%%");
 	const char *cells[TOP_KCOL_COUNT] = { k->name, launches, hit, comp, cfg, best, recent, drift };
 	put_row(buf, width, c, kcols, cells);
+}
+
+int top_kernel_config_cut(const top_kernel *k, const top_columns *c)
+{
+	if (!k->has_best)
+		return 0;
+	char cfg[128];
+	top_config_text(k->best_config, cfg, sizeof cfg);
+	return (int)strlen(cfg) > c->w[TOP_KCOL_CONFIG];
+}
+
+void top_format_kernel_best(const top_kernel *k, char *buf, int width)
+{
+	char cfg[128], s[256];
+	top_config_text(k->best_config, cfg, sizeof cfg);
+	snprintf(s, sizeof s, "best of %s: %s", k->name, cfg);
+	put_line(buf, width, s);
 }
 
 /* "ok 40 ce 2 cr 1": the non-zero counts by result status. */

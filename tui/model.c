@@ -57,7 +57,8 @@ static const char *const sql[S_COUNT] = {
 	[S_MAX_ID] = "SELECT max(" KJIT__C_ID ") FROM " KJIT__T_EVENTS,
 	/* the rows committed since the last frame: a range of the table's
 	 * b-tree (+ts keeps the planner off events_ts) */
-	[S_NEW] = "SELECT " KJIT__C_ID ", " KJIT__C_TS ", " KJIT__C_PID ", " KJIT__C_KIND ", "
+	[S_NEW] = "SELECT " KJIT__C_ID ", " KJIT__C_TS ", " KJIT__C_PID ", "
+		KJIT__F_EVENT_KIND "(" KJIT__C_KIND "), "
 		KJIT__C_SIGNATURE ", " KJIT__C_KERNEL ", " KJIT__C_TIER ", " KJIT__C_VALUE ", "
 		KJIT__C_COUNT " FROM " KJIT__T_EVENTS
 		" WHERE " KJIT__C_ID " > ?1 AND " KJIT__C_ID " <= ?2 AND +" KJIT__C_TS " >= ?3",
@@ -75,7 +76,8 @@ static const char *const sql[S_COUNT] = {
 	/* the prefix of results' UNIQUE index, so that no run scans the table;
 	 * each device's rows together, by ordinal, the unknown one last */
 	[S_RUN_DEVICES] = "SELECT " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", "
-		KJIT__C_STATUS ", count(*), min(" KJIT__C_MEDIAN_NS "), max(" KJIT__C_CREATED ")"
+		KJIT__F_RESULT_STATUS "(" KJIT__C_STATUS "), count(*), min(" KJIT__C_MEDIAN_NS "),"
+		" max(" KJIT__C_CREATED ")"
 		" FROM " KJIT__T_RESULTS " WHERE " KJIT__C_SIGNATURE " = ?1 AND "
 		KJIT__C_DEVICE_KEY " = ?2 AND " KJIT__C_PROBLEM " = ?3 AND " KJIT__C_RUN_ID " = ?4"
 		" GROUP BY " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID ", " KJIT__C_STATUS
@@ -83,8 +85,9 @@ static const char *const sql[S_COUNT] = {
 		KJIT__C_DEVICE_ORDINAL " IS NULL, " KJIT__C_DEVICE_ORDINAL ", " KJIT__C_DEVICE_UUID,
 	/* with the profile's figures that the detail shows (PROFILE_COLUMNS) */
 	[S_D_RESULTS] = "SELECT r." KJIT__C_ID ", r." KJIT__C_CONFIG ", r." KJIT__C_STATUS ", r."
-		KJIT__C_MEDIAN_NS ", r." KJIT__C_N_SAMPLES ", p." KJIT__C_RESULT_ID " IS NOT NULL"
-		PROFILE_COLUMNS " FROM " KJIT__T_RESULTS " r LEFT JOIN " KJIT__T_PROFILES " p ON p."
+		KJIT__C_MEDIAN_NS ", r." KJIT__C_N_SAMPLES ", p." KJIT__C_RESULT_ID " IS NOT NULL, "
+		KJIT__F_RESULT_STATUS "(r." KJIT__C_STATUS ")" PROFILE_COLUMNS
+		" FROM " KJIT__T_RESULTS " r LEFT JOIN " KJIT__T_PROFILES " p ON p."
 		KJIT__C_RESULT_ID " = r." KJIT__C_ID " WHERE r." KJIT__C_SIGNATURE " = ?1 ORDER BY r."
 		KJIT__C_MEDIAN_NS " IS NULL, r." KJIT__C_MEDIAN_NS ", r." KJIT__C_ID " LIMIT 500",
 	[S_D_BINARIES] = "SELECT " KJIT__C_KEY ", " KJIT__C_OPTIONS " FROM " KJIT__T_BINARIES
@@ -94,8 +97,8 @@ static const char *const sql[S_COUNT] = {
 	/* ?5, the launch kind, is bound once at connect */
 	[S_D_ESAMPLES] = "SELECT " KJIT__C_VARIANT ", " KJIT__C_VALUE " FROM " KJIT__T_EVENTS
 		" WHERE " KJIT__C_ID " >= ?1 AND +" KJIT__C_TS " >= ?2 AND +" KJIT__C_TS " <= ?3"
-		" AND +" KJIT__C_KIND " = ?5 AND " KJIT__C_VALUE " > 0 AND " KJIT__C_VARIANT
-		" IS NOT NULL AND +" KJIT__C_SIGNATURE " = ?4"
+		" AND " KJIT__F_EVENT_KIND "(" KJIT__C_KIND ") = ?5 AND " KJIT__C_VALUE " > 0"
+		" AND " KJIT__C_VARIANT " IS NOT NULL AND +" KJIT__C_SIGNATURE " = ?4"
 		" ORDER BY " KJIT__C_VARIANT ", " KJIT__C_VALUE,
 	[S_D_BEST] = "SELECT " KJIT__C_DEVICE_KEY ", " KJIT__C_PROBLEM ", " KJIT__C_CONFIG ", "
 		KJIT__C_STALE " FROM " KJIT__T_BEST " WHERE " KJIT__C_SIGNATURE " = ?1"
@@ -220,8 +223,7 @@ static int connect(top_model *m)
 		}
 	}
 	/* bindings outlive sqlite3_reset(): constants are bound once */
-	rc = sqlite3_bind_text(m->st[S_D_ESAMPLES], 5, kjit__event_kind_name(KJIT__EV_LAUNCH), -1,
-	                       SQLITE_STATIC);
+	rc = sqlite3_bind_int(m->st[S_D_ESAMPLES], 5, KJIT__EV_LAUNCH);
 	if (rc != SQLITE_OK) {
 		fail_sql(m, rc, "binding an event kind");
 		disconnect(m);
@@ -290,6 +292,14 @@ static double col_time(sqlite3_stmt *st, int col)
 {
 	double v = sqlite3_column_double(st, col);
 	return sqlite3_column_type(st, col) != SQLITE_NULL && v >= 0 && v <= TOP_TIME_MAX ? v : NAN;
+}
+
+/* An enum of the reader's SQL functions (KJIT__F_*); count for a word
+ * this kjit-top does not know */
+static int col_enum(sqlite3_stmt *st, int col, int count)
+{
+	int v = sqlite3_column_int(st, col);
+	return sqlite3_column_type(st, col) == SQLITE_INTEGER && v >= 0 && v < count ? v : count;
 }
 
 /* A duration (ns); NAN for none, or one that is not positive and finite */
@@ -607,13 +617,12 @@ static uint32_t key_of(top_model *m, const char *sig, const char *name, int *oom
 	return (uint32_t)m->n_keys++;
 }
 
-/* The kind of an events row; KJIT__EV_COUNT for one the windows do not
- * count (a load, a tune, or a kind this kjit-top does not know). */
-static kjit__event_kind parse_kind(const char *text)
+/* The kind of an events row (column col); KJIT__EV_COUNT for one the
+ * windows do not count (a load, a tune, or a kind this kjit-top does not
+ * know). */
+static kjit__event_kind event_kind(sqlite3_stmt *st, int col)
 {
-	kjit__event_kind k;
-	if (!text || kjit__event_kind_parse(text, &k) != KJIT_OK)
-		return KJIT__EV_COUNT;
+	kjit__event_kind k = (kjit__event_kind)col_enum(st, col, KJIT__EV_COUNT);
 	return k == KJIT__EV_LOAD || k == KJIT__EV_TUNE ? KJIT__EV_COUNT : k;
 }
 
@@ -673,7 +682,7 @@ static int read_new_events(top_model *m, double now)
 		struct top_ev *e = &m->ev[m->n_ev];
 		e->ts = col_time(st, 1);
 		e->pid = (int32_t)sqlite3_column_int64(st, 2);
-		e->kind = (uint8_t)parse_kind(col_text(st, 3));
+		e->kind = (uint8_t)event_kind(st, 3);
 		/* only compiles and the last minute are counted per kernel: the
 		 * rest of the history needs no key (the clock only moves on) */
 		e->key = e->kind == KJIT__EV_COMPILE || e->ts >= now - TOP_METER_WINDOW_S
@@ -879,9 +888,9 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 		d->evaluated += sqlite3_column_int64(st, 3);
 		if (col_time(st, 5) > d->last)
 			d->last = col_time(st, 5);
-		kjit__result_status s;
 		/* a status this kjit-top does not know is counted nowhere */
-		if (kjit__result_status_parse(col_text(st, 2), &s) != KJIT_OK)
+		int s = col_enum(st, 2, KJIT__RS_COUNT);
+		if (s == KJIT__RS_COUNT)
 			continue;
 		r->by_status[s] += sqlite3_column_int64(st, 3);
 		d->by_status[s] += sqlite3_column_int64(st, 3);
@@ -1100,14 +1109,13 @@ static int detail_results(top_model *m, const char *sig, size_t *cap)
 		v->result_id = sqlite3_column_int64(st, 0);
 		top_config_text(col_text(st, 1), v->config, sizeof v->config);
 		copy_col(st, 2, v->status, sizeof v->status);
-		kjit__result_status rs;
-		v->failed = kjit__result_status_parse(v->status, &rs) == KJIT_OK &&
-		            rs != KJIT__RS_OK;
+		int rs = col_enum(st, 6, KJIT__RS_COUNT);
+		v->failed = rs != KJIT__RS_COUNT && rs != KJIT__RS_OK;
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			v->median_ns = col_ns(st, 3);
 		v->n_samples = col_count(st, 4);
 		if ((v->has_profile = sqlite3_column_int(st, 5)))
-			read_profile(st, 6, v);
+			read_profile(st, 7, v);
 		d->has_profiles |= v->has_profile;
 	}
 	return done(m, st, rc, "reading the kernel's results");

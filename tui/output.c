@@ -99,6 +99,12 @@ void top_print_text(FILE *f, const top_model *m, int width)
 		top_format_kernel(k, &c, row, width);
 		print_row(f, row);
 	}
+	/* the configurations the table cuts, whole */
+	for (size_t i = 0; i < nk; i++)
+		if (top_kernel_config_cut(&m->kernels[idx[i]], &c)) {
+			top_format_kernel_best(&m->kernels[idx[i]], row, width);
+			print_row(f, row);
+		}
 	free(idx);
 
 	if (m->n_runs) {

@@ -270,6 +270,11 @@ void top_variant_columns(int width, int profiles, top_columns *out);
 /* Row text, exactly `width` columns of printable ASCII (space padded), in
  * buf[width + 1]. A NULL row gives the title row. */
 void top_format_kernel(const top_kernel *k, const top_columns *c, char *buf, int width);
+/* Whether kernel k's best configuration is cut or hidden in columns c:
+ * then top_format_kernel_best() gives it a line of its own, "best of
+ * saxpy: BLOCK_SIZE=256 ITEMS_PER_THREAD=4". */
+int top_kernel_config_cut(const top_kernel *k, const top_columns *c);
+void top_format_kernel_best(const top_kernel *k, char *buf, int width);
 void top_format_run(const top_run *r, const top_columns *c, char *buf, int width);
 /* Line `line` of variant v's row (v NULL: the titles) into buf; returns
  * the number of lines the row takes: a configuration wider than its
@@ -334,7 +339,7 @@ size_t top_view_kernels(const top_model *m, top_sort sort, const char *filter, s
 /* ---- the GPU's power (power.c, through NVML) ------------------------------------ */
 
 typedef struct top_power {
-	struct kjit__nvml *nvml;   /* NULL: no NVML, reason says why */
+	struct kjit_power *power;  /* NULL: no NVML, reason says why */
 	char reason[256];
 	char text[320];            /* what the header shows */
 } top_power;

@@ -371,7 +371,9 @@ typedef enum kjit__reader_fail {
  * read-only, hardened, extended result codes and a 1 s busy timeout,
  * after the checks of kjit__store_check_path() and of the schema's
  * version and SQL, creating nothing. In a folder this user cannot write,
- * a WAL database with no -wal file is read as immutable. KJIT_OK with
+ * a WAL database with no -wal file is read as immutable. Its SQL has the
+ * functions KJIT__F_EVENT_KIND and KJIT__F_RESULT_STATUS (store_schema.h),
+ * which the database's own SQL cannot call. KJIT_OK with
  * *out the connection (the caller closes it with sqlite3_close());
  * otherwise *out is NULL, *why says which failure and the message names
  * it. */

@@ -1,7 +1,9 @@
 /*
  * store_reader.c - a database opened for a reader that only looks
- * (kjit-top): read-only, after every rule of the store, and a failure
- * sorted by what the reader can do about it (wait, or not).
+ * (kjit-top): read-only, after every rule of the store, a failure sorted
+ * by what the reader can do about it (wait, or not), and the words of
+ * the store's rows parsed by SQL functions, so that its rows come with
+ * their enums.
  */
 #include "config.h"
 
@@ -145,6 +147,40 @@ static int read_only_folder(reader *r)
 	return rc == SQLITE_OK ? 1 : (fail_sql(r, rc, "opening the database read-only"), -1);
 }
 
+/* KJIT__F_EVENT_KIND(word) and KJIT__F_RESULT_STATUS(word): the enum of
+ * a stored word, NULL for a word this kjit does not know. */
+static void event_kind_fn(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+	kjit__event_kind k;
+	(void)argc;
+	if (kjit__event_kind_parse((const char *)sqlite3_value_text(argv[0]), &k) == KJIT_OK)
+		sqlite3_result_int(c, (int)k);
+	else
+		sqlite3_result_null(c);
+}
+
+static void result_status_fn(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+	kjit__result_status s;
+	(void)argc;
+	if (kjit__result_status_parse((const char *)sqlite3_value_text(argv[0]), &s) == KJIT_OK)
+		sqlite3_result_int(c, (int)s);
+	else
+		sqlite3_result_null(c);
+}
+
+/* Direct only: SQL that a database holds never calls them. */
+static int add_functions(sqlite3 *db)
+{
+	static const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY;
+	int rc = sqlite3_create_function_v2(db, KJIT__F_EVENT_KIND, 1, flags, NULL, event_kind_fn,
+	                                    NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, KJIT__F_RESULT_STATUS, 1, flags, NULL,
+		                                result_status_fn, NULL, NULL, NULL);
+	return rc;
+}
+
 /* The file at r->path, opened and read as a kjit database. */
 static kjit_status open_file(reader *r)
 {
@@ -200,6 +236,9 @@ kjit_status kjit__store_open_reader(const char *path, sqlite3 **out, kjit__reade
 		return fail(&r, KJIT__READER_EMPTY, "the database %s is empty: run a kjit program "
 		            "first", path, NULL);
 	kjit_status st = open_file(&r);
+	int rc = st == KJIT_OK ? add_functions(r.db) : SQLITE_OK;
+	if (rc != SQLITE_OK)
+		st = fail_sql(&r, rc, "adding the reader's SQL functions");
 	if (st != KJIT_OK) {
 		sqlite3_close(r.db);
 		return st;

@@ -227,6 +227,13 @@ const char *kjit__event_kind_name(kjit__event_kind kind);
  * for any other text (NULL included), *out untouched. */
 kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out);
 
+/* SQL functions of a reader's connection (kjit__store_open_reader): the
+ * kjit__event_kind of an events.kind word and the kjit__result_status of
+ * a results.status word, as integers; NULL for a word this kjit does not
+ * know (NULL included). A reader's rows so come with the enums. */
+#define KJIT__F_EVENT_KIND "kjit_event_kind"
+#define KJIT__F_RESULT_STATUS "kjit_result_status"
+
 /* Where a cache lookup was answered (events.tier). */
 #define KJIT__TIER_MEMORY "memory"
 #define KJIT__TIER_DISK "disk"

@@ -55,17 +55,14 @@
 	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record) \
 	X(kjit__variant_cached)
 
-/* kjit-top: */
+/* kjit-top: its reader's rows come with their enums (KJIT__F_* of
+ * store_schema.h), the GPU's power through kjit_power_* of kjit.h. */
 #define KJIT_TOOLS_TOP(X) \
 	/* the environment, a hash table, statistics (base.h) */ \
 	X(kjit__env) X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
-	/* the store's path, a reader's connection, its words (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__event_kind_name) \
-	X(kjit__event_kind_parse) X(kjit__result_status_name) X(kjit__result_status_parse) \
+	/* the store's path, a reader's connection, a status's word (base.h, store_schema.h) */ \
+	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__result_status_name) \
 	/* profiles (base.h) */ \
-	X(kjit__profile_clear) \
-	/* NVML's power reading (instr.h) */ \
-	X(kjit__nvml_open_uuid) X(kjit__nvml_name) X(kjit__nvml_power_w) \
-	X(kjit__nvml_close)
+	X(kjit__profile_clear)
 
 #endif /* KJIT_TOOLS_H */
