@@ -517,6 +517,25 @@ int main(int argc, char **argv)
 	   "%.2g) in %.0f ms", cnt.valid, exact, cnt.rel_error, ms);
 	kjit__spec_free(spec);
 
+	/* checks slow enough (each a max over 3e6 numbers) that the count's
+	 * clock runs out after a few of them: the walk stops within one
+	 * evaluation of its clock, the draws within a second after it (2^16
+	 * of them were an hour), and the count says it is an estimate even
+	 * when every draw was valid */
+	static const int c200[] = { 200 };
+	spec = spec_of_counts(c200, 1, NULL, 0,
+	                      ", \"restrictions\": [\"max(range(P0, P0 + 3000000)) > 0\"]");
+	const kjit__limits clock = { .count_ns = 300000000u };
+	t0 = kjit__now_ns();
+	CHECK_OK(kjit__space_count(spec, 0, &clock, &cnt));
+	ms = ms_since(t0);
+	CHECK_MSG(cnt.rel_error > 0 && cnt.valid == 200 && cnt.product == 200,
+	          "%.0f of %.0f (%g)", cnt.valid, cnt.product, cnt.rel_error);
+	CHECK_MSG(ms < 30000, "took %.0f ms", ms);
+	OK("200 slow checks under a 0.3 s clock: about %.0f (relative standard error %.2g) in %.0f ms",
+	   cnt.valid, cnt.rel_error, ms);
+	kjit__spec_free(spec);
+
 	/* about 2e7 with five restrictions, one reading the last parameter:
 	 * the count walks it, against a loop in C */
 	static const int c7[] = { 10, 10, 10, 10, 10, 10, 20 };

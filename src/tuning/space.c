@@ -58,6 +58,8 @@ typedef struct walker {
 	uint64_t deadline;    /* kjit__now_ns() the walk ends by, its checks not drawing on
 	                       * the spec's budget; 0: none, they draw on it */
 	int too_large;        /* the walk ran past its budget */
+	uint64_t clock_last;  /* past_deadline(): when it last read the clock, */
+	uint64_t clock_mask;  /* and the steps between its readings, less one */
 	/* a count by groups: the parameters that vary and the checks that run
 	 * (NULL: all), and whether the thread limit is among them */
 	const uint8_t *active;
@@ -277,6 +279,23 @@ static kjit_status keep(walker *w)
 	return KJIT_OK;
 }
 
+/* Whether the walk's clock has run out. The clock is read every
+ * clock_mask + 1 steps: rarely while steps are quick, every step once
+ * one is slow (a check that loops over a range), so that a walk ends
+ * within one evaluation of its deadline. */
+static int past_deadline(walker *w)
+{
+	if (!w->deadline || (w->steps & w->clock_mask))
+		return 0;
+	uint64_t now = kjit__now_ns();
+	if (now - w->clock_last > 1000000u)
+		w->clock_mask = 0;
+	else if (now - w->clock_last < 50000u && w->clock_mask < 0xff)
+		w->clock_mask = 2 * w->clock_mask + 1;
+	w->clock_last = now;
+	return now > w->deadline;
+}
+
 static kjit_status walk(walker *w, size_t depth)
 {
 	const kjit__spec *spec = w->spec;
@@ -291,8 +310,7 @@ static kjit_status walk(walker *w, size_t depth)
 	size_t n_values = w->active && !w->active[depth] ? 1 : p->n_values;
 	for (size_t v = 0; v < n_values; v++) {
 		int ok;
-		if (++w->steps > w->max_steps ||
-		    (w->deadline && !(w->steps & 0xf) && kjit__now_ns() > w->deadline)) {
+		if (++w->steps > w->max_steps || past_deadline(w)) {
 			w->too_large = 1;
 			return KJIT_ERR_NOMEM;
 		}
@@ -453,9 +471,13 @@ static kjit_status sample(walker *w, size_t want, uint64_t seed)
 /* ---- counting by groups -------------------------------------------------- */
 
 /* A group too large to count exactly walks for a second or so, then is
- * estimated from random draws. */
+ * estimated from random draws: as many as ESTIMATE_DRAWS, and in an exact
+ * count's walk, which has run to its clock, as many as the groups' draws
+ * together fit in ESTIMATE_NS past that clock (each group one at least),
+ * for checks slow enough to make 2^16 draws a matter of hours. */
 #define COUNT_STEPS 1000000u
 #define ESTIMATE_DRAWS (1u << 16)
+#define ESTIMATE_NS ((uint64_t)1000000000u)
 
 static size_t root_of(size_t *up, size_t i)
 {
@@ -544,18 +566,22 @@ static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t
 		return st;
 	}
 	draws rng = { 0x6b6a6974u + g, 0 };
-	uint64_t hits = 0;
-	for (uint32_t k = 0; k < ESTIMATE_DRAWS; k++) {
+	uint64_t hits = 0, stop = w->deadline ? w->deadline + ESTIMATE_NS : 0;
+	uint32_t k = 0;
+	while (k < ESTIMATE_DRAWS && (!k || !stop || kjit__now_ns() <= stop)) {
 		int ok;
 		if ((st = draw(w, &rng, &ok)) != KJIT_OK)
 			return st;
 		hits += (uint64_t)ok;
+		k++;
 	}
-	double p = (double)hits / ESTIMATE_DRAWS;
+	double p = (double)hits / k;
 	*out = w->tail[0] * p;
-	*rel = hits ? sqrt((1 - p) / (double)hits) : INFINITY;
+	/* every draw valid is no proof that every configuration is: an
+	 * estimate keeps an error of at least one draw's share */
+	*rel = hits ? fmax(sqrt((1 - p) / (double)hits), 1.0 / k) : INFINITY;
 	/* none in N draws: p < 3 / N with 95% confidence */
-	*upper = w->tail[0] * (hits ? p : 3.0 / ESTIMATE_DRAWS);
+	*upper = w->tail[0] * (hits ? p : fmin(1, 3.0 / k));
 	return KJIT_OK;
 }
 
@@ -588,7 +614,8 @@ static kjit_status count_space(const kjit__spec *spec, size_t p, const kjit__lim
 		checked[threads] = 1;
 	w.active = active;
 	w.check_on = on;
-	w.deadline = exact ? kjit__now_ns() + KJIT__COUNT_NS : 0;
+	w.deadline = !exact ? 0
+	             : kjit__now_ns() + (limits && limits->count_ns ? limits->count_ns : KJIT__COUNT_NS);
 	double var = 0;
 	for (size_t g = 0; st == KJIT_OK && ok && g < n; g++) {
 		if (root_of(up, g) != g)

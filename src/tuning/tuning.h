@@ -266,6 +266,7 @@ typedef struct kjit__limits {
 	 * stands for it; with 0 it is refused, naming its product. */
 	size_t sample;
 	uint64_t seed;
+	uint64_t count_ns; /* an exact count's clock; 0: KJIT__COUNT_NS */
 } kjit__limits;
 
 /* What a space may hold and cost to enumerate: about 150 MB for a space

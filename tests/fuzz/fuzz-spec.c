@@ -39,12 +39,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		kjit__expr_budget_free(spec->expr_budget);
 		if (!(spec->expr_budget = kjit__expr_budget_new((uint64_t)1 << 22)))
 			abort();
-		/* the walk has no budget of its own: small spaces only */
+		/* the walk has no budget of its own: small spaces only, and a clock
+		 * (with the draws' second after it) within the fuzzer's timeout */
+		const kjit__limits limits = { .count_ns = 2000000000u };
 		double whole = 1;
 		for (size_t i = 0; i < spec->n_params; i++)
 			whole *= (double)spec->params[i].n_values;
 		for (size_t p = 0; whole <= 1e5 && p < spec->n_problems && p < 4; p++) {
-			(void)kjit__space_count(spec, p, NULL, &(kjit__count){ 0 });
+			(void)kjit__space_count(spec, p, &limits, &(kjit__count){ 0 });
 		}
 		kjit__spec_free(spec);
 	}
