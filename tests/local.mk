@@ -208,3 +208,7 @@ include tests/python.mk
 # the regression gate of the in-process cache hit (bench/bench-hit)
 TESTS += tests/test-hit-gate.sh
 EXTRA_DIST += tests/test-hit-gate.sh
+
+# bench-search-kt goes on past a Kernel Tuner strategy that fails
+TESTS += tests/test-bench-search-kt.sh
+EXTRA_DIST += tests/test-bench-search-kt.sh

@@ -1,7 +1,8 @@
 /*
  * test-tune-strategy: every strategy finds the known best of a synthetic
  * objective within a budget and repeats itself for a seed; exhaustive
- * visits each valid configuration once; budgets; replay from CSV and JSON.
+ * visits each valid configuration once; budgets; hybrid in a batch
+ * proposes from its model, not at random; replay from CSV and JSON.
  */
 #include "testutil.h"
 
@@ -39,6 +40,53 @@ static double clocked(const kjit__space *space, const double *obj, double compil
 	free(c);
 	free(m);
 	return r.seconds;
+}
+
+/* hybrid with B proposals outstanding, on a bowl of 10 parameters of 4
+ * values (a million configurations), results told oldest first: after its
+ * start (one per parameter and one more) every proposal is a local move or
+ * a perturbation, within three parameters of a configuration it was told
+ * of; a uniform draw from so large a space almost never is. Returns the
+ * proposals that were not. */
+static size_t batch_far_proposals(const kjit__space *space, uint64_t seed)
+{
+	enum { B = 8, PROPOSALS = 80, N_PARAMS = 10, START = N_PARAMS + 1 };
+	double *obj = malloc(space->size * sizeof *obj);
+	CHECK(obj);
+	for (size_t i = 0; i < space->size; i++) {
+		const uint16_t *c = kjit__space_config(space, i);
+		obj[i] = 1;
+		for (size_t p = 0; p < N_PARAMS; p++)
+			obj[i] += (c[p] - 2.0) * (c[p] - 2.0) * (double)(p + 1);
+	}
+	void *st = kt_strategy_hybrid.init(space, space->size, seed);
+	CHECK(st);
+	int64_t out[B], known[PROPOSALS];
+	size_t n_out = 0, n_known = 0, n_prop = 0, far = 0;
+	while (n_prop < PROPOSALS || n_out > 0) {
+		for (; n_out < B && n_prop < PROPOSALS; n_prop++) {
+			int64_t j = kt_strategy_hybrid.next(st);
+			CHECK(j >= 0 && (size_t)j < space->size);
+			const uint16_t *c = kjit__space_config(space, (size_t)j);
+			size_t nearest = N_PARAMS;
+			for (size_t k = 0; k < n_known; k++) {
+				const uint16_t *o = kjit__space_config(space, (size_t)known[k]);
+				size_t d = 0;
+				for (size_t p = 0; p < N_PARAMS; p++)
+					d += c[p] != o[p];
+				nearest = d < nearest ? d : nearest;
+			}
+			far += n_prop >= START && n_known > 0 && nearest > 3;
+			out[n_out++] = j;
+		}
+		int64_t j = out[0];
+		memmove(out, out + 1, --n_out * sizeof *out);
+		kt_strategy_hybrid.report(st, (size_t)j, obj[j]);
+		known[n_known++] = j;
+	}
+	kt_strategy_hybrid.free(st);
+	free(obj);
+	return far;
 }
 
 /* The simulated clock: a GPU-bound space takes the measurements end to
@@ -184,6 +232,24 @@ int main(int argc, char **argv)
 	kjit__space_free(space);
 	kjit__spec_free(spec);
 	free(obj);
+
+	spec = tu_spec_from(dir, "bowl.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"}, \"parameters\": ["
+		"  {\"name\": \"P0\", \"values\": [0,1,2,3]}, {\"name\": \"P1\", \"values\": [0,1,2,3]},"
+		"  {\"name\": \"P2\", \"values\": [0,1,2,3]}, {\"name\": \"P3\", \"values\": [0,1,2,3]},"
+		"  {\"name\": \"P4\", \"values\": [0,1,2,3]}, {\"name\": \"P5\", \"values\": [0,1,2,3]},"
+		"  {\"name\": \"P6\", \"values\": [0,1,2,3]}, {\"name\": \"P7\", \"values\": [0,1,2,3]},"
+		"  {\"name\": \"P8\", \"values\": [0,1,2,3]}, {\"name\": \"P9\", \"values\": [0,1,2,3]}]}");
+	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		size_t far = batch_far_proposals(space, seed);
+		CHECK_MSG(far == 0, "seed %llu: %zu proposals made with others outstanding were "
+		          "more than three parameters from all known", (unsigned long long)seed, far);
+	}
+	OK("hybrid with 8 outstanding, over %zu configurations: after its start every proposal "
+	   "is within three parameters of one known (random only as the fallback)", space->size);
+	kjit__space_free(space);
+	kjit__spec_free(spec);
 
 	/* replay from files, on the saxpy space */
 	char path[TU_PATH + 64], csv[TU_PATH], json[TU_PATH];

@@ -35,7 +35,10 @@
  * decayed by DECAY per result, so that the bandit follows the landscape
  * as the search moves on; the draw
  * of random is scaled by the share of the budget left, so that the end
- * of a budget exploits. When the epoch's best has not improved for
+ * of a budget exploits, and is 0 while proposals are outstanding (random
+ * is then the fallback only): in a batch the search is broad already,
+ * as it starts with B spread configurations and each later proposal
+ * knows fewer results. When the epoch's best has not improved for
  * PATIENCE times the size of a one-parameter neighbourhood and the budget
  * has room for two such spells, a new epoch starts: a new random start
  * and a model of its own results (the history and the failure model
@@ -543,6 +546,11 @@ static int64_t next(void *st)
 		for (int a = 0; a < N_ARMS; a++)
 			draw[a] = beta_draw(s, 1 + s->win[a], 1 + s->loss[a]) *
 			          (a == ARM_RANDOM ? left : 1);
+		/* with proposals outstanding the search has breadth already
+		 * (a batch starts with B spread, and each later proposal
+		 * knows fewer results): random is only the fallback then */
+		if (s->asked > 0)
+			draw[ARM_RANDOM] = 0;
 		/* the highest draw first, the others when it has nothing */
 		for (int tries = 0; tries < N_ARMS && j < 0; tries++) {
 			arm = 0;
