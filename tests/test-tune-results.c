@@ -669,10 +669,22 @@ int main(int argc, char **argv)
 	free(empty);
 	OK("CSV (replayable, the device columns last), JSON (with the devices) and T4 exports");
 
-	/* only one device? two are present for this signature */
-	char *only;
-	CHECK_ST(kjit__record_only_device(r, sig, &only), KJIT_ERR_INVALID_ARG);
-	CHECK_ST(kjit__record_only_device(r, "nosuchsig", &only), KJIT_ERR_NOT_FOUND);
+	/* no device key: the only one; two are present for this signature */
+	double *none_obj = NULL;
+	CHECK_ST(kjit__record_load(r, space1, sig, NULL, KJIT__OBJ_TIME, &none_obj, NULL, NULL),
+	         KJIT_ERR_INVALID_ARG);
+	CHECK(strstr(kjit_last_error(), "--device-key") != NULL);
+	CHECK_ST(kjit__record_load(r, space1, "nosuchsig", NULL, KJIT__OBJ_TIME, &none_obj, NULL,
+	                           NULL), KJIT_ERR_NOT_FOUND);
+	CHECK(none_obj == NULL);
+	{
+		FILE *devnull = fopen("/dev/null", "w");
+		const char *probs[1] = { prob };
+		CHECK(devnull != NULL);
+		CHECK_ST(kt_results_export(r, spec, 0, sig, NULL, probs, 1, KT_EXPORT_JSON, devnull),
+		         KJIT_ERR_INVALID_ARG);
+		fclose(devnull);
+	}
 	/* --force re-measures: when the best configuration comes back slower
 	 * (or failing), the best row is recomputed from the ok rows. */
 	{

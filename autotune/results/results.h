@@ -21,7 +21,7 @@
 typedef enum { KT_EXPORT_CSV, KT_EXPORT_JSON, KT_EXPORT_T4 } kt_export_format;
 
 /* Writes the results of run_id (when > 0), or else of (signature,
- * device_key) for the problems (JSON, as the results table has them), to
+ * device_key; NULL: the one, kjit__record_rows()) for the problems (JSON, as the results table has them), to
  * f. spec (may be NULL) gives the parameter names: CSV then has one
  * column per parameter and "time" (the objective), so that --replay
  * reads it back; and T4's time unit (spec->time_unit, default ms). T4

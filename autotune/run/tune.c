@@ -714,8 +714,7 @@ static void search_close(tuner *t, search *s, int ret)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	if (s->run) {
 		if (kjit__record_run_finish(t->res, s->run, !ret ? KJIT__RUN_DONE : ret == -1
-		                            ? KJIT__RUN_INTERRUPTED : KJIT__RUN_FAILED) != KJIT_OK ||
-		    kjit__record_rechoose(t->res, s->run) != KJIT_OK)
+		                            ? KJIT__RUN_INTERRUPTED : KJIT__RUN_FAILED) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		read_best(t, pr);
 		best_rates(t, s);

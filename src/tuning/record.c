@@ -168,6 +168,8 @@ void kjit__run_free(kjit__run *run)
 	free(run);
 }
 
+static kjit_status rechoose(kjit__store *store, const kjit__run *run);
+
 kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
                                     const char *status)
 {
@@ -195,7 +197,7 @@ kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
 		sqlite3_finalize(s);
 	}
 	kjit__store_unlock(store);
-	return st;
+	return st == KJIT_OK ? rechoose(store, run) : st;
 }
 
 /* ---- one evaluation ---------------------------------------------------- */
@@ -410,9 +412,8 @@ static kjit_status rechoose_tx(kjit__store *store, void *arg)
 	return st;
 }
 
-kjit_status kjit__record_rechoose(kjit__records *rec, const kjit__run *run)
+static kjit_status rechoose(kjit__store *store, const kjit__run *run)
 {
-	kjit__store *store = rec->store;
 	rechoose_ctx c = { store, run };
 	kjit__store_lock(store);
 	kjit_status st = kjit__store_transaction(store, rechoose_tx, &c);

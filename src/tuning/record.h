@@ -52,7 +52,10 @@ typedef struct kjit__run {
 kjit_status kjit__record_run_start(kjit__records *rec, const kjit__run_desc *d,
                                    kjit__run **out);
 void kjit__run_free(kjit__run *run);
-/* Sets status (done|interrupted|failed) and the finished time. */
+/* Sets status (done|interrupted|failed) and the finished time; then,
+ * when another objective chose the run's best row, chooses it again under
+ * the run's from every stored ok result with a score (a run that
+ * measured nothing new still answers by its objective). */
 kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
                                     const char *status);
 
@@ -109,16 +112,15 @@ kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 kjit__objective objective, const kjit__eval *evals, size_t n,
                                 size_t best);
 
-/* When another objective chose the run's best row, chooses it again under
- * the run's from every stored ok result with a score (a run that measured
- * nothing new still answers by its objective); a no-op otherwise. */
-kjit_status kjit__record_rechoose(kjit__records *rec, const kjit__run *run);
-
 /* Marks a best row stale. */
 kjit_status kjit__record_stale(kjit__store *store, const char *signature,
                                const char *device_key, const char *problem);
 
 /* ---- reading (record_read.c) --------------------------------------- */
+
+/* A device_key NULL below is the one device key that the results of the
+ * signature have: KJIT_ERR_NOT_FOUND when they have none, and
+ * KJIT_ERR_INVALID_ARG asking for one when they have several. */
 
 /* The objective table of space for (signature, device_key, its problem)
  * under objective by: *objective (space->size doubles) holds each
@@ -144,12 +146,8 @@ kjit_status kjit__record_best(kjit__records *rec, const char *signature,
                               double *median_ns, kjit__objective *objective,
                               kjit_profile *profile, int *has_profile);
 
-/* The device key of the results of signature when exactly one is
- * present; *out malloc'ed. */
-kjit_status kjit__record_only_device(kjit__records *rec, const char *signature, char **out);
-
 /* Which results rows to read: run_id's (when > 0), or else those of
- * (signature, device_key) for the problems (JSON, as the results table
+ * (signature, device_key; NULL: the one) for the problems (JSON, as the results table
  * has them; at most KJIT__RECORD_PROBLEMS_MAX). spec (may be NULL) names
  * the parameters whose values each row carries. */
 #define KJIT__RECORD_PROBLEMS_MAX 30000

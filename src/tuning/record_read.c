@@ -71,6 +71,45 @@ static double col_num(sqlite3_stmt *s, int col)
 	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
 }
 
+/* ---- the device ---------------------------------------------------------- */
+
+/* The device key of the results of signature when exactly one is
+ * present; *out malloc'ed. */
+static kjit_status only_device(kjit__records *rec, const char *signature, char **out)
+{
+	sqlite3_stmt *s;
+	*out = NULL;
+	kjit__store_lock(rec->store);
+	kjit_status st = prep(rec, "SELECT DISTINCT device_key FROM results WHERE signature = ?1"
+	                           " ORDER BY 1 LIMIT 2", &s, "finding the device key");
+	if (st == KJIT_OK) {
+		int n = 0, rc;
+		sqlite3_bind_text(s, 1, signature, -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			if (n++ == 0)
+				*out = strdup(col_text(s, 0));
+		}
+		if (rc != SQLITE_DONE)
+			st = kjit__store_fail(rec->store, rc, "finding the device key");
+		else if (n == 0)
+			st = kjit__error(KJIT_ERR_NOT_FOUND, "no results for kernel signature %s in %s",
+			                 signature, rec->store->path);
+		else if (n > 1)
+			st = kjit__error(KJIT_ERR_INVALID_ARG,
+			                 "results of several devices for kernel signature %s: pick one "
+			                 "with --device-key", signature);
+		else if (!*out)
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		sqlite3_finalize(s);
+	}
+	kjit__store_unlock(rec->store);
+	if (st != KJIT_OK) {
+		free(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
 /* ---- the objective table ------------------------------------------------- */
 
 /* A results row's configuration, read a parameter's value at a time
@@ -146,14 +185,17 @@ kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
 	uint16_t *cfg = malloc((spec->n_params ? spec->n_params : 1) * sizeof *cfg);
 	size_t ign = 0;
 	sqlite3_stmt *s = NULL, *q = NULL;
+	char *only = NULL;
 	kjit_status st = KJIT_OK;
 	*objective = NULL;
 	if (have)
 		*have = NULL;
-	if (!problem || !obj || !hv || !cfg) {
+	if (!problem || !obj || !hv || !cfg)
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	else if (!device_key && (st = only_device(rec, signature, &only)) == KJIT_OK)
+		device_key = only;
+	if (st != KJIT_OK)
 		goto done;
-	}
 	for (size_t i = 0; i < space->size; i++)
 		obj[i] = INFINITY;
 	char sql[512];
@@ -177,6 +219,7 @@ kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
 done:
 	free(problem);
 	free(cfg);
+	free(only);
 	if (st != KJIT_OK) {
 		free(obj);
 		free(hv);
@@ -192,7 +235,7 @@ done:
 	return KJIT_OK;
 }
 
-/* ---- the best row and the device ----------------------------------------- */
+/* ---- the best row ----------------------------------------- */
 
 kjit_status kjit__record_best(kjit__records *rec, const char *signature,
                               const char *device_key, const char *problem, char **config,
@@ -241,41 +284,6 @@ kjit_status kjit__record_best(kjit__records *rec, const char *signature,
 		sqlite3_finalize(s);
 	}
 	kjit__store_unlock(rec->store);
-	return st;
-}
-
-kjit_status kjit__record_only_device(kjit__records *rec, const char *signature, char **out)
-{
-	sqlite3_stmt *s;
-	*out = NULL;
-	kjit__store_lock(rec->store);
-	kjit_status st = prep(rec, "SELECT DISTINCT device_key FROM results WHERE signature = ?1"
-	                           " ORDER BY 1 LIMIT 2", &s, "finding the device key");
-	if (st == KJIT_OK) {
-		int n = 0, rc;
-		sqlite3_bind_text(s, 1, signature, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			if (n++ == 0)
-				*out = strdup(col_text(s, 0));
-		}
-		if (rc != SQLITE_DONE)
-			st = kjit__store_fail(rec->store, rc, "finding the device key");
-		else if (n == 0)
-			st = kjit__error(KJIT_ERR_NOT_FOUND, "no results for kernel signature %s in %s",
-			                 signature, rec->store->path);
-		else if (n > 1)
-			st = kjit__error(KJIT_ERR_INVALID_ARG,
-			                 "results of several devices for kernel signature %s: pick one "
-			                 "with --device-key", signature);
-		else if (!*out)
-			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		sqlite3_finalize(s);
-	}
-	kjit__store_unlock(rec->store);
-	if (st != KJIT_OK) {
-		free(*out);
-		*out = NULL;
-	}
 	return st;
 }
 
@@ -427,9 +435,20 @@ kjit_status kjit__record_rows(kjit__records *rec, const kjit__record_query *q,
 	if (q->run_id <= 0 && q->n_problems > KJIT__RECORD_PROBLEMS_MAX)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most %d)",
 		                   q->n_problems, KJIT__RECORD_PROBLEMS_MAX);
+	kjit__record_query one = *q;
+	char *only = NULL;
+	if (q->run_id <= 0 && !q->device_key) {
+		kjit_status st = only_device(rec, q->signature, &only);
+		if (st != KJIT_OK)
+			return st;
+		one.device_key = only;
+		q = &one;
+	}
 	char *sql = rows_sql(q);
-	if (!sql)
+	if (!sql) {
+		free(only);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	}
 	sqlite3_stmt *s;
 	kjit__store_lock(rec->store);
 	kjit_status st = prep(rec, sql, &s, "exporting results");
@@ -449,5 +468,6 @@ kjit_status kjit__record_rows(kjit__records *rec, const kjit__record_query *q,
 	}
 	sqlite3_finalize(s);
 	kjit__store_unlock(rec->store);
+	free(only);
 	return st;
 }

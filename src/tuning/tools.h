@@ -38,8 +38,8 @@
 	/* the record room: the tuning tables, written and read (record.h) */ \
 	X(kjit__records_open) X(kjit__records_close) \
 	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
-	X(kjit__record_rechoose) X(kjit__run_free) X(kjit__eval_score) \
-	X(kjit__record_load) X(kjit__record_best) X(kjit__record_only_device) \
+	X(kjit__run_free) X(kjit__eval_score) \
+	X(kjit__record_load) X(kjit__record_best) \
 	X(kjit__record_rows) \
 	/* the spec, its expressions and its space (tuning.h) */ \
 	X(kjit__spec_load) X(kjit__spec_free) X(kjit__spec_kernel) X(kjit__spec_signature) \
