@@ -741,19 +741,16 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space, const opts *o,
                                 double **obj, size_t *ignored)
 {
-	kt_results *res = NULL;
-	char *sig = NULL, *dev = NULL;
+	kjit__records *res = NULL;
+	char *sig = NULL;
 	kjit_status st = kjit__spec_signature(spec, &sig);
 	if (st == KJIT_OK)
-		st = kt_results_open_existing(o->replay_db, &res);
-	if (st == KJIT_OK && !o->device_key)
-		st = kt_results_only_device(res, sig, &dev);
+		st = kjit__records_open(o->replay_db, 1, &res);
 	if (st == KJIT_OK)
-		st = kt_results_load(res, space, sig, o->device_key ? o->device_key : dev,
-		                     kt_objective_of(&o->tune, spec), obj, NULL, ignored);
+		st = kjit__record_load(res, space, sig, o->device_key,
+		                       kt_objective_of(&o->tune, spec), obj, NULL, ignored);
 	free(sig);
-	free(dev);
-	kt_results_close(res);
+	kjit__records_close(res);
 	return st;
 }
 
@@ -885,27 +882,24 @@ static int do_export(const kjit__spec *spec, const opts *o)
 		return usage_error("--export: expected csv, json or t4, got '%s'", o->export_format);
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	kt_results *res = NULL;
-	char *sig = NULL, *dev = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
+	kjit__records *res = NULL;
+	char *sig = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
 	kjit_status st = problem ? kjit__spec_signature(spec, &sig)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
-		st = kt_results_open_existing(o->db, &res);
-	if (st == KJIT_OK && !o->device_key && !o->run_id)
-		st = kt_results_only_device(res, sig, &dev);
+		st = kjit__records_open(o->db, 1, &res);
 	if (st == KJIT_OK) {
 		const char *problems[1] = { problem };
-		st = kt_results_export(res, spec, (int64_t)o->run_id, sig,
-		                       o->device_key ? o->device_key : dev, problems, 1, fmt, stdout);
+		st = kt_results_export(res, spec, (int64_t)o->run_id, sig, o->device_key, problems,
+		                       1, fmt, stdout);
 		if (fflush(stdout) != 0 && st == KJIT_OK)
 			st = kjit__error(KJIT_ERR_IO, "writing to stdout: %s", strerror(errno));
 	}
 	if (st != KJIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 	free(sig);
-	free(dev);
 	free(problem);
-	kt_results_close(res);
+	kjit__records_close(res);
 	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
 }
 

@@ -74,6 +74,7 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/record.h \
 	src/tuning/tools.h \
 	src/tuning/record.c \
+	src/tuning/record_read.c \
 	src/tuning/store_best.c \
 	src/tuning/memo.c \
 	src/tuning/tune_online.c \

@@ -94,9 +94,9 @@ static void migrate_from(const char *dir, int version, char *path)
 	CHECK(tu_db_int(db, "SELECT count(*) FROM results", NULL) == 3);
 	tu_db_close(db);
 
-	kt_results *r;
-	CHECK_OK(kt_results_open(path, &r));
-	CHECK_OK(kt_results_close(r));
+	kjit__records *r;
+	CHECK_OK(kjit__records_open(path, 0, &r));
+	CHECK_OK(kjit__records_close(r));
 	db = tu_db_open(path);
 	CHECK(tu_db_int(db, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
 	for (size_t i = 0; i < N_TABLES; i++) {
@@ -129,15 +129,15 @@ int main(int argc, char **argv)
 	char path[TU_PATH];
 	migrate_from(dir, 4, path);
 	migrate_from(dir, 2, path);
-	kt_results *r;
+	kjit__records *r;
 	sqlite3 *db;
 
 	/* the run goes on, on a known device */
-	CHECK_OK(kt_results_open(path, &r));
+	CHECK_OK(kjit__records_open(path, 0, &r));
 	kjit__run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
 		             .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
 	kjit__run *run;
-	CHECK_OK(kt_run_start(r, &d, &run));
+	CHECK_OK(kjit__record_run_start(r, &d, &run));
 	CHECK(run->resumed && run->id == 3);
 	kjit__eval e = { .config = "{\"BLOCK\":256}", .status = "ok", .timer = "cupti", .l2 = "warm",
 		      .median_ns = 1000, .spread_ns = 1, .min_ns = 999, .max_ns = 1001,
@@ -147,10 +147,10 @@ int main(int argc, char **argv)
 	kjit__profile_clear(&e.profile);
 	e.profile.dram_bytes_per_s = 3e12;
 	int improved = 0;
-	CHECK_OK(kt_results_record(r, run, &e, NULL, &improved));
+	CHECK_OK(kjit__record_eval(r, run, &e, NULL, &improved));
 	CHECK(improved);
 	kjit__run_free(run);
-	CHECK_OK(kt_results_close(r));
+	CHECK_OK(kjit__records_close(r));
 	db = tu_db_open(path);
 	char text[256];
 	tu_db_text(db, "SELECT device_ordinal || ' ' || device_uuid FROM results WHERE config = ?1",
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	char *rcols = columns_of(db, "results");
 	char *results_now = dump(db, "results", rcols);
 	tu_db_close(db);
-	CHECK_ST(kt_results_open(path, &r), KJIT_ERR_DB);
+	CHECK_ST(kjit__records_open(path, 0, &r), KJIT_ERR_DB);
 	CHECK_CONTAINS(kjit_last_error(), want);
 	db = tu_db_open(path);
 	CHECK(tu_db_int(db, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION + 1);

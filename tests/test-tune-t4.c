@@ -1,6 +1,6 @@
 /*
  * test-tune-t4: kjit-tune's T4 export validates. Results of every status
- * go into a real database through kt_results_record(), the T4 file is
+ * go into a real database through kjit__record_eval(), the T4 file is
  * written as a run's OutputFile would be (kt_results_write_t4), its numbers are checked in milliseconds and in
  * microseconds (one time unit throughout), and the file is validated by
  * Python's jsonschema against Kernel Tuner 1.5.0's T4 1.0.0 results and
@@ -113,26 +113,26 @@ int main(int argc, char **argv)
 		           kjit__problem_json(&spec->problems[1]) };
 	CHECK(probs[0] && probs[1]);
 
-	kt_results *r;
-	CHECK_OK(kt_results_open(tu_path(db_path, dir, "kjit.db"), &r));
+	kjit__records *r;
+	CHECK_OK(kjit__records_open(tu_path(db_path, dir, "kjit.db"), 0, &r));
 	static const char *const statuses[] = { "ok", "compile_error", "launch_error", "crashed",
 		                                "timeout", "wrong_result", "stopped_early" };
 	for (int p = 0; p < 2; p++) {
 		kjit__run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT__OBJ_TIME };
 		kjit__run *run;
-		CHECK_OK(kt_run_start(r, &d, &run));
+		CHECK_OK(kjit__record_run_start(r, &d, &run));
 		for (int m = 0; m < 7; m++) {
 			char cfg[64];
 			snprintf(cfg, sizeof cfg, "{\"F\":\"\",\"M\":%d}", m);
 			int timed = m == 0 || m == 6;
 			kjit__eval e = eval_of(cfg, statuses[m], timed ? 1100.0 * (p + 1) : NAN,
 			                    m == 3 ? NAN : 12.5);
-			CHECK_OK(kt_results_record(r, run, &e, NULL, NULL));
+			CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
 		}
 		kjit__eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", "ok", 5000, 20);
 		cold.l2 = "cold";
-		CHECK_OK(kt_results_record(r, run, &cold, NULL, NULL));
-		CHECK_OK(kt_run_finish(r, run, "done"));
+		CHECK_OK(kjit__record_eval(r, run, &cold, NULL, NULL));
+		CHECK_OK(kjit__record_run_finish(r, run, "done"));
 		kjit__run_free(run);
 	}
 
@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	if (code == 77)
 		printf("SKIP: no python3 jsonschema or no T4 schemas (KJIT_T4_SCHEMA_DIR%s)\n",
 		       schemas ? "" : " unset and no kernel_tuner installed");
-	kt_results_close(r);
+	kjit__records_close(r);
 	free(path);
 	free(sig);
 	free(probs[0]);

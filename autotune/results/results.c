@@ -1,306 +1,17 @@
 /*
- * results.c - tuning results in the kjit database (doc/DESIGN.md, "The store"):
- * a kjit__store connection of its own, through which the record room
- * (record.h) writes runs, results and best rows; the objective table, the
- * best row and the exports read them.
+ * results.c - tuning results written out (doc/DESIGN.md, "The store"): the
+ * rows the record room reads (kjit__record_rows()) as CSV, JSON and T4,
+ * and a profile's place against the device's peak.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "results.h"
-
-struct kt_results {
-	kjit__store *store;
-};
-
-/* ---- the connection ------------------------------------------------------ */
-
-kjit_status kt_results_open(const char *path, kt_results **out)
-{
-	char *def = NULL;
-	kjit_status st;
-	*out = NULL;
-	if (!path) {
-		if ((st = kjit__store_default_path(&def)) != KJIT_OK)
-			return st;
-		path = def;
-	}
-	kt_results *r = calloc(1, sizeof *r);
-	if (!r) {
-		free(def);
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	}
-	st = kjit__store_open(path, &r->store);
-	free(def);
-	if (st != KJIT_OK) {
-		free(r);
-		return st;
-	}
-	*out = r;
-	return KJIT_OK;
-}
-
-kjit_status kt_results_open_existing(const char *path, kt_results **out)
-{
-	char *def = NULL;
-	struct stat sb;
-	kjit_status st;
-	*out = NULL;
-	if (!path) {
-		if ((st = kjit__store_default_path(&def)) != KJIT_OK)
-			return st;
-		path = def;
-	}
-	if (stat(path, &sb) != 0) {
-		st = kjit__error(KJIT_ERR_NOT_FOUND, "no database %s: %s", path, strerror(errno));
-		free(def);
-		return st;
-	}
-	st = kt_results_open(path, out);
-	free(def);
-	return st;
-}
-
-kjit_status kt_results_close(kt_results *r)
-{
-	if (!r)
-		return KJIT_OK;
-	kjit_status st = kjit__store_close(r->store);
-	free(r);
-	return st;
-}
-
-sqlite3 *kt_results_db(kt_results *r) { return kjit__store_db(r->store); }
-
-static kjit_status prep(kt_results *r, const char *sql, sqlite3_stmt **st, const char *what)
-{
-	int rc = sqlite3_prepare_v2(kjit__store_db(r->store), sql, -1, st, NULL);
-	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(r->store, rc, what);
-}
-
-static void bind_text(sqlite3_stmt *s, int i, const char *t)
-{
-	if (t)
-		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static const char *col_text(sqlite3_stmt *s, int col)
-{
-	return (const char *)sqlite3_column_text(s, col);
-}
-
-/* ---- runs and evaluations: the record room's (record.h) --------------- */
-
-kjit_status kt_run_start(kt_results *r, const kjit__run_desc *d, kjit__run **out)
-{
-	return kjit__record_run_start(r->store, d, out);
-}
-
-kjit_status kt_run_finish(kt_results *r, const kjit__run *run, const char *status)
-{
-	return kjit__record_run_finish(r->store, run, status);
-}
-
-kjit_status kt_results_record(kt_results *r, const kjit__run *run, const kjit__eval *e,
-                              int64_t *result_id, int *improved)
-{
-	return kjit__record_eval(r->store, run, e, result_id, improved);
-}
-
-kjit_status kt_results_best_rechoose(kt_results *r, const kjit__run *run)
-{
-	return kjit__record_rechoose(r->store, run);
-}
-
-/* ---- the objective table ------------------------------------------------- */
-
-/* A row's configuration is matched to the space by each parameter's
- * value (json_extract), compared as text, else as a number. */
-kjit_status kt_results_load(kt_results *r, const kjit__space *space, const char *signature,
-                            const char *device_key, kjit__objective by, double **objective,
-                            uint8_t **have, size_t *ignored)
-{
-	const kjit__spec *spec = space->spec;
-	char *problem = kjit__problem_json(&spec->problems[space->problem]);
-	double *obj = malloc((space->size ? space->size : 1) * sizeof *obj);
-	uint8_t *hv = calloc(space->size ? space->size : 1, 1);
-	uint16_t *cfg = malloc((spec->n_params ? spec->n_params : 1) * sizeof *cfg);
-	size_t ign = 0;
-	sqlite3_stmt *s = NULL;
-	kjit_status st = KJIT_OK;
-	*objective = NULL;
-	if (have)
-		*have = NULL;
-	if (!problem || !obj || !hv || !cfg) {
-		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < space->size; i++)
-		obj[i] = INFINITY;
-	sqlite3_stmt *q = NULL;
-	kjit__store_lock(r->store);
-	char sql[512];
-	snprintf(sql, sizeof sql, "SELECT r.config, r.status, %s FROM results r LEFT JOIN "
-	         KJIT__T_PROFILES " p ON p.result_id = r.id WHERE r.signature = ?1 AND"
-	         " r.device_key = ?2 AND r.problem = ?3", kjit__objective_sql(by));
-	st = prep(r, sql, &s, "loading results");
-	if (st == KJIT_OK &&
-	    (st = prep(r, "SELECT json_extract(?1, '$.\"' || ?2 || '\"')", &q,
-	               "reading a configuration")) != KJIT_OK)
-		sqlite3_finalize(s);
-	if (st == KJIT_OK) {
-		bind_text(s, 1, signature);
-		bind_text(s, 2, device_key);
-		bind_text(s, 3, problem);
-		int rc;
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			const char *text = (const char *)sqlite3_column_text(s, 0);
-			int valid = text != NULL;
-			/* every parameter's value text, compared to the spec's values */
-			for (size_t i = 0; valid && i < spec->n_params; i++) {
-				const kjit__param *p = &spec->params[i];
-				char *v = NULL;
-				valid = 0;
-				sqlite3_reset(q);
-				sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
-				sqlite3_bind_text(q, 2, p->name, -1, SQLITE_STATIC);
-				int qrc = sqlite3_step(q);
-				if (qrc != SQLITE_ROW) { /* an error, not a configuration outside */
-					rc = qrc;
-					break;
-				}
-				if (sqlite3_column_text(q, 0))
-					v = strdup((const char *)sqlite3_column_text(q, 0));
-				long k = v ? kjit__param_value_index(p, v) : -1;
-				if (k >= 0) {
-					cfg[i] = (uint16_t)k;
-					valid = 1;
-				}
-				free(v);
-			}
-			if (rc != SQLITE_ROW)
-				break;
-			int64_t idx = valid ? kjit__space_find(space, cfg) : -1;
-			if (idx < 0) {
-				ign++;
-				continue;
-			}
-			/* a failure is known under every objective; a success only
-			 * with the objective's figure (energy measured, for energy),
-			 * and a configuration a race of times stopped as slow, under
-			 * time alone: it may still spend the least energy */
-			kjit__result_status rs = KJIT__RS_COUNT;
-			const char *status = (const char *)sqlite3_column_text(s, 1);
-			if (status)
-				(void)kjit__result_status_parse(status, &rs);
-			int scored = sqlite3_column_type(s, 2) != SQLITE_NULL;
-			if (rs == KJIT__RS_OK && scored) {
-				double o = sqlite3_column_double(s, 2);
-				if (o < obj[idx])
-					obj[idx] = o;
-			}
-			hv[idx] |= rs == KJIT__RS_OK ? scored
-			         : rs != KJIT__RS_STOPPED_EARLY || by == KJIT__OBJ_TIME;
-		}
-		if (rc != SQLITE_DONE)
-			st = kjit__store_fail(r->store, rc, "loading results");
-		sqlite3_finalize(s);
-		sqlite3_finalize(q);
-	}
-	kjit__store_unlock(r->store);
-done:
-	free(problem);
-	free(cfg);
-	if (st != KJIT_OK) {
-		free(obj);
-		free(hv);
-		return st;
-	}
-	*objective = obj;
-	if (have)
-		*have = hv;
-	else
-		free(hv);
-	if (ignored)
-		*ignored = ign;
-	return KJIT_OK;
-}
-
-/* The best row of (signature, device_key, problem): each output that is
- * not NULL (the profile's reasons left NULL). KJIT_ERR_NOT_FOUND when there
- * is none. */
-static kjit_status read_best_row(kt_results *r, const char *signature, const char *device_key,
-                                 const char *problem, char **config, double *median_ns,
-                                 kjit__objective *objective, kjit_profile *profile,
-                                 int *has_profile)
-{
-	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT b.config, b.median_ns, b.objective, p.result_id IS NOT NULL");
-	kjit__profile_sql_columns(&q, "p");
-	kjit__buf_str(&q, " FROM best b LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id ="
-	              " b.result_id WHERE b.signature = ?1 AND b.device_key = ?2 AND"
-	              " b.problem = ?3");
-	char *sql = kjit__buf_done(&q);
-	if (!sql)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	sqlite3_stmt *s;
-	kjit__store_lock(r->store);
-	kjit_status st = prep(r, sql, &s, "reading the best");
-	free(sql);
-	if (st == KJIT_OK) {
-		bind_text(s, 1, signature);
-		bind_text(s, 2, device_key);
-		bind_text(s, 3, problem);
-		int rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW) {
-			if (config && !(*config = strdup(col_text(s, 0) ? col_text(s, 0) : "{}")))
-				st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-			if (median_ns)
-				*median_ns = sqlite3_column_double(s, 1);
-			/* an objective of a later kjit is not this one's to judge: time */
-			if (objective && kjit__objective_parse(col_text(s, 2), objective) != KJIT_OK)
-				*objective = KJIT__OBJ_TIME;
-			if (profile && (*has_profile = sqlite3_column_int(s, 3)))
-				kjit__profile_sql_read(s, 4, profile);
-		} else if (rc == SQLITE_DONE) {
-			st = kjit__error(KJIT_ERR_NOT_FOUND, "no best configuration yet");
-		} else {
-			st = kjit__store_fail(r->store, rc, "reading the best");
-		}
-		sqlite3_finalize(s);
-	}
-	kjit__store_unlock(r->store);
-	return st;
-}
-
-kjit_status kt_results_best(kt_results *r, const char *signature, const char *device_key,
-                            const char *problem, char **config, double *median_ns)
-{
-	*config = NULL;
-	return read_best_row(r, signature, device_key, problem, config, median_ns, NULL, NULL,
-	                     NULL);
-}
-
-kjit_status kt_results_best_profile(kt_results *r, const char *signature,
-                                    const char *device_key, const char *problem,
-                                    kjit__objective *objective, kjit_profile *profile,
-                                    int *has_profile)
-{
-	*has_profile = 0;
-	kjit__profile_clear(profile);
-	return read_best_row(r, signature, device_key, problem, NULL, NULL, objective, profile,
-	                     has_profile);
-}
 
 void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size)
 {
@@ -319,59 +30,23 @@ void kt_profile_peak_text(const kjit_profile *p, char *buf, size_t size)
 		         f * 100);
 }
 
-kjit_status kt_results_only_device(kt_results *r, const char *signature, char **out)
-{
-	sqlite3_stmt *s;
-	*out = NULL;
-	kjit__store_lock(r->store);
-	kjit_status st = prep(r, "SELECT DISTINCT device_key FROM results WHERE signature = ?1"
-	                         " ORDER BY 1 LIMIT 2", &s, "finding the device key");
-	if (st == KJIT_OK) {
-		int n = 0, rc;
-		bind_text(s, 1, signature);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			if (n++ == 0)
-				*out = strdup((const char *)sqlite3_column_text(s, 0));
-		}
-		if (rc != SQLITE_DONE)
-			st = kjit__store_fail(r->store, rc, "finding the device key");
-		else if (n == 0)
-			st = kjit__error(KJIT_ERR_NOT_FOUND, "no results for kernel signature %s in %s",
-			                 signature, r->store->path);
-		else if (n > 1)
-			st = kjit__error(KJIT_ERR_INVALID_ARG,
-			                 "results of several devices for kernel signature %s: pick one "
-			                 "with --device-key", signature);
-		else if (!*out)
-			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		sqlite3_finalize(s);
-	}
-	kjit__store_unlock(r->store);
-	if (st != KJIT_OK) {
-		free(*out);
-		*out = NULL;
-	}
-	return st;
-}
-
 /* ---- export ------------------------------------------------------------------ */
 
-/* A column's number divided by per (a time in ns to another unit, with one
- * correctly rounded division); null for NULL and for what JSON cannot
- * hold (an infinity another writer stored). */
-static void put_num(FILE *f, sqlite3_stmt *s, int col, double per)
+/* A number divided by per (a time in ns to another unit, with one
+ * correctly rounded division); null for NULL (NAN) and for what JSON
+ * cannot hold (an infinity another writer stored). */
+static void put_num(FILE *f, double v, double per)
 {
-	double v = sqlite3_column_double(s, col) / per;
-	if (sqlite3_column_type(s, col) == SQLITE_NULL || !isfinite(v))
+	v /= per;
+	if (!isfinite(v))
 		fputs("null", f);
 	else
 		fprintf(f, "%.17g", v);
 }
 
-static void put_csv_num(FILE *f, sqlite3_stmt *s, int col)
+static void put_csv_num(FILE *f, double v)
 {
-	double v = sqlite3_column_double(s, col);
-	if (sqlite3_column_type(s, col) != SQLITE_NULL && isfinite(v))
+	if (isfinite(v))
 		fprintf(f, "%.17g", v);
 }
 
@@ -411,20 +86,14 @@ static void put_csv_text(FILE *f, const char *t)
 		fputc('"', f);
 }
 
-/* The samples BLOB as a JSON array, each divided by per. */
-static void put_samples(FILE *f, sqlite3_stmt *s, int col, double per)
+/* A row's samples as a JSON array, each divided by per. */
+static void put_samples(FILE *f, const kjit__record_row *r, double per)
 {
-	const unsigned char *p = sqlite3_column_blob(s, col);
-	size_t n = (size_t)sqlite3_column_bytes(s, col) / 8;
 	fputc('[', f);
-	for (size_t i = 0; p && i < n; i++)
-		fprintf(f, "%s%.17g", i ? "," : "", kjit__store_sample(p, i) / per);
+	for (size_t i = 0; i < r->n_blob; i++)
+		fprintf(f, "%s%.17g", i ? "," : "", r->samples[i] / per);
 	fputc(']', f);
 }
-
-enum { C_ID, C_RUN, C_SIG, C_DEV, C_PROB, C_CONFIG, C_STATUS, C_TIMER, C_L2, C_MEDIAN,
-       C_SPREAD, C_MIN, C_MAX, C_N, C_SAMPLES, C_OBJ, C_COMPILE, C_MSG, C_CREATED,
-       C_ORDINAL, C_UUID, C_PARAMS };
 
 /* T4's invalidity for a status (the schema's enum): stopped_early was
  * verified and measured, only cut short as certainly slow. */
@@ -470,9 +139,12 @@ static t4_unit t4_unit_of(const kjit__spec *spec)
 	return units[2];
 }
 
-/* ISO 8601 in UTC, as Python's isoformat() writes it. */
+/* ISO 8601 in UTC, as Python's isoformat() writes it; no time (NULL) is
+ * the epoch. */
 static void put_timestamp(FILE *f, double t)
 {
+	if (!isfinite(t))
+		t = 0;
 	time_t sec = (time_t)floor(t);
 	struct tm tm;
 	char text[64];
@@ -496,34 +168,6 @@ static void put_json_text_or_null(FILE *f, const char *t)
 		put_json_text(f, t);
 	else
 		fputs("null", f);
-}
-
-/* The device key and signature of the export (a run's from its row), for
- * the metadata. */
-static kjit_status t4_subject(kt_results *r, int64_t run_id, const char *signature,
-                              const char *device_key, char **sig, char **dev)
-{
-	*sig = signature ? strdup(signature) : NULL;
-	*dev = device_key ? strdup(device_key) : NULL;
-	if (run_id <= 0)
-		return KJIT_OK;
-	sqlite3_stmt *s;
-	kjit_status st = prep(r, "SELECT signature, device_key FROM runs WHERE id = ?1", &s,
-	                      "reading the run");
-	if (st != KJIT_OK)
-		return st;
-	sqlite3_bind_int64(s, 1, run_id);
-	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		free(*sig);
-		free(*dev);
-		*sig = strdup(col_text(s, 0) ? col_text(s, 0) : "");
-		*dev = strdup(col_text(s, 1) ? col_text(s, 1) : "");
-	} else if (rc != SQLITE_DONE) {
-		st = kjit__store_fail(r->store, rc, "reading the run");
-	}
-	sqlite3_finalize(s);
-	return st;
 }
 
 /* T4's metadata: Kernel Tuner's timeunit, and the metadata schema's
@@ -557,110 +201,88 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 	fprintf(f, "},\"requirements\":[\"libkjit==%s\"]}}", kjit_version());
 }
 
-/* The profile's columns of an export row start at pcol: whether the
- * result has one, its reasons, then the figures (kjit__profile_sql_columns). */
-enum { P_HAS, P_COUNTERS_REASON, P_ENERGY_REASON, P_FIELDS };
-
 /* CSV: every figure, then the reasons; empty fields without a profile. */
-static void put_profile_csv(FILE *f, sqlite3_stmt *s, int pcol)
+static void put_profile_csv(FILE *f, const kjit__record_row *r)
 {
 	size_t n;
 	kjit__profile_fields(&n);
 	for (size_t i = 0; i < n; i++) {
 		fputc(',', f);
-		put_csv_num(f, s, pcol + P_FIELDS + (int)i);
+		put_csv_num(f, r->figures[i]);
 	}
 	fputc(',', f);
-	put_csv_text(f, col_text(s, pcol + P_COUNTERS_REASON));
+	put_csv_text(f, r->counters_reason);
 	fputc(',', f);
-	put_csv_text(f, col_text(s, pcol + P_ENERGY_REASON));
+	put_csv_text(f, r->energy_reason);
 }
 
-/* JSON: ,"profile":{...} with the figures and reasons it has; nothing
- * without a profile. */
-static void put_profile_json(FILE *f, sqlite3_stmt *s, int pcol)
+/* JSON and T4: the figures and reasons a profile has, each as
+ * "NAME":value (JSON's object) or as a measurement {name, value, unit}
+ * (T4's list), after a comma; nothing without a profile. */
+static void put_profile(FILE *f, const kjit__record_row *r, int t4)
 {
-	if (!sqlite3_column_int(s, pcol + P_HAS))
+	if (!r->has_profile)
 		return;
 	size_t n;
 	const kjit__profile_field *fd = kjit__profile_fields(&n);
-	const char *sep = "";
-	fputs(",\"profile\":{", f);
+	const char *sep = ",";
+	if (!t4) {
+		fputs(",\"profile\":{", f);
+		sep = "";
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (sqlite3_column_type(s, pcol + P_FIELDS + (int)i) == SQLITE_NULL)
+		if (isnan(r->figures[i]))
 			continue;
-		fprintf(f, "%s\"%s\":", sep, fd[i].name);
-		put_num(f, s, pcol + P_FIELDS + (int)i, 1);
+		fprintf(f, t4 ? "%s{\"name\":\"%s\",\"value\":" : "%s\"%s\":", sep, fd[i].name);
+		put_num(f, r->figures[i], 1);
+		if (t4)
+			fprintf(f, ",\"unit\":\"%s\"}", fd[i].unit);
 		sep = ",";
 	}
-	static const char *const reasons[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
+	static const char *const names[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
+	const char *const reasons[] = { r->counters_reason, r->energy_reason };
 	for (int k = 0; k < 2; k++) {
-		const char *t = col_text(s, pcol + P_COUNTERS_REASON + k);
-		if (!t)
+		if (!reasons[k])
 			continue;
-		fprintf(f, "%s\"%s\":", sep, reasons[k]);
-		put_json_text(f, t);
+		fprintf(f, t4 ? "%s{\"name\":\"%s\",\"value\":" : "%s\"%s\":", sep, names[k]);
+		put_json_text(f, reasons[k]);
+		if (t4)
+			fputs(",\"unit\":\"\"}", f);
 		sep = ",";
 	}
-	fputc('}', f);
+	if (!t4)
+		fputc('}', f);
 }
 
-/* T4: a measurement {name, value, unit} per figure and reason it has. */
-static void put_profile_t4(FILE *f, sqlite3_stmt *s, int pcol)
+/* One result in T4 (results-schema.json 1.0.0), times in the unit. */
+static void t4_result(FILE *f, const kjit__record_row *r, const t4_unit *u)
 {
-	if (!sqlite3_column_int(s, pcol + P_HAS))
-		return;
-	size_t n;
-	const kjit__profile_field *fd = kjit__profile_fields(&n);
-	for (size_t i = 0; i < n; i++) {
-		if (sqlite3_column_type(s, pcol + P_FIELDS + (int)i) == SQLITE_NULL)
-			continue;
-		fprintf(f, ",{\"name\":\"%s\",\"value\":", fd[i].name);
-		put_num(f, s, pcol + P_FIELDS + (int)i, 1);
-		fprintf(f, ",\"unit\":\"%s\"}", fd[i].unit);
-	}
-	static const char *const reasons[] = { KJIT__C_COUNTERS_REASON, KJIT__C_ENERGY_REASON };
-	for (int k = 0; k < 2; k++) {
-		const char *t = col_text(s, pcol + P_COUNTERS_REASON + k);
-		if (!t)
-			continue;
-		fprintf(f, ",{\"name\":\"%s\",\"value\":", reasons[k]);
-		put_json_text(f, t);
-		fputs(",\"unit\":\"\"}", f);
-	}
-}
-
-/* One result in T4 (results-schema.json 1.0.0), times in the unit; its
- * profile, when it has one, from column pcol on (put_profile_t4). */
-static void t4_result(FILE *f, sqlite3_stmt *s, const t4_unit *u, int pcol)
-{
-	const char *status = col_text(s, C_STATUS), *inv = t4_invalidity(status);
-	const char *cfg = col_text(s, C_CONFIG), *prob = col_text(s, C_PROB);
+	const char *inv = t4_invalidity(r->status);
 	fputs("{\"timestamp\":", f);
-	put_timestamp(f, sqlite3_column_double(s, C_CREATED));
+	put_timestamp(f, r->created);
 	fprintf(f, ",\"configuration\":%s,\"problem\":%s,\"objectives\":[\"time\"],\"times\":{",
-	        cfg ? cfg : "{}", prob ? prob : "{}");
-	if (sqlite3_column_type(s, C_COMPILE) != SQLITE_NULL) {
+	        r->config ? r->config : "{}", r->problem ? r->problem : "{}");
+	if (!isnan(r->compile_ms)) {
 		fputs("\"compilation_time\":", f);
 		/* ms to ns exactly, then to the unit */
-		fprintf(f, "%.17g", sqlite3_column_double(s, C_COMPILE) * 1e6 / u->ns);
+		fprintf(f, "%.17g", r->compile_ms * 1e6 / u->ns);
 		fputc(',', f);
 	}
 	fputs("\"runtimes\":", f);
-	put_samples(f, s, C_SAMPLES, u->ns);
+	put_samples(f, r, u->ns);
 	fprintf(f, "},\"invalidity\":\"%s\",\"correctness\":%d,\"measurements\":[", inv,
 	        strcmp(inv, "correctness") != 0);
-	if (sqlite3_column_type(s, C_MEDIAN) != SQLITE_NULL) {
+	if (!isnan(r->median_ns)) {
 		fputs("{\"name\":\"time\",\"value\":", f);
-		put_num(f, s, C_MEDIAN, u->ns);
+		put_num(f, r->median_ns, u->ns);
 		fprintf(f, ",\"unit\":\"%s\"},", u->abbrev);
 	}
 	fputs("{\"name\":\"status\",\"value\":", f);
-	put_json_text(f, status);
+	put_json_text(f, r->status);
 	fputs(",\"unit\":\"\"},{\"name\":\"l2\",\"value\":", f);
-	put_json_text(f, col_text(s, C_L2) ? col_text(s, C_L2) : "warm");
+	put_json_text(f, r->l2 ? r->l2 : "warm");
 	fputs(",\"unit\":\"\"}", f);
-	put_profile_t4(f, s, pcol);
+	put_profile(f, r, 1);
 	fputs("]}", f);
 }
 
@@ -683,191 +305,141 @@ static void put_csv_header(FILE *f, const kjit__spec *spec, size_t np)
 	fputs("," KJIT__C_COUNTERS_REASON "," KJIT__C_ENERGY_REASON "\n", f);
 }
 
-static void put_csv_row(FILE *f, sqlite3_stmt *s, size_t np)
+static void put_csv_row(FILE *f, const kjit__record_row *r, size_t np)
 {
-	const char *status = col_text(s, C_STATUS);
 	for (size_t i = 0; i < np; i++) {
-		put_csv_text(f, col_text(s, C_PARAMS + (int)i));
+		put_csv_text(f, r->values[i]);
 		fputc(',', f);
 	}
 	if (!np) {
-		put_csv_text(f, col_text(s, C_CONFIG));
+		put_csv_text(f, r->config);
 		fputc(',', f);
 	}
-	if (status && strcmp(status, "ok") == 0)
-		put_csv_num(f, s, C_OBJ);
+	if (r->status && strcmp(r->status, "ok") == 0)
+		put_csv_num(f, r->objective);
 	fputc(',', f);
-	put_csv_text(f, status);
+	put_csv_text(f, r->status);
 	fputc(',', f);
-	put_csv_text(f, col_text(s, C_L2));
+	put_csv_text(f, r->l2);
 	fputc(',', f);
-	put_csv_text(f, col_text(s, C_TIMER));
-	for (int c = C_MEDIAN; c <= C_N; c++) {
+	put_csv_text(f, r->timer);
+	const double nums[] = { r->median_ns, r->spread_ns, r->min_ns, r->max_ns, r->n_samples,
+		                r->compile_ms };
+	for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
 		fputc(',', f);
-		put_csv_num(f, s, c);
+		put_csv_num(f, nums[k]);
 	}
 	fputc(',', f);
-	put_csv_num(f, s, C_COMPILE);
+	put_csv_text(f, r->message);
 	fputc(',', f);
-	put_csv_text(f, col_text(s, C_MSG));
+	put_csv_num(f, r->device_ordinal);
 	fputc(',', f);
-	put_csv_num(f, s, C_ORDINAL);
-	fputc(',', f);
-	put_csv_text(f, col_text(s, C_UUID));
-	put_profile_csv(f, s, C_PARAMS + (int)np);
+	put_csv_text(f, r->device_uuid);
+	put_profile_csv(f, r);
 	fputc('\n', f);
 }
 
-static void put_json_row(FILE *f, sqlite3_stmt *s, size_t np)
+static void put_json_row(FILE *f, const kjit__record_row *r)
 {
-	const char *cfg = col_text(s, C_CONFIG);
-	fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)sqlite3_column_int64(s, C_ID));
-	put_num(f, s, C_RUN, 1);
+	fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)r->id);
+	put_num(f, r->run_id, 1);
 	fputs(",\"signature\":", f);
-	put_json_text(f, col_text(s, C_SIG));
+	put_json_text(f, r->signature);
 	fputs(",\"device_key\":", f);
-	put_json_text(f, col_text(s, C_DEV));
+	put_json_text(f, r->device_key);
 	fputs(",\"device_ordinal\":", f);
-	put_num(f, s, C_ORDINAL, 1);
+	put_num(f, r->device_ordinal, 1);
 	fputs(",\"device_uuid\":", f);
-	put_json_text_or_null(f, col_text(s, C_UUID));
-	fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":",
-	        col_text(s, C_PROB) ? col_text(s, C_PROB) : "null", cfg ? cfg : "null");
-	put_json_text(f, col_text(s, C_STATUS));
-	static const int texts[] = { C_TIMER, C_L2 };
+	put_json_text_or_null(f, r->device_uuid);
+	fprintf(f, ",\"problem\":%s,\"config\":%s,\"status\":", r->problem ? r->problem : "null",
+	        r->config ? r->config : "null");
+	put_json_text(f, r->status);
+	const char *const texts[] = { r->timer, r->l2 };
 	static const char *const text_names[] = { "timer", "l2" };
 	for (int k = 0; k < 2; k++) {
 		fprintf(f, ",\"%s\":", text_names[k]);
-		put_json_text_or_null(f, col_text(s, texts[k]));
+		put_json_text_or_null(f, texts[k]);
 	}
+	const double nums[] = { r->median_ns, r->spread_ns, r->min_ns, r->max_ns, r->n_samples };
 	static const char *const names[] = { "median_ns", "spread_ns", "min_ns", "max_ns",
 		                             "n_samples" };
-	for (int c = C_MEDIAN; c <= C_N; c++) {
-		fprintf(f, ",\"%s\":", names[c - C_MEDIAN]);
-		put_num(f, s, c, 1);
+	for (int k = 0; k < 5; k++) {
+		fprintf(f, ",\"%s\":", names[k]);
+		put_num(f, nums[k], 1);
 	}
 	fputs(",\"samples_ns\":", f);
-	put_samples(f, s, C_SAMPLES, 1);
+	put_samples(f, r, 1);
 	fputs(",\"objective\":", f);
-	put_num(f, s, C_OBJ, 1);
+	put_num(f, r->objective, 1);
 	fputs(",\"compile_ms\":", f);
-	put_num(f, s, C_COMPILE, 1);
+	put_num(f, r->compile_ms, 1);
 	fputs(",\"message\":", f);
-	put_json_text_or_null(f, col_text(s, C_MSG));
+	put_json_text_or_null(f, r->message);
 	fputs(",\"created\":", f);
-	put_num(f, s, C_CREATED, 1);
-	put_profile_json(f, s, C_PARAMS + (int)np);
+	put_num(f, r->created, 1);
+	put_profile(f, r, 0);
 	fputc('}', f);
 }
 
-/* The export's query: the results columns of the C_* enum, each
- * parameter's value, the profile's columns; of run_id (?1) or of
- * (signature ?2, device_key ?3, problems ?4...). NULL when out of memory. */
-static char *export_sql(const kjit__spec *spec, int64_t run_id, size_t n_problems)
+/* An export as the record room hands it its rows: the head at begin,
+ * each row as it comes; begun once the head is out. */
+typedef struct export {
+	FILE *f;
+	const kjit__spec *spec;
+	int64_t run_id;
+	kt_export_format format;
+	t4_unit unit;
+	int begun, first;
+} export;
+
+static void export_begin(void *ctx, const char *signature, const char *device_key)
 {
-	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT r.id, r.run_id, r.signature, r.device_key, r.problem, r.config,"
-	              " r.status, r.timer, r.l2, r.median_ns, r.spread_ns, r.min_ns, r.max_ns,"
-	              " r.n_samples, r.samples, r.objective, r.compile_ms, r.message, r.created,"
-	              " r.device_ordinal, r.device_uuid");
-	size_t np = spec ? spec->n_params : 0;
-	for (size_t i = 0; i < np; i++) {
-		/* parameter names are identifiers (spec.c checks them) */
-		kjit__buf_str(&q, ", json_extract(r.config, '$.\"");
-		kjit__buf_str(&q, spec->params[i].name);
-		kjit__buf_str(&q, "\"')");
-	}
-	kjit__buf_str(&q, ", p.result_id IS NOT NULL, p." KJIT__C_COUNTERS_REASON ", p."
-	              KJIT__C_ENERGY_REASON);
-	kjit__profile_sql_columns(&q, "p");
-	kjit__buf_str(&q, " FROM results r LEFT JOIN " KJIT__T_PROFILES " p ON p.result_id = r.id");
-	if (run_id > 0) {
-		kjit__buf_str(&q, " WHERE r.run_id = ?1 ORDER BY r.id");
+	export *x = ctx;
+	x->begun = 1;
+	if (x->format == KT_EXPORT_CSV) {
+		put_csv_header(x->f, x->spec, x->spec ? x->spec->n_params : 0);
+	} else if (x->format == KT_EXPORT_JSON) {
+		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", x->f);
 	} else {
-		kjit__buf_str(&q, " WHERE r.signature = ?2 AND r.device_key = ?3 AND"
-		              " r.problem IN (");
-		for (size_t i = 0; i < n_problems; i++) {
-			char ph[32];
-			snprintf(ph, sizeof ph, "%s?%zu", i ? ", " : "", i + 4);
-			kjit__buf_str(&q, ph);
-		}
-		kjit__buf_str(&q, n_problems ? ") ORDER BY r.id" : "NULL) ORDER BY r.id");
+		fputs("{\"schema_version\":\"1.0.0\",", x->f);
+		t4_metadata(x->f, &x->unit, x->run_id, signature, device_key);
+		fputs(",\"results\":[", x->f);
 	}
-	return kjit__buf_done(&q);
 }
 
-kjit_status kt_results_export(kt_results *r, const kjit__spec *spec, int64_t run_id,
+static void export_row(void *ctx, const kjit__record_row *r)
+{
+	export *x = ctx;
+	if (x->format == KT_EXPORT_CSV) {
+		put_csv_row(x->f, r, x->spec ? x->spec->n_params : 0);
+		return;
+	}
+	fputs(x->first ? "\n" : ",\n", x->f);
+	x->first = 0;
+	if (x->format == KT_EXPORT_T4)
+		t4_result(x->f, r, &x->unit);
+	else
+		put_json_row(x->f, r);
+}
+
+kjit_status kt_results_export(kjit__records *rec, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *const *problems, size_t n_problems,
                               kt_export_format format, FILE *f)
 {
-	if (run_id <= 0 && n_problems > 30000)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most 30000)",
-		                   n_problems);
-	char *sql = export_sql(spec, run_id, n_problems);
-	if (!sql)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	size_t np = spec ? spec->n_params : 0;
-	sqlite3_stmt *s;
-	char *sig = NULL, *dev = NULL;
-	t4_unit unit = t4_unit_of(spec);
-	kjit__store_lock(r->store);
-	kjit_status st = prep(r, sql, &s, "exporting results");
-	free(sql);
-	if (st == KJIT_OK && format == KT_EXPORT_T4 &&
-	    (st = t4_subject(r, run_id, signature, device_key, &sig, &dev)) != KJIT_OK)
-		sqlite3_finalize(s);
-	if (st != KJIT_OK) {
-		kjit__store_unlock(r->store);
-		free(sig);
-		free(dev);
-		return st;
-	}
-	if (run_id > 0) {
-		sqlite3_bind_int64(s, 1, run_id);
-	} else {
-		bind_text(s, 2, signature);
-		bind_text(s, 3, device_key);
-		for (size_t i = 0; i < n_problems; i++)
-			bind_text(s, (int)i + 4, problems[i]);
-	}
-	if (format == KT_EXPORT_CSV) {
-		put_csv_header(f, spec, np);
-	} else if (format == KT_EXPORT_JSON) {
-		fputs("{\"format\":\"kjit-results\",\"version\":1,\"results\":[", f);
-	} else {
-		fputs("{\"schema_version\":\"1.0.0\",", f);
-		t4_metadata(f, &unit, run_id, sig, dev);
-		fputs(",\"results\":[", f);
-	}
-	free(sig);
-	free(dev);
-	int rc, first = 1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (format == KT_EXPORT_CSV) {
-			put_csv_row(f, s, np);
-			continue;
-		}
-		fputs(first ? "\n" : ",\n", f);
-		first = 0;
-		if (format == KT_EXPORT_T4)
-			t4_result(f, s, &unit, C_PARAMS + (int)np);
-		else
-			put_json_row(f, s, np);
-	}
-	if (rc != SQLITE_DONE)
-		st = kjit__store_fail(r->store, rc, "exporting results");
-	sqlite3_finalize(s);
-	kjit__store_unlock(r->store);
-	if (format != KT_EXPORT_CSV)
-		fputs(first ? "]}\n" : "\n]}\n", f);
+	export x = { f, spec, run_id, format, t4_unit_of(spec), 0, 1 };
+	kjit__record_query q = { run_id, signature, device_key, problems, n_problems, spec };
+	kjit__record_reader reader = { export_begin, export_row, &x };
+	kjit_status st = kjit__record_rows(rec, &q, &reader);
+	if (x.begun && format != KT_EXPORT_CSV)
+		fputs(x.first ? "]}\n" : "\n]}\n", f);
 	if (st == KJIT_OK && ferror(f))
 		st = kjit__error(KJIT_ERR_IO, "writing the export: %s", "output error");
 	return st;
 }
 
 typedef struct t4_file {
-	kt_results *r;
+	kjit__records *rec;
 	const kjit__spec *spec;
 	const char *signature, *device_key;
 	const char *const *problems;
@@ -877,14 +449,15 @@ typedef struct t4_file {
 static kjit_status write_t4(FILE *f, void *ctx)
 {
 	t4_file *t = ctx;
-	return kt_results_export(t->r, t->spec, 0, t->signature, t->device_key, t->problems,
+	return kt_results_export(t->rec, t->spec, 0, t->signature, t->device_key, t->problems,
 	                         t->n_problems, KT_EXPORT_T4, f);
 }
 
-kjit_status kt_results_write_t4(kt_results *r, const kjit__spec *spec, const char *signature,
-                                const char *device_key, const char *const *problems,
-                                size_t n_problems, const char *path)
+kjit_status kt_results_write_t4(kjit__records *rec, const kjit__spec *spec,
+                                const char *signature, const char *device_key,
+                                const char *const *problems, size_t n_problems,
+                                const char *path)
 {
-	t4_file t = { r, spec, signature, device_key, problems, n_problems };
+	t4_file t = { rec, spec, signature, device_key, problems, n_problems };
 	return kjit__write_replace(path, "OutputFile", write_t4, &t);
 }

@@ -87,7 +87,7 @@ typedef struct tuner {
 	kjit_engine *engine;
 	kjit_kernel *kernel;
 	kt_pool *pool;
-	kt_results *res;
+	kjit__records *res;
 	int tty;
 	long cores;            /* for the floor */
 	double start_s;        /* the workers' first start */
@@ -191,12 +191,9 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
 static void read_best(tuner *t, problem_run *pr)
 {
 	const char *sig = kjit_kernel_signature(t->kernel), *dev = t->hello->device_key;
-	kjit_status st = kt_results_best(t->res, sig, dev, pr->problem_json, &pr->best_config,
-	                                 &pr->best_median);
-	if (st == KJIT_OK)
-		st = kt_results_best_profile(t->res, sig, dev, pr->problem_json,
-		                             &pr->best_objective, &pr->best_profile,
-		                             &pr->has_profile);
+	kjit_status st = kjit__record_best(t->res, sig, dev, pr->problem_json, &pr->best_config,
+	                                   &pr->best_median, &pr->best_objective,
+	                                   &pr->best_profile, &pr->has_profile);
 	if (st != KJIT_OK && st != KJIT_ERR_NOT_FOUND)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	pr->unmet = st == KJIT_ERR_NOT_FOUND && t->objective != KJIT__OBJ_TIME &&
@@ -436,7 +433,7 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 		if ((ret = eval_of(t, pr, task, mode, &e, &status, &known, &message)) != 0)
 			break;
 		uint64_t t1 = kjit__now_ns();
-		if (kt_results_record(t->res, s->run, &e, NULL, NULL) != KJIT_OK)
+		if (kjit__record_eval(t->res, s->run, &e, NULL, NULL) != KJIT_OK)
 			ret = -2;
 		pr->record_s += (double)(kjit__now_ns() - t1) * 1e-9;
 		/* an unknown status is counted nowhere (recording it failed) */
@@ -566,9 +563,9 @@ static int search_open(tuner *t, search *s)
 	const char *sig = kjit_kernel_signature(t->kernel);
 	kjit__run_desc d = { sig, t->hello->device_key, spec->entry, t->o->spec_path,
 		             t->strategy->name, pr->problem_json, (int64_t)s->n, t->objective };
-	if (kt_run_start(t->res, &d, &s->run) != KJIT_OK ||
-	    kt_results_load(t->res, space, sig, t->hello->device_key, t->objective, &s->known,
-	                    &s->have, NULL) != KJIT_OK)
+	if (kjit__record_run_start(t->res, &d, &s->run) != KJIT_OK ||
+	    kjit__record_load(t->res, space, sig, t->hello->device_key, t->objective, &s->known,
+	                      &s->have, NULL) != KJIT_OK)
 		return -2;
 	pr->run_id = s->run->id;
 	double best = INFINITY;
@@ -716,9 +713,8 @@ static void search_close(tuner *t, search *s, int ret)
 	if (ret == -2)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	if (s->run) {
-		if (kt_run_finish(t->res, s->run, !ret ? KJIT__RUN_DONE : ret == -1
-		                  ? KJIT__RUN_INTERRUPTED : KJIT__RUN_FAILED) != KJIT_OK ||
-		    kt_results_best_rechoose(t->res, s->run) != KJIT_OK)
+		if (kjit__record_run_finish(t->res, s->run, !ret ? KJIT__RUN_DONE : ret == -1
+		                            ? KJIT__RUN_INTERRUPTED : KJIT__RUN_FAILED) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		read_best(t, pr);
 		best_rates(t, s);
@@ -1192,7 +1188,7 @@ static kjit_status open_parts(tuner *t)
 		            .kernel = t->kernel, .workers = t->o->jobs, .mode = t->o->pool };
 	if (st == KJIT_OK)
 		st = kt_pool_open(&po, &t->pool);
-	return st == KJIT_OK ? kt_results_open(t->db, &t->res) : st;
+	return st == KJIT_OK ? kjit__records_open(t->db, 0, &t->res) : st;
 }
 
 /* SIGINT and SIGTERM end the run between evaluations (interrupted);
@@ -1330,7 +1326,7 @@ done:
 		free(t.runs[i].rejected_json);
 	}
 	free(t.runs);
-	if (kt_results_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
+	if (kjit__records_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		ret = KT_EXIT_RUNTIME;
 	}

@@ -258,12 +258,11 @@ static double parse_cost(const char *s)
 	return end == s || !isfinite(v) || v < 0 ? 0 : v;
 }
 
-/* Records one row; rows outside the space are counted, a repeat keeps
- * the row of the lower time. */
-static void put_row(const kjit__space *space, const uint16_t *cfg, int valid, double t,
-                    const double cost[2], loaded *out)
+/* Records one row, j its configuration's index (kjit__space_match());
+ * rows outside the space are counted, a repeat keeps the row of the lower
+ * time. */
+static void put_row(int64_t j, double t, const double cost[2], loaded *out)
 {
-	int64_t j = valid ? kjit__space_find(space, cfg) : -1;
 	if (j < 0) {
 		out->ignored++;
 		return;
@@ -413,6 +412,22 @@ static kjit_status csv_header(const kjit__space *space, const char *path, csv *c
 	return KJIT_OK;
 }
 
+/* A CSV row's value of parameter i (kjit__space_match()): the mark before
+ * a field a spreadsheet could run (kjit-tune --export csv) is not part of
+ * the value. */
+typedef struct csv_row {
+	char **fields;
+	long n;
+	const long *col;
+} csv_row;
+
+static const char *csv_value(void *ctx, size_t i)
+{
+	const csv_row *r = ctx;
+	const char *v = r->col[i] < r->n ? r->fields[r->col[i]] : NULL;
+	return v && v[0] == '\'' ? v + 1 : v;
+}
+
 static kjit_status load_csv(const kjit__space *space, const char *path, char *text, size_t len,
                             loaded *out)
 {
@@ -441,24 +456,57 @@ static kjit_status load_csv(const kjit__space *space, const char *path, char *te
 			                 path, c.line, time_col + 1);
 			break;
 		}
-		int valid = 1;
-		for (size_t i = 0; i < spec->n_params; i++) {
-			/* the mark before a field a spreadsheet could run (kjit-tune
-			 * --export csv) is not part of the value */
-			const char *v = col[i] < nf ? fields[col[i]] : NULL;
-			if (v && v[0] == '\'')
-				v++;
-			long k = v ? kjit__param_value_index(&spec->params[i], v) : -1;
-			valid &= k >= 0;
-			cfg[i] = (uint16_t)(k < 0 ? 0 : k);
-		}
+		csv_row row = { fields, nf, col };
+		int64_t j = kjit__space_match(space, csv_value, &row, cfg);
 		double cost[2];
 		for (int i = 0; i < 2; i++)
 			cost[i] = cost_col[i] >= 0 && cost_col[i] < nf ? parse_cost(fields[cost_col[i]]) : 0;
-		put_row(space, cfg, valid, parse_time(fields[time_col]), cost, out);
+		put_row(j, parse_time(fields[time_col]), cost, out);
 	}
 	free(c.fields);
 	return st;
+}
+
+/* A row of a JSON array (an object's text) as load_json() reads it: st
+ * the first failure. */
+typedef struct json_row {
+	sqlite3 *db;
+	sqlite3_stmt *get;
+	const char *row, *path;
+	size_t index; /* in the array */
+	const kjit__spec *spec;
+	kjit_status st;
+} json_row;
+
+/* The text of key's value in the row (valid until the next call), NULL
+ * when it has none; NULL with st set when SQLite fails. */
+static const char *json_get(json_row *r, const char *key)
+{
+	char quoted[300];
+	snprintf(quoted, sizeof quoted, "\"%s\"", key);
+	sqlite3_reset(r->get);
+	int rc = sqlite3_bind_text(r->get, 1, r->row, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(r->get, 2, quoted, -1, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(r->get)) == SQLITE_ROW)
+		return (const char *)sqlite3_column_text(r->get, 0);
+	r->st = kjit__error(KJIT_ERR_DB, "%s: %s", r->path, sqlite3_errmsg(r->db));
+	return NULL;
+}
+
+/* Parameter i's value (kjit__space_match()): a parameter without one is
+ * an error, not a configuration outside the space. */
+static const char *json_value(void *ctx, size_t i)
+{
+	json_row *r = ctx;
+	if (r->st != KJIT_OK)
+		return NULL;
+	const char *key = r->spec->params[i].name;
+	const char *v = json_get(r, key);
+	if (!v && r->st == KJIT_OK)
+		r->st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%zu].%s: expected a value", r->path,
+		                    r->index, key);
+	return v;
 }
 
 /* JSON: an array of objects holding the parameter names and "time" (or
@@ -501,35 +549,11 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 			                 path, (long long)sqlite3_column_int64(rows, 0));
 			break;
 		}
-		int valid = 1;
-		double t = INFINITY;
-		for (size_t i = 0; i <= spec->n_params && st == KJIT_OK; i++) {
-			const char *key = i < spec->n_params ? spec->params[i].name : "time";
-			char quoted[300];
-			snprintf(quoted, sizeof quoted, "\"%s\"", key);
-			rc = sqlite3_bind_text(get, 1, row, -1, SQLITE_STATIC);
-			if (rc == SQLITE_OK)
-				rc = sqlite3_bind_text(get, 2, quoted, -1, SQLITE_TRANSIENT);
-			if (rc == SQLITE_OK && (rc = sqlite3_step(get)) == SQLITE_ROW) {
-				const char *v = (const char *)sqlite3_column_text(get, 0);
-				if (i == spec->n_params) {
-					t = v ? parse_time(v) : INFINITY;
-				} else if (!v) {
-					st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%zu].%s: expected a value",
-					                 path, n_rows - 1, key);
-				} else {
-					long k = kjit__param_value_index(&spec->params[i], v);
-					valid &= k >= 0;
-					cfg[i] = (uint16_t)(k < 0 ? 0 : k);
-				}
-				rc = SQLITE_OK;
-			}
-			sqlite3_reset(get);
-			if (rc != SQLITE_OK && st == KJIT_OK)
-				st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));
-		}
-		if (st == KJIT_OK)
-			put_row(space, cfg, valid, t, no_cost, out);
+		json_row jr = { db, get, row, path, n_rows - 1, spec, KJIT_OK };
+		int64_t j = kjit__space_match(space, json_value, &jr, cfg);
+		const char *v = jr.st == KJIT_OK ? json_get(&jr, "time") : NULL;
+		if ((st = jr.st) == KJIT_OK)
+			put_row(j, v ? parse_time(v) : INFINITY, no_cost, out);
 	}
 	if (st == KJIT_OK && rc != SQLITE_DONE)
 		st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));

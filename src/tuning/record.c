@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "tuning_private.h"
 
 static kjit_status prep(kjit__store *store, const char *sql, sqlite3_stmt **st,
                         const char *what)
@@ -127,9 +127,10 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	return KJIT_OK;
 }
 
-kjit_status kjit__record_run_start(kjit__store *store, const kjit__run_desc *d,
+kjit_status kjit__record_run_start(kjit__records *rec, const kjit__run_desc *d,
                                    kjit__run **out)
 {
+	kjit__store *store = rec->store;
 	*out = NULL;
 	if (!d->signature || !d->device_key || !d->problem)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
@@ -167,9 +168,12 @@ void kjit__run_free(kjit__run *run)
 	free(run);
 }
 
-kjit_status kjit__record_run_finish(kjit__store *store, const kjit__run *run,
+static kjit_status rechoose(kjit__store *store, const kjit__run *run);
+
+kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
                                     const char *status)
 {
+	kjit__store *store = rec->store;
 	if (!status || (strcmp(status, KJIT__RUN_DONE) && strcmp(status, KJIT__RUN_INTERRUPTED) &&
 	                strcmp(status, KJIT__RUN_FAILED)))
 		return kjit__error(KJIT_ERR_INVALID_ARG,
@@ -193,7 +197,7 @@ kjit_status kjit__record_run_finish(kjit__store *store, const kjit__run *run,
 		sqlite3_finalize(s);
 	}
 	kjit__store_unlock(store);
-	return st;
+	return st == KJIT_OK ? rechoose(store, run) : st;
 }
 
 /* ---- one evaluation ---------------------------------------------------- */
@@ -408,7 +412,7 @@ static kjit_status rechoose_tx(kjit__store *store, void *arg)
 	return st;
 }
 
-kjit_status kjit__record_rechoose(kjit__store *store, const kjit__run *run)
+static kjit_status rechoose(kjit__store *store, const kjit__run *run)
 {
 	rechoose_ctx c = { store, run };
 	kjit__store_lock(store);
@@ -595,9 +599,10 @@ static kjit_status check_eval(const kjit__eval *e)
 	return KJIT_OK;
 }
 
-kjit_status kjit__record_eval(kjit__store *store, const kjit__run *run, const kjit__eval *e,
+kjit_status kjit__record_eval(kjit__records *rec, const kjit__run *run, const kjit__eval *e,
                               int64_t *result_id, int *improved)
 {
+	kjit__store *store = rec->store;
 	kjit_status st = check_eval(e);
 	if (st != KJIT_OK)
 		return st;

@@ -1,8 +1,10 @@
 /*
- * record.h - the record room of the tuning layer (record.c): the one
- * writer of the store's tuning tables (runs, results, profiles, best) and
- * the one home of the best-row policy. kjit-tune records its runs here,
- * online tuning its searches; the best table's reader is store_best.c.
+ * record.h - the record room of the tuning layer: the one writer of the
+ * store's tuning tables (runs, results, profiles, best) and the one home
+ * of the best-row policy (record.c), and their reader for kjit-tune
+ * (record_read.c). kjit-tune records and reads its runs through a records
+ * handle, online tuning records its searches on its engine's store; the
+ * best table's reader for kjit_launch() is store_best.c.
  */
 #ifndef KJIT_RECORD_H
 #define KJIT_RECORD_H
@@ -11,6 +13,20 @@
 #include <stdint.h>
 
 #include "base.h"
+
+struct kjit__space;
+struct kjit__spec;
+
+/* A connection of the record room's own to the kjit database. */
+typedef struct kjit__records kjit__records;
+
+/* Opens the database at path (NULL: kjit__store_default_path()) as
+ * kjit__store_open() does; with must_exist, a missing file is
+ * KJIT_ERR_NOT_FOUND naming it instead of a new, empty database. The
+ * caller closes *out with kjit__records_close(). */
+kjit_status kjit__records_open(const char *path, int must_exist, kjit__records **out);
+/* Closes rec; its status says whether the last writes landed. */
+kjit_status kjit__records_close(kjit__records *rec);
 
 /* What a run is about. problem is JSON with sorted keys. */
 typedef struct kjit__run_desc {
@@ -33,11 +49,14 @@ typedef struct kjit__run {
 /* Starts a run (a runs row, status running) or resumes the latest
  * unfinished one with the same signature, device key, problem and spec.
  * The caller frees *out with kjit__run_free(). */
-kjit_status kjit__record_run_start(kjit__store *store, const kjit__run_desc *d,
+kjit_status kjit__record_run_start(kjit__records *rec, const kjit__run_desc *d,
                                    kjit__run **out);
 void kjit__run_free(kjit__run *run);
-/* Sets status (done|interrupted|failed) and the finished time. */
-kjit_status kjit__record_run_finish(kjit__store *store, const kjit__run *run,
+/* Sets status (done|interrupted|failed) and the finished time; then,
+ * when another objective chose the run's best row, chooses it again under
+ * the run's from every stored ok result with a score (a run that
+ * measured nothing new still answers by its objective). */
+kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
                                     const char *status);
 
 /* One evaluated configuration. NULL text and NAN numbers are stored as
@@ -80,7 +99,7 @@ double kjit__eval_score(const kjit__eval *e, kjit__objective objective);
  * negative device_ordinal that is set is KJIT_ERR_INVALID_ARG, nothing
  * stored. *result_id and *improved (1: the best is now e, newly or
  * lower) may be NULL. */
-kjit_status kjit__record_eval(kjit__store *store, const kjit__run *run, const kjit__eval *e,
+kjit_status kjit__record_eval(kjit__records *rec, const kjit__run *run, const kjit__eval *e,
                               int64_t *result_id, int *improved);
 
 /* Records the evaluations of a search outside any run (online tuning) for
@@ -93,13 +112,84 @@ kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 kjit__objective objective, const kjit__eval *evals, size_t n,
                                 size_t best);
 
-/* When another objective chose the run's best row, chooses it again under
- * the run's from every stored ok result with a score (a run that measured
- * nothing new still answers by its objective); a no-op otherwise. */
-kjit_status kjit__record_rechoose(kjit__store *store, const kjit__run *run);
-
 /* Marks a best row stale. */
 kjit_status kjit__record_stale(kjit__store *store, const char *signature,
                                const char *device_key, const char *problem);
+
+/* ---- reading (record_read.c) --------------------------------------- */
+
+/* A device_key NULL below is the one device key that the results of the
+ * signature have: KJIT_ERR_NOT_FOUND when they have none, and
+ * KJIT_ERR_INVALID_ARG asking for one when they have several. */
+
+/* The objective table of space for (signature, device_key, its problem)
+ * under objective by: *objective (space->size doubles) holds each
+ * configuration's score (kjit__objective_sql()), INFINITY for a failure
+ * or no score; *have (may be NULL) marks the configurations known under
+ * by: a failure, a success with the objective's figure, and under time a
+ * configuration a race stopped as slow, so that a result measured for
+ * time alone is measured again for energy. With several l2 rows, the
+ * lowest score counts. Rows outside the space (kjit__space_match()) are
+ * counted in *ignored (may be NULL). The caller frees the arrays. */
+kjit_status kjit__record_load(kjit__records *rec, const struct kjit__space *space,
+                              const char *signature, const char *device_key,
+                              kjit__objective by, double **objective, uint8_t **have,
+                              size_t *ignored);
+
+/* The best row of (signature, device_key, problem), into each output
+ * that is not NULL: its configuration (malloc'ed; NULL first), its
+ * median, the objective that chose it (one of a later kjit: time), and
+ * its result's profile (reasons NULL; cleared first) with *has_profile
+ * 1, or 0 when it has none. KJIT_ERR_NOT_FOUND when there is none. */
+kjit_status kjit__record_best(kjit__records *rec, const char *signature,
+                              const char *device_key, const char *problem, char **config,
+                              double *median_ns, kjit__objective *objective,
+                              kjit_profile *profile, int *has_profile);
+
+/* Which results rows to read: run_id's (when > 0), or else those of
+ * (signature, device_key; NULL: the one) for the problems (JSON, as the results table
+ * has them; at most KJIT__RECORD_PROBLEMS_MAX). spec (may be NULL) names
+ * the parameters whose values each row carries. */
+#define KJIT__RECORD_PROBLEMS_MAX 30000
+typedef struct kjit__record_query {
+	int64_t run_id;
+	const char *signature, *device_key;
+	const char *const *problems;
+	size_t n_problems;
+	const struct kjit__spec *spec;
+} kjit__record_query;
+
+/* A results row and its profile, valid during the callback. A NULL
+ * column is a NULL text or a NAN number. */
+typedef struct kjit__record_row {
+	int64_t id;
+	double run_id;
+	const char *signature, *device_key, *problem, *config, *status, *timer, *l2;
+	double median_ns, spread_ns, min_ns, max_ns, n_samples;
+	const double *samples; /* the samples column, n_blob of them */
+	size_t n_blob;
+	double objective, compile_ms;
+	const char *message;
+	double created, device_ordinal;
+	const char *device_uuid;
+	const char *const *values; /* each parameter's value (json_extract's text) */
+	int has_profile;
+	const double *figures; /* in kjit__profile_fields() order */
+	const char *counters_reason, *energy_reason;
+} kjit__record_row;
+
+/* What reads the rows: begin once, before them, with the subject (the
+ * query's signature and device key, or the run's), then row for each in
+ * id order. */
+typedef struct kjit__record_reader {
+	void (*begin)(void *ctx, const char *signature, const char *device_key);
+	void (*row)(void *ctx, const kjit__record_row *row);
+	void *ctx;
+} kjit__record_reader;
+
+/* Reads the rows of q, in one read under the store's lock. begin is not
+ * called when the query cannot start. */
+kjit_status kjit__record_rows(kjit__records *rec, const kjit__record_query *q,
+                              const kjit__record_reader *reader);
 
 #endif /* KJIT_RECORD_H */

@@ -806,6 +806,19 @@ int64_t kjit__space_add(const kjit__space *space, const uint16_t *config)
 	return (int64_t)s->size++;
 }
 
+int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
+                          uint16_t *config)
+{
+	int valid = 1;
+	for (size_t i = 0; i < space->n_params; i++) {
+		const char *v = value(ctx, i);
+		long k = v ? kjit__param_value_index(&space->spec->params[i], v) : -1;
+		valid &= k >= 0;
+		config[i] = (uint16_t)(k < 0 ? 0 : k);
+	}
+	return valid ? kjit__space_find(space, config) : -1;
+}
+
 long kjit__param_value_index(const kjit__param *p, const char *text)
 {
 	char *end;

@@ -23,30 +23,31 @@
 	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
 	/* the generator (base.h) */ \
 	X(kjit__rng_next) X(kjit__rng_seed) X(kjit__splitmix) \
-	/* the store: kjit-tune's own connection and what it reads (base.h) */ \
-	X(kjit__store_open) X(kjit__store_close) X(kjit__store_db) X(kjit__store_lock) \
-	X(kjit__store_unlock) X(kjit__store_fail) X(kjit__store_default_path) \
-	X(kjit__store_checksum) X(kjit__store_sample) \
-	/* MPI ranks only: a binary another rank compiled, stored (mpi.c) */ \
-	X(kjit__store_binary_put) X(kjit__store_binary_read) X(kjit__store_check_path) \
+	/* the store: its path, its checks, a binary's checksum (base.h) */ \
+	X(kjit__store_default_path) X(kjit__store_check_path) X(kjit__store_checksum) \
+	/* MPI ranks only: a binary another rank compiled, stored (mpi_link.c, serve.c) */ \
+	X(kjit__store_open) X(kjit__store_close) \
+	X(kjit__store_binary_put) X(kjit__store_binary_read) \
 	/* the store's words, parsed and printed at the edges (store_schema.h) */ \
-	X(kjit__objective_name) X(kjit__objective_parse) X(kjit__objective_sql) \
+	X(kjit__objective_name) X(kjit__objective_parse) \
 	X(kjit__result_status_name) \
 	X(kjit__result_status_parse) \
-	/* profiles (base.h) */ \
+	/* profiles (store_schema.h) */ \
 	X(kjit__profile_clear) X(kjit__profile_fields) X(kjit__profile_get) \
-	X(kjit__profile_set) X(kjit__profile_sql_columns) \
-	X(kjit__profile_sql_read) \
-	/* the record room (record.h) */ \
+	X(kjit__profile_set) \
+	/* the record room: the tuning tables, written and read (record.h) */ \
+	X(kjit__records_open) X(kjit__records_close) \
 	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
-	X(kjit__record_rechoose) X(kjit__run_free) X(kjit__eval_score) \
+	X(kjit__run_free) X(kjit__eval_score) \
+	X(kjit__record_load) X(kjit__record_best) \
+	X(kjit__record_rows) \
 	/* the spec, its expressions and its space (tuning.h) */ \
 	X(kjit__spec_load) X(kjit__spec_free) X(kjit__spec_kernel) X(kjit__spec_signature) \
 	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \
 	X(kjit__space_build) X(kjit__space_free) X(kjit__space_count) \
-	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) \
+	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) X(kjit__space_match) \
 	X(kjit__space_config_json) X(kjit__config_json) X(kjit__problem_json) \
-	X(kjit__problem_key) X(kjit__param_value_index) X(kjit__spec_generate) \
+	X(kjit__problem_key) X(kjit__spec_generate) \
 	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \

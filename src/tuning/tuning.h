@@ -337,6 +337,16 @@ int64_t kjit__space_find(const kjit__space *space, const uint16_t *config);
  * valid (or no room). The space is const to its readers: what it holds
  * grows, what it says about a configuration does not change. */
 int64_t kjit__space_add(const kjit__space *space, const uint16_t *config);
+/* A stored configuration's place in the space: value(ctx, i) gives the
+ * text of parameter i's value (NULL: none; valid until the next call),
+ * asked for every parameter in order, also after one that does not
+ * match; each is matched as kjit__param_value_index() does, into
+ * config[n_params] (the caller's). The index, or -1 when a value is
+ * none or not among its parameter's, or the configuration is not in the
+ * space. */
+typedef const char *kjit__space_value_fn(void *ctx, size_t i);
+int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
+                          uint16_t *config);
 /* ---- a configuration as something to compile and launch (launch_config.c) */
 
 /* The variant description of a configuration: defines point into the

@@ -8,6 +8,12 @@
 
 #include "tuning.h"
 
+/* The record room's connection (record.h): record.c writes through it,
+ * record_read.c opens it and reads. */
+struct kjit__records {
+	kjit__store *store;
+};
+
 /* ---- tunable kernels (tunable.c, memo.c, tune_online.c) --------------- */
 
 /* The launch of one configuration for one problem: immutable once
