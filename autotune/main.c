@@ -885,8 +885,15 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	size_t answers;
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	if (kjit__space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
+	kjit__limits l = limits_of(spec, o);
+	if (kjit__space_build(spec, (size_t)o->problem, &l, &space) != KJIT_OK) {
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	if (space->size == 0) {
+		kjit__space_free(space);
+		kt_space_empty(spec, (size_t)o->problem, &l);
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
 	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout, &answers);

@@ -244,6 +244,10 @@ static void test_ask(const char *dir)
 	CHECK_MSG(rc == 0, "exit %d: %s", rc, err);
 	/* 2048 threads and 64 * 0.5 are out; the values in the spec's order */
 	CHECK_MSG(strcmp(out, "0 0\n0 1\n1 0\n") == 0, "proposals:\n%s", out);
+	snprintf(args, sizeof args, "'%s' --max-threads 32", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 3 && !*out, "--ask of an empty space: exit %d:\n%s", rc, out);
+	CHECK_CONTAINS(err, "no valid configuration: the restrictions and the limits (32 threads");
 	snprintf(args, sizeof args, "'%s' --batch 2", t1);
 	rc = ask(dir, "", args, out, sizeof out, err, sizeof err);
 	CHECK_MSG(rc == 2, "--ask --batch 2: exit %d", rc);
@@ -252,7 +256,7 @@ static void test_ask(const char *dir)
 	CHECK_MSG(rc == 2, "--ask --count: exit %d", rc);
 	CHECK_CONTAINS(err, "--count, --compile-only, --replay, --ask and --export do not combine");
 	OK("--ask reads a T1 space whose kernel file is missing, values in the spec's order; "
-	   "--batch and --count with it exit 2");
+	   "an empty space exits 3; --batch and --count with it exit 2");
 }
 
 int main(int argc, char **argv)
