@@ -8,10 +8,11 @@ Tuner returns: tune_kernel() the results (a list of dicts: the parameters,
 "time" in ms and "times", compile and verification times, metrics) and the env
 dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
 
-What runs: every configuration is compiled by NVRTC through kjit's store, all
-in parallel from the start (the first two on threads, the others by compile
-processes, one per further CPU, whose binaries the store hands back; a binary
-compiled before, by any process, is loaded, not compiled), verified against
+What runs: every configuration is compiled by NVRTC through kjit's store
+(with brute_force and random_sample all in parallel from the start: the
+first two on threads, the others by compile processes, one per further CPU,
+whose binaries the store hands back; a binary compiled before, by any
+process, is loaded, not compiled), verified against
 answer= or verify= (the comparison runs while the GPU measures), and timed by
 kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
@@ -22,8 +23,9 @@ call raises kjit.NoGPUError after checking its arguments.
 Strategies. brute_force (the default) and random_sample run here, as above,
 with strategy_options max_fevals, time_limit (s) and fraction. Kernel Tuner's
 strategies that kjit-tune has a strategy of the same kind for run that one
-(kjit-tune --ask: it proposes each configuration, which is evaluated here and
-its objective told back; kjit-tune(1) describes each strategy):
+(kjit-tune --ask: it proposes each configuration, which is compiled and
+evaluated here, one at a time, and its objective told back; kjit-tune(1)
+describes each strategy):
 
     simulated_annealing  annealing
     genetic_algorithm    genetic
@@ -47,8 +49,9 @@ restrictions as strings (Kernel Tuner's expressions, which kjit-tune evaluates
 as Python does) and tune_params values of one type each (int, float, bool or
 str); a restriction that is a function raises UnsupportedParameter (brute_force
 and random_sample take one). The objective told to the strategy is the
-result's (lower is better; with objective_higher_is_better, 1 / value), a
-failed configuration a failure; a value below 0 raises UnsupportedParameter.
+result's (lower is better; with objective_higher_is_better, 1 / value, 0 a
+failure), a failed configuration a failure; a value below 0 raises
+UnsupportedParameter.
 
 Kernel Tuner's other strategies raise UnsupportedParameter naming them:
 minimize, basinhopping (scipy's local optimisers from a start point),
@@ -65,8 +68,8 @@ import os
 import random
 import subprocess
 import sys
-import threading
 import tempfile
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -539,12 +542,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     # kjit-tune reads the space (and refuses what it cannot search) first
     search = None if strategy in _LOOP_STRATEGIES else _Search(o)
     try:
-        engine = _engine(device, "tune_kernel")
-    except BaseException:
+        return _tune(o, _engine(device, "tune_kernel"), objective, higher, search)
+    finally:
         if search is not None:
             search.close()
-        raise
-    return _tune(o, engine, objective, higher, search)
 
 
 # A compile process: compiles its configurations into the store (a
@@ -860,8 +861,6 @@ def _tune(o, engine, objective, higher, search=None):
     finally:
         checker.shutdown()
         dev.close()
-        if search is not None:
-            search.close()
     ok = [r for r in results if isinstance(r.get(objective), (int, float))]
     best = (max if higher else min)(ok, key=lambda r: r[objective]) if ok else None
     if best is not None and not o["quiet"]:
