@@ -21,7 +21,10 @@ UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
 call raises kjit.NoGPUError after checking its arguments.
 
 Strategies. brute_force (the default) and random_sample run here, as above,
-with strategy_options max_fevals, time_limit (s) and fraction. Kernel Tuner's
+with strategy_options max_fevals, time_limit (s) and fraction: random_sample
+takes max_fevals configurations, else the fraction of the space (default
+0.1, rounded up), as Kernel Tuner's does; brute_force all, or a random choice
+of max_fevals or the fraction (Kernel Tuner's refuses both). Kernel Tuner's
 strategies that kjit-tune has a strategy of the same kind for run that one
 (kjit-tune --ask: it proposes each configuration, which is compiled and
 evaluated here, one at a time, and its objective told back; kjit-tune(1)
@@ -172,6 +175,12 @@ def _check_strategy(strategy, options):
                            "by name" % type(strategy).__name__)
     if "x0" in options:
         raise _unsupported("strategy_options", "x0: kjit's strategies choose their own start")
+    fraction = options.get("fraction")
+    if fraction is not None and (isinstance(fraction, bool) or
+                                 not isinstance(fraction, (int, float)) or
+                                 not 0 < fraction <= 1):
+        raise _unsupported("strategy_options", "fraction: expected 0 < F <= 1 (got %r)"
+                           % (fraction,))
     for key, lo in (("max_fevals", 1), ("time_limit", 0)):
         v = options.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or
@@ -411,11 +420,16 @@ def _space(tune_params, restrictions):
 
 
 def _choose(configs, strategy, options, seed):
+    """The configurations brute_force or random_sample evaluate, in order:
+    random_sample's as Kernel Tuner's (max_fevals, else the fraction, 0.1
+    by default, rounded up); brute_force's all, or a random choice of
+    max_fevals or the fraction."""
     options = options or {}
     n = len(configs)
     budget = options.get("max_fevals")
-    if options.get("fraction"):
-        budget = min(budget or n, max(1, int(n * float(options["fraction"]))))
+    fraction = options.get("fraction", 0.1 if strategy == "random_sample" else None)
+    if budget is None and fraction is not None:
+        budget = max(1, math.ceil(n * fraction))
     if strategy == "random_sample" or (budget and budget < n):
         rng = random.Random(seed)
         configs = rng.sample(configs, min(n, budget or n))

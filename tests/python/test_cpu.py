@@ -329,6 +329,24 @@ class Strategies(unittest.TestCase):
             search({"x": [1, 2]}, "pso", restrictions=["x > 5"])
         self.assertIn("no valid configuration", str(cm.exception))
 
+    def test_random_sample_and_brute_force(self):
+        """The configurations random_sample takes, as Kernel Tuner 1.5.0's:
+        max_fevals, else the fraction (0.1 by default) rounded up."""
+        configs = [{"x": i} for i in range(25)]
+        for options, want in (({}, 3), ({"fraction": 0.5}, 13), ({"max_fevals": 4}, 4),
+                              ({"max_fevals": 4, "fraction": 0.5}, 4),
+                              ({"max_fevals": 99}, 25)):
+            chosen = kt._choose(configs, "random_sample", options, 1)
+            self.assertEqual(len(chosen), want, options)
+            self.assertEqual(len({c["x"] for c in chosen}), want, options)
+        self.assertEqual(kt._choose(configs, "brute_force", {}, 1), configs)
+        self.assertEqual(kt._choose(configs, None, {}, 1), configs)
+        self.assertEqual(len(kt._choose(configs, "brute_force", {"max_fevals": 5}, 1)), 5)
+        for bad in (0, 1.5, "0.5", True):
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt._check_strategy("random_sample", {"fraction": bad})
+            self.assertIn("fraction: expected 0 < F <= 1", str(cm.exception))
+
     def test_answers(self):
         """What the strategy is told: lower is better, 1 / value when higher is."""
         self.assertEqual(kt._answer({"time": 2.0}, "time", False), "2.0")
