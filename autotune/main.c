@@ -882,7 +882,6 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	const kt_strategy *strategy =
 		kt_strategy_find(kt_strategy_choose(o->strategy, spec->strategy, &o->budget));
 	kjit__space *space = NULL;
-	size_t answers;
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	kjit__limits l = limits_of(spec, o);
@@ -896,7 +895,7 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout, &answers);
+	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout);
 	if (st != KJIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 	kjit__space_free(space);

@@ -91,10 +91,9 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
  * "fail". A configuration proposed again is answered from memory, not
  * asked. Ends when the strategy is done, the budget is spent or in ends
  * (KJIT_OK); an answer of another form is KJIT_ERR_INVALID_ARG naming
- * it. *answers: the lines read. */
+ * it. */
 kjit_status kt_ask(const kjit__space *space, const kt_strategy *strategy,
-                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out,
-                   size_t *answers);
+                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out);
 
 /* The largest results file --replay reads. */
 #define KT_REPLAY_MAX_BYTES ((size_t)1 << 30)
