@@ -752,6 +752,9 @@ class _Search:
                         if not x.startswith("Try '"))
         self.err.close()
         self.tmp.cleanup()
+        if rc == 0 and text:  # what its reader of the space could not use
+            warnings.warn("kjit.kernel_tuner: strategy %r: %s" % (self.strategy, text),
+                          UserWarning, stacklevel=2)
         if rc == 2:
             raise _unsupported("strategy", "%r: %s" % (self.strategy, text))
         if rc != 0:
