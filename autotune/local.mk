@@ -57,7 +57,8 @@ autotune_libkt_strategies_a_SOURCES = \
 	autotune/strategies/hybrid.c
 
 autotune_libkt_search_a_CPPFLAGS = $(KT_INCLUDE_SEARCH)
-autotune_libkt_search_a_SOURCES = autotune/search/search.h autotune/search/replay.c
+autotune_libkt_search_a_SOURCES = autotune/search/search.h autotune/search/replay.c \
+	autotune/search/ask.c
 
 autotune_libkt_wire_a_CPPFLAGS = $(KT_INCLUDE_WIRE)
 autotune_libkt_wire_a_SOURCES = autotune/wire/wire.h autotune/wire/wire.c autotune/wire/child.c \

@@ -1,6 +1,6 @@
 /*
  * main.c - the kjit-tune command: option parsing, tuning on the GPU (tune.c)
- * and the other modes (--count, --compile-only, --replay, --export). Exit
+ * and the other modes (--count, --compile-only, --replay, --ask, --export). Exit
  * codes are in doc/kjit-tune.1.
  */
 #include "config.h"
@@ -106,6 +106,11 @@ static void usage(FILE *f)
 	        "  --replay-db             replay against the results table of the database\n"
 	        "                          (--db) for the spec's kernel; also --replay db:PATH\n"
 	        "      --device-key KEY    the device of the results (default: the only one)\n"
+	        "  --ask                   run a strategy against answers on stdin: each\n"
+	        "                          configuration it proposes is a line of value indices\n"
+	        "                          on stdout, answered by a line: its objective (lower\n"
+	        "                          is better) or fail; --strategy, --budget, --fraction,\n"
+	        "                          --time-budget, --seed, --problem as when tuning\n"
 	        "  --export FORMAT         print stored results as csv, json or t4 (BAT's T4\n"
 	        "                          format) for the spec's kernel, --device-key and\n"
 	        "                          --problem, or of one run with --run ID (uses --db)\n"
@@ -174,7 +179,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 typedef struct opts {
 	const char *spec;
-	int count, compile_only;
+	int count, compile_only, ask;
 	const char *arch, *db, *replay, *strategy;
 	const char *replay_db; /* the database of --replay-db or --replay db:PATH */
 	int replay_from_db;
@@ -867,6 +872,33 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	return ret;
 }
 
+/* ---- ask --------------------------------------------------------------------- */
+
+static int do_ask(const kjit__spec *spec, const opts *o)
+{
+	const kt_strategy *strategy =
+		kt_strategy_find(kt_strategy_choose(o->strategy, spec->strategy, &o->budget));
+	kjit__space *space = NULL;
+	if (o->problem >= spec->n_problems)
+		return usage_error("--problem: the spec %s has fewer problems", spec->path);
+	kjit__limits l = limits_of(spec, o);
+	if (kjit__space_build(spec, (size_t)o->problem, &l, &space) != KJIT_OK) {
+		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	if (space->size == 0) {
+		kjit__space_free(space);
+		kt_space_empty(spec, (size_t)o->problem, &l);
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout);
+	if (st != KJIT_OK)
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+	kjit__space_free(space);
+	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
+}
+
 /* ---- export ------------------------------------------------------------------ */
 
 static int do_export(const kjit__spec *spec, const opts *o)
@@ -939,15 +971,16 @@ static int run(opts *o)
 	for (size_t i = 0; i < spec->n_warnings; i++)
 		fprintf(stderr, "%s: warning: %s\n", prog, spec->warnings[i]);
 	int ret = KT_EXIT_SPEC;
+	int space_only = o->count || o->ask; /* the kernel is not compiled */
 	if (kt_verify_override(spec, o->verify, o->atol, o->rtol) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, kjit_last_error(), prog);
 		ret = KT_EXIT_USAGE;
-	} else if (spec->source_missing && !o->count) {
+	} else if (spec->source_missing && !space_only) {
 		fprintf(stderr, "%s: %s\n", prog, spec->source_missing);
-	} else if (access(spec->source_path, R_OK) != 0 && !o->count) {
+	} else if (access(spec->source_path, R_OK) != 0 && !space_only) {
 		fprintf(stderr, "%s: %s: kernel source %s: %s\n", prog, spec->path,
 		        spec->source_path, strerror(errno));
-	} else if (spec->unrunnable && !o->count && !o->export_format) {
+	} else if (spec->unrunnable && !space_only && !o->export_format) {
 		fprintf(stderr, "%s: %s; --count reads its space\n", prog, spec->unrunnable);
 	} else if (o->tune.mpi && (ret = mpi_setup(spec, o)) != KT_EXIT_OK) {
 		/* a rank cannot take part: kt_mpi_setup() said which and why */
@@ -965,6 +998,8 @@ static int run(opts *o)
 		ret = do_compile(spec, o);
 	} else if (o->replay) {
 		ret = do_replay(spec, o);
+	} else if (o->ask) {
+		ret = do_ask(spec, o);
 	} else if (o->export_format) {
 		ret = do_export(spec, o);
 	} else {
@@ -996,7 +1031,7 @@ static double parse_mpi_timeout(const char *s)
  * database, devices and cores. Returns the exit code. */
 static int run_mpi(opts *o, int *argc, char ***argv)
 {
-	if (o->count || o->replay || o->export_format)
+	if (o->count || o->replay || o->ask || o->export_format)
 		return usage_error("%s", "--mpi is for tuning and --compile-only");
 	kjit_status st = kt_mpi_init(argc, argv, o->mpi_timeout);
 	if (st == KJIT_ERR_INVALID_ARG)
@@ -1017,7 +1052,7 @@ enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
        O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
        O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
        O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_GPUS, O_MPI, O_MPI_TIMEOUT,
-       O_OBJECTIVE, O_PROFILE };
+       O_OBJECTIVE, O_PROFILE, O_ASK };
 
 /* An option of how each configuration is measured and judged into *t;
  * KT_EXIT_OK, or KT_EXIT_USAGE having said why. --profile's argument is
@@ -1090,9 +1125,10 @@ static int check_modes(opts *o)
 		o->replay_db = o->db;
 		o->replay = "(database)";
 	}
-	if (o->count + o->compile_only + (o->replay != NULL) + (o->export_format != NULL) > 1)
-		return usage_error("%s", "--count, --compile-only, --replay and --export do not "
-		                         "combine");
+	if (o->count + o->compile_only + (o->replay != NULL) + o->ask +
+	    (o->export_format != NULL) > 1)
+		return usage_error("%s", "--count, --compile-only, --replay, --ask and --export do "
+		                         "not combine");
 	if (o->batch && !o->replay)
 		return usage_error("%s", "--batch goes with --replay");
 	if (o->compile_only && o->budget.seconds > 0)
@@ -1120,6 +1156,7 @@ int main(int argc, char **argv)
 		{ "mpi-timeout", required_argument, NULL, O_MPI_TIMEOUT },
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "replay-db", no_argument, NULL, O_REPLAY_DB },
+		{ "ask", no_argument, NULL, O_ASK },
 		{ "device-key", required_argument, NULL, O_DEVKEY },
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "run", required_argument, NULL, O_RUN },
@@ -1194,6 +1231,7 @@ int main(int argc, char **argv)
 			break;
 		case O_REPLAY: o.replay = optarg; break;
 		case O_REPLAY_DB: o.replay_from_db = 1; break;
+		case O_ASK: o.ask = 1; break;
 		case O_DEVKEY: o.device_key = optarg; break;
 		case O_EXPORT: o.export_format = optarg; break;
 		case O_RUN:

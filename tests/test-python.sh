@@ -4,7 +4,8 @@
 # pip install ./python builds it against a static libkjit), then
 # tests/python/test_cpu.py runs with NumPy: compiles through NVRTC, the
 # store, argument conversions and refusals, DLPack capsules parsed in C,
-# kjit-tune as a subprocess, Kernel Tuner's signatures.
+# kjit-tune as a subprocess, Kernel Tuner's signatures and strategies
+# (kjit-tune --ask).
 # Skips (77) without python3, its headers, setuptools or NumPy
 # ($KJIT_PYTHON names another interpreter), in a static build (no
 # libkjit.so) and in a sanitizer build (python3 would need the runtime

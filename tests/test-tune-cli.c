@@ -2,8 +2,8 @@
  * test-tune-cli: the kjit-tune command as a user runs it: exit codes
  * (--mpi without MPI built in: a usage error that says how), tuning
  * options, --count on both saxpy specs, --compile-only into a fresh
- * database (40 compiled, then 40 cached; real NVRTC, no GPU) and --replay
- * (--batch too, and the simulated clock: -j, --gpus).
+ * database (40 compiled, then 40 cached; real NVRTC, no GPU), --replay
+ * (--batch too, and the simulated clock: -j, --gpus) and --ask.
  */
 #include "testutil.h"
 
@@ -141,6 +141,122 @@ static void test_options_heard(const char *dir, const char *csv)
 	CHECK_CONTAINS(buf, "variants 1000: compiled 0, cached 0, failed ");
 	CHECK_CONTAINS(buf, ", interrupted\n");
 	OK("an interrupted --compile-only of failing variants counts none compiled (exit 130)");
+}
+
+/* Runs kjit-tune --ask with args, its stdin from answers (a file of lines);
+ * returns the exit code, the proposals (stdout) in out and stderr in err. */
+static int ask(const char *dir, const char *answers, const char *args, char *out, size_t cap,
+               char *err, size_t err_cap)
+{
+	char path[TU_PATH], errs[TU_PATH], cmd[4 * TU_PATH];
+	tu_write_file(tu_path(path, dir, "answers.txt"), answers, strlen(answers));
+	tu_path(errs, dir, "ask.err");
+	snprintf(cmd, sizeof cmd, "'%s' %s --ask < '%s' 2>'%s'", tool, args, path, errs);
+	int rc = tu_run(cmd, out, cap);
+	snprintf(cmd, sizeof cmd, "cat '%s'", errs);
+	tu_run(cmd, err, err_cap);
+	return rc;
+}
+
+/* How many lines of out are "B I" value indices of saxpy.json (5 x 8), all
+ * distinct; -1 when one is not. */
+static int distinct_proposals(const char *out)
+{
+	uint8_t seen[5][8] = { { 0 } };
+	int n = 0;
+	for (const char *l = out; *l; n++) {
+		unsigned b, i;
+		int used = 0;
+		if (sscanf(l, "%u %u\n%n", &b, &i, &used) != 2 || used == 0 || b >= 5 || i >= 8 ||
+		    seen[b][i]++)
+			return -1;
+		l += used;
+	}
+	return n;
+}
+
+/* --ask: each proposal a line of value indices, each answered by a line;
+ * the budget, the end of the answers and a bad answer end the search;
+ * every strategy by its kjit and T1 names; a spec whose kernel is missing
+ * (only its space is read). */
+static void test_ask(const char *dir)
+{
+	char out[8192], err[4096], args[2 * TU_PATH], answers[1024] = "";
+	for (int k = 0; k < 40; k++)
+		snprintf(answers + strlen(answers), sizeof answers - strlen(answers), "%d\n",
+		         40 - k);
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy exhaustive", examples);
+	int rc = ask(dir, "5\n3\nfail\n1\n", args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0, "exit %d: %s", rc, err);
+	CHECK_MSG(strcmp(out, "0 0\n0 1\n0 2\n0 3\n0 4\n") == 0, "proposals:\n%s", out);
+	OK("--ask exhaustive: a line of value indices per proposal; the answers' end ends it");
+
+	rc = ask(dir, "5\n3\n-1\n", args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, err);
+	CHECK_CONTAINS(err, "--ask: answer 3: expected an objective >= 0 or fail on a line of at "
+	               "most 64 bytes, got '-1'");
+	rc = ask(dir, "2.5e-3\r\n1e999\n", args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, err);
+	CHECK_CONTAINS(err, "answer 2: expected an objective");
+	char longline[200];
+	memset(longline, '1', 120);
+	strcpy(longline + 120, "\n");
+	rc = ask(dir, longline, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 1, "exit %d: %s", rc, err);
+	CHECK_CONTAINS(err, "answer 1: expected an objective >= 0 or fail on a line of at most 64");
+	OK("--ask: a negative, infinite or overlong answer exits 1 naming it");
+
+	static const char *const names[] = {
+		"exhaustive", "random", "annealing", "genetic", "surrogate", "dual_annealing",
+		"pso", "hybrid", "brute_force", "random_sample", "simulated_annealing",
+		"genetic_algorithm", "bayes_opt", "skopt",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(args, sizeof args, "'%s/saxpy.json' --strategy %s --budget 12 --seed 7",
+		         examples, names[i]);
+		rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+		CHECK_MSG(rc == 0, "%s: exit %d: %s", names[i], rc, err);
+		int n = distinct_proposals(out);
+		CHECK_MSG(n == 12, "%s: %d distinct proposals of 12:\n%s", names[i], n, out);
+		char again[8192];
+		ask(dir, answers, args, again, sizeof again, err, sizeof err);
+		CHECK_MSG(strcmp(out, again) == 0, "%s: seed 7 proposed differently", names[i]);
+	}
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy hybrid", examples);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0 && distinct_proposals(out) == 40, "hybrid, no budget: exit %d:\n%s", rc,
+	          out);
+	OK("--ask: every strategy, by kjit's and T1 names: 12 distinct proposals for --budget 12, "
+	   "the same for a seed; without a budget the whole space once");
+
+	/* only the space is read: a kernel file that is not there is no error */
+	char t1[TU_PATH];
+	static const char spec[] =
+		"{\"ConfigurationSpace\": {\"TuningParameters\": ["
+		"{\"Name\": \"block_size_x\", \"Type\": \"int\", \"Values\": [512, 64, 2048]},"
+		"{\"Name\": \"f\", \"Type\": \"float\", \"Values\": [1.5, 0.5]}],"
+		"\"Conditions\": [\"block_size_x * f >= 64\"]},"
+		"\"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"gone.cu\","
+		"\"ProblemSize\": [1], \"LocalSize\": {\"X\": \"block_size_x\"}}}";
+	tu_write_file(tu_path(t1, dir, "ask-t1.json"), spec, strlen(spec));
+	snprintf(args, sizeof args, "'%s' --strategy brute_force", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0, "exit %d: %s", rc, err);
+	/* 2048 threads and 64 * 0.5 are out; the values in the spec's order */
+	CHECK_MSG(strcmp(out, "0 0\n0 1\n1 0\n") == 0, "proposals:\n%s", out);
+	snprintf(args, sizeof args, "'%s' --max-threads 32", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 3 && !*out, "--ask of an empty space: exit %d:\n%s", rc, out);
+	CHECK_CONTAINS(err, "no valid configuration: the restrictions and the limits (32 threads");
+	snprintf(args, sizeof args, "'%s' --batch 2", t1);
+	rc = ask(dir, "", args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 2, "--ask --batch 2: exit %d", rc);
+	snprintf(args, sizeof args, "'%s' --count", t1);
+	rc = ask(dir, "", args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 2, "--ask --count: exit %d", rc);
+	CHECK_CONTAINS(err, "--count, --compile-only, --replay, --ask and --export do not combine");
+	OK("--ask reads a T1 space whose kernel file is missing, values in the spec's order; "
+	   "an empty space exits 3; --batch and --count with it exit 2");
 }
 
 int main(int argc, char **argv)
@@ -549,6 +665,7 @@ int main(int argc, char **argv)
 	OK("--replay --batch 4: pso within its budget, dual_annealing reaches the best; --batch "
 	   "0, x, 65 and without --replay are usage errors");
 	test_options_heard(dir, csv);
+	test_ask(dir);
 	test_replay_clock(dir, csv);
 	return 0;
 }

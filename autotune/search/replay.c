@@ -144,7 +144,7 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		free(have);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < space->size; i++)
+	for (size_t i = 0; objective && i < space->size; i++)
 		if (objective[i] < r.best_known_value) {
 			r.best_known = (int64_t)i;
 			r.best_known_value = objective[i];
@@ -205,8 +205,11 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		/* one result arrives: the clock's next, else any of the
 		 * configurations outstanding */
 		int64_t j = timed ? sim_arrive(&clock) : pend[kt_rng_below(&order, n_pend)];
+		known[j] = o->ask ? o->ask(o->ask_ctx, (size_t)j)
+		                  : (size_t)j < held ? objective[j] : INFINITY;
+		if (isnan(known[j]))
+			goto stop;
 		have[j] = 1;
-		known[j] = (size_t)j < held ? objective[j] : INFINITY;
 		measuring--;
 		r.evaluations++;
 		/* the proposal and its repeats, in the order they were made */

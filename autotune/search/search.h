@@ -2,13 +2,14 @@
  * search.h - the search driver of kjit-tune (search/): a budget in
  * configurations, and replay: a strategy run against known results as the
  * tuner would run it (strategies.h), so that strategies can be compared
- * with no GPU.
+ * with no GPU, or against another program's answers (--ask).
  */
 #ifndef KJIT_TUNE_SEARCH_H
 #define KJIT_TUNE_SEARCH_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "strategies.h"
 #include "tools.h"
@@ -53,10 +54,16 @@ typedef struct kt_replay_opts {
 	 * budget is of simulated seconds. */
 	const double *compile_ms, *measure_ms;
 	size_t workers, gpus;     /* 0: 1 */
+	/* The objective of a configuration asked of the caller when its result
+	 * arrives, instead of looked up (objective is then NULL): lower is
+	 * better, INFINITY a failure, NAN ends the search there (the caller has
+	 * no more answers; the result is not reported). */
+	double (*ask)(void *ctx, size_t index);
+	void *ask_ctx;
 } kt_replay_opts;
 
 /* Runs strategy on space against objective[space->size] (INFINITY for a
- * failure) as the tuner would with o->batch workers (the batch contract
+ * failure), or o->ask's answers, as the tuner would with o->batch workers (the batch contract
  * above): results arrive in a pseudo-random order of the seed among the
  * outstanding proposals, or as the simulated clock has them; repeats are
  * answered from memory (they do not count, and cost no time). Ends when the strategy is done or the evaluation budget is
@@ -70,6 +77,23 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out);
+
+/* ---- the search driver against another program's answers (ask.c) --- */
+
+/* The longest answer line --ask reads, without its line end. */
+#define KT_ASK_LINE 64
+
+/* Runs strategy on space with the objectives another program gives
+ * (kjit-tune --ask): for each configuration, in the order the strategy
+ * proposes them (one at a time), a line of its value indices (one per
+ * parameter, in the spec's order, separated by spaces) on out, then a
+ * line read from in: the objective (a number >= 0, lower is better) or
+ * "fail". A configuration proposed again is answered from memory, not
+ * asked. Ends when the strategy is done, the budget is spent or in ends
+ * (KJIT_OK); an answer of another form is KJIT_ERR_INVALID_ARG naming
+ * it. */
+kjit_status kt_ask(const kjit__space *space, const kt_strategy *strategy,
+                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out);
 
 /* The largest results file --replay reads. */
 #define KT_REPLAY_MAX_BYTES ((size_t)1 << 30)

@@ -8,10 +8,11 @@ Tuner returns: tune_kernel() the results (a list of dicts: the parameters,
 "time" in ms and "times", compile and verification times, metrics) and the env
 dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
 
-What runs: every configuration is compiled by NVRTC through kjit's store, all
-in parallel from the start (the first two on threads, the others by compile
-processes, one per further CPU, whose binaries the store hands back; a binary
-compiled before, by any process, is loaded, not compiled), verified against
+What runs: every configuration is compiled by NVRTC through kjit's store
+(with brute_force and random_sample all in parallel from the start: the
+first two on threads, the others by compile processes, one per further CPU,
+whose binaries the store hands back; a binary compiled before, by any
+process, is loaded, not compiled), verified against
 answer= or verify= (the comparison runs while the GPU measures), and timed by
 kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
@@ -19,10 +20,48 @@ nvml_power gets kjit's NVML measurement of energy per launch and average power
 UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
 call raises kjit.NoGPUError after checking its arguments.
 
-Strategies: brute_force (the default) and random_sample, with strategy_options
-max_fevals, time_limit (s) and fraction. Kernel Tuner's other strategies raise
-UnsupportedParameter: kjit's own search (kjit.tune, kjit-tune's hybrid search
-and racing) is the way to tune large spaces.
+Strategies. brute_force (the default) and random_sample run here, as above,
+with strategy_options max_fevals, time_limit (s) and fraction: random_sample
+takes max_fevals configurations, else the fraction of the space (default
+0.1, rounded up), as Kernel Tuner's does; brute_force all, or a random choice
+of max_fevals or the fraction (Kernel Tuner's refuses both). Kernel Tuner's
+strategies that kjit-tune has a strategy of the same kind for run that one
+(kjit-tune --ask: it proposes each configuration, which is compiled and
+evaluated here, one at a time, and its objective told back; kjit-tune(1)
+describes each strategy):
+
+    simulated_annealing  annealing
+    genetic_algorithm    genetic
+    pso                  pso
+    dual_annealing       dual_annealing (after scipy's, which Kernel Tuner wraps)
+    bayes_opt, skopt     surrogate (a model of the time from the results, as
+                         kjit-tune maps them in a T1 spec's Search.Name)
+
+kjit-tune's own names (hybrid, annealing, genetic, surrogate, exhaustive,
+random, ...) are taken too. Their strategy_options: max_fevals (the budget of
+evaluations; without one the search runs until the strategy ends or the space
+is spent) and time_limit (s); the seed is tune_kernel's seed (default 1, so a
+search repeats). A strategy's own options (popsize, maxiter, T, method, ...)
+set the internals of Kernel Tuner's implementation, which kjit's does not
+have: each is named in a UserWarning and kjit's settings are used;
+constraint_aware=True is what kjit's strategies do (they propose valid
+configurations only), False is warned of likewise, as is
+searchspace_construction_options. x0 (a start configuration) and an option the
+strategy does not have raise UnsupportedParameter. These strategies need the
+restrictions as strings (Kernel Tuner's expressions, which kjit-tune evaluates
+as Python does) and tune_params values of one type each (int, float, bool or
+str); a restriction that is a function raises UnsupportedParameter (brute_force
+and random_sample take one). The objective told to the strategy is the
+result's (lower is better; with objective_higher_is_better, 1 / value, 0 a
+failure), a failed configuration a failure; a value below 0 raises
+UnsupportedParameter.
+
+Kernel Tuner's other strategies raise UnsupportedParameter naming them:
+minimize, basinhopping (scipy's local optimisers from a start point),
+diff_evo, firefly_algorithm, greedy_mls, ordered_greedy_mls, mls, greedy_ils
+(local search from starts; kjit-tune's hybrid searches the best's neighbours
+with kicks and restarts), pyatf_strategies, hybrid_vndx,
+adaptive_tabu_greywolf, nsga2 and nsga3 (multi-objective).
 """
 import itertools
 import json
@@ -32,11 +71,14 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import kjit
+from kjit import tuning
 
 __all__ = ["tune_kernel", "run_kernel", "UnsupportedParameter"]
 _log = logging.getLogger("kjit.kernel_tuner")
@@ -52,8 +94,41 @@ def _unsupported(name, why):
 
 
 _LANGS = (None, "cuda", "cupy", "nvcuda")
-_STRATEGIES = (None, "brute_force", "random_sample")
-_STRATEGY_OPTIONS = {"max_fevals", "time_limit", "fraction"}
+# The strategies that run here, with their strategy_options.
+_LOOP_STRATEGIES = (None, "brute_force", "random_sample")
+_LOOP_OPTIONS = {"max_fevals", "time_limit", "fraction"}
+# Kernel Tuner 1.5.0's strategies that kjit-tune runs (it maps the names, as
+# in a T1 spec), with their own options (their _options).
+_KT_MAPPED = {
+    "simulated_annealing": ("T", "T_min", "alpha", "maxiter", "constraint_aware"),
+    "genetic_algorithm": ("popsize", "maxiter", "method", "mutation_chance", "constraint_aware"),
+    "pso": ("popsize", "maxiter", "w", "c1", "c2", "constraint_aware"),
+    "dual_annealing": ("method",),
+    "bayes_opt": ("covariancekernel", "covariancelengthscale", "method", "samplingmethod",
+                  "popsize"),
+    "skopt": ("learner", "acq_func", "lie_strategy", "kappa", "num_initial", "batch_size",
+              "skopt_kwargs"),
+}
+# Kernel Tuner 1.5.0's strategies kjit has none like.
+_KT_REFUSED = {
+    "minimize": "scipy's local optimisation from a start point",
+    "basinhopping": "scipy's basin hopping from a start point",
+    "diff_evo": "differential evolution",
+    "firefly_algorithm": "the firefly algorithm",
+    "greedy_mls": "a greedy multi-start local search",
+    "ordered_greedy_mls": "an ordered greedy multi-start local search",
+    "mls": "a multi-start local search",
+    "greedy_ils": "a greedy iterated local search",
+    "pyatf_strategies": "pyATF's search techniques",
+    "hybrid_vndx": "a variable neighbourhood search with a k-NN model",
+    "adaptive_tabu_greywolf": "a tabu grey-wolf search",
+    "nsga2": "multi-objective NSGA-II",
+    "nsga3": "multi-objective NSGA-III",
+}
+# strategy_options every strategy of kjit-tune's takes, and those it takes
+# and has no use for (warned of).
+_SEARCH_OPTIONS = {"max_fevals", "time_limit"}
+_SEARCH_UNUSED = {"searchspace_construction_options"}
 _DEFAULT_BLOCK_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 _MEASURE_BUDGET_MS = 10.0
 _WARMUP_MS = 5.0
@@ -80,17 +155,56 @@ def _check_tuning(o):
         raise _unsupported("parallel", "tune on several GPUs with kjit-tune --devices")
     if o["objectives"]:
         raise _unsupported("objectives", "multi-objective tuning is not supported")
-    if o["strategy"] not in _STRATEGIES:
-        raise _unsupported("strategy", "%r: kjit.kernel_tuner runs brute_force and "
-                           "random_sample; kjit.tune runs kjit's own search" % o["strategy"])
-    extra = set(o["strategy_options"] or {}) - _STRATEGY_OPTIONS
-    if extra:
-        raise _unsupported("strategy_options", "%s (known: %s)"
-                           % (", ".join(sorted(extra)), ", ".join(sorted(_STRATEGY_OPTIONS))))
+    _check_strategy(o["strategy"], dict(o["strategy_options"] or {}))
     _observables(o["observers"])
     if not isinstance(o["tune_params"], dict) or not o["tune_params"]:
         raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
                                  "tune_params: expected a dict of parameter lists")
+
+
+def _check_strategy(strategy, options):
+    """Refuses a strategy or option kjit cannot honour, and warns of those
+    that set only the internals of Kernel Tuner's implementation."""
+    if strategy in _KT_REFUSED:
+        raise _unsupported("strategy", "%r (Kernel Tuner's %s) has no kjit counterpart; kjit "
+                           "runs brute_force, random_sample, %s and kjit-tune's own strategies "
+                           "(hybrid: the best's neighbours, kicks and restarts)"
+                           % (strategy, _KT_REFUSED[strategy], ", ".join(sorted(_KT_MAPPED))))
+    if not isinstance(strategy, (str, type(None))):
+        raise _unsupported("strategy", "%s: a strategy object; kjit runs its own strategies, "
+                           "by name" % type(strategy).__name__)
+    if "x0" in options:
+        raise _unsupported("strategy_options", "x0: kjit's strategies choose their own start")
+    fraction = options.get("fraction")
+    if fraction is not None and (isinstance(fraction, bool) or
+                                 not isinstance(fraction, (int, float)) or
+                                 not 0 < fraction <= 1):
+        raise _unsupported("strategy_options", "fraction: expected 0 < F <= 1 (got %r)"
+                           % (fraction,))
+    for key, lo in (("max_fevals", 1), ("time_limit", 0)):
+        v = options.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or
+                              not v >= lo or (key == "max_fevals" and v != int(v))):
+            raise _unsupported("strategy_options", "%s: expected %s (got %r)"
+                               % (key, "a count of 1 or more" if lo else "seconds > 0", v))
+    if strategy in _LOOP_STRATEGIES:
+        known = _LOOP_OPTIONS
+    else:
+        own = set(_KT_MAPPED.get(strategy, ()))
+        known = _SEARCH_OPTIONS | _SEARCH_UNUSED | own
+        unused = sorted((set(options) & (own | _SEARCH_UNUSED)) - {"constraint_aware"})
+        if options.get("constraint_aware", True) is not True:
+            unused.append("constraint_aware")
+        if unused:
+            warnings.warn("kjit.kernel_tuner: strategy %r: strategy_options %s set Kernel "
+                          "Tuner's own implementation and are not used: kjit-tune's strategy "
+                          "keeps its settings (kjit-tune(1)); max_fevals and time_limit bound "
+                          "the search" % (strategy, ", ".join(unused)), UserWarning, stacklevel=4)
+    extra = set(options) - known
+    if extra:
+        raise _unsupported("strategy_options", "%s: not an option of strategy %r (its options: "
+                           "%s)" % (", ".join(sorted(extra)), strategy or "brute_force",
+                                    ", ".join(sorted(known))))
 
 
 _ENERGY_OBSERVABLES = ("nvml_energy", "nvml_power")
@@ -306,11 +420,16 @@ def _space(tune_params, restrictions):
 
 
 def _choose(configs, strategy, options, seed):
+    """The configurations brute_force or random_sample evaluate, in order:
+    random_sample's as Kernel Tuner's (max_fevals, else the fraction, 0.1
+    by default, rounded up); brute_force's all, or a random choice of
+    max_fevals or the fraction."""
     options = options or {}
     n = len(configs)
     budget = options.get("max_fevals")
-    if options.get("fraction"):
-        budget = min(budget or n, max(1, int(n * float(options["fraction"]))))
+    fraction = options.get("fraction", 0.1 if strategy == "random_sample" else None)
+    if budget is None and fraction is not None:
+        budget = max(1, math.ceil(n * fraction))
     if strategy == "random_sample" or (budget and budget < n):
         rng = random.Random(seed)
         configs = rng.sample(configs, min(n, budget or n))
@@ -434,8 +553,13 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                                  % (len(answer), len(arguments)))
     objective = objective or "time"
     higher = bool(objective_higher_is_better)
-    engine = _engine(device, "tune_kernel")
-    return _tune(o, engine, objective, higher)
+    # kjit-tune reads the space (and refuses what it cannot search) first
+    search = None if strategy in _LOOP_STRATEGIES else _Search(o)
+    try:
+        return _tune(o, _engine(device, "tune_kernel"), objective, higher, search)
+    finally:
+        if search is not None:
+            search.close()
 
 
 # A compile process: compiles its configurations into the store (a
@@ -523,6 +647,147 @@ class _CompileWorkers:
             proc.wait()
 
 
+def _t1_type(name, values):
+    """A T1 Type for a parameter's values: one type for all."""
+    for t1, kinds in (("bool", (bool,)), ("int", (int,)), ("float", (int, float)),
+                      ("string", (str,))):
+        if all(isinstance(v, kinds) and (t1 == "bool" or not isinstance(v, bool))
+               for v in values):
+            return t1
+    raise _unsupported("tune_params", "%s: values of one type (int, float, bool or str) for "
+                       "kjit's strategies (brute_force and random_sample take any)" % name)
+
+
+def _t1_space(o):
+    """The search space as a T1 spec for kjit-tune: the parameters (their
+    values in order: kjit-tune answers value indices), the restrictions and
+    the block's threads, which kjit-tune limits to 1024 as Kernel Tuner
+    limits them to the device's."""
+    params = []
+    for name, values in o["tune_params"].items():
+        values = [v.item() if hasattr(v, "item") else v for v in values]
+        params.append({"Name": name, "Type": _t1_type(name, values), "Values": values})
+    restrictions = o["restrictions"]
+    if restrictions is None:
+        restrictions = []
+    elif callable(restrictions) or isinstance(restrictions, str):
+        restrictions = [restrictions]
+    for r in restrictions:
+        if not isinstance(r, str):
+            raise _unsupported("restrictions", "%s: a function; kjit's strategies search a "
+                               "space of expressions: write it as a string, as Kernel Tuner "
+                               "does (brute_force and random_sample take a function)"
+                               % getattr(r, "__name__", type(r).__name__))
+    names = (o["block_size_names"] or _DEFAULT_BLOCK_NAMES)[:3]
+    block = {axis: n if n in o["tune_params"] else str(256 if axis == "X" else 1)
+             for axis, n in zip("XYZ", list(names) + _DEFAULT_BLOCK_NAMES[len(names):])}
+    return {"ConfigurationSpace": {"TuningParameters": params, "Conditions": list(restrictions)},
+            "KernelSpecification": {"Language": "CUDA", "KernelName": o["kernel_name"],
+                                    "KernelFile": "kernel.cu", "ProblemSize": [1],
+                                    "LocalSize": block}}
+
+
+class _Search:
+    """kjit-tune --ask: its strategy proposes the configurations, one at a
+    time; .proposal is the next (a dict of tune_params' values, None at
+    the end), tell() answers it and returns the one after."""
+
+    def __init__(self, o):
+        self.values = {k: list(v) for k, v in o["tune_params"].items()}
+        space = _t1_space(o)
+        self.tmp = tempfile.TemporaryDirectory(prefix="kjit-kt-")
+        spec = os.path.join(self.tmp.name, "space.json")
+        with open(spec, "w", encoding="utf-8") as f:
+            json.dump(space, f)
+        cmd = [tuning.kjit_tune_path(), spec, "--ask", "--strategy", o["strategy"]]
+        budget = (o["strategy_options"] or {}).get("max_fevals")
+        if budget is not None:
+            cmd += ["--budget", str(int(budget))]
+        if o["seed"] is not None:
+            cmd += ["--seed", str(o["seed"])]
+        self.err = open(os.path.join(self.tmp.name, "stderr"), "w+", encoding="utf-8")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True)
+        self.strategy = o["strategy"]
+        try:
+            self.proposal = self._read()
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            self.close()
+            return None
+        try:
+            return {k: v[int(i)] for (k, v), i in zip(self.values.items(), line.split(),
+                                                       strict=True)}
+        except (ValueError, IndexError):
+            raise kjit.Error("KJIT_ERR_IO", "kjit-tune --ask proposed %r" % line) from None
+
+    def tell(self, answer):
+        """answer: the proposal's objective (lower is better) or "fail"."""
+        try:
+            self.proc.stdin.write(answer + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # it ended: its exit status says why
+        self.proposal = self._read()
+        return self.proposal
+
+    def close(self):
+        """Ends the search (kjit-tune stops at the end of its answers);
+        raises kjit-tune's refusal or error, if any."""
+        if self.err.closed:
+            return
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        rc = self.proc.wait()
+        self.proc.stdout.close()
+        self.err.seek(0)
+        text = " ".join(x for x in self.err.read().strip().splitlines()
+                        if not x.startswith("Try '"))
+        self.err.close()
+        self.tmp.cleanup()
+        if rc == 0 and text:  # what its reader of the space could not use
+            warnings.warn("kjit.kernel_tuner: strategy %r: %s" % (self.strategy, text),
+                          UserWarning, stacklevel=2)
+        if rc == 2:
+            raise _unsupported("strategy", "%r: %s" % (self.strategy, text))
+        if rc != 0:
+            raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "strategy %r: kjit-tune cannot "
+                                     "search this space (exit %d): %s"
+                                     % (self.strategy, rc, text))
+
+
+def _answer(r, objective, higher):
+    """What the strategy is told of a result: its objective, lower better."""
+    v = r.get(objective)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return "fail"
+    if v < 0:
+        raise _unsupported("objective", "%s = %r: kjit's strategies take objectives of 0 or "
+                           "more" % (objective, v))
+    if higher:
+        return repr(1.0 / v) if v > 0 else "fail"
+    return repr(float(v))
+
+
+def _build(o, p, engine, worker_ms=0.0):
+    """(kernel, geometry, compile ms, error) of configuration p, compiled
+    (or loaded from the store); worker_ms: what a compile process spent."""
+    try:
+        k, grid, block, shared = _make_kernel(o, p, engine)
+        t0 = time.perf_counter()
+        k.compile()
+        return k, (grid, block, shared), worker_ms + (time.perf_counter() - t0) * 1e3, None
+    except kjit.Error as e:
+        return None, None, worker_ms, e
+
+
 def _compile_all(o, configs, engine):
     """(params, kernel, geometry, compile ms, error) of each configuration in
     order, compiled ahead: the first few by threads of this process, the
@@ -538,13 +803,7 @@ def _compile_all(o, configs, engine):
         worker_ms = workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS else 0.0
         if stop.is_set():
             return None  # the tuning stopped (time_limit): nobody takes it
-        try:
-            k, grid, block, shared = _make_kernel(o, p, engine)
-            t0 = time.perf_counter()
-            k.compile()
-            return p, k, (grid, block, shared), worker_ms + (time.perf_counter() - t0) * 1e3, None
-        except kjit.Error as e:
-            return p, None, None, worker_ms, e
+        return p, _build(o, p, engine, worker_ms)
     pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
     try:
         yield from pool.map(build, range(len(configs)))
@@ -554,10 +813,34 @@ def _compile_all(o, configs, engine):
         pool.shutdown(cancel_futures=True)
 
 
-def _tune(o, engine, objective, higher):
+def _result(o, p, built, dev, out_idx, checker):
+    """The result of configuration p, built by _build(): measured, or its
+    failure."""
+    k, geo, compile_ms, err = built
+    if err is not None:
+        r = dict(p, time="CompilationFailedConfig", compile_time=compile_ms)
+    else:
+        try:
+            r = _evaluate(o, p, k, geo, dev, out_idx, checker)
+            r["compile_time"] = compile_ms
+        except kjit.NoGPUError:
+            raise
+        except kjit.Error as e:
+            r = dict(p, time="RuntimeFailedConfig", compile_time=compile_ms)
+            if "differs from answer" in str(e):
+                raise
+    r["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    _log.debug("%s", r)
+    if o["verbose"] and not o["quiet"]:
+        print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
+    return r
+
+
+def _tune(o, engine, objective, higher, search=None):
+    """Evaluates the configurations brute_force or random_sample choose
+    (search None: compiled ahead, in parallel), or those search proposes."""
     start = time.perf_counter()
     configs = list(_space(o["tune_params"], o["restrictions"]))
-    chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
     limit = (o["strategy_options"] or {}).get("time_limit")
     cache = _Cache(o["cache"], o, engine.device_name)
     answer = o["answer"]
@@ -565,30 +848,33 @@ def _tune(o, engine, objective, higher):
     dev = _Device(engine, o["arguments"])
     checker = ThreadPoolExecutor(max_workers=1)
     results = []
+
+    def over():
+        return limit and time.perf_counter() - start > float(limit)
+
+    def run(p, built):
+        r = _result(o, p, built, dev, out_idx, checker)
+        results.append(r)
+        cache.put(p, r)
+        return r
     try:
-        todo = [p for p in chosen if cache.get(p) is None]
-        results += [cache.get(p) for p in chosen if cache.get(p) is not None]
-        for p, k, geo, compile_ms, err in _compile_all(o, todo, engine):
-            if limit and time.perf_counter() - start > float(limit):
-                break
-            if err is not None:
-                r = dict(p, time="CompilationFailedConfig", compile_time=compile_ms)
-            else:
-                try:
-                    r = _evaluate(o, p, k, geo, dev, out_idx, checker)
-                    r["compile_time"] = compile_ms
-                except kjit.NoGPUError:
-                    raise
-                except kjit.Error as e:
-                    r = dict(p, time="RuntimeFailedConfig", compile_time=compile_ms)
-                    if "differs from answer" in str(e):
-                        raise
-            r["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-            results.append(r)
-            cache.put(p, r)
-            _log.debug("%s", r)
-            if o["verbose"] and not o["quiet"]:
-                print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
+        if search is None:
+            chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
+            todo = [p for p in chosen if cache.get(p) is None]
+            results += [cache.get(p) for p in chosen if cache.get(p) is not None]
+            for p, built in _compile_all(o, todo, engine):
+                if over():
+                    break
+                run(p, built)
+        else:
+            p = search.proposal
+            while p is not None and not over():
+                r = cache.get(p)
+                if r is None:
+                    r = run(p, _build(o, p, engine))
+                else:
+                    results.append(r)
+                p = search.tell(_answer(r, objective, higher))
     finally:
         checker.shutdown()
         dev.close()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 import numpy as np
 
@@ -32,6 +33,14 @@ KT_TUNE = ("kernel_name kernel_source problem_size arguments tune_params grid_di
            "cmem_args texmem_args compiler compiler_options defines log iterations "
            "block_size_names quiet strategy strategy_options cache metrics simulation_mode "
            "parallel observers objective objective_higher_is_better objectives seed").split()
+# Kernel Tuner 1.5.0's strategies (kernel_tuner/interface.py strategy_map)
+KT_STRATEGIES = ("brute_force random_sample minimize basinhopping diff_evo genetic_algorithm "
+                 "greedy_mls ordered_greedy_mls greedy_ils dual_annealing mls pso "
+                 "simulated_annealing skopt firefly_algorithm bayes_opt pyatf_strategies "
+                 "hybrid_vndx adaptive_tabu_greywolf nsga2 nsga3").split()
+# those kjit runs, through kjit-tune's strategies but for the first two
+KT_MAPPED = ("brute_force random_sample simulated_annealing genetic_algorithm pso "
+             "dual_annealing bayes_opt skopt").split()
 KT_RUN = ("kernel_name kernel_source problem_size arguments params grid_div_x grid_div_y "
           "grid_div_z lang device platform smem_args cmem_args texmem_args compiler "
           "compiler_options defines block_size_names quiet log").split()
@@ -115,7 +124,7 @@ class Signatures(unittest.TestCase):
         a, n = np.zeros(64, np.float32), np.int32(64)
         cases = {"lang": {"lang": "OpenCL"}, "texmem_args": {"texmem_args": {"t": a}},
                  "platform": {"platform": 1}, "compiler": {"compiler": "g++"},
-                 "strategy": {"strategy": "genetic_algorithm"},
+                 "strategy": {"strategy": "diff_evo"},
                  "strategy_options": {"strategy_options": {"popsize": 4}},
                  "simulation_mode": {"simulation_mode": True}, "parallel": {"parallel": 2},
                  "objectives": {"objectives": {"time": False}}, "observers": {"observers": [1]}}
@@ -158,6 +167,215 @@ class Signatures(unittest.TestCase):
     def test_arguments_checked_before_the_gpu(self):
         with self.assertRaises(kjit.ArgumentError):
             kt.tune_kernel("scale", SCALE, 64, [[1, 2]], {"block_size_x": [32]})
+
+
+def search(tune_params, strategy, restrictions=None, seed=None, block_size_names=None,
+           **options):
+    """A kjit-tune --ask search, as tune_kernel() runs it (the options it
+    reads), started."""
+    return kt._Search({"tune_params": tune_params, "restrictions": restrictions,
+                       "block_size_names": block_size_names, "kernel_name": "k",
+                       "strategy": strategy, "strategy_options": options, "seed": seed})
+
+
+def run_search(s, objective):
+    """Answers every proposal of s with objective(params) (None: fail);
+    returns the proposals."""
+    seen = []
+    p = s.proposal
+    while p is not None:
+        seen.append(p)
+        v = objective(p)
+        p = s.tell("fail" if v is None else repr(v))
+    s.close()
+    return seen
+
+
+class Strategies(unittest.TestCase):
+    """Kernel Tuner's strategies by name: kjit-tune's strategies through
+    kjit-tune --ask (a real process), or refused by name."""
+    SPACE = {"block_size_x": [32, 64, 128, 256, 512, 1024, 2048], "tile": [1, 2, 4, 8],
+             "unroll": [True, False], "algo": ["plain", "shuffle"]}
+    RESTRICT = ["block_size_x * tile <= 2048", "algo == 'plain' or block_size_x >= 64"]
+
+    def valid(self):
+        keys = list(self.SPACE)
+        out = []
+        for values in __import__("itertools").product(*self.SPACE.values()):
+            p = dict(zip(keys, values))
+            if (p["block_size_x"] * p["tile"] <= 2048 and p["block_size_x"] <= 1024 and
+                    (p["algo"] == "plain" or p["block_size_x"] >= 64)):
+                out.append(p)
+        return out
+
+    @staticmethod
+    def cost(p):
+        if p["tile"] == 8 and p["block_size_x"] == 32:
+            return None  # a configuration that fails
+        return (abs(p["block_size_x"].bit_length() - 8) + abs(p["tile"] - 4) +
+                (0.5 if p["unroll"] else 0) + (0.25 if p["algo"] == "plain" else 0) + 1.0)
+
+    def test_every_name(self):
+        """Each of Kernel Tuner 1.5.0's strategies runs or is refused naming it."""
+        a, n = np.zeros(64, np.float32), np.int32(64)
+        for name in KT_STRATEGIES:
+            if name in KT_MAPPED:
+                continue
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt.tune_kernel("scale", SCALE, 64, [a, a, np.float32(2), n],
+                               {"block_size_x": [32, 64]}, strategy=name)
+            self.assertTrue(str(cm.exception).startswith("strategy: %r (Kernel Tuner's " % name),
+                            str(cm.exception))
+            self.assertIn("no kjit counterpart", str(cm.exception))
+        valid = self.valid()
+        for name in KT_MAPPED[2:] + ["hybrid", "annealing", "exhaustive"]:
+            seen = run_search(search(self.SPACE, name, self.RESTRICT, seed=5, max_fevals=20),
+                              self.cost)
+            self.assertEqual(len(seen), 20, name)
+            self.assertTrue(all(p in valid for p in seen), name)
+            self.assertEqual(len({tuple(p.values()) for p in seen}), 20, name)
+            # a seed repeats the search
+            again = run_search(search(self.SPACE, name, self.RESTRICT, seed=5, max_fevals=20),
+                               self.cost)
+            self.assertEqual(seen, again, name)
+        with self.assertRaises(kt.UnsupportedParameter) as cm:
+            search(self.SPACE, "hill_climbing")
+        self.assertIn("unknown strategy 'hill_climbing'", str(cm.exception))
+
+    def test_whole_space_and_best(self):
+        """Without max_fevals a strategy runs until it ends: at most the space,
+        each configuration once; with the space's size, the best is found."""
+        valid = self.valid()
+        best = min((p for p in valid if self.cost(p) is not None), key=self.cost)
+        for name in ("pso", "genetic_algorithm", "bayes_opt", "dual_annealing",
+                     "simulated_annealing"):
+            seen = run_search(search(self.SPACE, name, self.RESTRICT, max_fevals=len(valid)),
+                              self.cost)
+            self.assertLessEqual(len(seen), len(valid), name)
+            self.assertEqual(len({tuple(p.values()) for p in seen}), len(seen), name)
+            if len(seen) == len(valid):
+                self.assertIn(best, seen, name)
+        seen = run_search(search(self.SPACE, "brute_force", self.RESTRICT), self.cost)
+        self.assertEqual(seen, valid)  # exhaustive: every one, in Kernel Tuner's order
+        for p in seen:  # the values are the tune_params' own objects
+            self.assertIs(type(p["unroll"]), bool)
+            self.assertIs(type(p["algo"]), str)
+
+    def test_stopping_early(self):
+        """Closing the search (time_limit) ends kjit-tune cleanly, with
+        nothing to warn of."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            s = search(self.SPACE, "genetic_algorithm", self.RESTRICT)
+            first = s.proposal
+            self.assertIsNotNone(s.tell("1.5"))
+            s.close()
+        self.assertIsNotNone(first)
+        self.assertEqual(s.proc.returncode, 0)
+
+    def test_options(self):
+        a, n = np.zeros(64, np.float32), np.int32(64)
+        args = ["scale", SCALE, 64, [a, a, np.float32(2), n], {"block_size_x": [32, 64]}]
+        refused = {"x0": ("pso", {"x0": [32]}),
+                   "fraction: not an option of strategy 'pso'": ("pso", {"fraction": 0.5}),
+                   "mutation_chance: not an option of strategy 'pso'":
+                       ("pso", {"mutation_chance": 3}),
+                   "max_fevals: expected a count of 1 or more (got 0)":
+                       ("genetic_algorithm", {"max_fevals": 0}),
+                   "max_fevals: expected a count of 1 or more (got 2.5)":
+                       ("brute_force", {"max_fevals": 2.5}),
+                   "time_limit: expected seconds > 0 (got '10')":
+                       ("bayes_opt", {"time_limit": "10"}),
+                   "popsize: not an option of strategy 'hybrid'": ("hybrid", {"popsize": 3})}
+        for want, (strategy, options) in refused.items():
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt.tune_kernel(*args, strategy=strategy, strategy_options=options)
+            self.assertIn("strategy_options: " + want, str(cm.exception))
+        for strategy, options, named in (
+                ("genetic_algorithm", {"popsize": 10, "maxiter": 5, "max_fevals": 3},
+                 "maxiter, popsize"),
+                ("pso", {"constraint_aware": False, "w": 0.3}, "w, constraint_aware"),
+                ("bayes_opt", {"searchspace_construction_options": {}},
+                 "searchspace_construction_options")):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                kt._check_strategy(strategy, options)
+            self.assertEqual(len(caught), 1, strategy)
+            self.assertIn("strategy %r: strategy_options %s set Kernel Tuner's own "
+                          "implementation" % (strategy, named), str(caught[0].message))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nothing to warn of
+            kt._check_strategy("pso", {"constraint_aware": True, "max_fevals": 4,
+                                       "time_limit": 1.5})
+            kt._check_strategy("random_sample", {"fraction": 0.5})
+
+    def test_space_forms(self):
+        """What kjit-tune's space needs: restrictions as strings, values of one
+        type; the block's threads limited to 1024 by block_size_names."""
+        with self.assertRaises(kt.UnsupportedParameter) as cm:
+            search({"x": [1, 2]}, "pso", restrictions=lambda p: p["x"] > 1)
+        self.assertIn("restrictions: <lambda>: a function", str(cm.exception))
+        with self.assertRaises(kt.UnsupportedParameter) as cm:
+            search({"x": [1, "two"]}, "pso")
+        self.assertIn("tune_params: x: values of one type", str(cm.exception))
+        seen = run_search(search({"bx": [256, 1024, 2048], "by": [1, 2]}, "exhaustive",
+                                 block_size_names=["bx", "by"]), lambda p: 1.0)
+        self.assertEqual(seen, [{"bx": 256, "by": 1}, {"bx": 256, "by": 2},
+                                {"bx": 1024, "by": 1}])
+        seen = run_search(search({"f": [np.float32(0.5), np.float32(1.5)], "n": [np.int64(3)]},
+                                 "exhaustive"), lambda p: 1.0)
+        self.assertEqual(seen, [{"f": 0.5, "n": 3}, {"f": 1.5, "n": 3}])
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            search({"x": [1, 2]}, "pso", restrictions=["y > 1"])
+        self.assertIn("unknown name 'y'", str(cm.exception))
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            search({"x": [1, 2]}, "pso", restrictions=["x > 5"])
+        self.assertIn("no valid configuration", str(cm.exception))
+
+    def test_random_sample_and_brute_force(self):
+        """The configurations random_sample takes, as Kernel Tuner 1.5.0's:
+        max_fevals, else the fraction (0.1 by default) rounded up."""
+        configs = [{"x": i} for i in range(25)]
+        for options, want in (({}, 3), ({"fraction": 0.5}, 13), ({"max_fevals": 4}, 4),
+                              ({"max_fevals": 4, "fraction": 0.5}, 4),
+                              ({"max_fevals": 99}, 25)):
+            chosen = kt._choose(configs, "random_sample", options, 1)
+            self.assertEqual(len(chosen), want, options)
+            self.assertEqual(len({c["x"] for c in chosen}), want, options)
+        self.assertEqual(kt._choose(configs, "brute_force", {}, 1), configs)
+        self.assertEqual(kt._choose(configs, None, {}, 1), configs)
+        self.assertEqual(len(kt._choose(configs, "brute_force", {"max_fevals": 5}, 1)), 5)
+        for bad in (0, 1.5, "0.5", True):
+            with self.assertRaises(kt.UnsupportedParameter) as cm:
+                kt._check_strategy("random_sample", {"fraction": bad})
+            self.assertIn("fraction: expected 0 < F <= 1", str(cm.exception))
+
+    def test_answers(self):
+        """What the strategy is told: lower is better, 1 / value when higher is."""
+        self.assertEqual(kt._answer({"time": 2.0}, "time", False), "2.0")
+        self.assertEqual(kt._answer({"GFLOP/s": 4.0}, "GFLOP/s", True), "0.25")
+        self.assertEqual(kt._answer({"GFLOP/s": 0.0}, "GFLOP/s", True), "fail")
+        for r in ({"time": "CompilationFailedConfig"}, {"time": float("nan")}, {}):
+            self.assertEqual(kt._answer(r, "time", False), "fail")
+        with self.assertRaises(kt.UnsupportedParameter) as cm:
+            kt._answer({"score": -1.0}, "score", False)
+        self.assertIn("objective: score = -1.0", str(cm.exception))
+
+    def test_no_gpu_after_the_space(self):
+        """Without a GPU every strategy kjit runs gets as far as the GPU (through
+        kjit-tune's space for those it searches)."""
+        if kjit.default_engine().has_gpu:
+            self.skipTest("a GPU is here")
+        a, n = np.zeros(64, np.float32), np.int32(64)
+        for strategy in KT_MAPPED + ["hybrid"]:
+            with self.assertRaises(kjit.NoGPUError):
+                kt.tune_kernel("scale", SCALE, 64, [a, a, np.float32(2), n],
+                               {"block_size_x": [32, 64]}, strategy=strategy,
+                               strategy_options={"max_fevals": 1})
+        with self.assertRaises(kjit.ArgumentError):  # the space before the GPU
+            kt.tune_kernel("scale", SCALE, 64, [a, a, np.float32(2), n],
+                           {"block_size_x": [32, 64]}, restrictions=["nope > 1"],
+                           strategy="pso")
 
 
 class Compile(unittest.TestCase):

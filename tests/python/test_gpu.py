@@ -342,6 +342,51 @@ class KernelTunerScript(unittest.TestCase):
         self.assertEqual(len(restricted), 2)
         self.assertTrue(all(r["block_size_x"] >= 256 for r in restricted))
 
+    def test_strategies(self):
+        """Kernel Tuner's strategies run kjit-tune's: max_fevals distinct valid
+        configurations, each verified and timed; the same seed and a cache
+        answer a second run; a higher-is-better metric; time_limit."""
+        from kjit.kernel_tuner import tune_kernel
+        src = """
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            if (i < n) c[i] = a[i] + b[i];
+        }"""
+        size = 1 << 22
+        a = np.random.randn(size).astype(np.float32)
+        b = np.random.randn(size).astype(np.float32)
+        args = [np.zeros_like(a), a, b, np.int32(size)]
+        params = {"block_size_x": [32, 64, 128, 256, 512, 1024], "spare": [1, 2, 3]}
+        kw = dict(answer=[a + b, None, None, None], quiet=True, seed=2,
+                  restrictions=["block_size_x * spare <= 1024"])
+        for strategy in ("simulated_annealing", "genetic_algorithm", "pso", "dual_annealing",
+                         "bayes_opt", "skopt", "hybrid"):
+            results, env = tune_kernel("vector_add", src, size, args, params, strategy=strategy,
+                                       strategy_options={"max_fevals": 5}, **kw)
+            self.assertEqual(len(results), 5, strategy)
+            keys = {(r["block_size_x"], r["spare"]) for r in results}
+            self.assertEqual(len(keys), 5, strategy)
+            self.assertTrue(all(x * y <= 1024 for x, y in keys), strategy)
+            self.assertTrue(all(isinstance(r["time"], float) for r in results), strategy)
+            self.assertEqual(env["strategy"], strategy)
+            self.assertEqual(env["best_config"]["time"], min(r["time"] for r in results))
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "va.json")
+            first, _ = tune_kernel("vector_add", src, size, args, params, strategy="pso",
+                                   strategy_options={"max_fevals": 6}, cache=cache, **kw)
+            again, _ = tune_kernel("vector_add", src, size, args, params, strategy="pso",
+                                   strategy_options={"max_fevals": 6}, cache=cache, **kw)
+            self.assertEqual([r["time"] for r in again], [r["time"] for r in first])
+        gbs = {"GB/s": lambda p: 12 * size / (p["time"] / 1e3) / 1e9}
+        results, env = tune_kernel("vector_add", src, size, args, params, strategy="bayes_opt",
+                                   strategy_options={"max_fevals": 6}, metrics=gbs,
+                                   objective="GB/s", objective_higher_is_better=True, **kw)
+        self.assertEqual(env["best_config"]["GB/s"], max(r["GB/s"] for r in results))
+        results, _ = tune_kernel("vector_add", src, size, args, params,
+                                 strategy="genetic_algorithm",
+                                 strategy_options={"time_limit": 1e-9}, **kw)
+        self.assertEqual(results, [])
+
     def test_verification(self):
         """The outputs are compared while the GPU measures: a wrong answer still
         stops the run, and verify= gets arrays of its own."""
