@@ -305,7 +305,28 @@ int main(int argc, char **argv)
 	tu_write_file(json, "[{\"BLOCK_SIZE\": 64", 18);
 	CHECK_ST(kt_replay_load(space, json, &t, &ignored), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "expected a non-empty JSON array");
-	OK("JSON: flat and nested config, a value outside the space, bad files refused");
+	/* an array as a key (fuzz-replay's find): SQLite's json_valid() passes
+	 * it, and its json_extract() then read freed memory on the item */
+	const char *array_key =
+		"[{\"config\": {\"BLOCK_SIZE\": 32, \"ITEMS_PER_THREAD\": 1, \"LOOP\": \"un'roeoll\"}},\n"
+		" {\"BLOCK_SIZE\": 128, \"ITEMS_PER_THREAD\": 3, \"LOOP\": \"plain\", \"ttim\xf1" "e\": 1},\n"
+		" {\"BLOCK_SIZE\": 64, [{\"config\": {\"BLOCK_SIZE\": 32, \"ITEMS_PER_THREAD\": 1,"
+		" \"LOOP\": \"oll\"}, \"mte\": \"fil\"}]\n: \"a,b\", \"e\": \"fal\"}]\n";
+	tu_write_file(json, array_key, strlen(array_key));
+	kjit_status bad_key = kt_replay_load(space, json, &t, &ignored);
+	if (bad_key == KJIT_OK)
+		free(t);
+	CHECK(bad_key == KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "expected a");
+	/* true and false read as 1 and 0, as before; null as no value */
+	const char *scalars = "[{\"config\": {\"BLOCK_SIZE\": null, \"ITEMS_PER_THREAD\": 4},"
+	                      " \"BLOCK_SIZE\": 256, \"time\": true}]";
+	tu_write_file(json, scalars, strlen(scalars));
+	CHECK_OK(kt_replay_load(space, json, &t, &ignored));
+	CHECK(t[kjit__space_find(space, c256_4)] == 1 && ignored == 0);
+	free(t);
+	OK("JSON: flat and nested config, a value outside the space, bad files refused (an "
+	   "array as a key too)");
 	csv_forms(space, csv);
 	kjit__space_free(space);
 	kjit__spec_free(spec);

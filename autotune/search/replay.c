@@ -470,31 +470,37 @@ static kjit_status load_csv(const kjit__space *space, const char *path, char *te
 	return st;
 }
 
-/* A row of a JSON array (an object's text) as load_json() reads it: st
- * the first failure. */
+/* A row of a JSON array as load_json() reads it: the object, its
+ * "config" object (NULL: none), and st the first failure. */
 typedef struct json_row {
-	sqlite3 *db;
-	sqlite3_stmt *get;
-	const char *row, *path;
+	const kjit__json *obj, *config;
+	const char *path;
 	size_t index; /* in the array */
 	const kjit__spec *spec;
 	kjit_status st;
 } json_row;
 
-/* The text of key's value in the row (valid until the next call), NULL
- * when it has none; NULL with st set when SQLite fails. */
-static const char *json_get(json_row *r, const char *key)
+/* key's value in the row's "config" object, else in the row itself; NULL
+ * when neither has one other than null. */
+static const kjit__json *json_member(const json_row *r, const char *key)
 {
-	char quoted[300];
-	snprintf(quoted, sizeof quoted, "\"%s\"", key);
-	sqlite3_reset(r->get);
-	int rc = sqlite3_bind_text(r->get, 1, r->row, -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(r->get, 2, quoted, -1, SQLITE_TRANSIENT);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(r->get)) == SQLITE_ROW)
-		return (const char *)sqlite3_column_text(r->get, 0);
-	r->st = kjit__error(KJIT_ERR_DB, "%s: %s", r->path, sqlite3_errmsg(r->db));
-	return NULL;
+	const kjit__json *v = r->config ? kjit__json_get(r->config, key) : NULL;
+	if (!v || v->type == KJIT__JSON_NULL)
+		v = kjit__json_get(r->obj, key);
+	return v && v->type != KJIT__JSON_NULL ? v : NULL;
+}
+
+/* A scalar's text as a value is matched: a string's, a number's as
+ * written, a bool's 1 or 0; NULL for an array or an object (no value of
+ * a parameter). */
+static const char *json_text(const kjit__json *v)
+{
+	switch (v->type) {
+	case KJIT__JSON_STRING:
+	case KJIT__JSON_NUMBER: return v->text;
+	case KJIT__JSON_BOOL: return v->b ? "1" : "0";
+	default: return NULL;
+	}
 }
 
 /* Parameter i's value (kjit__space_match()): a parameter without one is
@@ -505,11 +511,11 @@ static const char *json_value(void *ctx, size_t i)
 	if (r->st != KJIT_OK)
 		return NULL;
 	const char *key = r->spec->params[i].name;
-	const char *v = json_get(r, key);
-	if (!v && r->st == KJIT_OK)
+	const kjit__json *v = json_member(r, key);
+	if (!v)
 		r->st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%zu].%s: expected a value", r->path,
 		                    r->index, key);
-	return v;
+	return v ? json_text(v) : NULL;
 }
 
 /* JSON: an array of objects holding the parameter names and "time" (or
@@ -520,21 +526,19 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 	static const double no_cost[2];
 	const kjit__spec *spec = space->spec;
 	sqlite3 *db = NULL;
-	sqlite3_stmt *rows = NULL, *get = NULL;
+	sqlite3_stmt *rows = NULL;
 	uint16_t cfg[256];
 	kjit_status st = KJIT_OK;
 	if (spec->n_params > 256)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
 	int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc == SQLITE_OK)
-		/* malformed JSON or a non-array gives no rows, and the message
-		 * below, rather than an SQL error */
+		/* SQLite splits the array, of any length, into its items; malformed
+		 * JSON or a non-array gives no rows, and the message below, rather
+		 * than an SQL error */
 		rc = sqlite3_prepare_v2(db, "SELECT key, value, type FROM json_each(CASE WHEN"
 		                        " json_valid(?1) THEN CASE WHEN json_type(?1) = 'array'"
 		                        " THEN ?1 END END)", -1, &rows, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "SELECT coalesce(json_extract(?1, '$.config.' || ?2),"
-		                        " json_extract(?1, '$.' || ?2))", -1, &get, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_text(rows, 1, doc, -1, SQLITE_STATIC);
 	if (rc != SQLITE_OK) {
@@ -547,16 +551,25 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 		const char *type = (const char *)sqlite3_column_text(rows, 2);
 		const char *row = (const char *)sqlite3_column_text(rows, 1);
 		n_rows++;
-		if (!type || strcmp(type, "object") != 0 || !row) {
+		/* each item is read by kjit's own strict reader: SQLite's json_valid()
+		 * lets some malformed documents through (an array as a key), whose
+		 * items its other JSON functions then misread */
+		kjit__json *obj = NULL;
+		if (!type || strcmp(type, "object") != 0 || !row ||
+		    kjit__json_parse(row, strlen(row), path, &obj) != KJIT_OK) {
 			st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%lld]: expected an object",
 			                 path, (long long)sqlite3_column_int64(rows, 0));
 			break;
 		}
-		json_row jr = { db, get, row, path, n_rows - 1, spec, KJIT_OK };
+		const kjit__json *config = kjit__json_get(obj, "config");
+		json_row jr = { obj, config && config->type == KJIT__JSON_OBJECT ? config : NULL,
+			        path, n_rows - 1, spec, KJIT_OK };
 		int64_t j = kjit__space_match(space, json_value, &jr, cfg);
-		const char *v = jr.st == KJIT_OK ? json_get(&jr, "time") : NULL;
+		const kjit__json *t = jr.st == KJIT_OK ? json_member(&jr, "time") : NULL;
+		const char *v = t ? json_text(t) : NULL;
 		if ((st = jr.st) == KJIT_OK)
 			put_row(j, v ? parse_time(v) : INFINITY, no_cost, out);
+		kjit__json_free(obj);
 	}
 	if (st == KJIT_OK && rc != SQLITE_DONE)
 		st = kjit__error(KJIT_ERR_DB, "%s: %s", path, sqlite3_errmsg(db));
@@ -565,7 +578,6 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 		                 "%s: expected a non-empty JSON array of result objects", path);
 done:
 	sqlite3_finalize(rows);
-	sqlite3_finalize(get);
 	sqlite3_close(db);
 	return st;
 }
