@@ -49,6 +49,15 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		kjit__value *list;
 		size_t n;
 		(void)kjit__expr_eval(e, slots, &v);
+		/* where there is a flat program: it and the tree agree (both are a
+		 * few steps then) */
+		if (kjit__expr_is_flat(e)) {
+			double tree;
+			kjit_status sf = kjit__expr_eval_own(e, slots, &v);
+			kjit_status st = kjit__expr_eval_tree(e, slots, &tree);
+			if (sf != st || (sf == KJIT_OK && !(isnan(v) ? isnan(tree) : v == tree)))
+				abort();
+		}
 		if (kjit__expr_eval_list(e, slots, 1000, &list, &n) == KJIT_OK)
 			kjit__values_free(list, n);
 		kjit__expr **terms;
