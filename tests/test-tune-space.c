@@ -555,7 +555,7 @@ int main(int argc, char **argv)
 
 	/* checks slow enough (each a max over 3e6 numbers) that the count's
 	 * clock runs out after a few of them: the walk stops within one
-	 * evaluation of its clock, the draws within a second after it (2^16
+	 * evaluation of its clock, the draws within a tenth of it after it (2^16
 	 * of them were an hour), and the count says it is an estimate even
 	 * when every draw was valid */
 	static const int c200[] = { 200 };

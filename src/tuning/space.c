@@ -58,6 +58,7 @@ typedef struct walker {
 	uint64_t deadline;    /* kjit__now_ns() the walk ends by, its checks not drawing on
 	                       * the spec's budget; 0: none, they draw on it */
 	int too_large;        /* the walk ran past its budget */
+	uint64_t clock_ns;    /* an exact count's clock: deadline is its end */
 	uint64_t clock_last;  /* past_deadline(): when it last read the clock, */
 	uint64_t clock_mask;  /* and the steps between its readings, less one */
 	/* a count by groups: the parameters that vary and the checks that run
@@ -473,11 +474,10 @@ static kjit_status sample(walker *w, size_t want, uint64_t seed)
 /* A group too large to count exactly walks for a second or so, then is
  * estimated from random draws: as many as ESTIMATE_DRAWS, and in an exact
  * count's walk, which has run to its clock, as many as the groups' draws
- * together fit in ESTIMATE_NS past that clock (each group one at least),
- * for checks slow enough to make 2^16 draws a matter of hours. */
+ * together fit in a tenth of that clock past it (each group one at
+ * least), for checks slow enough to make 2^16 draws a matter of hours. */
 #define COUNT_STEPS 1000000u
 #define ESTIMATE_DRAWS (1u << 16)
-#define ESTIMATE_NS ((uint64_t)1000000000u)
 
 static size_t root_of(size_t *up, size_t i)
 {
@@ -566,7 +566,7 @@ static kjit_status count_group(walker *w, size_t *up, const size_t *root, size_t
 		return st;
 	}
 	draws rng = { 0x6b6a6974u + g, 0 };
-	uint64_t hits = 0, stop = w->deadline ? w->deadline + ESTIMATE_NS : 0;
+	uint64_t hits = 0, stop = w->deadline ? w->deadline + w->clock_ns / 10 : 0;
 	uint32_t k = 0;
 	while (k < ESTIMATE_DRAWS && (!k || !stop || kjit__now_ns() <= stop)) {
 		int ok;
@@ -614,8 +614,8 @@ static kjit_status count_space(const kjit__spec *spec, size_t p, const kjit__lim
 		checked[threads] = 1;
 	w.active = active;
 	w.check_on = on;
-	w.deadline = !exact ? 0
-	             : kjit__now_ns() + (limits && limits->count_ns ? limits->count_ns : KJIT__COUNT_NS);
+	w.clock_ns = limits && limits->count_ns ? limits->count_ns : KJIT__COUNT_NS;
+	w.deadline = exact ? kjit__now_ns() + w.clock_ns : 0;
 	double var = 0;
 	for (size_t g = 0; st == KJIT_OK && ok && g < n; g++) {
 		if (root_of(up, g) != g)

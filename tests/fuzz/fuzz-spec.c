@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (!(spec->expr_budget = kjit__expr_budget_new((uint64_t)1 << 22)))
 			abort();
 		/* the walk has no budget of its own: small spaces only, and a clock
-		 * (with the draws' second after it) well within the fuzzer's
+		 * (with the draws' tenth of it after it) well within the fuzzer's
 		 * timeout, also when the campaign's targets share few cores */
 		const kjit__limits limits = { .count_ns = 500000000u };
 		double whole = 1;
