@@ -240,7 +240,8 @@ static void keys_and_resizes(void)
 	OK("Esc goes back, a second Esc clears the filter");
 	tmux("send-keys -t top ?");
 	SHOWS(2, "Keys", "filter kernels by name", "RUNS results: ok ok, ce compile_error,",
-	      "le launch_error", "crashed", "to timeout", "wr wrong_result", "se stopped_early");
+	      "le launch_error", "crashed", "to timeout", "wr wrong_result", "se stopped_early",
+	      "Narrow: RECENT, then COMPILE, make way for BEST CONFIG.");
 	tmux("send-keys -t top ?");
 	SHOWS(2, "LAUNCHES");
 	tmux("send-keys -t top p");

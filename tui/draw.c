@@ -398,6 +398,7 @@ static void draw_help(WINDOW *w)
 		"  BEST: the tuned best (* stale: slower than stored, or another toolkit).",
 		"  RECENT: median of the timed launches of the last minute.",
 		"  DRIFT: RECENT against BEST (yellow > 3%, red > 10%).",
+		"  Narrow: RECENT, then COMPILE, make way for BEST CONFIG.",
 		codes[0],
 		codes[1],
 		"",
