@@ -1,12 +1,14 @@
 # Benchmarks of kjit-tune: the floors (copy bandwidth, cuBLAS SGEMM), the
 # quality and speed of tuning the examples (bench-tune), the serial
 # compile-then-measure loop it is compared with, and search efficiency on
-# replayed spaces (bench-search, no GPU).
+# replayed spaces (bench-search, no GPU), and exact counts of spaces
+# (bench-count, no GPU).
 noinst_PROGRAMS += \
 	bench/bench-floors \
 	bench/bench-tune \
 	bench/bench-tune-serial \
-	bench/bench-search
+	bench/bench-search \
+	bench/bench-count
 
 bench_bench_floors_SOURCES = bench/bench-floors.c bench/benchutil.h
 bench_bench_floors_CPPFLAGS = $(BENCH_CPPFLAGS)
@@ -27,6 +29,11 @@ bench_bench_search_SOURCES = bench/bench-search.c bench/benchutil.h
 bench_bench_search_CPPFLAGS = $(BENCH_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
 bench_bench_search_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_search_LDADD = $(KJIT_TUNE_LIBS) $(BENCH_LDADD) $(SQLITE_LIBS) -lm
+
+bench_bench_count_SOURCES = bench/bench-count.c bench/benchutil.h
+bench_bench_count_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_count_LDFLAGS = $(CUDA_LDFLAGS)
+bench_bench_count_LDADD = $(BENCH_LDADD) -lm
 
 EXTRA_DIST += bench/saxpy-32.json bench/bench-t1-peer bench/t1/gemm.json \
 	bench/bench-search-kt bench/compare-search bench/kt-cache-to-csv bench/record-spaces
