@@ -116,131 +116,156 @@ static int outstanding(const int64_t *pend, size_t n, int64_t index)
 	return 0;
 }
 
+/* A replay under way. */
+typedef struct replay {
+	const kjit__space *space;
+	const kt_strategy *strategy;
+	const kt_replay_opts *o;
+	const double *objective;
+	void *st;                   /* the strategy's */
+	size_t batch, n, repeats, held;
+	double *known;              /* capacity + 1 */
+	uint8_t *have;
+	sim clock;
+	int timed, done;
+	kjit__rng order;            /* the order results arrive in */
+	int64_t pend[KT_BATCH_MAX]; /* the proposals outstanding */
+	size_t n_pend, measuring;   /* distinct configurations among them */
+	uint64_t t0;
+	kt_replay_result r;
+	kjit_status status;
+} replay;
+
+/* Proposals while a worker is free and the budget has room; 1 when the
+ * search stops at once (the time budget, or the strategy broke the
+ * contract: status). */
+static int propose(replay *p)
+{
+	const kt_budget *budget = p->o->budget;
+	const kt_strategy *strategy = p->strategy;
+	while (!p->done && p->n_pend < p->batch && p->r.evaluations + p->measuring < p->n) {
+		if (budget && budget->seconds > 0 &&
+		    (p->timed ? p->clock.now : (double)(kjit__now_ns() - p->t0) * 1e-9) >=
+		            budget->seconds)
+			return 1;
+		int64_t j = strategy->next(p->st);
+		if (j == KT_NEXT_WAIT && p->n_pend > 0)
+			break;
+		if (j == -1) {
+			p->done = 1;
+			break;
+		}
+		if (j == KT_NEXT_WAIT) {
+			p->status = kjit__error(KJIT_ERR_INVALID_ARG,
+			                        "strategy %s waits with nothing outstanding",
+			                        strategy->name);
+			return 1;
+		}
+		if (j < 0 || (size_t)j >= p->space->size) {
+			p->status = kjit__error(KJIT_ERR_INVALID_ARG, "strategy %s proposed %lld of %zu",
+			                        strategy->name, (long long)j, p->space->size);
+			return 1;
+		}
+		if (p->have[j]) {
+			/* answered from memory: no evaluation spent */
+			strategy->report(p->st, (size_t)j, p->known[j]);
+			if (++p->repeats > KT_STUCK_REPEATS)
+				p->done = 1;
+			continue;
+		}
+		p->repeats = 0;
+		if (!outstanding(p->pend, p->n_pend, j)) {
+			p->measuring++;
+			if (p->timed) {
+				p->clock.job[p->clock.n] = j;
+				p->clock.stage[p->clock.n++] = WAIT_COMPILE;
+			}
+		}
+		p->pend[p->n_pend++] = j;
+	}
+	return 0;
+}
+
+/* One result arrives (the clock's next, else any of the configurations
+ * outstanding) and is reported with its repeats; 1 when the search stops
+ * there (no answer, or o->until met). */
+static int arrive(replay *p)
+{
+	kt_replay_result *r = &p->r;
+	const kt_replay_opts *o = p->o;
+	int64_t j = p->timed ? sim_arrive(&p->clock) : p->pend[kt_rng_below(&p->order, p->n_pend)];
+	p->known[j] = o->ask ? o->ask(o->ask_ctx, (size_t)j)
+	                     : (size_t)j < p->held ? p->objective[j] : INFINITY;
+	if (isnan(p->known[j]))
+		return 1;
+	p->have[j] = 1;
+	p->measuring--;
+	r->evaluations++;
+	/* the proposal and its repeats, in the order they were made */
+	size_t k = 0;
+	for (size_t i = 0; i < p->n_pend; i++)
+		if (p->pend[i] != j)
+			p->pend[k++] = p->pend[i];
+	for (size_t i = k; i < p->n_pend; i++)
+		p->strategy->report(p->st, (size_t)j, p->known[j]);
+	p->n_pend = k;
+	if (p->known[j] < r->best_found_value) {
+		r->best_found = j;
+		r->best_found_value = p->known[j];
+		r->evals_to_found = r->evaluations;
+		if (p->known[j] <= r->best_known_value && !r->evals_to_known)
+			r->evals_to_known = r->evaluations;
+		if (p->known[j] <= r->best_known_value * (1 + o->within) && !r->evals_to_within) {
+			r->evals_to_within = r->evaluations;
+			r->seconds_to_within = p->clock.now;
+		}
+	}
+	r->seconds = p->clock.now;
+	return o->until && r->evals_to_within;
+}
+
 kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
                       const kt_replay_opts *o, const double *objective, kt_replay_result *out)
 {
-	kt_replay_result r = { .best_found = -1, .best_found_value = INFINITY,
-		               .best_known = -1, .best_known_value = INFINITY };
-	const kt_budget *budget = o->budget;
-	size_t batch = o->batch ? o->batch : 1;
-	sim clock = { .compile_ms = o->compile_ms, .measure_ms = o->measure_ms,
-		      .workers = o->workers ? o->workers : 1, .gpus = o->gpus ? o->gpus : 1 };
-	int timed = o->compile_ms && o->measure_ms;
-	if (timed)
-		batch = clock.workers + clock.gpus < KT_BATCH_MAX ? clock.workers + clock.gpus
-		                                                  : KT_BATCH_MAX;
-	if (batch > KT_BATCH_MAX)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "a batch of %zu: at most %d", batch,
+	replay p = { .space = space, .strategy = strategy, .o = o, .objective = objective,
+		     .batch = o->batch ? o->batch : 1, .held = space->size, .status = KJIT_OK };
+	p.r = (kt_replay_result){ .best_found = -1, .best_found_value = INFINITY,
+		                  .best_known = -1, .best_known_value = INFINITY };
+	p.clock = (sim){ .compile_ms = o->compile_ms, .measure_ms = o->measure_ms,
+		         .workers = o->workers ? o->workers : 1, .gpus = o->gpus ? o->gpus : 1 };
+	p.timed = o->compile_ms && o->measure_ms;
+	if (p.timed)
+		p.batch = p.clock.workers + p.clock.gpus < KT_BATCH_MAX
+		                  ? p.clock.workers + p.clock.gpus : KT_BATCH_MAX;
+	if (p.batch > KT_BATCH_MAX)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a batch of %zu: at most %d", p.batch,
 		                   KT_BATCH_MAX);
 	/* a sample may grow by what the strategy builds: the results file has
 	 * none of those (a failure, as a configuration it lacks) */
-	size_t n = kt_budget_evaluations(budget, space->size), repeats = 0, held = space->size;
-	double *known = malloc((space->capacity + 1) * sizeof *known);
-	uint8_t *have = calloc(space->capacity + 1, 1);
-	void *st = NULL;
-	kjit_status status = KJIT_OK;
-	if (!known || !have || !(st = strategy->init(space, n, o->seed))) {
-		free(known);
-		free(have);
+	p.n = kt_budget_evaluations(o->budget, space->size);
+	p.known = malloc((space->capacity + 1) * sizeof *p.known);
+	p.have = calloc(space->capacity + 1, 1);
+	if (!p.known || !p.have || !(p.st = strategy->init(space, p.n, o->seed))) {
+		free(p.known);
+		free(p.have);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; objective && i < space->size; i++)
-		if (objective[i] < r.best_known_value) {
-			r.best_known = (int64_t)i;
-			r.best_known_value = objective[i];
+		if (objective[i] < p.r.best_known_value) {
+			p.r.best_known = (int64_t)i;
+			p.r.best_known_value = objective[i];
 		}
-	/* the order results arrive in: a stream of its own, so that it does
-	 * not follow the strategy's draws */
-	kjit__rng order;
-	kjit__rng_seed(&order, ~o->seed);
-	int64_t pend[KT_BATCH_MAX];      /* the proposals outstanding */
-	size_t n_pend = 0, measuring = 0; /* distinct configurations among them */
-	int done = 0;
-	uint64_t t0 = kjit__now_ns();
-	for (;;) {
-		/* proposals while a worker is free and the budget has room */
-		while (!done && n_pend < batch && r.evaluations + measuring < n) {
-			if (budget && budget->seconds > 0 &&
-			    (timed ? clock.now : (double)(kjit__now_ns() - t0) * 1e-9) >=
-			            budget->seconds)
-				goto stop;
-			int64_t j = strategy->next(st);
-			if (j == KT_NEXT_WAIT && n_pend > 0)
-				break;
-			if (j == -1) {
-				done = 1;
-				break;
-			}
-			if (j == KT_NEXT_WAIT) {
-				status = kjit__error(KJIT_ERR_INVALID_ARG,
-				                     "strategy %s waits with nothing outstanding",
-				                     strategy->name);
-				goto stop;
-			}
-			if (j < 0 || (size_t)j >= space->size) {
-				status = kjit__error(KJIT_ERR_INVALID_ARG,
-				                     "strategy %s proposed %lld of %zu",
-				                     strategy->name, (long long)j, space->size);
-				goto stop;
-			}
-			if (have[j]) {
-				/* answered from memory: no evaluation spent */
-				strategy->report(st, (size_t)j, known[j]);
-				if (++repeats > KT_STUCK_REPEATS)
-					done = 1;
-				continue;
-			}
-			repeats = 0;
-			if (!outstanding(pend, n_pend, j)) {
-				measuring++;
-				if (timed) {
-					clock.job[clock.n] = j;
-					clock.stage[clock.n++] = WAIT_COMPILE;
-				}
-			}
-			pend[n_pend++] = j;
-		}
-		if (n_pend == 0)
-			break;
-		/* one result arrives: the clock's next, else any of the
-		 * configurations outstanding */
-		int64_t j = timed ? sim_arrive(&clock) : pend[kt_rng_below(&order, n_pend)];
-		known[j] = o->ask ? o->ask(o->ask_ctx, (size_t)j)
-		                  : (size_t)j < held ? objective[j] : INFINITY;
-		if (isnan(known[j]))
-			goto stop;
-		have[j] = 1;
-		measuring--;
-		r.evaluations++;
-		/* the proposal and its repeats, in the order they were made */
-		size_t k = 0;
-		for (size_t i = 0; i < n_pend; i++)
-			if (pend[i] != j)
-				pend[k++] = pend[i];
-		for (size_t i = k; i < n_pend; i++)
-			strategy->report(st, (size_t)j, known[j]);
-		n_pend = k;
-		if (known[j] < r.best_found_value) {
-			r.best_found = j;
-			r.best_found_value = known[j];
-			r.evals_to_found = r.evaluations;
-			if (known[j] <= r.best_known_value && !r.evals_to_known)
-				r.evals_to_known = r.evaluations;
-			if (known[j] <= r.best_known_value * (1 + o->within) && !r.evals_to_within) {
-				r.evals_to_within = r.evaluations;
-				r.seconds_to_within = clock.now;
-			}
-		}
-		r.seconds = clock.now;
-		if (o->until && r.evals_to_within)
-			break;
-	}
-stop:
-	strategy->free(st);
-	free(known);
-	free(have);
-	*out = r;
-	return status;
+	/* results arrive in an order of their own stream, so that it does not
+	 * follow the strategy's draws */
+	kjit__rng_seed(&p.order, ~o->seed);
+	p.t0 = kjit__now_ns();
+	while (!propose(&p) && p.n_pend > 0 && !arrive(&p))
+		;
+	strategy->free(p.st);
+	free(p.known);
+	free(p.have);
+	*out = p.r;
+	return p.status;
 }
 
 /* ---- loading known results ---------------------------------------------- */
