@@ -756,6 +756,14 @@ int main(int argc, char **argv)
 		         KJIT_ERR_DB);
 		CHECK_CONTAINS(kjit_last_error(), "loading results");
 		OK("a configuration that is not JSON: KJIT_ERR_DB, \"%s\"", kjit_last_error());
+		/* an array as a key: SQLite's json_extract() read freed memory on it */
+		tu_db_exec(db, "UPDATE results SET config = '{\"BLOCK_SIZE\":64,[{\"config\":"
+		               "{\"BLOCK_SIZE\":32}}]:{\"config\":{\"BLOCK_SIZE\":32}},\"a,b\":\"e\"}'"
+		               " WHERE rowid = (SELECT min(rowid) FROM results)");
+		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT__OBJ_TIME, &o2, NULL, &ign2),
+		         KJIT_ERR_DB);
+		CHECK_CONTAINS(kjit_last_error(), "loading results");
+		OK("a configuration with an array as a key: KJIT_ERR_DB, \"%s\"", kjit_last_error());
 		char *fix = sqlite3_mprintf("UPDATE results SET config = %Q WHERE rowid ="
 		                            " (SELECT min(rowid) FROM results)", was);
 		tu_db_exec(db, fix);

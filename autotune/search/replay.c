@@ -515,19 +515,6 @@ static const kjit__json *json_member(const json_row *r, const char *key)
 	return v && v->type != KJIT__JSON_NULL ? v : NULL;
 }
 
-/* A scalar's text as a value is matched: a string's, a number's as
- * written, a bool's 1 or 0; NULL for an array or an object (no value of
- * a parameter). */
-static const char *json_text(const kjit__json *v)
-{
-	switch (v->type) {
-	case KJIT__JSON_STRING:
-	case KJIT__JSON_NUMBER: return v->text;
-	case KJIT__JSON_BOOL: return v->b ? "1" : "0";
-	default: return NULL;
-	}
-}
-
 /* Parameter i's value (kjit__space_match()): a parameter without one is
  * an error, not a configuration outside the space. */
 static const char *json_value(void *ctx, size_t i)
@@ -540,7 +527,7 @@ static const char *json_value(void *ctx, size_t i)
 	if (!v)
 		r->st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: [%zu].%s: expected a value", r->path,
 		                    r->index, key);
-	return v ? json_text(v) : NULL;
+	return kjit__json_scalar_text(v);
 }
 
 /* JSON: an array of objects holding the parameter names and "time" (or
@@ -590,8 +577,8 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 		json_row jr = { obj, config && config->type == KJIT__JSON_OBJECT ? config : NULL,
 			        path, n_rows - 1, spec, KJIT_OK };
 		int64_t j = kjit__space_match(space, json_value, &jr, cfg);
-		const kjit__json *t = jr.st == KJIT_OK ? json_member(&jr, "time") : NULL;
-		const char *v = t ? json_text(t) : NULL;
+		const char *v = jr.st == KJIT_OK ? kjit__json_scalar_text(json_member(&jr, "time"))
+		                                 : NULL;
 		if ((st = jr.st) == KJIT_OK)
 			put_row(j, v ? parse_time(v) : INFINITY, no_cost, out);
 		kjit__json_free(obj);

@@ -397,6 +397,10 @@ void kjit__store_unlock(kjit__store *store);
 
 /* Maps a SQLite failure to KJIT_ERR_DB with "what: message (path)". */
 kjit_status kjit__store_fail(kjit__store *store, int rc, const char *what);
+/* Prepares sql on the connection into *st; a failure is
+ * kjit__store_fail()'s, naming what. */
+kjit_status kjit__store_prepare(kjit__store *store, const char *sql, sqlite3_stmt **st,
+                                const char *what);
 /* Whether a write failed for a reason that the next write meets too
  * (disk full, a read-only file, an I/O error, corruption), so that work
  * whose point is to be stored stops; a busy database is not one. */
@@ -557,6 +561,10 @@ kjit_status kjit__json_parse(const char *text, size_t len, const char *file, kji
 void kjit__json_free(kjit__json *v);
 /* The member key of an object, NULL when absent or not an object. */
 const kjit__json *kjit__json_get(const kjit__json *obj, const char *key);
+/* A scalar's text as a stored value is matched (SQLite's reading of
+ * it): a string's, a number's as written, a bool's 1 or 0; NULL for
+ * null, an array, an object or no value (v NULL). */
+const char *kjit__json_scalar_text(const kjit__json *v);
 /* 1 with *out when v is an integer (no fraction, no exponent) within
  * int64, -1 when it is an integer beyond, 0 when it is none. */
 int kjit__json_int(const kjit__json *v, int64_t *out);

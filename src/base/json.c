@@ -427,6 +427,16 @@ const kjit__json *kjit__json_get(const kjit__json *obj, const char *key)
 	return NULL;
 }
 
+const char *kjit__json_scalar_text(const kjit__json *v)
+{
+	switch (v ? v->type : KJIT__JSON_NULL) {
+	case KJIT__JSON_STRING:
+	case KJIT__JSON_NUMBER: return v->text;
+	case KJIT__JSON_BOOL: return v->b ? "1" : "0";
+	default: return NULL;
+	}
+}
+
 int kjit__json_int(const kjit__json *v, int64_t *out)
 {
 	if (v->type != KJIT__JSON_NUMBER || strpbrk(v->text, ".eE"))

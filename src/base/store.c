@@ -175,6 +175,13 @@ kjit_status kjit__store_fail(kjit__store *s, int rc, const char *what)
 	                   s && s->path ? s->path : "no database");
 }
 
+kjit_status kjit__store_prepare(kjit__store *s, const char *sql, sqlite3_stmt **st,
+                                const char *what)
+{
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, what);
+}
+
 kjit_status kjit__store_default_path(char **out)
 {
 	const char *env = kjit__env(KJIT__ENV_DB);

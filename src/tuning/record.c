@@ -15,13 +15,6 @@
 
 #include "tuning_private.h"
 
-static kjit_status prep(kjit__store *store, const char *sql, sqlite3_stmt **st,
-                        const char *what)
-{
-	int rc = sqlite3_prepare_v2(kjit__store_db(store), sql, -1, st, NULL);
-	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(store, rc, what);
-}
-
 static void bind_text(sqlite3_stmt *s, int i, const char *t)
 {
 	if (t)
@@ -67,7 +60,7 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	kjit_status st;
 	int rc;
 	double now = kjit__wall_time();
-	if ((st = prep(c->store,
+	if ((st = kjit__store_prepare(c->store,
 	               "SELECT id FROM runs WHERE signature = ?1 AND device_key = ?2 AND"
 	               " problem = ?3 AND spec IS ?4 AND status <> '" KJIT__RUN_DONE "'"
 	               " ORDER BY id DESC LIMIT 1",
@@ -88,13 +81,13 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	if (st != KJIT_OK)
 		return st;
 	if (c->run->resumed)
-		st = prep(c->store,
+		st = kjit__store_prepare(c->store,
 		          "UPDATE runs SET status = '" KJIT__RUN_RUNNING "', kernel = ?5,"
 		          " strategy = ?6, total = ?7, pid = ?8, updated = ?9, finished = NULL"
 		          " WHERE id = ?10",
 		          &s, "resuming a run");
 	else
-		st = prep(c->store,
+		st = kjit__store_prepare(c->store,
 		          "INSERT INTO runs(signature, device_key, problem, spec, kernel, strategy,"
 		          " total, pid, started, updated, status)"
 		          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, '" KJIT__RUN_RUNNING
@@ -182,7 +175,7 @@ kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
 		                   status ? status : "(null)");
 	sqlite3_stmt *s;
 	kjit__store_lock(store);
-	kjit_status st = prep(store, "UPDATE runs SET status = ?1, finished = ?2, updated = ?2"
+	kjit_status st = kjit__store_prepare(store, "UPDATE runs SET status = ?1, finished = ?2, updated = ?2"
 	                         " WHERE id = ?3", &s, "finishing a run");
 	if (st == KJIT_OK) {
 		double now = kjit__wall_time();
@@ -233,7 +226,7 @@ static kjit_status step_done(kjit__store *store, sqlite3_stmt *s, const char *wh
 static kjit_status write_profile(record_ctx *c, double now)
 {
 	sqlite3_stmt *s;
-	kjit_status st = prep(c->store, "DELETE FROM " KJIT__T_PROFILES " WHERE " KJIT__C_RESULT_ID
+	kjit_status st = kjit__store_prepare(c->store, "DELETE FROM " KJIT__T_PROFILES " WHERE " KJIT__C_RESULT_ID
 	                      " = ?1", &s, "replacing a profile");
 	if (st != KJIT_OK)
 		return st;
@@ -256,7 +249,7 @@ static kjit_status write_profile(record_ctx *c, double now)
 	char *sql = kjit__buf_done(&q);
 	if (!sql)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	st = prep(c->store, sql, &s, "recording a profile");
+	st = kjit__store_prepare(c->store, sql, &s, "recording a profile");
 	free(sql);
 	if (st != KJIT_OK)
 		return st;
@@ -295,7 +288,7 @@ static kjit_status read_best(record_ctx *c, best_now *b)
 	         " FROM best b LEFT JOIN results r ON r.id = b.result_id LEFT JOIN "
 	         KJIT__T_PROFILES " p ON p.result_id = b.result_id WHERE b.signature = ?1 AND"
 	         " b.device_key = ?2 AND b.problem = ?3", kjit__objective_sql(c->run->objective));
-	kjit_status st = prep(c->store, sql, &s, "reading the best");
+	kjit_status st = kjit__store_prepare(c->store, sql, &s, "reading the best");
 	if (st != KJIT_OK)
 		return st;
 	bind_key(s, c->run);
@@ -322,7 +315,7 @@ static kjit_status write_best(kjit__store *store, const kjit__run *run, int64_t 
                               const char *arch, const char *nvrtc, double now)
 {
 	sqlite3_stmt *s;
-	kjit_status st = prep(store,
+	kjit_status st = kjit__store_prepare(store,
 	                      "INSERT INTO best(signature, device_key, problem, arch, config,"
 	                      " result_id, median_ns, nvrtc, stale, updated, objective)"
 	                      " SELECT signature, device_key, problem, ?2, config, id, median_ns,"
@@ -357,7 +350,7 @@ static kjit_status recompute_best(kjit__store *store, const kjit__run *run, cons
 	         " p.result_id = r.id WHERE r.signature = ?1 AND r.device_key = ?2 AND"
 	         " r.problem = ?3 AND r.status = 'ok' AND r.median_ns IS NOT NULL AND"
 	         " %s IS NOT NULL ORDER BY %s, r.id LIMIT 1", score, score);
-	kjit_status st = prep(store, sql, &s, "recomputing the best");
+	kjit_status st = kjit__store_prepare(store, sql, &s, "recomputing the best");
 	if (st != KJIT_OK)
 		return st;
 	bind_key(s, run);
@@ -368,7 +361,7 @@ static kjit_status recompute_best(kjit__store *store, const kjit__run *run, cons
 		return kjit__store_fail(store, rc, "recomputing the best");
 	if (id)
 		return write_best(store, run, id, arch, nvrtc, now);
-	if ((st = prep(store, "DELETE FROM best WHERE signature = ?1 AND device_key = ?2"
+	if ((st = kjit__store_prepare(store, "DELETE FROM best WHERE signature = ?1 AND device_key = ?2"
 	               " AND problem = ?3", &s, "recomputing the best")) != KJIT_OK)
 		return st;
 	bind_key(s, run);
@@ -387,7 +380,7 @@ static kjit_status rechoose_tx(kjit__store *store, void *arg)
 	(void)store;
 	rechoose_ctx *c = arg;
 	sqlite3_stmt *s;
-	kjit_status st = prep(c->store, "SELECT arch, nvrtc FROM best WHERE signature = ?1 AND"
+	kjit_status st = kjit__store_prepare(c->store, "SELECT arch, nvrtc FROM best WHERE signature = ?1 AND"
 	                      " device_key = ?2 AND problem = ?3 AND objective IS NOT ?4", &s,
 	                      "reading the best");
 	if (st != KJIT_OK)
@@ -452,7 +445,7 @@ static kjit_status read_result_id(record_ctx *c, const char *l2)
 	sqlite3_stmt *s;
 	kjit_status st;
 	int rc;
-	if ((st = prep(c->store,
+	if ((st = kjit__store_prepare(c->store,
 	               "SELECT id FROM results WHERE signature = ?1 AND device_key = ?2 AND"
 	               " problem = ?3 AND config = ?4 AND l2 = ?5",
 	               &s, "reading back a result")) != KJIT_OK)
@@ -478,7 +471,7 @@ static kjit_status write_result(record_ctx *c, double now)
 	const char *l2 = e->l2 ? e->l2 : "warm";
 	sqlite3_stmt *s;
 	kjit_status st;
-	if ((st = prep(c->store,
+	if ((st = kjit__store_prepare(c->store,
 	               "INSERT INTO results(run_id, signature, device_key, problem, config,"
 	               " binary_key, status, timer, l2, median_ns, spread_ns, min_ns, max_ns,"
 	               " n_samples, samples, objective, compile_ms, message, created,"
@@ -533,7 +526,7 @@ static kjit_status write_result(record_ctx *c, double now)
 	if ((st = read_result_id(c, l2)) != KJIT_OK)
 		return st;
 	if (run->id) {
-		if ((st = prep(c->store,
+		if ((st = kjit__store_prepare(c->store,
 		               "UPDATE runs SET updated = ?1,"
 		               " evaluated = (SELECT count(*) FROM results WHERE run_id = ?2)"
 		               " WHERE id = ?2",

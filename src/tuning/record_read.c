@@ -54,12 +54,6 @@ kjit_status kjit__records_close(kjit__records *rec)
 	return st;
 }
 
-static kjit_status prep(kjit__records *rec, const char *sql, sqlite3_stmt **s, const char *what)
-{
-	int rc = sqlite3_prepare_v2(kjit__store_db(rec->store), sql, -1, s, NULL);
-	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(rec->store, rc, what);
-}
-
 static const char *col_text(sqlite3_stmt *s, int col)
 {
 	return (const char *)sqlite3_column_text(s, col);
@@ -80,7 +74,7 @@ static kjit_status only_device(kjit__records *rec, const char *signature, char *
 	sqlite3_stmt *s;
 	*out = NULL;
 	kjit__store_lock(rec->store);
-	kjit_status st = prep(rec, "SELECT DISTINCT device_key FROM results WHERE signature = ?1"
+	kjit_status st = kjit__store_prepare(rec->store, "SELECT DISTINCT device_key FROM results WHERE signature = ?1"
 	                           " ORDER BY 1 LIMIT 2", &s, "finding the device key");
 	if (st == KJIT_OK) {
 		int n = 0, rc;
@@ -112,43 +106,34 @@ static kjit_status only_device(kjit__records *rec, const char *signature, char *
 
 /* ---- the objective table ------------------------------------------------- */
 
-/* A results row's configuration, read a parameter's value at a time
- * (json_extract) for kjit__space_match(); rc the first failure. */
+/* A results row's configuration (its JSON object, read by kjit's strict
+ * reader: SQLite's json_extract() misreads some malformed objects) for
+ * kjit__space_match(). */
 typedef struct config_reader {
-	sqlite3_stmt *q;
-	const char *config;
+	const kjit__json *config;
 	const kjit__spec *spec;
-	int rc;
 } config_reader;
 
 static const char *config_value(void *ctx, size_t i)
 {
 	config_reader *c = ctx;
-	if (c->rc != SQLITE_ROW || !c->config)
-		return NULL;
-	sqlite3_reset(c->q);
-	sqlite3_bind_text(c->q, 1, c->config, -1, SQLITE_STATIC);
-	sqlite3_bind_text(c->q, 2, c->spec->params[i].name, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(c->q);
-	if (rc != SQLITE_ROW) { /* an error, not a configuration outside */
-		c->rc = rc;
-		return NULL;
-	}
-	return col_text(c->q, 0);
+	return kjit__json_scalar_text(kjit__json_get(c->config, c->spec->params[i].name));
 }
 
-/* The rows of s (config, status, score) into obj and have; the SQLite
- * code that ended them. */
-static int load_rows(sqlite3_stmt *s, sqlite3_stmt *q, const kjit__space *space,
-                     kjit__objective by, double *obj, uint8_t *have, uint16_t *cfg,
-                     size_t *ignored)
+/* The rows of s (config, status, score) into obj and have. */
+static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__space *space,
+                             kjit__objective by, double *obj, uint8_t *have, uint16_t *cfg,
+                             size_t *ignored)
 {
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		config_reader c = { q, col_text(s, 0), space->spec, SQLITE_ROW };
+		const char *text = col_text(s, 0);
+		kjit__json *config = NULL;
+		if (text && kjit__json_parse(text, strlen(text), "results.config", &config) != KJIT_OK)
+			return kjit__error(KJIT_ERR_DB, "loading results: %s", kjit_last_error());
+		config_reader c = { config, space->spec };
 		int64_t idx = kjit__space_match(space, config_value, &c, cfg);
-		if (c.rc != SQLITE_ROW)
-			return c.rc;
+		kjit__json_free(config);
 		if (idx < 0) {
 			(*ignored)++;
 			continue;
@@ -170,7 +155,7 @@ static int load_rows(sqlite3_stmt *s, sqlite3_stmt *q, const kjit__space *space,
 		have[idx] |= rs == KJIT__RS_OK ? scored
 		           : rs != KJIT__RS_STOPPED_EARLY || by == KJIT__OBJ_TIME;
 	}
-	return rc;
+	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(rec->store, rc, "loading results");
 }
 
 kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
@@ -184,7 +169,7 @@ kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
 	uint8_t *hv = calloc(space->size ? space->size : 1, 1);
 	uint16_t *cfg = malloc((spec->n_params ? spec->n_params : 1) * sizeof *cfg);
 	size_t ign = 0;
-	sqlite3_stmt *s = NULL, *q = NULL;
+	sqlite3_stmt *s = NULL;
 	char *only = NULL;
 	kjit_status st = KJIT_OK;
 	*objective = NULL;
@@ -203,18 +188,13 @@ kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
 	         KJIT__T_PROFILES " p ON p.result_id = r.id WHERE r.signature = ?1 AND"
 	         " r.device_key = ?2 AND r.problem = ?3", kjit__objective_sql(by));
 	kjit__store_lock(rec->store);
-	if ((st = prep(rec, sql, &s, "loading results")) == KJIT_OK &&
-	    (st = prep(rec, "SELECT json_extract(?1, '$.\"' || ?2 || '\"')", &q,
-	               "reading a configuration")) == KJIT_OK) {
+	if ((st = kjit__store_prepare(rec->store, sql, &s, "loading results")) == KJIT_OK) {
 		sqlite3_bind_text(s, 1, signature, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 2, device_key, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 3, problem, -1, SQLITE_STATIC);
-		int rc = load_rows(s, q, space, by, obj, hv, cfg, &ign);
-		if (rc != SQLITE_DONE)
-			st = kjit__store_fail(rec->store, rc, "loading results");
+		st = load_rows(rec, s, space, by, obj, hv, cfg, &ign);
 	}
 	sqlite3_finalize(s);
-	sqlite3_finalize(q);
 	kjit__store_unlock(rec->store);
 done:
 	free(problem);
@@ -259,7 +239,7 @@ kjit_status kjit__record_best(kjit__records *rec, const char *signature,
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	sqlite3_stmt *s;
 	kjit__store_lock(rec->store);
-	kjit_status st = prep(rec, sql, &s, "reading the best");
+	kjit_status st = kjit__store_prepare(rec->store, sql, &s, "reading the best");
 	free(sql);
 	if (st == KJIT_OK) {
 		sqlite3_bind_text(s, 1, signature, -1, SQLITE_STATIC);
@@ -340,7 +320,7 @@ static kjit_status rows_begin(kjit__records *rec, const kjit__record_query *q,
 		return KJIT_OK;
 	}
 	sqlite3_stmt *s;
-	kjit_status st = prep(rec, "SELECT signature, device_key FROM runs WHERE id = ?1", &s,
+	kjit_status st = kjit__store_prepare(rec->store, "SELECT signature, device_key FROM runs WHERE id = ?1", &s,
 	                      "reading the run");
 	if (st != KJIT_OK)
 		return st;
@@ -451,7 +431,7 @@ kjit_status kjit__record_rows(kjit__records *rec, const kjit__record_query *q,
 	}
 	sqlite3_stmt *s;
 	kjit__store_lock(rec->store);
-	kjit_status st = prep(rec, sql, &s, "exporting results");
+	kjit_status st = kjit__store_prepare(rec->store, sql, &s, "exporting results");
 	free(sql);
 	if (st == KJIT_OK && (st = rows_begin(rec, q, reader)) == KJIT_OK) {
 		if (q->run_id > 0) {

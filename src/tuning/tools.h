@@ -22,7 +22,7 @@
 	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) X(kjit__read_file) \
 	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
 	/* JSON (base.h) */ \
-	X(kjit__json_parse) X(kjit__json_free) X(kjit__json_get) \
+	X(kjit__json_parse) X(kjit__json_free) X(kjit__json_get) X(kjit__json_scalar_text) \
 	/* the generator (base.h) */ \
 	X(kjit__rng_next) X(kjit__rng_seed) X(kjit__splitmix) \
 	/* the store: its path, its checks, a binary's checksum (base.h) */ \
