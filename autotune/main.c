@@ -194,15 +194,15 @@ typedef struct opts {
 	int problem_set;
 	const char *verify; /* NULL, atol and rtol NaN: the spec's */
 	double atol, rtol;
-	kjit__limits limits;
+	kjit_space_options limits;
 	double mpi_timeout;  /* --mpi: a rank silent this long is lost */
 	kt_tune_opts tune;
 } opts;
 
 /* The limits a space is built with when no device says them. */
-static kjit__limits limits_of(const kjit__spec *spec, const opts *o)
+static kjit_space_options limits_of(const kjit__spec *spec, const opts *o)
 {
-	kjit__limits l = o->limits;
+	kjit_space_options l = o->limits;
 	if (!l.max_threads)
 		l.max_threads = spec->max_threads;
 	if (!l.max_shared)
@@ -214,7 +214,7 @@ static kjit__limits limits_of(const kjit__spec *spec, const opts *o)
  * found nothing says only how many there may be) and as an entry of the
  * --json object in b. */
 static void count_out(const kjit__spec *spec, size_t p, int first, int json,
-                      const kjit__count *c, kjit__buf *b)
+                      const kjit_space_count *c, kjit__buf *b)
 {
 	char line[200];
 	char *key = kjit__problem_key(&spec->problems[p]), *pj = kjit__problem_json(&spec->problems[p]);
@@ -260,8 +260,8 @@ static int do_count(const kjit__spec *spec, const opts *o)
 	kjit__buf_json_str(&b, spec->path);
 	kjit__buf_str(&b, ", \"problems\": [");
 	for (size_t p = first; p < end; p++) {
-		kjit__count c;
-		if (kjit__space_count(spec, p, &o->limits, &c) != KJIT_OK) {
+		kjit_space_count c;
+		if (kjit_spec_count(spec, p, &o->limits, &c) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			free(kjit__buf_done(&b));
 			return KT_EXIT_SPEC;
@@ -277,7 +277,7 @@ static int do_count(const kjit__spec *spec, const opts *o)
 	free(text);
 	if (!empty)
 		return KT_EXIT_OK;
-	kjit__limits l = limits_of(spec, o);
+	kjit_space_options l = limits_of(spec, o);
 	kt_space_empty(spec, empty - 1, &l);
 	fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 	return KT_EXIT_SPEC;
@@ -346,7 +346,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 	variant *vs = NULL;
 	size_t n = 0, cap = 0;
 	int budgeted = o->budget.evaluations || o->budget.fraction > 0;
-	kjit__limits lim = o->limits;
+	kjit_space_options lim = o->limits;
 	*out = NULL;
 	*n_out = 0;
 	if (budgeted) {
@@ -356,14 +356,14 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 	for (size_t p = 0; p < spec->n_problems; p++) {
 		kjit__space *space;
 		uint8_t *in = NULL;
-		if (kjit__space_build(spec, p, &lim, &space) != KJIT_OK) {
+		if (kjit_space_build(spec, p, &lim, &space) != KJIT_OK) {
 			fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 			variants_free(vs, n);
 			return KT_EXIT_SPEC;
 		}
 		if (space->size == 0) {
-			kjit__limits l = limits_of(spec, o);
-			kjit__space_free(space);
+			kjit_space_options l = limits_of(spec, o);
+			kjit_space_free(space);
 			kt_space_empty(spec, p, &l);
 			fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 			variants_free(vs, n);
@@ -372,7 +372,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 		if (budgeted &&
 		    !(in = budget_pick(space->size, kt_budget_evaluations(&o->budget, space->size),
 		                       o->seed + p))) {
-			kjit__space_free(space);
+			kjit_space_free(space);
 			variants_free(vs, n);
 			fprintf(stderr, "%s: out of memory\n", prog);
 			return KT_EXIT_RUNTIME;
@@ -389,7 +389,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 				vs = nv;
 			if (!v.text || !v.config || !nv) {
 				variant_free(&v);
-				kjit__space_free(space);
+				kjit_space_free(space);
 				free(in);
 				variants_free(vs, n);
 				fprintf(stderr, "%s: out of memory\n", prog);
@@ -398,7 +398,7 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 			memcpy(v.config, c, spec->n_params * sizeof *v.config);
 			vs[n++] = v;
 		}
-		kjit__space_free(space);
+		kjit_space_free(space);
 		free(in);
 	}
 	if (n)
@@ -804,14 +804,16 @@ static kjit_status replay_print(const kjit__space *space, const kt_strategy *str
 	if (r->best_found < 0) {
 		printf("best found: none (every evaluated configuration failed)\n");
 	} else {
-		char *c = kjit__space_config_json(space, (size_t)r->best_found);
+		char *c = NULL;
+		kjit_space_config_json(space, (size_t)r->best_found, &c);
 		printf("best found: %s %g after %zu evaluations\n", c ? c : "?", r->best_found_value,
 		       r->evals_to_found);
 		free(c);
 	}
 	if (r->best_known < 0)
 		return KJIT_OK;
-	char *c = kjit__space_config_json(space, (size_t)r->best_known);
+	char *c = NULL;
+	kjit_space_config_json(space, (size_t)r->best_known, &c);
 	printf("best known: %s %g\n", c ? c : "?", r->best_known_value);
 	free(c);
 	if (r->evals_to_known)
@@ -849,7 +851,7 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 		return usage_error("unknown strategy '%s' (see --help)", o->strategy);
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	if (kjit__space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
+	if (kjit_space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
@@ -868,7 +870,7 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	free(obj);
 	free(costs[0]);
 	free(costs[1]);
-	kjit__space_free(space);
+	kjit_space_free(space);
 	return ret;
 }
 
@@ -881,13 +883,13 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	kjit__space *space = NULL;
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	kjit__limits l = limits_of(spec, o);
-	if (kjit__space_build(spec, (size_t)o->problem, &l, &space) != KJIT_OK) {
+	kjit_space_options l = limits_of(spec, o);
+	if (kjit_space_build(spec, (size_t)o->problem, &l, &space) != KJIT_OK) {
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
 	if (space->size == 0) {
-		kjit__space_free(space);
+		kjit_space_free(space);
 		kt_space_empty(spec, (size_t)o->problem, &l);
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;
@@ -895,7 +897,7 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout);
 	if (st != KJIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-	kjit__space_free(space);
+	kjit_space_free(space);
 	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
 }
 
@@ -962,7 +964,7 @@ static int run(opts *o)
 	kjit__spec *spec;
 	if (o->strategy && !(o->strategy = strategy_arg(o->strategy)))
 		return KT_EXIT_USAGE;
-	if (kjit__spec_load(o->spec, &spec) != KJIT_OK) {
+	if (kjit_spec_load(o->spec, &spec) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
@@ -1014,7 +1016,7 @@ static int run(opts *o)
 		o->tune.pool = o->pool;
 		ret = kt_tune(spec, &o->tune);
 	}
-	kjit__spec_free(spec);
+	kjit_spec_free(spec);
 	return ret;
 }
 

@@ -578,6 +578,104 @@ kjit_status kjit_kernel_create_from_spec(kjit_engine *engine, const char *spec_p
 const char *const *kjit_kernel_problem_names(const kjit_kernel *kernel, size_t *n);
 
 /*
+ * Specs and their search spaces, read as kjit-tune reads them, with no
+ * engine, GPU or NVRTC: a kjit or T1 spec (kjit-spec(5)), its tunable
+ * parameters and problems, and per problem the configurations that its
+ * restrictions and limits allow. A spec error is KJIT_ERR_INVALID_ARG
+ * (KJIT_ERR_IO for a file that cannot be read) with "FILE: FIELD: ..." in
+ * kjit_last_error(). *out is NULL on failure; the caller frees the spec
+ * with kjit_spec_free() after every space built from it (NULL is
+ * ignored). A spec and its spaces may be read from several threads.
+ */
+typedef struct kjit_spec kjit_spec;
+kjit_status kjit_spec_load(const char *path, kjit_spec **out);
+void kjit_spec_free(kjit_spec *spec);
+
+/* Lines ("FILE: FIELD: ...") about fields read but unused or unknown
+ * (T1's), owned by the spec; their count in *n. */
+const char *const *kjit_spec_warnings(const kjit_spec *spec, size_t *n);
+
+/* A parameter value: its text is canonical, the -D value of a variant
+ * ("64", "0.5"; T1's as Python's str() writes it, a T1 bool's as 1 or 0);
+ * i holds an integer's value, d a number's. Owned by the spec. */
+typedef enum kjit_value_type {
+	KJIT_VALUE_INT = 1,
+	KJIT_VALUE_FLOAT,
+	KJIT_VALUE_TEXT
+} kjit_value_type;
+typedef struct kjit_value {
+	const char *text;
+	kjit_value_type type;
+	int64_t i;
+	double d;
+} kjit_value;
+
+/* The tunable parameters in the spec's order. kjit_spec_param() gives
+ * parameter i's name (owned by the spec), its value count and its
+ * default value's index; kjit_spec_value() value j of parameter i.
+ * KJIT_ERR_INVALID_ARG for an index out of range. */
+size_t kjit_spec_param_count(const kjit_spec *spec);
+kjit_status kjit_spec_param(const kjit_spec *spec, size_t i, const char **name,
+                            size_t *n_values, size_t *default_index);
+kjit_status kjit_spec_value(const kjit_spec *spec, size_t i, size_t j, kjit_value *out);
+
+/* The problems (named sizes, kjit_launch()'s order): problem p's names
+ * and values (owned by the spec) and their count. */
+size_t kjit_spec_problem_count(const kjit_spec *spec);
+kjit_status kjit_spec_problem(const kjit_spec *spec, size_t p, const char *const **names,
+                              const int64_t **values, size_t *n);
+
+/* How a space is built and counted: the spec's limits (0: the spec's own,
+ * else its defaults of 1024 threads and 227 KiB of dynamic shared memory
+ * per block), and for a space too large to hold whole, a uniform random
+ * sample of at most sample valid configurations drawn from seed (0:
+ * refused, naming its size). */
+typedef struct kjit_space_options {
+	int64_t max_threads;
+	int64_t max_shared;
+	size_t sample;
+	uint64_t seed;
+} kjit_space_options;
+void kjit_space_options_init(kjit_space_options *opts);
+
+/* A space's size without building it: the product of the parameters'
+ * value counts, and the valid configurations, exact (rel_error 0) when
+ * the walk could be made within about ten seconds, else estimated from
+ * random draws with their relative standard error (INFINITY when the draws
+ * found none, with upper the count's 95% bound). */
+typedef struct kjit_space_count {
+	double product;
+	double valid;
+	double rel_error;
+	double upper;
+} kjit_space_count;
+kjit_status kjit_spec_count(const kjit_spec *spec, size_t problem,
+                            const kjit_space_options *opts, kjit_space_count *out);
+
+/*
+ * The valid configurations of a problem, in the order of the parameters'
+ * value lists (or a sample of them, see kjit_space_options; opts NULL:
+ * the defaults). KJIT_ERR_INVALID_ARG for a problem out of range, a space
+ * with no valid configuration or one too large to hold (naming why). The
+ * caller frees *out with kjit_space_free() (NULL is ignored).
+ */
+typedef struct kjit_space kjit_space;
+kjit_status kjit_space_build(const kjit_spec *spec, size_t problem,
+                             const kjit_space_options *opts, kjit_space **out);
+void kjit_space_free(kjit_space *space);
+/* The configurations it holds; 1 in *sampled when they are a sample. */
+size_t kjit_space_size(const kjit_space *space, int *sampled);
+/* Configuration index as one value index per parameter, into
+ * values[kjit_spec_param_count()]. */
+kjit_status kjit_space_config(const kjit_space *space, size_t index, size_t *values);
+/* The index of a configuration given as value indices; KJIT_ERR_NOT_FOUND
+ * when the space does not hold it. */
+kjit_status kjit_space_find(const kjit_space *space, const size_t *values, size_t *index);
+/* Configuration index as JSON ({"NAME": value, ...}, in the parameters'
+ * order), malloc'ed into *out: the caller frees it. */
+kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char **out);
+
+/*
  * Launches a tunable kernel for a problem (n sizes, in the kernel's
  * order) with the kernel argument array of cuLaunchKernel, on stream.
  * The first launch of a problem chooses the configuration (exact problem

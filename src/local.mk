@@ -67,6 +67,7 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/tuning_private.h \
 	src/tuning/launch_config.c \
 	src/tuning/spec.c \
+	src/tuning/spec_api.c \
 	src/tuning/expr.c \
 	src/tuning/space.c \
 	src/tuning/tunable.c \

@@ -32,7 +32,7 @@ static void write_in(const char *dir, const char *name, const char *text)
 	tu_write_file(tu_path(path, dir, name), text, strlen(text));
 }
 
-static const char kjit_spec[] =
+static const char kjit_format_spec[] =
 	"{\n"
 	"  \"kernel\": { \"source\": \"k.cu\", \"entry\": \"scale\",\n"
 	"              \"include_dirs\": [\"inc\"],\n"
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	         "  if (i < (uint32_t)n && n < INT_MAX) x[i] *= sqrtf(TILE + MEM + FILE_H);\n}\n");
 
 	tu_path(spec, dir, "k.json");
-	tu_write_file(spec, kjit_spec, strlen(kjit_spec));
+	tu_write_file(spec, kjit_format_spec, strlen(kjit_format_spec));
 	compile_only(spec, tu_path(db, dir, "k.db"));
 	sqlite3 *s = tu_db_open(db);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM binaries", NULL) == 2);

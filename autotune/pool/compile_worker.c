@@ -93,7 +93,7 @@ int kt_compile_worker_main(const char *spec_path, const char *db, const char *ar
                            int out_fd)
 {
 	kjit__spec *spec;
-	if (kjit__spec_load(spec_path, &spec) != KJIT_OK) {
+	if (kjit_spec_load(spec_path, &spec) != KJIT_OK) {
 		fprintf(stderr, "kjit-tune (compile worker): %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
@@ -126,6 +126,6 @@ int kt_compile_worker_main(const char *spec_path, const char *db, const char *ar
 	kt_buf_free(&out);
 	free(w.setup_error);
 	kjit_engine_close(w.engine);
-	kjit__spec_free(spec);
+	kjit_spec_free(spec);
 	return ret;
 }

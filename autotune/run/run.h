@@ -30,7 +30,7 @@ typedef struct kt_tune_opts {
 	double warmup_ms;      /* each measurement's warm-up */
 	double budget_ms;      /* each measurement's time budget; 0 none */
 	int l2;                /* 1 warm, 2 cold, 3 both */
-	kjit__limits limits;   /* 0: min(spec's, device's) */
+	kjit_space_options limits; /* 0: min(spec's, device's) */
 	int jobs;
 	kt_pool_mode pool;
 	kt_devices devices;    /* the GPUs to measure on (--devices) */
@@ -50,7 +50,7 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);
 /* The error of problem p, whose restrictions and limits leave no valid
  * configuration: KJIT_ERR_INVALID_ARG naming the spec, the problem, the
  * product ruled out and the limits. */
-kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits *lim);
+kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit_space_options *lim);
 
 /* ---- a rank other than 0 (serve.c) ------------------------------------ */
 

@@ -537,7 +537,7 @@ static void prepare(server *s)
 		snprintf(why, sizeof why, "cannot read the spec %s: %s (the spec and the files it "
 		         "names must be at the same path on every host)", path, strerror(errno));
 		refuse(s, KT_EXIT_SPEC, why);
-	} else if (kjit__spec_load(path, &s->spec) != KJIT_OK) {
+	} else if (kjit_spec_load(path, &s->spec) != KJIT_OK) {
 		refuse(s, KT_EXIT_SPEC, kjit_last_error());
 	} else if (access(s->spec->source_path, R_OK) != 0) {
 		snprintf(why, sizeof why, "%s: cannot read the kernel source %s: %s (the spec and "
@@ -648,7 +648,7 @@ static void teardown(server *s)
 		free(t->arch);
 		free(t->error);
 	}
-	kjit__spec_free(s->spec);
+	kjit_spec_free(s->spec);
 	kt_setup_clear(&s->setup);
 	kt_role_clear(&s->role);
 	free(s->db);

@@ -287,7 +287,8 @@ static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j,
 	return 1;
 }
 
-kjit_status kt_space_empty(const kjit__spec *spec, size_t p, const kjit__limits *lim)
+kjit_status kt_space_empty(const kjit__spec *spec, size_t p,
+                           const kjit_space_options *lim)
 {
 	double product = 1;
 	for (size_t j = 0; j < spec->n_params; j++)
@@ -519,10 +520,10 @@ static int grow_known(const kjit__space *space, double **known, uint8_t **have)
 /* The limits of the problem's space: the command line's, else the spec's
  * and the device's, the lower; a budgeted search samples a space too
  * large to hold. */
-static kjit__limits space_limits(const tuner *t)
+static kjit_space_options space_limits(const tuner *t)
 {
 	const kjit__spec *spec = t->spec;
-	kjit__limits lim = t->o->limits;
+	kjit_space_options lim = t->o->limits;
 	if (!lim.max_threads)
 		lim.max_threads = spec->max_threads < t->hello->max_threads ? spec->max_threads
 		                                                            : t->hello->max_threads;
@@ -543,8 +544,8 @@ static int search_open(tuner *t, search *s)
 {
 	const kjit__spec *spec = t->spec;
 	problem_run *pr = s->pr;
-	kjit__limits lim = space_limits(t);
-	if (kjit__space_build(spec, pr->p, &lim, &s->space) != KJIT_OK)
+	kjit_space_options lim = space_limits(t);
+	if (kjit_space_build(spec, pr->p, &lim, &s->space) != KJIT_OK)
 		return -2;
 	if (s->space->size == 0) {
 		kt_space_empty(spec, pr->p, &lim);
@@ -740,7 +741,7 @@ static void search_close(tuner *t, search *s, int ret)
 	free(s->seen);
 	free(s->rejected);
 	free(s->accepted);
-	kjit__space_free(s->space);
+	kjit_space_free(s->space);
 }
 
 /* Tunes problem p; returns 0, -1 when interrupted, -2 on an error. */

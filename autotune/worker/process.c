@@ -483,7 +483,7 @@ int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify
 	kt_hello h = { 0 };
 	kt_buf b = { 0 };
 	int code = 1;
-	kjit_status st = kjit__spec_load(spec_path, &spec);
+	kjit_status st = kjit_spec_load(spec_path, &spec);
 	w.spec = spec;
 	if (st == KJIT_OK)
 		st = kt_verify_override(spec, wv->verify, wv->atol, wv->rtol);
@@ -511,7 +511,7 @@ int kt_worker_main(const char *spec_path, const char *db, const kt_worker_verify
 		if (fatal) {
 			/* the context is poisoned: leave it to the driver */
 			kt_buf_free(&b);
-			kjit__spec_free(spec);
+			kjit_spec_free(spec);
 			return 3;
 		}
 		if (st != KJIT_OK)
@@ -524,6 +524,6 @@ done:
 	kt_verify_free(w.verify);
 	kt_buf_free(&b);
 	kjit_engine_close(w.engine);
-	kjit__spec_free(spec);
+	kjit_spec_free(spec);
 	return code;
 }

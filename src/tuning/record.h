@@ -14,8 +14,8 @@
 
 #include "base.h"
 
-struct kjit__space;
-struct kjit__spec;
+struct kjit_space;
+struct kjit_spec;
 
 /* A connection of the record room's own to the kjit database. */
 typedef struct kjit__records kjit__records;
@@ -131,7 +131,7 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
  * time alone is measured again for energy. With several l2 rows, the
  * lowest score counts. Rows outside the space (kjit__space_match()) are
  * counted in *ignored (may be NULL). The caller frees the arrays. */
-kjit_status kjit__record_load(kjit__records *rec, const struct kjit__space *space,
+kjit_status kjit__record_load(kjit__records *rec, const struct kjit_space *space,
                               const char *signature, const char *device_key,
                               kjit__objective by, double **objective, uint8_t **have,
                               size_t *ignored);
@@ -156,7 +156,7 @@ typedef struct kjit__record_query {
 	const char *signature, *device_key;
 	const char *const *problems;
 	size_t n_problems;
-	const struct kjit__spec *spec;
+	const struct kjit_spec *spec;
 } kjit__record_query;
 
 /* A results row and its profile, valid during the callback. A NULL

@@ -43,12 +43,12 @@
 	X(kjit__run_free) X(kjit__eval_score) \
 	X(kjit__record_load) X(kjit__record_best) \
 	X(kjit__record_rows) \
-	/* the spec, its expressions and its space (tuning.h) */ \
-	X(kjit__spec_load) X(kjit__spec_free) X(kjit__spec_kernel) X(kjit__spec_signature) \
+	/* the spec, its expressions and its space (tuning.h), beyond kjit.h's kjit_spec_* \
+	 * and kjit_space_*, which load, count, build and free them */ \
+	X(kjit__spec_kernel) X(kjit__spec_signature) \
 	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \
-	X(kjit__space_build) X(kjit__space_free) X(kjit__space_count) \
 	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) X(kjit__space_match) \
-	X(kjit__space_config_json) X(kjit__config_json) X(kjit__problem_json) \
+	X(kjit__config_json) X(kjit__problem_json) \
 	X(kjit__problem_key) X(kjit__spec_generate) \
 	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \

@@ -99,7 +99,8 @@ typedef struct kjit__arg {
 	double threshold;
 } kjit__arg;
 
-typedef struct kjit__spec {
+/* struct kjit_spec is kjit.h's opaque kjit_spec: the public functions take it as is. */
+typedef struct kjit_spec {
 	char *path;          /* the spec file, for messages */
 	char *format;        /* "kjit" or "t1" */
 	int python;          /* 1: expressions have Python's semantics (T1) */
@@ -283,7 +284,8 @@ typedef struct kjit__limits {
  * Enumerated depth first: each restriction term, grid dimension, shared
  * memory size and block expression runs as soon as the parameters it
  * reads are set, so the unconstrained product is never built. */
-typedef struct kjit__space {
+/* kjit.h's opaque kjit_space. */
+typedef struct kjit_space {
 	const kjit__spec *spec;
 	size_t problem;
 	size_t n_params;

@@ -1,0 +1,234 @@
+/*
+ * test-spec-api: kjit.h's specs and spaces, through the public header
+ * alone:
+ *  - a T1 spec as the community writes it (tests/t1/values.json: Values
+ *    as Python expressions, bools, floats, strings, nine conditions):
+ *    every parameter's values and the count of valid configurations
+ *    equal what Python itself computes (tests/t1/space-oracle.py); the
+ *    count without building equals the built space's size; every
+ *    configuration finds its own index; its JSON names every parameter;
+ *  - a kjit spec's problem (examples/saxpy) and value types;
+ *  - a space too large to hold: refused naming it, sampled when asked;
+ *  - a T1 key kjit does not know is a warning naming it;
+ *  - every misuse and a bad file are errors with messages, nothing
+ *    half-made.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "kjit.h"
+
+static char t1dir[TU_PATH];
+
+static kjit_spec *load(const char *path)
+{
+	kjit_spec *spec = NULL;
+	CHECK_OK(kjit_spec_load(path, &spec));
+	CHECK(spec != NULL);
+	return spec;
+}
+
+/* The oracle's lines "NAME V1 V2 ..." for each parameter, then "count N". */
+static void against_python(const kjit_spec *spec, const char *path)
+{
+	char cmd[2 * TU_PATH + 64], line[4096];
+	snprintf(cmd, sizeof cmd, "python3 '%s/space-oracle.py' '%s'", t1dir, path);
+	FILE *f = popen(cmd, "r");
+	CHECK(f != NULL);
+	size_t i = 0;
+	long long want = -1;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "count %lld", &want) == 1)
+			break;
+		const char *name;
+		size_t n, def;
+		CHECK_OK(kjit_spec_param(spec, i, &name, &n, &def));
+		CHECK(def < n);
+		char got[4096] = "";
+		snprintf(got, sizeof got, "%s", name);
+		for (size_t j = 0; j < n; j++) {
+			kjit_value v;
+			CHECK_OK(kjit_spec_value(spec, i, j, &v));
+			snprintf(got + strlen(got), sizeof got - strlen(got), " %s", v.text);
+		}
+		CHECK_STREQ(got, line);
+		i++;
+	}
+	CHECK(pclose(f) == 0);
+	CHECK(i == kjit_spec_param_count(spec));
+	CHECK(want > 0);
+
+	kjit_space_count c;
+	CHECK_OK(kjit_spec_count(spec, 0, NULL, &c));
+	CHECK(c.rel_error == 0 && c.valid == (double)want);
+	kjit_space *space = NULL;
+	CHECK_OK(kjit_space_build(spec, 0, NULL, &space));
+	int sampled = -1;
+	CHECK(kjit_space_size(space, &sampled) == (size_t)want && sampled == 0);
+	double product = 1;
+	for (size_t p = 0; p < i; p++) {
+		size_t n;
+		CHECK_OK(kjit_spec_param(spec, p, NULL, &n, NULL));
+		product *= (double)n;
+	}
+	CHECK(c.product == product);
+
+	size_t values[16], at;
+	for (size_t k = 0; k < (size_t)want; k++) {
+		CHECK_OK(kjit_space_config(space, k, values));
+		CHECK_OK(kjit_space_find(space, values, &at));
+		CHECK(at == k);
+	}
+	/* a in {1, 2, ...} with b = 32 breaks a * b <= 64 only from a = 4 on */
+	values[0] = 10, values[1] = 5;
+	CHECK(kjit_space_find(space, values, &at) == KJIT_ERR_NOT_FOUND);
+	values[0] = 11;
+	CHECK(kjit_space_find(space, values, &at) == KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "value 11 of a's 11");
+
+	char *json = NULL;
+	CHECK_OK(kjit_space_config_json(space, 0, &json));
+	for (size_t p = 0; p < i; p++) {
+		const char *name;
+		char quoted[64];
+		CHECK_OK(kjit_spec_param(spec, p, &name, NULL, NULL));
+		snprintf(quoted, sizeof quoted, "\"%s\":", name);
+		CHECK_CONTAINS(json, quoted);
+	}
+	free(json);
+	CHECK(kjit_space_config_json(space, (size_t)want, &json) == KJIT_ERR_INVALID_ARG &&
+	      !json);
+	CHECK(kjit_space_config(space, (size_t)want, values) == KJIT_ERR_INVALID_ARG);
+	kjit_space_free(space);
+}
+
+static void kjit_spec_problem_and_types(void)
+{
+	char path[TU_PATH];
+	snprintf(path, sizeof path, "%s/examples/saxpy/saxpy.json", tu_srcdir());
+	kjit_spec *spec = load(path);
+	CHECK(kjit_spec_problem_count(spec) == 1);
+	const char *const *names;
+	const int64_t *values;
+	size_t n;
+	CHECK_OK(kjit_spec_problem(spec, 0, &names, &values, &n));
+	CHECK(n == 1 && strcmp(names[0], "n") == 0 && values[0] == 67108864);
+	CHECK(kjit_spec_problem(spec, 1, &names, &values, &n) == KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "problem 1 of 1");
+
+	const char *name;
+	size_t nv, def;
+	CHECK_OK(kjit_spec_param(spec, 0, &name, &nv, &def));
+	kjit_value v;
+	CHECK_OK(kjit_spec_value(spec, 0, def, &v));
+	CHECK(strcmp(name, "BLOCK_SIZE") == 0 && nv == 5 && v.type == KJIT_VALUE_INT &&
+	      v.i == 256 && strcmp(v.text, "256") == 0);
+	CHECK(kjit_spec_value(spec, 0, 5, &v) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_spec_param(spec, 2, &name, NULL, NULL) == KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "parameter 2 of 2");
+
+	kjit_space_count c;
+	kjit_space *space = NULL;
+	CHECK_OK(kjit_spec_count(spec, 0, NULL, &c));
+	CHECK(c.valid == 40 && c.product == 40 && c.rel_error == 0);
+	/* a device of 256 threads a block keeps three block sizes of five */
+	kjit_space_options o;
+	kjit_space_options_init(&o);
+	o.max_threads = 256;
+	CHECK_OK(kjit_space_build(spec, 0, &o, &space));
+	CHECK(kjit_space_size(space, NULL) == 24);
+	kjit_space_free(space);
+	o.max_threads = -1;
+	CHECK(kjit_space_build(spec, 0, &o, &space) == KJIT_ERR_INVALID_ARG && !space);
+	CHECK(kjit_space_build(spec, 1, NULL, &space) == KJIT_ERR_INVALID_ARG && !space);
+	kjit_spec_free(spec);
+}
+
+static void too_large(void)
+{
+	char path[TU_PATH];
+	tu_path(path, t1dir, "huge_space.json");
+	kjit_spec *spec = load(path);
+	kjit_space_count c;
+	CHECK_OK(kjit_spec_count(spec, 0, NULL, &c));
+	CHECK(c.product > 1e10);
+	kjit_space *space = NULL;
+	CHECK(kjit_space_build(spec, 0, NULL, &space) == KJIT_ERR_INVALID_ARG && !space);
+	CHECK_CONTAINS(kjit_last_error(), "too large to hold");
+	kjit_space_options o;
+	kjit_space_options_init(&o);
+	o.sample = 500;
+	o.seed = 7;
+	CHECK_OK(kjit_space_build(spec, 0, &o, &space));
+	int sampled = 0;
+	size_t n = kjit_space_size(space, &sampled);
+	CHECK(sampled == 1 && n > 0 && n <= 500);
+	size_t values[64], at;
+	CHECK(kjit_spec_param_count(spec) <= 64);
+	CHECK_OK(kjit_space_config(space, n - 1, values));
+	CHECK_OK(kjit_space_find(space, values, &at));
+	CHECK(at == n - 1);
+	kjit_space_free(space);
+	kjit_spec_free(spec);
+}
+
+static void warnings_and_errors(const char *dir)
+{
+	char path[TU_PATH], kernel[TU_PATH];
+	tu_path(kernel, dir, "k.cu");
+	tu_write_file(kernel, "__global__ void k(float *x) {}\n", 31);
+	static const char t1[] =
+		"{\"General\": {\"BenchmarkName\": \"k\", \"FormatVersion\": 1},"
+		" \"ConfigurationSpace\": {\"TuningParameters\": [{\"Name\": \"block_size_x\","
+		" \"Type\": \"int\", \"Values\": [32, 64]}], \"Conditions\": [], \"Colour\": 1},"
+		" \"KernelSpecification\": {\"Language\": \"CUDA\", \"KernelName\": \"k\","
+		" \"KernelFile\": \"k.cu\", \"GlobalSize\": {\"X\": \"1\"}}}";
+	tu_path(path, dir, "warn.json");
+	tu_write_file(path, t1, strlen(t1));
+	kjit_spec *spec = load(path);
+	size_t n = 0;
+	const char *const *lines = kjit_spec_warnings(spec, &n);
+	int named = 0;
+	for (size_t i = 0; i < n; i++)
+		named |= strstr(lines[i], "Colour") != NULL;
+	CHECK(named);
+	kjit_spec_free(spec);
+
+	spec = (kjit_spec *)1;
+	tu_path(path, dir, "missing.json");
+	CHECK(kjit_spec_load(path, &spec) == KJIT_ERR_IO && !spec);
+	CHECK_CONTAINS(kjit_last_error(), "missing.json");
+	tu_path(path, dir, "broken.json");
+	tu_write_file(path, "{\"parameters\": [", 16);
+	CHECK(kjit_spec_load(path, &spec) == KJIT_ERR_INVALID_ARG && !spec);
+	CHECK_CONTAINS(kjit_last_error(), "broken.json");
+	CHECK(kjit_spec_load(NULL, &spec) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_spec_load(path, NULL) == KJIT_ERR_INVALID_ARG);
+
+	kjit_space_count c;
+	CHECK(kjit_spec_count(NULL, 0, NULL, &c) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_spec_param_count(NULL) == 0 && kjit_spec_problem_count(NULL) == 0);
+	CHECK(kjit_space_size(NULL, NULL) == 0);
+	kjit_spec_free(NULL);
+	kjit_space_free(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	tu_init(argc, argv);
+	const char *dir = tu_tmpdir();
+	snprintf(t1dir, sizeof t1dir, "%s/tests/t1", tu_srcdir());
+	char path[TU_PATH];
+	tu_path(path, t1dir, "values.json");
+	kjit_spec *spec = load(path);
+	against_python(spec, path);
+	kjit_spec_free(spec);
+	kjit_spec_problem_and_types();
+	too_large();
+	warnings_and_errors(dir);
+	OK("specs and spaces through kjit.h: T1 values and counts as Python's, saxpy's "
+	   "problem and limits, a space sampled, warnings, errors");
+	return 0;
+}
