@@ -24,9 +24,11 @@ import os
 import threading
 
 from . import _kjit
-from ._kjit import (ArgumentError, CompileError, Engine, Error, Kernel, NoGPUError)
+from ._kjit import (ArgumentError, CompileError, Engine, Error, Kernel, NoGPUError, Space,
+                    SpaceCount, Spec)
 
 __all__ = ["Engine", "Kernel", "Error", "NoGPUError", "CompileError", "ArgumentError",
+           "Spec", "Space", "SpaceCount",
            "default_engine", "kernel", "tunable", "from_spec", "pointers", "version",
            "tune", "results"]
 __version__ = _kjit.version()

@@ -41,6 +41,33 @@ class Kernel:
     def explain(self, problem: _Problem) -> dict: ...
     def set_symbol(self, name: str, data: bytes) -> None: ...
 
+class SpaceCount(Tuple[float, bool, float, float, float]):
+    valid: float
+    exact: bool
+    product: float
+    rel_error: float
+    upper: float
+
+class Spec:
+    def __init__(self, path: _Path) -> None: ...
+    path: _Path
+    params: dict
+    defaults: dict
+    problems: list
+    warnings: list
+    def count(self, problem: int = ..., *, max_threads: int = ...,
+              max_shared: int = ...) -> SpaceCount: ...
+    def space(self, problem: int = ..., *, max_threads: int = ..., max_shared: int = ...,
+              sample: int = ..., seed: int = ...) -> "Space": ...
+
+class Space(Sequence[dict]):
+    sampled: bool
+    problem: dict
+    spec: Spec
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int) -> dict: ...  # type: ignore[override]
+    def index(self, config: Mapping[str, Any]) -> int: ...  # type: ignore[override]
+
 def version() -> str: ...
 def default_engine() -> Engine: ...
 def pointers(*arrays: Any, device: int = ..., stream: _Stream = ...) -> Tuple[Tuple[int, ...], int]: ...

@@ -1,6 +1,7 @@
 /* kjitpy.h - the parts of the kjit Python extension: the module and its
- * exceptions (module.c), engines and kernels (engine.c, kernel.c), and the
- * conversion of Python arguments to a launch's (args.c). */
+ * exceptions (module.c), engines and kernels (engine.c, kernel.c), the
+ * conversion of Python arguments to a launch's (args.c), and specs and
+ * their spaces (spec.c). */
 #ifndef KJITPY_H
 #define KJITPY_H
 
@@ -104,5 +105,12 @@ void kjitpy_args_clear(void);
 
 extern PyObject *kjitpy_kernel_type;
 int kjitpy_kernel_init_type(PyObject *module);
+
+/* ---- spec.c ------------------------------------------------------------ */
+
+/* kjit.Spec, kjit.Space and kjit.SpaceCount, added to the module; 0 or -1. */
+extern PyObject *kjitpy_spec_type;
+extern PyObject *kjitpy_space_type;
+int kjitpy_spec_init_types(PyObject *module);
 
 #endif

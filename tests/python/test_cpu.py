@@ -659,6 +659,102 @@ class Tunable(unittest.TestCase):
             k.explain((1, 2))
 
 
+class Specs(unittest.TestCase):
+    """kjit.Spec: a spec read by the C library, its spaces against Python's own
+    reading of the same T1 file."""
+
+    T1 = os.path.join(SRC, "tests", "t1")
+
+    def python_space(self, path):
+        """Every valid configuration, as Python itself evaluates the T1 file
+        (the Values expressions, the product in order, each condition)."""
+        import itertools
+        with open(path, encoding="utf-8") as f:
+            cs = json.load(f)["ConfigurationSpace"]
+        names, lists = [], []
+        for p in cs["TuningParameters"]:
+            values = p["Values"]
+            values = eval(values) if isinstance(values, str) else values
+            names.append(p["Name"])
+            lists.append([int(v) if p["Type"] == "bool" else v for v in values])
+        conds = [c if isinstance(c, str) else c["Expression"] for c in cs.get("Conditions", [])]
+        valid = [dict(zip(names, c)) for c in itertools.product(*lists)
+                 if all(eval(e, {"min": min, "max": max, "abs": abs}, dict(zip(names, c)))
+                        for e in conds)]
+        return dict(zip(names, lists)), valid
+
+    def test_t1_space_as_python_reads_it(self):
+        path = os.path.join(self.T1, "values.json")
+        params, valid = self.python_space(path)
+        spec = kjit.Spec(path)
+        self.assertEqual(spec.params, params)
+        self.assertEqual([type(v) for v in spec.params["d"]], [float] * 4)
+        self.assertEqual(list(spec.params), list(params))  # the spec's order
+        c = spec.count()
+        self.assertTrue(c.exact)
+        self.assertEqual((c.valid, c.product, c.rel_error), (len(valid), 11 * 6 * 4 * 4 * 2 * 2 * 3, 0))
+        space = spec.space()
+        self.assertEqual(len(space), len(valid))
+        self.assertEqual(list(space), valid)
+        self.assertFalse(space.sampled)
+        self.assertEqual(space[-1], valid[-1])
+        for i in (0, 17, len(valid) - 1):
+            self.assertEqual(space.index(valid[i]), i)
+        with self.assertRaises(IndexError):
+            space[len(valid)]
+        ruled_out = dict(valid[0], a=20, b=32)  # a * b <= 64
+        with self.assertRaisesRegex(ValueError, "not in the space"):
+            space.index(ruled_out)
+        with self.assertRaisesRegex(ValueError, "not one of its values"):
+            space.index(dict(valid[0], a=3))
+        with self.assertRaises(KeyError):
+            space.index({"a": 1})
+        self.assertIs(space.spec, spec)
+        self.assertIn("values.json", repr(space))
+
+    def test_kjit_spec_problems_limits_defaults(self):
+        import pathlib
+        spec = kjit.Spec(pathlib.Path(SRC) / "examples" / "saxpy" / "saxpy.json")
+        self.assertEqual(spec.problems, [{"n": 67108864}])
+        self.assertEqual(spec.defaults, {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 1})
+        self.assertEqual(len(spec.space()), 40)
+        small = spec.space(0, max_threads=256)
+        self.assertEqual(len(small), 3 * 8)
+        self.assertEqual({c["BLOCK_SIZE"] for c in small}, {64, 128, 256})
+        self.assertEqual(small.problem, {"n": 67108864})
+        with self.assertRaises(kjit.ArgumentError):
+            spec.space(1)
+        with self.assertRaises(kjit.ArgumentError):
+            spec.count(max_threads=-1)
+
+    def test_too_large_sampled(self):
+        spec = kjit.Spec(os.path.join(self.T1, "huge_space.json"))
+        self.assertGreater(spec.count().product, 1e10)
+        with self.assertRaisesRegex(kjit.ArgumentError, "too large to hold"):
+            spec.space()
+        s = spec.space(sample=200, seed=5)
+        self.assertTrue(s.sampled)
+        self.assertTrue(0 < len(s) <= 200)
+        self.assertEqual(list(spec.space(sample=200, seed=5)), list(s))
+        self.assertEqual(s.index(s[len(s) - 1]), len(s) - 1)
+
+    def test_bad_specs(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write('{"parameters": [')
+            with self.assertRaisesRegex(kjit.ArgumentError, "bad.json"):
+                kjit.Spec(bad)
+            with self.assertRaises(kjit.Error) as cm:
+                kjit.Spec(os.path.join(d, "missing.json"))
+            self.assertEqual(cm.exception.status, "KJIT_ERR_IO")
+            self.assertEqual(os.listdir(d), ["bad.json"])
+        with self.assertRaises(TypeError):
+            kjit.Spec(3)
+        with self.assertRaises(TypeError):
+            kjit.Space()
+
+
 class Tune(unittest.TestCase):
     def test_count_through_kjit_tune(self):
         """The subprocess route, in a mode that needs no GPU: kjit-tune --count."""
