@@ -155,6 +155,20 @@ int main(int argc, char **argv)
 	         " '{\"BLOCK_SIZE\":96,\"ITEMS_PER_THREAD\":1}', NULL, 10, '%s', 0, 0, 'time')", tune_sig,
 	         nv);
 	CHECK_SQL(db, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	/* rows written by others, exact for 200, 400 and 600: a key twice, an
+	 * array as a key (SQLite's own JSON reader read freed memory on it), a
+	 * size that is not an integer */
+	static const char *const hostile[][2] = {
+		{ "{\"n\":200}", "{\"BLOCK_SIZE\":64,\"BLOCK_SIZE\":128,\"ITEMS_PER_THREAD\":1}" },
+		{ "{\"n\":400}", "{[\"BLOCK_SIZE\"]:64,\"ITEMS_PER_THREAD\":1}" },
+		{ "{\"n\":600.5}", "{\"BLOCK_SIZE\":64,\"ITEMS_PER_THREAD\":1}" },
+	};
+	for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+		snprintf(sql, sizeof sql, "INSERT INTO best VALUES('%s', '" DEV "', '%s', 'sm_90',"
+		         " '%s', NULL, 10, '%s', 0, 0, 'time')", tune_sig, hostile[i][0],
+		         hostile[i][1], nv);
+		CHECK_SQL(db, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
 
 	/* the 2^20 row's result has a profile, as kjit-tune --profile stores it */
 	CHECK_SQL(db, sqlite3_exec(db, "UPDATE best SET result_id = 7 WHERE problem ="
@@ -192,6 +206,11 @@ int main(int argc, char **argv)
 	       "{\"n\":65536}", DEV);
 	expect(ks, 100, "nearest", "{\"BLOCK_SIZE\":128,\"ITEMS_PER_THREAD\":1}",
 	       "{\"n\":65536}", DEV);
+	for (int64_t n = 200; n <= 600; n += 200)
+		expect(ks, n, "nearest", "{\"BLOCK_SIZE\":128,\"ITEMS_PER_THREAD\":1}",
+		       "{\"n\":65536}", DEV);
+	OK("rows whose JSON is malformed (a key twice, an array as a key, a size not an "
+	   "integer) are never chosen");
 	/* Ties: 2^22 is as far from 2^20 as from 2^24: the lower median wins;
 	 * 2^25 between 2^24 and 2^26 at equal medians: the problem text. */
 	expect(ks, 1 << 22, "nearest", "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}",

@@ -190,7 +190,10 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 			free(def);
 		}
 		kjit__choice *c;
-		st = kjit__choice_make(k, en, index, rule, r >= 0 ? &rows[r] : NULL, &c);
+		if (r >= 0)
+			st = kjit__store_best_profile(e->store, &rows[r]);
+		if (st == KJIT_OK)
+			st = kjit__choice_make(k, en, index, rule, r >= 0 ? &rows[r] : NULL, &c);
 		if (st == KJIT_OK)
 			kjit__choice_publish(en, c);
 	}

@@ -80,18 +80,34 @@ static kjit_status warn(parser *P, const char *path, const char *fmt, ...)
 
 /* The path of a member or an element: "a.b", "a[3]" (for messages: a
  * path too long is cut short). */
+/* a, b and c joined into out, cut at 255 bytes. A path is made for every
+ * field read, so this is a copy, not a snprintf(). */
+static const char *path_join(char out[256], const char *a, const char *b, const char *c)
+{
+	size_t n = 0;
+	const char *parts[] = { a, b, c };
+	for (size_t k = 0; k < 3; k++)
+		for (const char *s = parts[k]; *s && n < 255; s++)
+			out[n++] = *s;
+	out[n] = '\0';
+	return out;
+}
+
 static const char *key_path(char out[256], const char *base, const char *key)
 {
-	if (snprintf(out, 256, "%s%s%s", base, *base ? "." : "", key) >= 256)
-		out[255] = '\0';
-	return out;
+	return path_join(out, base, *base ? "." : "", key);
 }
 
 static const char *index_path(char out[256], const char *base, size_t i)
 {
-	if (snprintf(out, 256, "%s[%zu]", base, i) >= 256)
-		out[255] = '\0';
-	return out;
+	char num[24], *d = num + sizeof num;
+	*--d = '\0';
+	*--d = ']';
+	do
+		*--d = (char)('0' + i % 10);
+	while ((i /= 10) != 0);
+	*--d = '[';
+	return path_join(out, base, d, "");
 }
 
 /* What a value is, for "(got ...)": its text when a scalar. */

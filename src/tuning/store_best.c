@@ -28,10 +28,12 @@ static char *col_dup(sqlite3_stmt *s, int i)
 	return strdup(t ? (const char *)t : "");
 }
 
-/* Parses a row's problem and configuration with json_each (each is
- * "SELECT key, atom FROM json_each(?1)"); sets r->usable. */
-static kjit_status parse_row(sqlite3_stmt *each, const kjit__spec *spec,
-                             const char *const *names, size_t n, kjit__best_row *r)
+/* Parses a row's problem and configuration by kjit's strict JSON reader
+ * (a stored row is input like any other); sets r->usable: every size an
+ * integer and every parameter a value of its own, each named once, and
+ * nothing else. */
+static kjit_status parse_row(const kjit__spec *spec, const char *const *names, size_t n,
+                             kjit__best_row *r)
 {
 	r->values = calloc(n ? n : 1, sizeof *r->values);
 	r->cfg = calloc(spec->n_params ? spec->n_params : 1, sizeof *r->cfg);
@@ -39,44 +41,38 @@ static kjit_status parse_row(sqlite3_stmt *each, const kjit__spec *spec,
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	size_t seen_sizes = 0, seen_params = 0, extra = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		sqlite3_reset(each);
-		sqlite3_bind_text(each, 1, pass ? r->config : r->problem, -1, SQLITE_STATIC);
-		int rc;
-		while ((rc = sqlite3_step(each)) == SQLITE_ROW) {
-			const char *key = (const char *)sqlite3_column_text(each, 0);
-			const char *atom = (const char *)sqlite3_column_text(each, 1);
+		const char *text = pass ? r->config : r->problem;
+		kjit__json *j = NULL;
+		kjit_status st = kjit__json_parse(text, strlen(text), pass ? "best.config"
+		                                  : "best.problem", &j);
+		if (st == KJIT_ERR_NOMEM)
+			return st;
+		if (st != KJIT_OK || j->type != KJIT__JSON_OBJECT)
+			extra++;
+		for (size_t m = 0; st == KJIT_OK && m < j->n; m++) {
+			const char *key = j->keys[m];
 			int found = 0;
-			if (!key || !atom) {
-				extra++;
-				continue;
-			}
-			if (!pass) {
-				for (size_t i = 0; i < n && !found; i++)
-					if (strcmp(key, names[i]) == 0) {
-						r->values[i] = strtoll(atom, NULL, 10);
-						found = 1;
-						seen_sizes++;
-					}
-			} else {
-				for (size_t i = 0; i < spec->n_params && !found; i++) {
-					const kjit__param *p = &spec->params[i];
-					if (strcmp(key, p->name) != 0)
-						continue;
-					long v = kjit__param_value_index(p, atom);
-					if (v >= 0) {
-						r->cfg[i] = (uint16_t)v;
-						found = 1;
-						seen_params++;
-					}
+			int64_t size;
+			const char *atom = kjit__json_scalar_text(&j->items[m]);
+			for (size_t i = 0; !pass && i < n && !found; i++)
+				if (strcmp(key, names[i]) == 0 && kjit__json_int(&j->items[m], &size) == 1) {
+					r->values[i] = size;
+					found = 1;
+					seen_sizes++;
+				}
+			for (size_t i = 0; pass && atom && i < spec->n_params && !found; i++) {
+				const kjit__param *p = &spec->params[i];
+				long v = strcmp(key, p->name) == 0 ? kjit__param_value_index(p, atom) : -1;
+				if (v >= 0) {
+					r->cfg[i] = (uint16_t)v;
+					found = 1;
+					seen_params++;
 				}
 			}
 			extra += !found;
 		}
-		/* Malformed JSON (an error from json_each) makes the row unusable. */
-		if (rc != SQLITE_DONE)
-			extra++;
+		kjit__json_free(j);
 	}
-	sqlite3_reset(each);
 	r->usable = !extra && seen_sizes == n && seen_params == spec->n_params;
 	return KJIT_OK;
 }
@@ -85,7 +81,7 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
                                   const char *const *names, size_t n, const char *signature,
                                   const char *arch, kjit__best_row **rows_out, size_t *n_out)
 {
-	sqlite3_stmt *s = NULL, *each = NULL;
+	sqlite3_stmt *s = NULL;
 	kjit__best_row *rows = NULL;
 	size_t n_rows = 0, cap = 0;
 	kjit_status st = KJIT_OK;
@@ -93,24 +89,16 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
 	snprintf(prefix, sizeof prefix, "%s|", arch);
 	*rows_out = NULL;
 	*n_out = 0;
-	/* with the result's profile, when kjit-tune stored one */
-	kjit__buf q = { 0 };
-	kjit__buf_str(&q, "SELECT b.device_key, b.problem, b.config, b.median_ns, b.nvrtc, b.stale,"
-	              " p.result_id IS NOT NULL, p." KJIT__C_COUNTERS_REASON ", p."
-	              KJIT__C_ENERGY_REASON);
-	kjit__profile_sql_columns(&q, "p");
-	kjit__buf_str(&q, " FROM " KJIT__T_BEST " b LEFT JOIN " KJIT__T_PROFILES " p ON"
-	              " p.result_id = b.result_id WHERE b.signature = ?1 AND"
-	              " substr(b.device_key, 1, length(?2)) = ?2");
-	char *sql = kjit__buf_done(&q);
-	if (!sql)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	/* whether the result has a profile; its figures are read for the
+	 * chosen row alone (kjit__store_best_profile()), so that the first
+	 * launch does not prepare a statement of every profile column */
+	static const char sql[] =
+		"SELECT b.device_key, b.problem, b.config, b.median_ns, b.nvrtc, b.stale,"
+		" b.result_id, EXISTS (SELECT 1 FROM " KJIT__T_PROFILES " p WHERE p.result_id ="
+		" b.result_id) FROM " KJIT__T_BEST " b WHERE b.signature = ?1 AND"
+		" substr(b.device_key, 1, length(?2)) = ?2";
 	kjit__store_lock(store);
-	sqlite3 *db = kjit__store_db(store);
-	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	free(sql);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "SELECT key, atom FROM json_each(?1)", -1, &each, NULL);
+	int rc = sqlite3_prepare_v2(kjit__store_db(store), sql, -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		st = kjit__store_fail(store, rc, "reading tuned results");
 		goto done;
@@ -136,22 +124,17 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
 		r->median_ns = sqlite3_column_double(s, 3);
 		r->nvrtc = col_dup(s, 4);
 		r->stale = sqlite3_column_int(s, 5);
-		if ((r->has_profile = sqlite3_column_int(s, 6))) {
-			kjit__profile_sql_read(s, 9, &r->profile);
-			r->profile.counters_reason = r->reasons[0] = col_dup(s, 7);
-			r->profile.energy_reason = r->reasons[1] = col_dup(s, 8);
-		}
-		if (!r->device_key || !r->problem || !r->config || !r->nvrtc ||
-		    (r->has_profile && (!r->reasons[0] || !r->reasons[1])))
+		r->result_id = sqlite3_column_int64(s, 6);
+		r->has_profile = sqlite3_column_int(s, 7);
+		if (!r->device_key || !r->problem || !r->config || !r->nvrtc)
 			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		else
-			st = parse_row(each, spec, names, n, r);
+			st = parse_row(spec, names, n, r);
 	}
 	if (st == KJIT_OK && rc != SQLITE_DONE)
 		st = kjit__store_fail(store, rc, "reading tuned results");
 done:
 	sqlite3_finalize(s);
-	sqlite3_finalize(each);
 	kjit__store_unlock(store);
 	if (st != KJIT_OK) {
 		kjit__best_rows_free(rows, n_rows);
@@ -160,4 +143,40 @@ done:
 	*rows_out = rows;
 	*n_out = n_rows;
 	return KJIT_OK;
+}
+
+kjit_status kjit__store_best_profile(kjit__store *store, kjit__best_row *row)
+{
+	if (!row->has_profile)
+		return KJIT_OK;
+	kjit__buf q = { 0 };
+	kjit__buf_str(&q, "SELECT " KJIT__C_COUNTERS_REASON ", " KJIT__C_ENERGY_REASON);
+	kjit__profile_sql_columns(&q, KJIT__T_PROFILES);
+	kjit__buf_str(&q, " FROM " KJIT__T_PROFILES " WHERE result_id = ?1");
+	char *sql = kjit__buf_done(&q);
+	if (!sql)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	sqlite3_stmt *s = NULL;
+	kjit__store_lock(store);
+	int rc = sqlite3_prepare_v2(kjit__store_db(store), sql, -1, &s, NULL);
+	free(sql);
+	kjit_status st = KJIT_OK;
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, row->result_id);
+		rc = sqlite3_step(s);
+	}
+	if (rc == SQLITE_ROW) {
+		kjit__profile_sql_read(s, 2, &row->profile);
+		row->profile.counters_reason = row->reasons[0] = col_dup(s, 0);
+		row->profile.energy_reason = row->reasons[1] = col_dup(s, 1);
+		if (!row->reasons[0] || !row->reasons[1])
+			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	} else if (rc == SQLITE_DONE) {
+		row->has_profile = 0; /* gone since the rows were read */
+	} else {
+		st = kjit__store_fail(store, rc, "reading a tuned result's profile");
+	}
+	sqlite3_finalize(s);
+	kjit__store_unlock(store);
+	return st;
 }

@@ -409,8 +409,9 @@ typedef struct kjit__best_row {
 	int64_t *values;   /* the problem's sizes in the kernel's order */
 	uint16_t *cfg;     /* value index per parameter */
 	int usable;        /* every size named and every value found */
+	int64_t result_id;
 	int has_profile;   /* its result has a stored profile (kjit-tune --profile) */
-	kjit_profile profile; /* the reasons point into reasons[] */
+	kjit_profile profile; /* kjit__store_best_profile()'s; the reasons point into reasons[] */
 	char *reasons[2];
 } kjit__best_row;
 
@@ -420,6 +421,8 @@ kjit_status kjit__store_best_read(kjit__store *store, const kjit__spec *spec,
                                   const char *const *names, size_t n, const char *signature,
                                   const char *arch, kjit__best_row **rows, size_t *n_rows);
 void kjit__best_rows_free(kjit__best_row *rows, size_t n);
+/* Reads row's profile when it has one (has_profile 0 when it has gone). */
+kjit_status kjit__store_best_profile(kjit__store *store, kjit__best_row *row);
 
 /* ---- selection (select.c) ---------------------------------------------- */
 
