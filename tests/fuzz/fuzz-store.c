@@ -5,8 +5,8 @@
  * rewrites columns as the input says, with any SQLite type (NULL, integer,
  * real, text, blob; a checksum that matches a rewritten cubin), and runs every
  * read path on them: a binary's lookup, its whole row, the manifest of a
- * base key, and a kernel's best rows (with their profiles) parsed against
- * its spec.
+ * base key, and a kernel's best rows parsed against its spec, with each
+ * one's profile.
  *
  * Input: records of 4 bytes and data: table, column, type, length, then
  * length bytes.
@@ -131,8 +131,11 @@ static void read_rows(kjit__store *s, const kjit__spec *spec)
 	static const char *const names[] = { "n" };
 	kjit__best_row *rows;
 	size_t n;
-	if (kjit__store_best_read(s, spec, names, 1, SIG, "sm_90", &rows, &n) == KJIT_OK)
+	if (kjit__store_best_read(s, spec, names, 1, SIG, "sm_90", &rows, &n) == KJIT_OK) {
+		for (size_t i = 0; i < n; i++)
+			(void)kjit__store_best_profile(s, &rows[i]);
 		kjit__best_rows_free(rows, n);
+	}
 }
 
 /* A fresh database at path (any file there removed first). */
