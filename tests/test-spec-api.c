@@ -11,11 +11,13 @@
  *  - a space too large to hold: refused naming it, sampled when asked;
  *  - a T1 key kjit does not know is a warning naming it;
  *  - every misuse and a bad file are errors with messages, nothing
- *    half-made.
+ *    half-made;
+ *  - spaces of one spec built and counted on several threads at once.
  */
 #include "testutil.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #include "kjit.h"
 
@@ -30,7 +32,7 @@ static kjit_spec *load(const char *path)
 }
 
 /* The oracle's lines "NAME V1 V2 ..." for each parameter, then "count N". */
-static void against_python(const kjit_spec *spec, const char *path)
+static long long against_python(const kjit_spec *spec, const char *path)
 {
 	char cmd[2 * TU_PATH + 64], line[4096];
 	snprintf(cmd, sizeof cmd, "python3 '%s/space-oracle.py' '%s'", t1dir, path);
@@ -102,6 +104,42 @@ static void against_python(const kjit_spec *spec, const char *path)
 	      !json);
 	CHECK(kjit_space_config(space, (size_t)want, values) == KJIT_ERR_INVALID_ARG);
 	kjit_space_free(space);
+	return want;
+}
+
+typedef struct shared_build {
+	const kjit_spec *spec;
+	size_t size;
+	double valid;
+} shared_build;
+
+static void *build_one(void *arg)
+{
+	shared_build *b = arg;
+	kjit_space *space = NULL;
+	kjit_space_count c;
+	CHECK_OK(kjit_space_build(b->spec, 0, NULL, &space));
+	CHECK_OK(kjit_spec_count(b->spec, 0, NULL, &c));
+	b->size = kjit_space_size(space, NULL);
+	b->valid = c.valid;
+	kjit_space_free(space);
+	return NULL;
+}
+
+/* each thread finds Python's count, want */
+static void threads(const kjit_spec *spec, long long want)
+{
+	enum { N = 4 };
+	pthread_t t[N];
+	shared_build b[N];
+	for (int i = 0; i < N; i++) {
+		b[i] = (shared_build){ .spec = spec };
+		CHECK(pthread_create(&t[i], NULL, build_one, &b[i]) == 0);
+	}
+	for (int i = 0; i < N; i++) {
+		CHECK(pthread_join(t[i], NULL) == 0);
+		CHECK(b[i].size == (size_t)want && b[i].valid == (double)want);
+	}
 }
 
 static void kjit_spec_problem_and_types(void)
@@ -223,12 +261,12 @@ int main(int argc, char **argv)
 	char path[TU_PATH];
 	tu_path(path, t1dir, "values.json");
 	kjit_spec *spec = load(path);
-	against_python(spec, path);
+	threads(spec, against_python(spec, path));
 	kjit_spec_free(spec);
 	kjit_spec_problem_and_types();
 	too_large();
 	warnings_and_errors(dir);
 	OK("specs and spaces through kjit.h: T1 values and counts as Python's, saxpy's "
-	   "problem and limits, a space sampled, warnings, errors");
+	   "problem and limits, a space sampled, warnings, errors, four threads at once");
 	return 0;
 }
