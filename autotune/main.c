@@ -838,6 +838,29 @@ static kjit_status replay_print(const kjit__space *space, const kt_strategy *str
 	return KJIT_OK;
 }
 
+/* The space of --problem under lim into *out: KT_EXIT_OK, or the exit code
+ * with the error printed (none with a problem the spec lacks, a space that
+ * cannot be built or one with no valid configuration). */
+static int problem_space(const kjit__spec *spec, const opts *o, const kjit_space_options *lim,
+                         kjit__space **out)
+{
+	*out = NULL;
+	if (o->problem >= spec->n_problems)
+		return usage_error("--problem: the spec %s has fewer problems", spec->path);
+	if (kjit_space_build(spec, (size_t)o->problem, lim, out) != KJIT_OK) {
+		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	if ((*out)->size == 0) {
+		kjit_space_free(*out);
+		*out = NULL;
+		kt_space_empty(spec, (size_t)o->problem, lim);
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	return KT_EXIT_OK;
+}
+
 static int do_replay(const kjit__spec *spec, const opts *o)
 {
 	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy
@@ -849,12 +872,10 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	int ret = KT_EXIT_RUNTIME;
 	if (!strategy)
 		return usage_error("unknown strategy '%s' (see --help)", o->strategy);
-	if (o->problem >= spec->n_problems)
-		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	if (kjit_space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
-		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
-		return KT_EXIT_SPEC;
-	}
+	kjit_space_options l = limits_of(spec, o);
+	if ((ret = problem_space(spec, o, &l, &space)) != KT_EXIT_OK)
+		return ret;
+	ret = KT_EXIT_RUNTIME;
 	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .batch = o->batch,
 		              .within = 0.05, .compile_ms = NULL, .measure_ms = NULL,
 		              .workers = o->jobs ? (size_t)o->jobs : 1, .gpus = o->gpus ? o->gpus : 1 };
@@ -881,19 +902,10 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	const kt_strategy *strategy =
 		kt_strategy_find(kt_strategy_choose(o->strategy, spec->strategy, &o->budget));
 	kjit__space *space = NULL;
-	if (o->problem >= spec->n_problems)
-		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	kjit_space_options l = limits_of(spec, o);
-	if (kjit_space_build(spec, (size_t)o->problem, &l, &space) != KJIT_OK) {
-		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
-		return KT_EXIT_SPEC;
-	}
-	if (space->size == 0) {
-		kjit_space_free(space);
-		kt_space_empty(spec, (size_t)o->problem, &l);
-		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-		return KT_EXIT_SPEC;
-	}
+	int ret = problem_space(spec, o, &l, &space);
+	if (ret != KT_EXIT_OK)
+		return ret;
 	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout);
 	if (st != KJIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());

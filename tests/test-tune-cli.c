@@ -195,6 +195,10 @@ static void test_ask(const char *dir)
 	CHECK_MSG(rc == 1, "exit %d: %s", rc, err);
 	CHECK_CONTAINS(err, "--ask: answer 3: expected an objective >= 0 or fail on a line of at "
 	               "most 64 bytes, got '-1'");
+	rc = ask(dir, "5\n\033[2J\t1\n", args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 1 && !strchr(err, '\033'), "exit %d: %s", rc, err);
+	CHECK_CONTAINS(err, "answer 2: expected an objective >= 0 or fail on a line of at most 64 "
+	               "bytes, got '\\x1b[2J\\t1'");
 	rc = ask(dir, "2.5e-3\r\n1e999\n", args, out, sizeof out, err, sizeof err);
 	CHECK_MSG(rc == 1, "exit %d: %s", rc, err);
 	CHECK_CONTAINS(err, "answer 2: expected an objective");
@@ -333,7 +337,9 @@ int main(int argc, char **argv)
 	RUN(3, &out, "%s/saxpy.json --compile-only --arch sm_90 --max-threads 32 --db %s/none.db",
 	    examples, dir);
 	CHECK_CONTAINS(out, "rule out all 40");
-	OK("a fully pruned space: --count and --compile-only exit 3 and say why");
+	RUN(3, &out, "%s/saxpy.json --replay %s/none.csv --max-threads 32", examples, dir);
+	CHECK_CONTAINS(out, "rule out all 40");
+	OK("a fully pruned space: --count, --compile-only and --replay exit 3 and say why");
 
 	/* a tight restriction over a space too large to walk: the draws find
 	 * none, and the count says it does not know, not that there are none */

@@ -119,6 +119,9 @@ int main(int argc, char **argv)
 	    "parameters[0]", "expected positive integers");
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"problems\": [{\"n\": \"big\"}]}",
 	    "problems[0].n", "expected an integer size (got \"big\")");
+	/* a terminal's escapes in a string stay out of the message */
+	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"problems\": [{\"n\": \"\\u001b[2J\\n\"}]}",
+	    "problems[0].n", "expected an integer size (got \"\\x1b[2J\\n\")");
 	bad(dir, "{ " GOOD_KERNEL ", " GOOD_PARAMS ", \"arguments\": [{\"name\": \"x\","
 	         " \"type\": \"half\", \"length\": 4}]}",
 	    "arguments[0].type", "expected one of int32");

@@ -56,11 +56,11 @@ static double ask_one(void *ctx, size_t index)
 	if (len > whole && line[len - whole - 1] == '\r')
 		line[len - whole - 1] = '\0';
 	double v = whole || feof(a->in) ? parse_answer(line) : NAN;
+	char q[200];
 	if (isnan(v))
 		a->status = kjit__error(KJIT_ERR_INVALID_ARG, "--ask: answer %zu: expected an "
-		                        "objective >= 0 or fail on a line of at most %d bytes, got "
-		                        "'%.40s%s'", a->answers, KT_ASK_LINE, line,
-		                        strlen(line) > 40 ? "..." : "");
+		                        "objective >= 0 or fail on a line of at most %d bytes, got %s",
+		                        a->answers, KT_ASK_LINE, kjit__quote(q, sizeof q, line, 40, '\''));
 	return v;
 }
 

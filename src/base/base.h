@@ -584,6 +584,12 @@ void kjit__buf_str(kjit__buf *b, const char *s);
 /* s as a JSON string literal, quotes included. */
 void kjit__buf_json_str(kjit__buf *b, const char *s);
 
+/* Text written by others, quoted for a message: at most max bytes of s
+ * between quote characters q, each control byte as \n, \t or \xNN (so
+ * that a message never carries a terminal's escapes), "..." after a cut;
+ * into out[cap] (cut to fit). Returns out. */
+const char *kjit__quote(char *out, size_t cap, const char *s, size_t max, char q);
+
 /* The profiles table in SQL (store.c): ", ALIAS.field" for each field of
  * kjit__profile_fields() onto q; and those columns of a row, from col on,
  * into *out (NULL is NAN; the reasons left NULL). */

@@ -1,6 +1,7 @@
 /*
- * strbuf.c - a growing string for building JSON and SQL text. A failed
- * allocation is remembered and reported once, by kjit__buf_done().
+ * strbuf.c - a growing string for building JSON and SQL text (a failed
+ * allocation is remembered and reported once, by kjit__buf_done()), and
+ * text quoted for messages.
  */
 #include "config.h"
 
@@ -62,4 +63,23 @@ char *kjit__buf_done(kjit__buf *b)
 		return b->oom ? NULL : strdup("");
 	}
 	return b->p;
+}
+
+const char *kjit__quote(char *out, size_t cap, const char *s, size_t max, char q)
+{
+	size_t n = 0, i = 0;
+	if (!cap)
+		return out;
+	/* each step writes at most 4 bytes; room is kept for "'...'" and the 0 */
+	for (out[n++] = q; s[i] && i < max && n + 4 + 5 <= cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n' || c == '\t')
+			n += (size_t)snprintf(out + n, cap - n, "\\%c", c == '\n' ? 'n' : 't');
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(out + n, cap - n, "\\x%02x", c);
+		else
+			out[n++] = (char)c;
+	}
+	snprintf(out + n, cap - n, "%s%c", s[i] ? "..." : "", q);
+	return out;
 }

@@ -119,9 +119,7 @@ static const char *got(json *v, char out[96])
 	case KJIT__JSON_NULL: return "null";
 	case KJIT__JSON_BOOL: return v->b ? "true" : "false";
 	case KJIT__JSON_NUMBER: snprintf(out, 96, "%.60s", v->text); return out;
-	case KJIT__JSON_STRING:
-		snprintf(out, 96, "\"%.60s%s\"", v->text, strlen(v->text) > 60 ? "..." : "");
-		return out;
+	case KJIT__JSON_STRING: return kjit__quote(out, 96, v->text, 60, '"');
 	case KJIT__JSON_ARRAY: return "an array";
 	case KJIT__JSON_OBJECT: return "an object";
 	}

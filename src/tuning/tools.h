@@ -17,7 +17,7 @@
 /* kjit-tune: */
 #define KJIT_TOOLS_TUNE(X) \
 	/* strings, errors, files, the clock, the environment (base.h) */ \
-	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) \
+	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) X(kjit__quote) \
 	X(kjit__error) X(kjit__strdup_printf) X(kjit__env) \
 	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) X(kjit__read_file) \
 	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
