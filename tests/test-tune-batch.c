@@ -400,7 +400,7 @@ static void efficiency(size_t file)
 
 /* ---- the replay's side of the contract ---------------------------------------- */
 
-static void *waiter_init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *waiter_init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	static int state;
 	return &state;
@@ -422,7 +422,7 @@ static void waiter_free(void *st)
 static void refusals(void)
 {
 	static const kt_strategy waiter = { "waiter", "waits from the start", 0, waiter_init,
-		                            waiter_next, waiter_report, waiter_free };
+		                            waiter_next, waiter_report, waiter_free, NULL, 0, NULL };
 	loaded l;
 	load(&files[0], &l);
 	kt_replay_opts o = { .seed = 1, .batch = 4 };

@@ -109,6 +109,27 @@ static void test_options_heard(const char *dir, const char *csv)
 	CHECK_CONTAINS(out, "pso, hybrid, or a T1 name of one such as brute_force");
 	OK("--strategy takes the T1 names brute_force and bayes_opt; an unknown one lists them");
 
+	/* --strategy-option: refused before any work (tuning: before a GPU is
+	 * asked for), by the strategy the run uses */
+	RUN(2, &out, "%s/saxpy.json --strategy genetic_algorithm --strategy-option popsize=0 "
+	    "--db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--strategy-option 'popsize=0': strategy genetic takes popsize (a "
+	               "count from 1 to 65536); its options: popsize");
+	RUN(2, &out, "%s/saxpy.json --strategy-option popsize=4 --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "'popsize=4': strategy exhaustive has no options");
+	RUN(2, &out, "%s/saxpy.json --replay %s --strategy pso --strategy-option W=1", examples,
+	    csv);
+	CHECK_CONTAINS(out, "'W=1': strategy pso has no option of that name; its options: popsize");
+	RUN(2, &out, "%s/saxpy.json --count --strategy-option popsize=4", examples);
+	CHECK_CONTAINS(out, "--strategy-option goes with tuning, --replay and --ask");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy genetic --strategy-option popsize=6 "
+	    "--strategy-option maxiter=2", examples, csv);
+	CHECK_CONTAINS(out, "evaluations: 10\n"); /* 6, then 4 children after the 2 elites */
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "options: popsize=20 maxiter=0 mutation_chance=0 method=uniform\n");
+	OK("--strategy-option: a name or value the run's strategy does not take exits 2 naming "
+	   "it and the strategy's options; with --replay it sets the strategy's options");
+
 	char cmd[4 * TU_PATH], buf[8192];
 	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s/saxpy.json'"
 	         " --json --db '%s/j.db' 2>/dev/null", tool, examples, dir);
@@ -228,6 +249,27 @@ static void test_ask(const char *dir)
 	          out);
 	OK("--ask: every strategy, by kjit's and T1 names: 12 distinct proposals for --budget 12, "
 	   "the same for a seed; without a budget the whole space once");
+
+	char with[8192], without[8192];
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy genetic --seed 7", examples);
+	CHECK(ask(dir, answers, args, without, sizeof without, err, sizeof err) == 0);
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy genetic --seed 7 "
+	         "--strategy-option popsize=4 --strategy-option maxiter=3", examples);
+	rc = ask(dir, answers, args, with, sizeof with, err, sizeof err);
+	/* three generations: 4, then at most 2 children each (a child equal
+	 * to another of its generation is answered from memory) */
+	int n_with = distinct_proposals(with);
+	CHECK_MSG(rc == 0 && n_with > 4 && n_with <= 8, "exit %d: %s\n%s", rc, err, with);
+	CHECK(distinct_proposals(without) == 40);
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy skopt --strategy-option kappa=2",
+	         examples);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 2 && !*out, "exit %d:\n%s", rc, out);
+	CHECK_CONTAINS(err, "'kappa=2': strategy surrogate has no option of that name; its "
+	               "options: num_initial");
+	OK("--ask --strategy-option: genetic's popsize=4 maxiter=3 proposes %d (4, then at most "
+	   "2 + 2), 40 without; a name the strategy does not take exits 2 with no proposal",
+	   n_with);
 
 	/* only the space is read: a kernel file that is not there is no error */
 	char t1[TU_PATH];
