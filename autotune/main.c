@@ -850,13 +850,20 @@ static kjit_status replay_print(const kjit__space *space, const kt_strategy *str
 	return KJIT_OK;
 }
 
-/* The options of strategy from --strategy-option into *out (NULL:
- * none given); KT_EXIT_OK, or KT_EXIT_USAGE having said why. */
-static int strategy_opts(const kt_strategy *strategy, const opts *o, void **out)
+/* The options of strategy into *out (NULL: none set): the spec's (T1
+ * Search.Attributes), then --strategy-option's. KT_EXIT_OK, or the exit
+ * code, having said why. */
+static int strategy_opts(const kt_strategy *strategy, const kjit__spec *spec, const opts *o,
+                         void **out)
 {
-	if (kt_options_parse(strategy, o->strategy_args, o->n_strategy_args, out) == KJIT_OK)
-		return KT_EXIT_OK;
-	return usage_error("%s", kjit_last_error());
+	*out = NULL;
+	if (kt_options_spec(strategy, spec, stderr, out) != KJIT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	if (kt_options_parse(strategy, o->strategy_args, o->n_strategy_args, out) != KJIT_OK)
+		return usage_error("%s", kjit_last_error());
+	return KT_EXIT_OK;
 }
 
 static int do_replay(const kjit__spec *spec, const opts *o)
@@ -873,8 +880,9 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	void *so;
-	if (strategy_opts(strategy, o, &so) != KT_EXIT_OK)
-		return KT_EXIT_USAGE;
+	if ((ret = strategy_opts(strategy, spec, o, &so)) != KT_EXIT_OK)
+		return ret;
+	ret = KT_EXIT_RUNTIME;
 	if (kjit__space_build(spec, (size_t)o->problem, &o->limits, &space) != KJIT_OK) {
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 		free(so);
@@ -911,10 +919,11 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	void *so = NULL;
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	if (strategy_opts(strategy, o, &so) != KT_EXIT_OK)
-		return KT_EXIT_USAGE;
+	int ret = strategy_opts(strategy, spec, o, &so);
+	if (ret != KT_EXIT_OK)
+		return ret;
 	kjit__limits l = limits_of(spec, o);
-	int ret = KT_EXIT_SPEC;
+	ret = KT_EXIT_SPEC;
 	if (kjit__space_build(spec, (size_t)o->problem, &l, &space) != KJIT_OK) {
 		fprintf(stderr, "%s: %s: %s\n", prog, spec->path, kjit_last_error());
 	} else if (space->size == 0) {

@@ -301,6 +301,63 @@ static void test_ask(const char *dir)
 	   "an empty space exits 3; --batch and --count with it exit 2");
 }
 
+/* How many lines text has. */
+static int lines(const char *text)
+{
+	int n = 0;
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* A T1 spec's Search.Attributes are its strategy's options, under
+ * --strategy-option's; those the strategy lacks, or given for another
+ * strategy than the run's, are warned of; a bad value is a spec error. */
+static void test_spec_options(const char *dir)
+{
+	char t1[TU_PATH], out[8192], err[4096], args[2 * TU_PATH], answers[512] = "", text[1024];
+	for (int k = 0; k < 40; k++)
+		snprintf(answers + strlen(answers), sizeof answers - strlen(answers), "%d\n", 40 - k);
+	static const char form[] =
+		"{\"ConfigurationSpace\": {\"TuningParameters\": ["
+		"{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [1, 2, 3, 4, 5, 6, 7, 8]},"
+		"{\"Name\": \"b\", \"Type\": \"int\", \"Values\": [1, 2, 3, 4, 5]}]},"
+		"\"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"gone.cu\","
+		"\"ProblemSize\": [1], \"LocalSize\": {\"X\": \"32\"}},"
+		"\"Search\": {\"Name\": \"genetic_algorithm\", \"Attributes\": ["
+		"{\"Name\": \"popsize\", \"Value\": %s}, {\"Name\": \"maxiter\", \"Value\": \"3\"},"
+		"{\"Name\": \"method\", \"Value\": \"two_point\"},"
+		"{\"Name\": \"constraint_aware\", \"Value\": true},"
+		"{\"Name\": \"mutation_prob\", \"Value\": 0.5}]}}";
+	snprintf(text, sizeof text, form, "4");
+	tu_write_file(tu_path(t1, dir, "options.json"), text, strlen(text));
+	snprintf(args, sizeof args, "'%s'", t1);
+	int rc = ask(dir, answers, args, out, sizeof out, err, sizeof err), n = lines(out);
+	CHECK_MSG(rc == 0 && n > 4 && n <= 8, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "Search.Attributes \"mutation_prob\": not an option of strategy "
+	               "genetic (its options: popsize");
+	CHECK_CONTAINS(err, "Search.Attributes[3]: \"constraint_aware\": a Value that is not a "
+	               "number or a string is not used");
+	snprintf(args, sizeof args, "'%s' --strategy-option maxiter=1", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0 && lines(out) == 4, "exit %d: %s\n%s", rc, err, out);
+	snprintf(args, sizeof args, "'%s' --strategy pso", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0 && lines(out) == 40, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "Search.Attributes \"popsize\": an option of the spec's strategy "
+	               "(genetic), not of the run's (pso): not used");
+	snprintf(text, sizeof text, form, "0");
+	tu_write_file(t1, text, strlen(text));
+	snprintf(args, sizeof args, "'%s'", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 3 && !*out, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "options.json: Search.Attributes 'popsize=0': strategy genetic takes "
+	               "popsize (a count from 1 to 65536)");
+	OK("T1 Search.Attributes: genetic_algorithm's popsize 4, maxiter \"3\" and method "
+	   "two_point propose %d, --strategy-option maxiter=1 4; another strategy, an option the "
+	   "strategy lacks and a value of another type are warned of; popsize 0 exits 3", n);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -708,6 +765,7 @@ int main(int argc, char **argv)
 	   "0, x, 65 and without --replay are usage errors");
 	test_options_heard(dir, csv);
 	test_ask(dir);
+	test_spec_options(dir);
 	test_replay_clock(dir, csv);
 	return 0;
 }

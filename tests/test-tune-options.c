@@ -35,7 +35,7 @@ static void *options(const kt_strategy *strategy, const char *const *args, size_
 /* The error of strategy's args[n], which must be refused. */
 static const char *refused(const kt_strategy *strategy, const char *const *args, size_t n)
 {
-	void *o = (void *)1;
+	void *o = NULL;
 	CHECK_ST(kt_options_parse(strategy, args, n, &o), KJIT_ERR_INVALID_ARG);
 	CHECK(o == NULL);
 	return kjit_last_error();

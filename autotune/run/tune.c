@@ -1261,7 +1261,12 @@ static int settle(tuner *t)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	/* last: nothing after it fails, so that it is freed by kt_tune() */
+	/* last, the spec's then the command line's: nothing after them fails,
+	 * so that kt_tune() frees them */
+	if (kt_options_spec(t->strategy, spec, stderr, &t->strategy_opts) != KJIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
 	if (kt_options_parse(t->strategy, o->strategy_args, o->n_strategy_args,
 	                     &t->strategy_opts) != KJIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\nTry 'kjit-tune --help'.\n", kjit_last_error());

@@ -101,14 +101,24 @@ const kt_strategy *kt_strategy_find(const char *name);
 /* The most --strategy-option arguments of a run. */
 #define KT_OPTION_ARGS_MAX 32
 
-/* The options struct of strategy, its defaults with each of args[n]
- * ("NAME=VALUE") set in order, malloc'ed for init() (the caller frees
- * it); *out is NULL when n is 0 (init() takes the defaults).
+/* Sets each of args[n] ("NAME=VALUE", --strategy-option), in order, on
+ * *opts, the options struct of strategy for init(), which starts as its
+ * defaults when *opts is NULL (malloc'ed; the caller frees it; it stays
+ * NULL when n is 0: init() then takes the defaults).
  * KJIT_ERR_INVALID_ARG naming the strategy, the option and the
  * strategy's options when a name is not one of them or a value is not
- * what the option takes; more than KT_OPTION_ARGS_MAX is one too. */
+ * what the option takes (more than KT_OPTION_ARGS_MAX is one too); *opts
+ * is then freed and NULL. */
 kjit_status kt_options_parse(const kt_strategy *strategy, const char *const *args, size_t n,
-                             void **out);
+                             void **opts);
+/* kt_options_parse() of a spec's T1 Search.Attributes
+ * (spec->strategy_options), when strategy is the spec's: an attribute
+ * that names no option of it, or one for another strategy than the run's,
+ * is not used, which a warning line on warn says. KJIT_ERR_INVALID_ARG
+ * naming the spec and Search.Attributes when a value is not what the
+ * option takes. */
+kjit_status kt_options_spec(const kt_strategy *strategy, const kjit__spec *spec, FILE *warn,
+                            void **opts);
 /* The strategy's options as NAME=DEFAULT words (nothing when it has
  * none), for --help. */
 void kt_options_print(FILE *f, const kt_strategy *strategy);
