@@ -114,7 +114,7 @@ static void test_options_heard(const char *dir, const char *csv)
 	RUN(2, &out, "%s/saxpy.json --strategy genetic_algorithm --strategy-option popsize=0 "
 	    "--db %s/t.db", examples, dir);
 	CHECK_CONTAINS(out, "--strategy-option 'popsize=0': strategy genetic takes popsize (a "
-	               "count from 1 to 65536); its options: popsize");
+	               "count from 1 to 4096); its options: popsize");
 	RUN(2, &out, "%s/saxpy.json --strategy-option popsize=4 --db %s/t.db", examples, dir);
 	CHECK_CONTAINS(out, "'popsize=4': strategy exhaustive has no options");
 	RUN(2, &out, "%s/saxpy.json --replay %s --strategy pso --strategy-option W=1", examples,
@@ -352,7 +352,7 @@ static void test_spec_options(const char *dir)
 	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
 	CHECK_MSG(rc == 3 && !*out, "exit %d: %s\n%s", rc, err, out);
 	CHECK_CONTAINS(err, "options.json: Search.Attributes 'popsize=0': strategy genetic takes "
-	               "popsize (a count from 1 to 65536)");
+	               "popsize (a count from 1 to 4096)");
 	OK("T1 Search.Attributes: genetic_algorithm's popsize 4, maxiter \"3\" and method "
 	   "two_point propose %d, --strategy-option maxiter=1 4; another strategy, an option the "
 	   "strategy lacks and a value of another type are warned of; popsize 0 exits 3", n);

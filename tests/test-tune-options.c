@@ -98,12 +98,12 @@ static void test_parsing(void)
 		const char *arg, *says;
 	} bad[] = {
 		{ &kt_strategy_genetic, "popsiz=5", "'popsiz=5': strategy genetic has no option of "
-		  "that name; its options: popsize (a count from 1 to 65536); maxiter (a count "
+		  "that name; its options: popsize (a count from 1 to 4096); maxiter (a count "
 		  "from 0 to 1000000000); mutation_chance (a count from 0 to 1000000000); method "
 		  "(one of uniform, single_point, two_point, disruptive_uniform)" },
 		{ &kt_strategy_genetic, "popsize=0", "strategy genetic takes popsize (a count from 1 "
-		  "to 65536); its options: popsize" },
-		{ &kt_strategy_genetic, "popsize=65537", "takes popsize (a count from 1 to 65536)" },
+		  "to 4096); its options: popsize" },
+		{ &kt_strategy_genetic, "popsize=4097", "takes popsize (a count from 1 to 4096)" },
 		{ &kt_strategy_genetic, "popsize=2.5", "takes popsize" },
 		{ &kt_strategy_genetic, "popsize=-1", "takes popsize" },
 		{ &kt_strategy_genetic, "popsize= 4", "takes popsize" },

@@ -40,7 +40,7 @@ typedef struct opts {
 static const opts defaults = { .popsize = 20, .method = UNIFORM };
 
 static const kt_option options[] = {
-	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 65536, NULL },
+	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
 	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
 	{ "mutation_chance", KT_OPT_COUNT, offsetof(opts, mutation_chance), 0, 1e9, NULL },
 	{ "method", KT_OPT_WORD, offsetof(opts, method), 0, 0, methods },

@@ -42,7 +42,7 @@ typedef struct opts {
 static const opts defaults = { .popsize = 20, .maxiter = 0, .w = 0.5, .c1 = 3.5, .c2 = 1.0 };
 
 static const kt_option options[] = {
-	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 65536, NULL },
+	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
 	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
 	{ "w", KT_OPT_REAL, offsetof(opts, w), -1e3, 1e3, NULL },
 	{ "c1", KT_OPT_REAL, offsetof(opts, c1), -1e3, 1e3, NULL },

@@ -289,7 +289,7 @@ class Strategies(unittest.TestCase):
                    "strategy 'hybrid': kjit-tune: --strategy-option 'popsize=3': strategy "
                    "hybrid has no options": ("hybrid", {"popsize": 3}),
                    "strategy 'genetic_algorithm': kjit-tune: --strategy-option 'popsize=0': "
-                   "strategy genetic takes popsize (a count from 1 to 65536); its options: "
+                   "strategy genetic takes popsize (a count from 1 to 4096); its options: "
                    "popsize": ("genetic_algorithm", {"popsize": 0}),
                    "strategy 'simulated_annealing': kjit-tune: --strategy-option 'alpha=True'":
                        ("simulated_annealing", {"alpha": True}),
