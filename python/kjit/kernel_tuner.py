@@ -212,13 +212,14 @@ def _check_strategy(strategy, options):
                                % (key, "a count of 1 or more" if lo else "seconds > 0", v))
     if strategy in _LOOP_STRATEGIES:
         known = _LOOP_OPTIONS
-    elif strategy not in _KT_MAPPED:
-        return  # kjit-tune's own names: it checks their options (_strategy_args)
     else:
-        passed, other = _KT_MAPPED[strategy]
-        known = _SEARCH_OPTIONS | _SEARCH_UNUSED | set(passed) | set(other)
+        if strategy in _KT_MAPPED:
+            passed, other = _KT_MAPPED[strategy]
+            known = _SEARCH_OPTIONS | _SEARCH_UNUSED | set(passed) | set(other)
+        else:  # kjit-tune's own names: it checks their options (_strategy_args)
+            other, known = (), set(options)
         unused = sorted((set(options) & (set(other) | _SEARCH_UNUSED)) - {"constraint_aware"})
-        if options.get("constraint_aware", True) is not True:
+        if "constraint_aware" in other and options.get("constraint_aware", True) is not True:
             unused.append("constraint_aware")
         if unused:
             warnings.warn("kjit.kernel_tuner: strategy %r: strategy_options %s set Kernel "

@@ -306,6 +306,8 @@ class Strategies(unittest.TestCase):
                 ("dual_annealing", {"method": "COBYLA"}, "method"),
                 ("skopt", {"kappa": 2.0, "num_initial": 4, "acq_func": "EI"}, "acq_func, kappa"),
                 ("bayes_opt", {"searchspace_construction_options": {}},
+                 "searchspace_construction_options"),
+                ("hybrid", {"searchspace_construction_options": {}, "max_fevals": 3},
                  "searchspace_construction_options")):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
