@@ -47,6 +47,7 @@ autotune_libkt_strategies_a_CPPFLAGS = $(KT_INCLUDE_STRATEGIES)
 autotune_libkt_strategies_a_SOURCES = \
 	autotune/strategies/strategies.h \
 	autotune/strategies/common.c \
+	autotune/strategies/options.c \
 	autotune/strategies/exhaustive.c \
 	autotune/strategies/random.c \
 	autotune/strategies/annealing.c \

@@ -38,6 +38,8 @@ static void usage(FILE *f)
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
 	        "      --strategy NAME     search strategy (default: the spec's, else " KT_STRATEGY_DEFAULT "\n"
 	        "                          with a budget, exhaustive without)\n"
+	        "      --strategy-option NAME=VALUE  set an option of the strategy (repeatable;\n"
+	        "                          each strategy's options and defaults are below)\n"
 	        "      --budget N, --fraction F, --time-budget SEC, --seed S (as for --replay;\n"
 	        "                          default: the spec's budget, else none)\n"
 	        "      --problem I         only problem I of the spec (default: every one)\n"
@@ -91,6 +93,7 @@ static void usage(FILE *f)
 	        "      --json              the summary as JSON on stdout\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
 	        "      --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT ")\n"
+	        "      --strategy-option NAME=VALUE  as when tuning\n"
 	        "      --budget N          at most N evaluations\n"
 	        "      --fraction F        at most this fraction of the space (0 < F <= 1)\n"
 	        "      --time-budget SEC   at most this wall time\n"
@@ -109,8 +112,9 @@ static void usage(FILE *f)
 	        "  --ask                   run a strategy against answers on stdin: each\n"
 	        "                          configuration it proposes is a line of value indices\n"
 	        "                          on stdout, answered by a line: its objective (lower\n"
-	        "                          is better) or fail; --strategy, --budget, --fraction,\n"
-	        "                          --time-budget, --seed, --problem as when tuning\n"
+	        "                          is better) or fail; --strategy, --strategy-option,\n"
+	        "                          --budget, --fraction, --time-budget, --seed,\n"
+	        "                          --problem as when tuning\n"
 	        "  --export FORMAT         print stored results as csv, json or t4 (BAT's T4\n"
 	        "                          format) for the spec's kernel, --device-key and\n"
 	        "                          --problem, or of one run with --run ID (uses --db)\n"
@@ -136,8 +140,14 @@ static void usage(FILE *f)
 	        "  -V, --version           the version\n"
 	        "\n"
 	        "Strategies:\n", prog, KT_POOL_AUTO_THREADS, prog);
-	for (size_t i = 0; kt_strategies[i]; i++)
+	for (size_t i = 0; kt_strategies[i]; i++) {
 		fprintf(f, "  %-12s %s\n", kt_strategies[i]->name, kt_strategies[i]->summary);
+		if (kt_strategies[i]->options) {
+			fprintf(f, "  %-12s options:", "");
+			kt_options_print(f, kt_strategies[i]);
+			fputc('\n', f);
+		}
+	}
 	fprintf(f, "  T1 names (Kernel Tuner's, KTT's: brute_force, bayes_opt, ...) name these too.\n");
 	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error, 130 interrupted.\n");
 }
@@ -192,6 +202,10 @@ typedef struct opts {
 	kt_budget budget;
 	uint64_t seed, problem;
 	int problem_set;
+	/* --strategy-option NAME=VALUE, in order (one past the most, which
+	 * kt_options_parse() refuses) */
+	const char *strategy_args[KT_OPTION_ARGS_MAX + 1];
+	size_t n_strategy_args;
 	const char *verify; /* NULL, atol and rtol NaN: the spec's */
 	double atol, rtol;
 	kjit_space_options limits;
@@ -861,6 +875,22 @@ static int problem_space(const kjit__spec *spec, const opts *o, const kjit_space
 	return KT_EXIT_OK;
 }
 
+/* The options of strategy into *out (NULL: none set): the spec's (T1
+ * Search.Attributes), then --strategy-option's. KT_EXIT_OK, or the exit
+ * code, having said why. */
+static int strategy_opts(const kt_strategy *strategy, const kjit__spec *spec, const opts *o,
+                         void **out)
+{
+	*out = NULL;
+	if (kt_options_spec(strategy, spec, stderr, out) != KJIT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	if (kt_options_parse(strategy, o->strategy_args, o->n_strategy_args, out) != KJIT_OK)
+		return usage_error("%s", kjit_last_error());
+	return KT_EXIT_OK;
+}
+
 static int do_replay(const kjit__spec *spec, const opts *o)
 {
 	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy
@@ -872,11 +902,17 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	int ret = KT_EXIT_RUNTIME;
 	if (!strategy)
 		return usage_error("unknown strategy '%s' (see --help)", o->strategy);
-	kjit_space_options l = limits_of(spec, o);
-	if ((ret = problem_space(spec, o, &l, &space)) != KT_EXIT_OK)
+	void *so;
+	if ((ret = strategy_opts(strategy, spec, o, &so)) != KT_EXIT_OK)
 		return ret;
+	kjit_space_options l = limits_of(spec, o);
+	if ((ret = problem_space(spec, o, &l, &space)) != KT_EXIT_OK) {
+		free(so);
+		return ret;
+	}
 	ret = KT_EXIT_RUNTIME;
-	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .batch = o->batch,
+	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .strategy_opts = so,
+		              .batch = o->batch,
 		              .within = 0.05, .compile_ms = NULL, .measure_ms = NULL,
 		              .workers = o->jobs ? (size_t)o->jobs : 1, .gpus = o->gpus ? o->gpus : 1 };
 	if (replay_load(spec, space, o, &obj, costs, &ignored) == KJIT_OK) {
@@ -891,6 +927,7 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	free(obj);
 	free(costs[0]);
 	free(costs[1]);
+	free(so);
 	kjit_space_free(space);
 	return ret;
 }
@@ -902,15 +939,19 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 	const kt_strategy *strategy =
 		kt_strategy_find(kt_strategy_choose(o->strategy, spec->strategy, &o->budget));
 	kjit__space *space = NULL;
-	kjit_space_options l = limits_of(spec, o);
-	int ret = problem_space(spec, o, &l, &space);
+	void *so = NULL;
+	int ret = strategy_opts(strategy, spec, o, &so);
 	if (ret != KT_EXIT_OK)
 		return ret;
-	kjit_status st = kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout);
-	if (st != KJIT_OK)
+	kjit_space_options l = limits_of(spec, o);
+	if ((ret = problem_space(spec, o, &l, &space)) == KT_EXIT_OK &&
+	    kt_ask(space, strategy, so, &o->budget, o->seed, stdin, stdout) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+		ret = KT_EXIT_RUNTIME;
+	}
+	free(so);
 	kjit_space_free(space);
-	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
+	return ret;
 }
 
 /* ---- export ------------------------------------------------------------------ */
@@ -1020,6 +1061,8 @@ static int run(opts *o)
 		o->tune.spec_path = o->spec;
 		o->tune.db = o->db;
 		o->tune.strategy = o->strategy;
+		o->tune.strategy_args = o->strategy_args;
+		o->tune.n_strategy_args = o->n_strategy_args;
 		o->tune.budget = o->budget;
 		o->tune.seed = o->seed;
 		o->tune.problem = o->problem_set ? (int64_t)o->problem : -1;
@@ -1066,7 +1109,7 @@ enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
        O_FRACTION, O_TIME, O_SEED, O_PROBLEM, O_MAXT, O_MAXS, O_REPLAY_DB, O_DEVKEY,
        O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
        O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_GPUS, O_MPI, O_MPI_TIMEOUT,
-       O_OBJECTIVE, O_PROFILE, O_ASK };
+       O_OBJECTIVE, O_PROFILE, O_ASK, O_STRATEGY_OPTION };
 
 /* An option of how each configuration is measured and judged into *t;
  * KT_EXIT_OK, or KT_EXIT_USAGE having said why. --profile's argument is
@@ -1145,6 +1188,8 @@ static int check_modes(opts *o)
 		                         "not combine");
 	if (o->batch && !o->replay)
 		return usage_error("%s", "--batch goes with --replay");
+	if (o->n_strategy_args && (o->count || o->compile_only || o->export_format))
+		return usage_error("%s", "--strategy-option goes with tuning, --replay and --ask");
 	if (o->compile_only && o->budget.seconds > 0)
 		return usage_error("%s", "--compile-only takes --budget N or --fraction F, not "
 		                         "--time-budget");
@@ -1175,6 +1220,7 @@ int main(int argc, char **argv)
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "run", required_argument, NULL, O_RUN },
 		{ "strategy", required_argument, NULL, O_STRATEGY },
+		{ "strategy-option", required_argument, NULL, O_STRATEGY_OPTION },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "fraction", required_argument, NULL, O_FRACTION },
 		{ "time-budget", required_argument, NULL, O_TIME },
@@ -1253,6 +1299,10 @@ int main(int argc, char **argv)
 				return usage_error("--run: expected a run id, got '%s'", optarg);
 			break;
 		case O_STRATEGY: o.strategy = optarg; break;
+		case O_STRATEGY_OPTION:
+			if (o.n_strategy_args <= KT_OPTION_ARGS_MAX)
+				o.strategy_args[o.n_strategy_args++] = optarg;
+			break;
 		case O_BUDGET:
 			if (parse_u64(optarg, &u) || u == 0)
 				return usage_error("--budget: expected a positive count, got '%s'", optarg);

@@ -173,11 +173,11 @@ typedef struct spy {
 	spy_log log;
 } spy;
 
-static void *spy_init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *spy_init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	spy *s = calloc(1, sizeof *s);
 	CHECK(s && (s->count = calloc(space->size + 1, sizeof *s->count)));
-	CHECK((s->inner = spy_inner->init(space, budget, seed)) != NULL);
+	CHECK((s->inner = spy_inner->init(space, budget, seed, opts)) != NULL);
 	s->size = space->size;
 	s->log.hash = 1469598103934665603ull;
 	return s;
@@ -243,7 +243,7 @@ static void spy_free(void *st)
 
 static const kt_strategy spy_strategy = {
 	"spy", "a strategy inside, the batch contract checked", 0, spy_init, spy_next,
-	spy_report, spy_free,
+	spy_report, spy_free, NULL, 0, NULL,
 };
 
 /* Replays strategy through the spy; spy_last has its log. */
@@ -400,7 +400,7 @@ static void efficiency(size_t file)
 
 /* ---- the replay's side of the contract ---------------------------------------- */
 
-static void *waiter_init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *waiter_init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	static int state;
 	return &state;
@@ -422,7 +422,7 @@ static void waiter_free(void *st)
 static void refusals(void)
 {
 	static const kt_strategy waiter = { "waiter", "waits from the start", 0, waiter_init,
-		                            waiter_next, waiter_report, waiter_free };
+		                            waiter_next, waiter_report, waiter_free, NULL, 0, NULL };
 	loaded l;
 	load(&files[0], &l);
 	kt_replay_opts o = { .seed = 1, .batch = 4 };

@@ -109,6 +109,27 @@ static void test_options_heard(const char *dir, const char *csv)
 	CHECK_CONTAINS(out, "pso, hybrid, or a T1 name of one such as brute_force");
 	OK("--strategy takes the T1 names brute_force and bayes_opt; an unknown one lists them");
 
+	/* --strategy-option: refused before any work (tuning: before a GPU is
+	 * asked for), by the strategy the run uses */
+	RUN(2, &out, "%s/saxpy.json --strategy genetic_algorithm --strategy-option popsize=0 "
+	    "--db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--strategy-option 'popsize=0': strategy genetic takes popsize (a "
+	               "count from 1 to 4096); its options: popsize");
+	RUN(2, &out, "%s/saxpy.json --strategy-option popsize=4 --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "'popsize=4': strategy exhaustive has no options");
+	RUN(2, &out, "%s/saxpy.json --replay %s --strategy pso --strategy-option W=1", examples,
+	    csv);
+	CHECK_CONTAINS(out, "'W=1': strategy pso has no option of that name; its options: popsize");
+	RUN(2, &out, "%s/saxpy.json --count --strategy-option popsize=4", examples);
+	CHECK_CONTAINS(out, "--strategy-option goes with tuning, --replay and --ask");
+	RUN(0, &out, "%s/saxpy.json --replay %s --strategy genetic --strategy-option popsize=6 "
+	    "--strategy-option maxiter=2", examples, csv);
+	CHECK_CONTAINS(out, "evaluations: 10\n"); /* 6, then 4 children after the 2 elites */
+	RUN(0, &out, "--help");
+	CHECK_CONTAINS(out, "options: popsize=20 maxiter=0 mutation_chance=0 method=uniform\n");
+	OK("--strategy-option: a name or value the run's strategy does not take exits 2 naming "
+	   "it and the strategy's options; with --replay it sets the strategy's options");
+
 	char cmd[4 * TU_PATH], buf[8192];
 	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s/saxpy.json'"
 	         " --json --db '%s/j.db' 2>/dev/null", tool, examples, dir);
@@ -233,6 +254,27 @@ static void test_ask(const char *dir)
 	OK("--ask: every strategy, by kjit's and T1 names: 12 distinct proposals for --budget 12, "
 	   "the same for a seed; without a budget the whole space once");
 
+	char with[8192], without[8192];
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy genetic --seed 7", examples);
+	CHECK(ask(dir, answers, args, without, sizeof without, err, sizeof err) == 0);
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy genetic --seed 7 "
+	         "--strategy-option popsize=4 --strategy-option maxiter=3", examples);
+	rc = ask(dir, answers, args, with, sizeof with, err, sizeof err);
+	/* three generations: 4, then at most 2 children each (a child equal
+	 * to another of its generation is answered from memory) */
+	int n_with = distinct_proposals(with);
+	CHECK_MSG(rc == 0 && n_with > 4 && n_with <= 8, "exit %d: %s\n%s", rc, err, with);
+	CHECK(distinct_proposals(without) == 40);
+	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy skopt --strategy-option kappa=2",
+	         examples);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 2 && !*out, "exit %d:\n%s", rc, out);
+	CHECK_CONTAINS(err, "'kappa=2': strategy surrogate has no option of that name; its "
+	               "options: num_initial");
+	OK("--ask --strategy-option: genetic's popsize=4 maxiter=3 proposes %d (4, then at most "
+	   "2 + 2), 40 without; a name the strategy does not take exits 2 with no proposal",
+	   n_with);
+
 	/* only the space is read: a kernel file that is not there is no error */
 	char t1[TU_PATH];
 	static const char spec[] =
@@ -261,6 +303,63 @@ static void test_ask(const char *dir)
 	CHECK_CONTAINS(err, "--count, --compile-only, --replay, --ask and --export do not combine");
 	OK("--ask reads a T1 space whose kernel file is missing, values in the spec's order; "
 	   "an empty space exits 3; --batch and --count with it exit 2");
+}
+
+/* How many lines text has. */
+static int lines(const char *text)
+{
+	int n = 0;
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* A T1 spec's Search.Attributes are its strategy's options, under
+ * --strategy-option's; those the strategy lacks, or given for another
+ * strategy than the run's, are warned of; a bad value is a spec error. */
+static void test_spec_options(const char *dir)
+{
+	char t1[TU_PATH], out[8192], err[4096], args[2 * TU_PATH], answers[512] = "", text[1024];
+	for (int k = 0; k < 40; k++)
+		snprintf(answers + strlen(answers), sizeof answers - strlen(answers), "%d\n", 40 - k);
+	static const char form[] =
+		"{\"ConfigurationSpace\": {\"TuningParameters\": ["
+		"{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [1, 2, 3, 4, 5, 6, 7, 8]},"
+		"{\"Name\": \"b\", \"Type\": \"int\", \"Values\": [1, 2, 3, 4, 5]}]},"
+		"\"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"gone.cu\","
+		"\"ProblemSize\": [1], \"LocalSize\": {\"X\": \"32\"}},"
+		"\"Search\": {\"Name\": \"genetic_algorithm\", \"Attributes\": ["
+		"{\"Name\": \"popsize\", \"Value\": %s}, {\"Name\": \"maxiter\", \"Value\": \"3\"},"
+		"{\"Name\": \"method\", \"Value\": \"two_point\"},"
+		"{\"Name\": \"constraint_aware\", \"Value\": true},"
+		"{\"Name\": \"mutation_prob\", \"Value\": 0.5}]}}";
+	snprintf(text, sizeof text, form, "4");
+	tu_write_file(tu_path(t1, dir, "options.json"), text, strlen(text));
+	snprintf(args, sizeof args, "'%s'", t1);
+	int rc = ask(dir, answers, args, out, sizeof out, err, sizeof err), n = lines(out);
+	CHECK_MSG(rc == 0 && n > 4 && n <= 8, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "Search.Attributes \"mutation_prob\": not an option of strategy "
+	               "genetic (its options: popsize");
+	CHECK_CONTAINS(err, "Search.Attributes[3]: \"constraint_aware\": a Value that is not a "
+	               "number or a string is not used");
+	snprintf(args, sizeof args, "'%s' --strategy-option maxiter=1", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0 && lines(out) == 4, "exit %d: %s\n%s", rc, err, out);
+	snprintf(args, sizeof args, "'%s' --strategy pso", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0 && lines(out) == 40, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "Search.Attributes \"popsize\": an option of the spec's strategy "
+	               "(genetic), not of the run's (pso): not used");
+	snprintf(text, sizeof text, form, "0");
+	tu_write_file(t1, text, strlen(text));
+	snprintf(args, sizeof args, "'%s'", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 3 && !*out, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "options.json: Search.Attributes 'popsize=0': strategy genetic takes "
+	               "popsize (a count from 1 to 4096)");
+	OK("T1 Search.Attributes: genetic_algorithm's popsize 4, maxiter \"3\" and method "
+	   "two_point propose %d, --strategy-option maxiter=1 4; another strategy, an option the "
+	   "strategy lacks and a value of another type are warned of; popsize 0 exits 3", n);
 }
 
 int main(int argc, char **argv)
@@ -672,6 +771,7 @@ int main(int argc, char **argv)
 	   "0, x, 65 and without --replay are usage errors");
 	test_options_heard(dir, csv);
 	test_ask(dir);
+	test_spec_options(dir);
 	test_replay_clock(dir, csv);
 	return 0;
 }

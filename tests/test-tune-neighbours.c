@@ -34,7 +34,7 @@ static double objective(const kjit__space *space, size_t j)
 /* One strategy, one proposal at a time; repeats answered from memory. */
 static void search(const kjit__space *space, const kt_strategy *strategy, size_t held)
 {
-	void *st = strategy->init(space, BUDGET, 7);
+	void *st = strategy->init(space, BUDGET, 7, NULL);
 	CHECK(st);
 	uint8_t *known = calloc(space->capacity + 1, 1);
 	double *value = calloc(space->capacity + 1, sizeof *value);

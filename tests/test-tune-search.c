@@ -86,7 +86,7 @@ static double synthetic(const kjit__space *space, size_t i)
 static size_t drive(const kjit__space *space, const kt_strategy *strategy, uint64_t seed,
                     int64_t *seq)
 {
-	void *st = strategy->init(space, space->size, seed);
+	void *st = strategy->init(space, space->size, seed, NULL);
 	uint8_t *seen = calloc(space->size, 1);
 	size_t n = 0;
 	CHECK(st && seen);
@@ -109,7 +109,7 @@ static size_t drive(const kjit__space *space, const kt_strategy *strategy, uint6
  * space before the end. */
 static size_t drive_batch(const kjit__space *space, const kt_strategy *strategy, uint64_t seed)
 {
-	void *st = strategy->init(space, space->size, seed);
+	void *st = strategy->init(space, space->size, seed, NULL);
 	uint8_t *seen = calloc(space->size, 1);
 	int64_t pend[16];
 	size_t n = 0, n_pend = 0;

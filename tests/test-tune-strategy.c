@@ -59,7 +59,7 @@ static size_t batch_far_proposals(const kjit__space *space, uint64_t seed)
 		for (size_t p = 0; p < N_PARAMS; p++)
 			obj[i] += (c[p] - 2.0) * (c[p] - 2.0) * (double)(p + 1);
 	}
-	void *st = kt_strategy_hybrid.init(space, space->size, seed);
+	void *st = kt_strategy_hybrid.init(space, space->size, seed, NULL);
 	CHECK(st);
 	int64_t out[B], known[PROPOSALS];
 	size_t n_out = 0, n_known = 0, n_prop = 0, far = 0;
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	OK("synthetic space: %zu configurations, best at A=6 B=3 C=2", space->size);
 
 	/* exhaustive: each valid configuration exactly once */
-	void *st = kt_strategy_exhaustive.init(space, space->size, 1);
+	void *st = kt_strategy_exhaustive.init(space, space->size, 1, NULL);
 	uint8_t *seen = calloc(space->size, 1);
 	size_t n = 0;
 	for (int64_t j; (j = kt_strategy_exhaustive.next(st)) >= 0; n++) {

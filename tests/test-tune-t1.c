@@ -229,7 +229,9 @@ static void vector_add(void)
 	CHECK_WARNING(s, "KernelSpecification.GridDivY", "ProblemSize has no Y entry");
 	CHECK_STREQ(s->strategy, "random");
 	CHECK(s->budget_evaluations == 20);
-	CHECK_WARNING(s, "Search.Attributes[1]", "\"popsize\" is not used");
+	/* an option of the strategy, for kjit-tune (random has none: it says so) */
+	CHECK(s->n_strategy_options == 1);
+	CHECK_STREQ(s->strategy_options[0], "popsize=10");
 	const kjit__arg *n = arg(s, "n", 0);
 	CHECK(!n->is_buffer && strcmp(n->value, "ProblemSize") == 0 && strcmp(n->type, "int32") == 0);
 	CHECK(arg(s, "a", 0)->data.seed == 11 && arg(s, "b", 0)->data.seed == 3);
@@ -267,7 +269,8 @@ static void scale_add(void)
 	CHECK_WARNING(s, "KernelSpecification.SimulationInput", "not used");
 	CHECK_WARNING(s, "KernelSpecification.Profiling", "not used");
 	CHECK_WARNING(s, "KernelSpecification.Device", "not used");
-	CHECK_WARNING(s, "Search.Attributes[0]", "\"modelPath\" is not used");
+	CHECK(s->n_strategy_options == 1);
+	CHECK_STREQ(s->strategy_options[0], "modelPath=2080-vectorAdd_output_DT.sav");
 	OK("scale_add.json (KTT): uint, OpenCL grids 32 and 4, Generator and BinaryRaw fills, a "
 	   "Generator reference checked side by side relative, MCMC, two budgets, General");
 	kjit__spec_free(s);
@@ -739,6 +742,13 @@ static void bad_t1(void)
 	bad(T1X(PB, GS, ", \"Search\": {\"Name\": \"random_sample\", \"Attributes\":"
 	                " [{\"Name\": \"max_fevals\", \"Value\": \"many\"}]}"),
 	    "Search.Attributes[0].Value", "a positive integer (got \"many\")");
+	char items[2048] = "", many[4096];
+	for (int i = 0; i <= KJIT__SPEC_STRATEGY_OPTIONS_MAX; i++)
+		snprintf(items + strlen(items), sizeof items - strlen(items),
+		         "%s{\"Name\": \"w\", \"Value\": %d}", i ? ", " : "", i);
+	snprintf(many, sizeof many,
+	         T1X(PB, GS, ", \"Search\": {\"Name\": \"pso\", \"Attributes\": [%s]}"), items);
+	bad(many, "Search.Attributes[32]", "at most 32 strategy options");
 	bad("{\"ConfigurationSpace\": {\"TuningParameters\": [" PB "], \"Conditions\": [7]},"
 	    " \"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"k.cu\"" GS "}}",
 	    "ConfigurationSpace.Conditions[0]", "a condition: an object with an Expression, or a "

@@ -8,6 +8,7 @@ KJIT_TUNE_TESTS = \
 	tests/test-tune-space \
 	tests/test-tune-neighbours \
 	tests/test-tune-strategy \
+	tests/test-tune-options \
 	tests/test-tune-search \
 	tests/test-tune-batch \
 	tests/test-tune-results \
@@ -59,6 +60,11 @@ tests_test_tune_strategy_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_strategy_LDADD = $(KJIT_TUNE_TEST_LDADD)
 
 # dual_annealing and pso on the recorded spaces, the default strategy
+# --strategy-option: parsed, refused, and what the options change
+tests_test_tune_options_SOURCES = tests/test-tune-options.c tests/testutil.h
+tests_test_tune_options_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
+tests_test_tune_options_LDADD = $(KJIT_TUNE_TEST_LDADD)
+
 tests_test_tune_search_SOURCES = tests/test-tune-search.c tests/testutil.h
 tests_test_tune_search_CPPFLAGS = $(KJIT_TUNE_TEST_CPPFLAGS)
 tests_test_tune_search_LDADD = $(KJIT_TUNE_TEST_LDADD)

@@ -21,6 +21,9 @@ kjit_status kt_profile_mode_parse(const char *text, kt_profile_mode *out);
 
 typedef struct kt_tune_opts {
 	const char *spec_path, *db, *strategy;
+	/* --strategy-option NAME=VALUE, for the run's strategy */
+	const char *const *strategy_args;
+	size_t n_strategy_args;
 	kt_budget budget;
 	uint64_t seed;
 	int64_t problem;       /* -1: every problem */

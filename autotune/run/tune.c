@@ -79,6 +79,7 @@ typedef struct tuner {
 	const kjit__spec *spec;
 	const kt_tune_opts *o;
 	const kt_strategy *strategy;
+	void *strategy_opts;   /* --strategy-option's, NULL: the defaults */
 	kt_budget budget;      /* the command line's, else the spec's */
 	const char *db;
 	kt_meas *meas;
@@ -578,7 +579,7 @@ static int search_open(tuner *t, search *s)
 	    !grow_known(space, &s->known, &s->have) ||
 	    !(s->rejected = malloc((s->n + 1) * sizeof *s->rejected)) ||
 	    !(s->accepted = malloc((s->n + 1) * sizeof *s->accepted)) ||
-	    !(s->sst = t->strategy->init(space, s->n, t->o->seed))) {
+	    !(s->sst = t->strategy->init(space, s->n, t->o->seed, t->strategy_opts))) {
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		return -2;
 	}
@@ -1261,6 +1262,17 @@ static int settle(tuner *t)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
+	/* last, the spec's then the command line's: nothing after them fails,
+	 * so that kt_tune() frees them */
+	if (kt_options_spec(t->strategy, spec, stderr, &t->strategy_opts) != KJIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
+		return KT_EXIT_SPEC;
+	}
+	if (kt_options_parse(t->strategy, o->strategy_args, o->n_strategy_args,
+	                     &t->strategy_opts) != KJIT_OK) {
+		fprintf(stderr, "kjit-tune: %s\nTry 'kjit-tune --help'.\n", kjit_last_error());
+		return KT_EXIT_USAGE;
+	}
 	return KT_EXIT_OK;
 }
 
@@ -1327,6 +1339,7 @@ done:
 		free(t.runs[i].rejected_json);
 	}
 	free(t.runs);
+	free(t.strategy_opts);
 	if (kjit__records_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		ret = KT_EXIT_RUNTIME;

@@ -65,10 +65,12 @@ static double ask_one(void *ctx, size_t index)
 }
 
 kjit_status kt_ask(const kjit__space *space, const kt_strategy *strategy,
-                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out)
+                   const void *strategy_opts, const kt_budget *budget, uint64_t seed,
+                   FILE *in, FILE *out)
 {
 	asker a = { .space = space, .in = in, .out = out, .status = KJIT_OK };
-	kt_replay_opts o = { .budget = budget, .seed = seed, .ask = ask_one, .ask_ctx = &a };
+	kt_replay_opts o = { .budget = budget, .seed = seed, .strategy_opts = strategy_opts,
+		             .ask = ask_one, .ask_ctx = &a };
 	kt_replay_result r;
 	kjit_status st = kt_replay(space, strategy, &o, NULL, &r);
 	return a.status != KJIT_OK ? a.status : st;

@@ -245,7 +245,7 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 	p.n = kt_budget_evaluations(o->budget, space->size);
 	p.known = malloc((space->capacity + 1) * sizeof *p.known);
 	p.have = calloc(space->capacity + 1, 1);
-	if (!p.known || !p.have || !(p.st = strategy->init(space, p.n, o->seed))) {
+	if (!p.known || !p.have || !(p.st = strategy->init(space, p.n, o->seed, o->strategy_opts))) {
 		free(p.known);
 		free(p.have);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");

@@ -39,6 +39,8 @@ typedef struct kt_replay_result {
 typedef struct kt_replay_opts {
 	const kt_budget *budget;  /* NULL: none */
 	uint64_t seed;            /* the strategy's, and the order results arrive in */
+	const void *strategy_opts; /* the strategy's options (kt_options_parse()),
+	                           * NULL: its defaults */
 	double within;            /* evals_to_within's tolerance (0.05: within 5% of
 	                           * the best known) */
 	int until;                /* stop once a value within the tolerance is found
@@ -91,9 +93,10 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
  * "fail". A configuration proposed again is answered from memory, not
  * asked. Ends when the strategy is done, the budget is spent or in ends
  * (KJIT_OK); an answer of another form is KJIT_ERR_INVALID_ARG naming
- * it. */
+ * it. strategy_opts: the strategy's options, NULL its defaults. */
 kjit_status kt_ask(const kjit__space *space, const kt_strategy *strategy,
-                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out);
+                   const void *strategy_opts, const kt_budget *budget, uint64_t seed,
+                   FILE *in, FILE *out);
 
 /* The largest results file --replay reads. */
 #define KT_REPLAY_MAX_BYTES ((size_t)1 << 30)

@@ -1,7 +1,10 @@
 /*
  * annealing.c - simulated annealing over the neighbourhood "one parameter
- * changed". The temperature falls geometrically over the budget; a worse
- * neighbour is taken with probability exp(-relative loss / T). Neighbours
+ * changed". The temperature falls geometrically from T (0.5) to T_min
+ * (0.001) over the budget, or by a factor alpha per step when alpha is
+ * set (to T_min at the least), held for maxiter (1) evaluations each step;
+ * a worse neighbour is taken with probability exp(-relative loss / T).
+ * Neighbours
  * already seen are skipped where possible, and a walk with nowhere new to
  * go jumps to a random configuration not yet seen. A walk that has not
  * improved on its own best for STUCK steps restarts from a random
@@ -14,17 +17,32 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "strategies.h"
 
-#define T_START 0.5
-#define T_END 0.001
 #define STUCK 24
+
+typedef struct opts {
+	double T, T_min, alpha;  /* alpha 0: the factor that reaches T_min at the budget */
+	size_t maxiter;
+} opts;
+
+static const opts defaults = { .T = 0.5, .T_min = 0.001, .alpha = 0, .maxiter = 1 };
+
+static const kt_option options[] = {
+	{ "T", KT_OPT_REAL, offsetof(opts, T), 1e-12, 1e12, NULL },
+	{ "T_min", KT_OPT_REAL, offsetof(opts, T_min), 1e-12, 1e12, NULL },
+	{ "alpha", KT_OPT_REAL, offsetof(opts, alpha), 0, 1, NULL },
+	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 1, 1e9, NULL },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
 
 typedef struct state {
 	const kjit__space *space;
 	kjit__rng rng;
+	opts o;
 	uint8_t *seen;
 	size_t budget, step;
 	int64_t cur;
@@ -33,7 +51,7 @@ typedef struct state {
 	size_t since_best;  /* steps since walk_best improved */
 } state;
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *o)
 {
 	state *s = calloc(1, sizeof *s);
 	if (!s || !(s->seen = calloc(space->capacity + 1, 1))) {
@@ -41,6 +59,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 		return NULL;
 	}
 	s->space = space;
+	s->o = o ? *(const opts *)o : defaults;
 	s->budget = budget ? budget : space->size;
 	kjit__rng_seed(&s->rng, seed);
 	s->cur = -1;
@@ -71,10 +90,20 @@ static int64_t next(void *st)
 	return j;
 }
 
+/* The temperature of the current step. */
+static double temperature(const state *s)
+{
+	const opts *o = &s->o;
+	size_t held = s->step / o->maxiter;
+	if (o->alpha > 0)
+		return fmax(o->T * pow(o->alpha, (double)held), o->T_min);
+	return o->T * pow(o->T_min / o->T, (double)(held * o->maxiter) / (double)s->budget);
+}
+
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	double t = T_START * pow(T_END / T_START, (double)s->step / (double)s->budget);
+	double t = temperature(s);
 	s->step++;
 	if (objective < s->walk_best) {
 		s->walk_best = objective;
@@ -109,4 +138,5 @@ static void destroy(void *st)
 
 const kt_strategy kt_strategy_annealing = {
 	"annealing", "simulated annealing over one-parameter moves", 0, init, next, report, destroy,
+	options, sizeof(opts), &defaults,
 };

@@ -87,7 +87,7 @@ static void destroy(void *st)
 	free(s);
 }
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	state *s = calloc(1, sizeof *s);
 	size_t n = space->n_params;
@@ -277,5 +277,5 @@ static void report(void *st, size_t index, double objective)
 const kt_strategy kt_strategy_dual_annealing = {
 	"dual_annealing",
 	"generalised simulated annealing (visiting distribution) with local search", 0, init,
-	next, report, destroy,
+	next, report, destroy, NULL, 0, NULL,
 };

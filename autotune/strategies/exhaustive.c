@@ -9,7 +9,7 @@ typedef struct state {
 	size_t next, size;
 } state;
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	state *s = calloc(1, sizeof *s);
 	if (s)
@@ -28,5 +28,5 @@ static void report(void *st, size_t index, double objective)
 }
 
 const kt_strategy kt_strategy_exhaustive = {
-	"exhaustive", "every configuration once, in order", 1, init, next, report, free,
+	"exhaustive", "every configuration once, in order", 1, init, next, report, free, NULL, 0, NULL,
 };

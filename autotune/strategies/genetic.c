@@ -1,9 +1,15 @@
 /*
- * genetic.c - a generational genetic algorithm: a population of up to 20,
- * two elites kept, parents by tournaments of three, uniform crossover,
- * one mutation per child on average. A child outside the space (or seen
+ * genetic.c - a generational genetic algorithm: a population of up to
+ * popsize (20), two elites kept, parents by tournaments of three,
+ * crossover by method (uniform: each parameter from either parent;
+ * single_point, two_point: the second parent's values between cut
+ * points; disruptive_uniform: half the differing parameters, at least
+ * one, from the second parent), a mutation of one parameter in 1 of
+ * mutation_chance children (0: of as many as there are parameters, one
+ * mutation per child on average). A child outside the space (or seen
  * before) is mutated again, then replaced by a random unseen
- * configuration.
+ * configuration. The search ends after maxiter generations (0: when the
+ * budget does).
  *
  * In a batch: the individuals of a generation, in order; results are
  * matched to individuals by index, and the next generation is bred once
@@ -14,45 +20,85 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "strategies.h"
 
-#define POP 20
 #define ELITE 2
+
+enum { UNIFORM, SINGLE_POINT, TWO_POINT, DISRUPTIVE_UNIFORM };
+static const char *const methods[] = { "uniform", "single_point", "two_point",
+	                               "disruptive_uniform", NULL };
+
+typedef struct opts {
+	size_t popsize, maxiter, mutation_chance;
+	int method;
+} opts;
+
+static const opts defaults = { .popsize = 20, .method = UNIFORM };
+
+static const kt_option options[] = {
+	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
+	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
+	{ "mutation_chance", KT_OPT_COUNT, offsetof(opts, mutation_chance), 0, 1e9, NULL },
+	{ "method", KT_OPT_WORD, offsetof(opts, method), 0, 0, methods },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
 
 typedef struct state {
 	const kjit__space *space;
 	kjit__rng rng;
+	opts o;
 	uint8_t *seen;
 	size_t n;            /* population size */
-	int64_t pop[POP];
-	double fit[POP];
+	size_t generation;   /* of the population, from 0 */
+	int64_t *pop, *next_pop;
+	double *fit;
+	size_t *order;
 	size_t handed;       /* individuals of this generation handed out */
-	uint8_t got[POP];    /* individuals reported */
+	uint8_t *got;        /* individuals reported */
 	size_t n_got;
 } state;
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void destroy(void *st)
+{
+	state *s = st;
+	if (!s)
+		return;
+	free(s->seen);
+	free(s->pop);
+	free(s->next_pop);
+	free(s->fit);
+	free(s->order);
+	free(s->got);
+	free(s);
+}
+
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *o)
 {
 	state *s = calloc(1, sizeof *s);
-	if (!s || !(s->seen = calloc(space->capacity + 1, 1)) || space->n_params > 256) {
-		if (s)
-			free(s->seen);
-		free(s);
+	if (!s)
+		return NULL;
+	s->o = o ? *(const opts *)o : defaults;
+	s->n = space->size < s->o.popsize ? space->size : s->o.popsize;
+	s->seen = calloc(space->capacity + 1, 1);
+	s->pop = calloc(s->n + 1, sizeof *s->pop);
+	s->next_pop = calloc(s->n + 1, sizeof *s->next_pop);
+	s->fit = calloc(s->n + 1, sizeof *s->fit);
+	s->order = calloc(s->n + 1, sizeof *s->order);
+	s->got = calloc(s->n + 1, 1);
+	/* generation 0: distinct random configurations */
+	uint8_t *taken = calloc(space->capacity + 1, 1);
+	if (!s->seen || !s->pop || !s->next_pop || !s->fit || !s->order || !s->got || !taken ||
+	    space->n_params > 256) {
+		free(taken);
+		destroy(s);
 		return NULL;
 	}
 	s->space = space;
 	kjit__rng_seed(&s->rng, seed);
-	s->n = space->size < POP ? space->size : POP;
-	/* generation 0: distinct random configurations */
-	uint8_t *taken = calloc(space->capacity + 1, 1);
-	if (!taken) {
-		free(s->seen);
-		free(s);
-		return NULL;
-	}
 	for (size_t i = 0; i < s->n; i++) {
 		s->pop[i] = kt_random_unvisited(space->size, taken, &s->rng);
 		taken[s->pop[i]] = 1;
@@ -72,6 +118,40 @@ static size_t tournament(state *s)
 	return best;
 }
 
+/* A child of parents a and b into cfg, by the crossover method. */
+static void crossover(state *s, const uint16_t *a, const uint16_t *b, uint16_t *cfg)
+{
+	size_t np = s->space->n_params, lo = 0, hi = np, differ = 0;
+	switch (s->o.method) {
+	case UNIFORM:
+		for (size_t i = 0; i < np; i++)
+			cfg[i] = kt_rng_below(&s->rng, 2) ? a[i] : b[i];
+		return;
+	case SINGLE_POINT:
+		lo = (size_t)kt_rng_below(&s->rng, np);
+		break;
+	case TWO_POINT:
+		lo = (size_t)kt_rng_below(&s->rng, np);
+		hi = lo + 1 + (size_t)kt_rng_below(&s->rng, np - lo);
+		break;
+	case DISRUPTIVE_UNIFORM:
+		for (size_t i = 0; i < np; i++)
+			differ += a[i] != b[i];
+		/* (differ + 1) / 2 of the differing parameters, each set of
+		 * them as likely (selection sampling) */
+		for (size_t i = 0, want = (differ + 1) / 2; i < np; i++) {
+			cfg[i] = a[i];
+			if (a[i] != b[i] && kt_rng_below(&s->rng, differ--) < want) {
+				cfg[i] = b[i];
+				want--;
+			}
+		}
+		return;
+	}
+	for (size_t i = 0; i < np; i++)
+		cfg[i] = i >= lo && i < hi ? b[i] : a[i];
+}
+
 static int64_t child(state *s)
 {
 	const kjit__space *sp = s->space;
@@ -79,10 +159,10 @@ static int64_t child(state *s)
 	uint16_t cfg[256];
 	const uint16_t *a = kjit__space_config(sp, (size_t)s->pop[tournament(s)]);
 	const uint16_t *b = kjit__space_config(sp, (size_t)s->pop[tournament(s)]);
-	for (size_t i = 0; i < np; i++)
-		cfg[i] = kt_rng_below(&s->rng, 2) ? a[i] : b[i];
+	crossover(s, a, b, cfg);
+	size_t chance = s->o.mutation_chance ? s->o.mutation_chance : np;
 	for (int tries = 0; tries < 8; tries++) {
-		if (tries > 0 || kt_rng_below(&s->rng, np) == 0) {
+		if (tries > 0 || kt_rng_below(&s->rng, chance) == 0) {
 			size_t p = (size_t)kt_rng_below(&s->rng, np);
 			cfg[p] = (uint16_t)kt_rng_below(&s->rng, sp->spec->params[p].n_values);
 		}
@@ -95,8 +175,8 @@ static int64_t child(state *s)
 
 static void breed(state *s)
 {
-	int64_t next_pop[POP];
-	size_t order[POP];
+	int64_t *next_pop = s->next_pop;
+	size_t *order = s->order;
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = i;
 	/* the elites: a partial selection sort on fitness */
@@ -115,7 +195,9 @@ static void breed(state *s)
 	double elite_fit[ELITE];
 	for (size_t e = 0; e < ELITE && e < s->n; e++)
 		elite_fit[e] = s->fit[order[e]];
-	memcpy(s->pop, next_pop, s->n * sizeof *next_pop);
+	s->next_pop = s->pop;
+	s->pop = next_pop;
+	s->generation++;
 	for (size_t e = 0; e < ELITE && e < s->n; e++)
 		s->fit[e] = elite_fit[e];
 	/* elites are known: the new generation starts after them */
@@ -130,8 +212,8 @@ static int64_t next(void *st)
 	if (s->n == 0)
 		return -1;
 	if (s->handed == s->n) {
-		if (s->n <= ELITE)
-			return -1; /* generation 0 was the whole space */
+		if (s->n <= ELITE || (s->o.maxiter && s->generation + 1 >= s->o.maxiter))
+			return -1; /* generation 0 was the whole space, or the last */
 		if (s->n_got < s->n)
 			return KT_NEXT_WAIT;
 		breed(s);
@@ -154,15 +236,7 @@ static void report(void *st, size_t index, double objective)
 		}
 }
 
-static void destroy(void *st)
-{
-	state *s = st;
-	if (s)
-		free(s->seen);
-	free(s);
-}
-
 const kt_strategy kt_strategy_genetic = {
-	"genetic", "genetic algorithm: tournaments, uniform crossover, mutation", 0, init, next,
-	report, destroy,
+	"genetic", "genetic algorithm: tournaments, crossover, mutation", 0, init, next,
+	report, destroy, options, sizeof(opts), &defaults,
 };

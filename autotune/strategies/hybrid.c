@@ -126,7 +126,7 @@ static void destroy(void *st)
 	free(s);
 }
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	state *s = calloc(1, sizeof *s);
 	size_t n = space->n_params;
@@ -627,5 +627,5 @@ static void report(void *st, size_t index, double objective)
 const kt_strategy kt_strategy_hybrid = {
 	"hybrid",
 	"local search, perturbation guided by good/bad value ratios, restarts; a bandit between",
-	1, init, next, report, destroy,
+	1, init, next, report, destroy, NULL, 0, NULL,
 };

@@ -4,11 +4,14 @@
  * parameter, in value indices) and a velocity. Each iteration evaluates
  * every particle at the valid configuration nearest its position
  * (kt_snap()); then its velocity becomes
- * W v + C1 r1 (own best - x) + C2 r2 (swarm's best - x), r1 and r2
+ * w v + c1 r1 (own best - x) + c2 r2 (swarm's best - x) (w 0.5, c1 3.5,
+ * c2 1.0), r1 and r2
  * uniform in [0, 1) per particle and step, and its position x + v, kept
  * within the parameters' ranges. The bests are the configurations
- * evaluated. The swarm starts at distinct random configurations with
- * velocities uniform within half of each range either way.
+ * evaluated. The swarm, of popsize particles (20; at most half the space,
+ * rounded up), starts at distinct random configurations with
+ * velocities uniform within half of each range either way. The search
+ * ends after maxiter iterations (0: when the budget does).
  *
  * A configuration seen before is answered from memory and never
  * proposed again. An iteration that finds nothing new (the swarm has
@@ -25,19 +28,33 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "strategies.h"
 
-#define SWARM 20
-#define W 0.5
-#define C1 3.5
-#define C2 1.0
+typedef struct opts {
+	size_t popsize, maxiter;
+	double w, c1, c2;
+} opts;
+
+static const opts defaults = { .popsize = 20, .maxiter = 0, .w = 0.5, .c1 = 3.5, .c2 = 1.0 };
+
+static const kt_option options[] = {
+	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
+	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
+	{ "w", KT_OPT_REAL, offsetof(opts, w), -1e3, 1e3, NULL },
+	{ "c1", KT_OPT_REAL, offsetof(opts, c1), -1e3, 1e3, NULL },
+	{ "c2", KT_OPT_REAL, offsetof(opts, c2), -1e3, 1e3, NULL },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
 
 typedef struct state {
 	const kjit__space *space;
 	kjit__rng rng;
+	opts o;
+	size_t iteration;      /* of the swarm, from 0 */
 	kt_memo mem;
 	size_t n, m;           /* parameters, particles */
 	double *x, *v, *pb;    /* m x n: positions, velocities, own bests */
@@ -84,15 +101,16 @@ static void place(state *s, size_t i, const uint8_t *taken)
 	s->at[i] = j;
 }
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *o)
 {
 	state *s = calloc(1, sizeof *s);
 	size_t n = space->n_params;
 	if (!s)
 		return NULL;
 	s->space = space;
+	s->o = o ? *(const opts *)o : defaults;
 	s->n = n;
-	s->m = space->size / 2 < SWARM ? (space->size + 1) / 2 : SWARM;
+	s->m = space->size / 2 < s->o.popsize ? (space->size + 1) / 2 : s->o.popsize;
 	size_t mn = s->m * n + 1;
 	s->x = calloc(mn, sizeof *s->x);
 	s->v = calloc(mn, sizeof *s->v);
@@ -152,8 +170,8 @@ static void move(state *s)
 		int own = isfinite(s->pbv[i]), swarm = isfinite(s->gv);
 		for (size_t p = 0; p < s->n; p++) {
 			double top = (double)s->space->spec->params[p].n_values - 1;
-			v[p] = W * v[p] + (own ? C1 * r1 * (pb[p] - x[p]) : 0) +
-			       (swarm ? C2 * r2 * (s->g[p] - x[p]) : 0);
+			v[p] = s->o.w * v[p] + (own ? s->o.c1 * r1 * (pb[p] - x[p]) : 0) +
+			       (swarm ? s->o.c2 * r2 * (s->g[p] - x[p]) : 0);
 			x[p] += v[p];
 			x[p] = x[p] < 0 ? 0 : x[p] > top ? top : x[p];
 		}
@@ -181,6 +199,8 @@ static int64_t next(void *st)
 			continue;
 		}
 		if (s->k == s->m) {
+			if (s->o.maxiter && ++s->iteration >= s->o.maxiter)
+				return -1;
 			if (s->fresh == 0) {
 				for (size_t i = 0; i < s->m; i++)
 					place(s, i, s->mem.seen);
@@ -229,5 +249,5 @@ static void report(void *st, size_t index, double objective)
 
 const kt_strategy kt_strategy_pso = {
 	"pso", "particle swarm over value indices, snapped to valid configurations", 0, init,
-	next, report, destroy,
+	next, report, destroy, options, sizeof(opts), &defaults,
 };

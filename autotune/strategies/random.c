@@ -11,7 +11,7 @@ typedef struct state {
 	size_t *perm, drawn, size;
 } state;
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	state *s = calloc(1, sizeof *s);
 	if (!s || !(s->perm = malloc((space->size + 1) * sizeof *s->perm))) {
@@ -50,5 +50,5 @@ static void destroy(void *st)
 }
 
 const kt_strategy kt_strategy_random = {
-	"random", "uniform sampling without replacement", 1, init, next, report, destroy,
+	"random", "uniform sampling without replacement", 1, init, next, report, destroy, NULL, 0, NULL,
 };

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tools.h"
 
@@ -23,8 +24,21 @@ double kt_rng_unit(kjit__rng *r);
 /* Standard normal. */
 double kt_rng_normal(kjit__rng *r);
 
+/* An option of a strategy (--strategy-option NAME=VALUE): a field of the
+ * strategy's own options struct, at offset: a count (size_t) or a real
+ * (double), from min to max, or one of words (an int, the word's index). */
+typedef enum { KT_OPT_COUNT, KT_OPT_REAL, KT_OPT_WORD } kt_opt_type;
+typedef struct kt_option {
+	const char *name;
+	kt_opt_type type;
+	size_t offset;
+	double min, max;
+	const char *const *words;  /* KT_OPT_WORD: NULL-terminated */
+} kt_option;
+
 /* A search strategy. init() receives the space, the evaluation budget
- * (it may shape a schedule with it) and a seed, and returns its state;
+ * (it may shape a schedule with it), a seed and its options (its own
+ * struct, NULL: its defaults), and returns its state;
  * next() returns the next configuration index to evaluate, KT_NEXT_WAIT
  * or -1; report() gives the objective of an index next() returned (lower
  * is better; INFINITY for a failure).
@@ -54,10 +68,15 @@ typedef struct kt_strategy {
 	/* 1 when next() does not wait for report(): the tuner then takes a
 	 * window of proposals and compiles them ahead of the measurements. */
 	int ahead;
-	void *(*init)(const kjit__space *space, size_t budget, uint64_t seed);
+	void *(*init)(const kjit__space *space, size_t budget, uint64_t seed, const void *opts);
 	int64_t (*next)(void *state);
 	void (*report)(void *state, size_t index, double objective);
 	void (*free)(void *state);
+	/* Its options, NULL-terminated by name (NULL: none), and their
+	 * struct: its size and the defaults, kjit's settings. */
+	const kt_option *options;
+	size_t options_size;
+	const void *defaults;
 } kt_strategy;
 
 extern const kt_strategy kt_strategy_exhaustive;
@@ -76,6 +95,33 @@ extern const kt_strategy kt_strategy_hybrid;
 /* NULL-terminated list of every strategy, and lookup by name. */
 extern const kt_strategy *const kt_strategies[];
 const kt_strategy *kt_strategy_find(const char *name);
+
+/* ---- a strategy's options (strategies/options.c) -------------------- */
+
+/* The most --strategy-option arguments of a run. */
+#define KT_OPTION_ARGS_MAX 32
+
+/* Sets each of args[n] ("NAME=VALUE", --strategy-option), in order, on
+ * *opts, the options struct of strategy for init(), which starts as its
+ * defaults when *opts is NULL (malloc'ed; the caller frees it; it stays
+ * NULL when n is 0: init() then takes the defaults).
+ * KJIT_ERR_INVALID_ARG naming the strategy, the option and the
+ * strategy's options when a name is not one of them or a value is not
+ * what the option takes (more than KT_OPTION_ARGS_MAX is one too); *opts
+ * is then freed and NULL. */
+kjit_status kt_options_parse(const kt_strategy *strategy, const char *const *args, size_t n,
+                             void **opts);
+/* kt_options_parse() of a spec's T1 Search.Attributes
+ * (spec->strategy_options), when strategy is the spec's: an attribute
+ * that names no option of it, or one for another strategy than the run's,
+ * is not used, which a warning line on warn says. KJIT_ERR_INVALID_ARG
+ * naming the spec and Search.Attributes when a value is not what the
+ * option takes. */
+kjit_status kt_options_spec(const kt_strategy *strategy, const kjit__spec *spec, FILE *warn,
+                            void **opts);
+/* The strategy's options as NAME=DEFAULT words (nothing when it has
+ * none), for --help. */
+void kt_options_print(FILE *f, const kt_strategy *strategy);
 
 /* Helpers shared by the strategies (strategies/common.c). In a sample of
  * a space too large to hold, the configurations they make by changing

@@ -4,7 +4,8 @@
  * from the overall mean over the configurations that had it. Each step
  * scores a pool of unseen candidates (random ones and neighbours of the
  * best) by predicted log time minus an exploration bonus for values seen
- * rarely, and evaluates the lowest; one step in ten is random. A new best
+ * rarely, and evaluates the lowest; one step in ten is random, as are
+ * the first num_initial (8). A new best
  * starts a local search from it (kt_local: the model finds the region,
  * the descent the last few percent), answered from memory where it
  * meets configurations seen before.
@@ -18,16 +19,28 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "strategies.h"
 
-#define N_INIT 8
 #define POOL 64
+
+typedef struct opts {
+	size_t num_initial;
+} opts;
+
+static const opts defaults = { .num_initial = 8 };
+
+static const kt_option options[] = {
+	{ "num_initial", KT_OPT_COUNT, offsetof(opts, num_initial), 0, 1e9, NULL },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
 
 typedef struct state {
 	const kjit__space *space;
 	kjit__rng rng;
+	opts o;
 	kt_memo mem;
 	kt_local ls;
 	double *sum;        /* per (parameter, value), at offset[p] + v */
@@ -52,12 +65,13 @@ static void destroy(void *st)
 	free(s);
 }
 
-static void *init(const kjit__space *space, size_t budget, uint64_t seed)
+static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *o)
 {
 	state *s = calloc(1, sizeof *s);
 	size_t nv = 0;
 	if (!s)
 		return NULL;
+	s->o = o ? *(const opts *)o : defaults;
 	s->offset = calloc(space->n_params + 1, sizeof *s->offset);
 	for (size_t p = 0; s->offset && p < space->n_params; p++) {
 		s->offset[p] = nv;
@@ -110,7 +124,7 @@ static int64_t next(void *st)
 		if (s->mem.seen[j] == KT_KNOWN)
 			kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 	}
-	if (s->mem.n_seen < N_INIT || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
+	if (s->mem.n_seen < s->o.num_initial || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
 		return ask(s, kt_random_unvisited(size, s->mem.seen, &s->rng));
 	int64_t pick = -1;
 	double pick_score = INFINITY;
@@ -163,5 +177,5 @@ static void report(void *st, size_t index, double objective)
 
 const kt_strategy kt_strategy_surrogate = {
 	"surrogate", "additive model of log time; best predicted of a candidate pool", 0, init,
-	next, report, destroy,
+	next, report, destroy, options, sizeof(opts), &defaults,
 };

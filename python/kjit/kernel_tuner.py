@@ -41,13 +41,31 @@ kjit-tune's own names (hybrid, annealing, genetic, surrogate, exhaustive,
 random, ...) are taken too. Their strategy_options: max_fevals (the budget of
 evaluations; without one the search runs until the strategy ends or the space
 is spent) and time_limit (s); the seed is tune_kernel's seed (default 1, so a
-search repeats). A strategy's own options (popsize, maxiter, T, method, ...)
+search repeats). A strategy's own options that kjit's strategy has too are
+passed to it (kjit-tune --strategy-option, which checks the values; an option
+not given keeps kjit's setting, which is not always Kernel Tuner's default):
+
+    simulated_annealing  T, T_min, alpha, maxiter (evaluations per temperature)
+    genetic_algorithm    popsize, maxiter (generations), mutation_chance,
+                         method (single_point, two_point, uniform,
+                         disruptive_uniform; kjit's default is uniform)
+    pso                  popsize, maxiter, w, c1, c2
+    bayes_opt            popsize (the random samples before the model:
+                         surrogate's num_initial)
+    skopt                num_initial (None: kjit's setting)
+
+(mutation_chance 0 is kjit's default, a mutation in 1 of as many children as
+there are parameters, where Kernel Tuner's 0 mutates every child.) The others
 set the internals of Kernel Tuner's implementation, which kjit's does not
-have: each is named in a UserWarning and kjit's settings are used;
-constraint_aware=True is what kjit's strategies do (they propose valid
-configurations only), False is warned of likewise, as is
-searchspace_construction_options. x0 (a start configuration) and an option the
-strategy does not have raise UnsupportedParameter. These strategies need the
+have: dual_annealing's method, bayes_opt's covariancekernel,
+covariancelengthscale, method and samplingmethod, skopt's learner, acq_func,
+lie_strategy, kappa, batch_size and skopt_kwargs; each is named in a
+UserWarning and kjit's settings are used; constraint_aware=True is what kjit's
+strategies do (they propose valid configurations only), False is warned of
+likewise, as is searchspace_construction_options. With kjit-tune's own names
+the options are kjit-tune's (kjit-tune --help lists them). x0 (a start
+configuration) and an option the strategy does not have raise
+UnsupportedParameter. These strategies need the
 restrictions as strings (Kernel Tuner's expressions, which kjit-tune evaluates
 as Python does) and tune_params values of one type each (int, float, bool or
 str); a restriction that is a function raises UnsupportedParameter (brute_force
@@ -98,16 +116,21 @@ _LANGS = (None, "cuda", "cupy", "nvcuda")
 _LOOP_STRATEGIES = (None, "brute_force", "random_sample")
 _LOOP_OPTIONS = {"max_fevals", "time_limit", "fraction"}
 # Kernel Tuner 1.5.0's strategies that kjit-tune runs (it maps the names, as
-# in a T1 spec), with their own options (their _options).
+# in a T1 spec), with their own options (their _options): those kjit-tune's
+# strategy has (Kernel Tuner's name: kjit-tune's --strategy-option name), and
+# those it has not.
 _KT_MAPPED = {
-    "simulated_annealing": ("T", "T_min", "alpha", "maxiter", "constraint_aware"),
-    "genetic_algorithm": ("popsize", "maxiter", "method", "mutation_chance", "constraint_aware"),
-    "pso": ("popsize", "maxiter", "w", "c1", "c2", "constraint_aware"),
-    "dual_annealing": ("method",),
-    "bayes_opt": ("covariancekernel", "covariancelengthscale", "method", "samplingmethod",
-                  "popsize"),
-    "skopt": ("learner", "acq_func", "lie_strategy", "kappa", "num_initial", "batch_size",
-              "skopt_kwargs"),
+    "simulated_annealing": ({"T": "T", "T_min": "T_min", "alpha": "alpha",
+                             "maxiter": "maxiter"}, ("constraint_aware",)),
+    "genetic_algorithm": ({"popsize": "popsize", "maxiter": "maxiter", "method": "method",
+                           "mutation_chance": "mutation_chance"}, ("constraint_aware",)),
+    "pso": ({"popsize": "popsize", "maxiter": "maxiter", "w": "w", "c1": "c1", "c2": "c2"},
+            ("constraint_aware",)),
+    "dual_annealing": ({}, ("method",)),
+    "bayes_opt": ({"popsize": "num_initial"},
+                  ("covariancekernel", "covariancelengthscale", "method", "samplingmethod")),
+    "skopt": ({"num_initial": "num_initial"},
+              ("learner", "acq_func", "lie_strategy", "kappa", "batch_size", "skopt_kwargs")),
 }
 # Kernel Tuner 1.5.0's strategies kjit has none like.
 _KT_REFUSED = {
@@ -190,10 +213,13 @@ def _check_strategy(strategy, options):
     if strategy in _LOOP_STRATEGIES:
         known = _LOOP_OPTIONS
     else:
-        own = set(_KT_MAPPED.get(strategy, ()))
-        known = _SEARCH_OPTIONS | _SEARCH_UNUSED | own
-        unused = sorted((set(options) & (own | _SEARCH_UNUSED)) - {"constraint_aware"})
-        if options.get("constraint_aware", True) is not True:
+        if strategy in _KT_MAPPED:
+            passed, other = _KT_MAPPED[strategy]
+            known = _SEARCH_OPTIONS | _SEARCH_UNUSED | set(passed) | set(other)
+        else:  # kjit-tune's own names: it checks their options (_strategy_args)
+            other, known = (), set(options)
+        unused = sorted((set(options) & (set(other) | _SEARCH_UNUSED)) - {"constraint_aware"})
+        if "constraint_aware" in other and options.get("constraint_aware", True) is not True:
             unused.append("constraint_aware")
         if unused:
             warnings.warn("kjit.kernel_tuner: strategy %r: strategy_options %s set Kernel "
@@ -687,6 +713,25 @@ def _t1_space(o):
                                     "LocalSize": block}}
 
 
+def _strategy_args(strategy, options):
+    """kjit-tune's --strategy-option arguments for strategy_options: those of
+    Kernel Tuner's strategy that kjit-tune's has, by its names; with
+    kjit-tune's own names every option but the budgets (kjit-tune refuses
+    what its strategy does not take)."""
+    if strategy in _KT_MAPPED:
+        names = _KT_MAPPED[strategy][0]
+    else:
+        names = {k: k for k in options if k not in _SEARCH_OPTIONS | _SEARCH_UNUSED}
+    args = []
+    for kt_name, name in sorted(names.items()):
+        v = options.get(kt_name)
+        if v is None:
+            continue  # not given, or skopt's num_initial=None: kjit's setting
+        text = repr(v) if isinstance(v, float) else str(v)
+        args += ["--strategy-option", "%s=%s" % (name, text)]
+    return args
+
+
 class _Search:
     """kjit-tune --ask: its strategy proposes the configurations, one at a
     time; .proposal is the next (a dict of tune_params' values, None at
@@ -700,6 +745,7 @@ class _Search:
         with open(spec, "w", encoding="utf-8") as f:
             json.dump(space, f)
         cmd = [tuning.kjit_tune_path(), spec, "--ask", "--strategy", o["strategy"]]
+        cmd += _strategy_args(o["strategy"], o["strategy_options"] or {})
         budget = (o["strategy_options"] or {}).get("max_fevals")
         if budget is not None:
             cmd += ["--budget", str(int(budget))]
@@ -755,6 +801,8 @@ class _Search:
         if rc == 0 and text:  # what its reader of the space could not use
             warnings.warn("kjit.kernel_tuner: strategy %r: %s" % (self.strategy, text),
                           UserWarning, stacklevel=2)
+        if rc == 2 and "--strategy-option" in text:
+            raise _unsupported("strategy_options", "strategy %r: %s" % (self.strategy, text))
         if rc == 2:
             raise _unsupported("strategy", "%r: %s" % (self.strategy, text))
         if rc != 0:

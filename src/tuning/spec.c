@@ -2031,6 +2031,24 @@ static int number_of(json *v, double *out)
 	return end != v->text && !*end && isfinite(*out);
 }
 
+/* A strategy's option of a Search.Attributes entry (at path), as NAME=VALUE
+ * for kjit-tune. */
+static kjit_status add_strategy_option(parser *P, const char *path, const char *name,
+                                       const char *value)
+{
+	kjit__spec *s = P->spec;
+	if (s->n_strategy_options == KJIT__SPEC_STRATEGY_OPTIONS_MAX)
+		return fail(P, path, "at most %d strategy options", KJIT__SPEC_STRATEGY_OPTIONS_MAX);
+	char **o = realloc(s->strategy_options, (s->n_strategy_options + 1) * sizeof *o);
+	if (!o)
+		return nomem();
+	s->strategy_options = o;
+	if (!(o[s->n_strategy_options] = kjit__strdup_printf("%s=%s", name, value)))
+		return nomem();
+	s->n_strategy_options++;
+	return KJIT_OK;
+}
+
 static kjit_status read_t1_search(parser *P, json *v)
 {
 	static const char *const keys[] = { "Name", "Attributes", NULL };
@@ -2078,8 +2096,11 @@ static kjit_status read_t1_search(parser *P, json *v)
 			s->budget_evaluations = (int64_t)d;
 		else if (limit)
 			s->budget_seconds = d;
+		else if (value && (value->type == KJIT__JSON_NUMBER || value->type == KJIT__JSON_STRING))
+			st = add_strategy_option(P, sub, an, value->text);
 		else
-			st = warn(P, sub, "\"%s\" is not used, ignored", an);
+			st = warn(P, sub, "\"%s\": a Value that is not a number or a string is not "
+			          "used, ignored", an);
 		free(an);
 	}
 	return st;
@@ -2589,6 +2610,7 @@ void kjit__spec_free(kjit__spec *spec)
 	free(spec->time_unit);
 	free(spec->metric);
 	free_strings(spec->warnings, spec->n_warnings);
+	free_strings(spec->strategy_options, spec->n_strategy_options);
 	kjit__expr_budget_free(spec->expr_budget);
 	free(spec);
 }

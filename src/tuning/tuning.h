@@ -140,6 +140,11 @@ typedef struct kjit_spec {
 	int64_t max_shared;  /* dynamic shared memory limit in bytes */
 	/* what the spec asks of a run (T1 Search, Budget, General); 0/NULL unset */
 	char *strategy;      /* a kjit strategy name (T1 Search.Name mapped) */
+	/* T1 Search.Attributes other than the budgets, "NAME=VALUE", in order:
+	 * options of the strategy (kjit-tune reads them); at most
+	 * KJIT__SPEC_STRATEGY_OPTIONS_MAX */
+	char **strategy_options;
+	size_t n_strategy_options;
 	int64_t budget_evaluations;
 	double budget_fraction, budget_seconds;
 	char *output_file;   /* T1 General.OutputFile: T4 results at the end of a run */
@@ -152,6 +157,9 @@ typedef struct kjit_spec {
 	struct kjit__expr_budget *expr_budget; /* every evaluation of its expressions draws on it
 	                                 * (KJIT__SPEC_EXPR_STEPS); NULL: none */
 } kjit__spec;
+
+/* The most T1 Search.Attributes a spec gives its strategy. */
+#define KJIT__SPEC_STRATEGY_OPTIONS_MAX 32
 
 /* Reads a kjit or T1 spec. A spec error is KJIT_ERR_INVALID_ARG (or
  * KJIT_ERR_IO) with "FILE: FIELD: expected ..." in kjit_last_error();

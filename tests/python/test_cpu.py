@@ -286,16 +286,28 @@ class Strategies(unittest.TestCase):
                        ("brute_force", {"max_fevals": 2.5}),
                    "time_limit: expected seconds > 0 (got '10')":
                        ("bayes_opt", {"time_limit": "10"}),
-                   "popsize: not an option of strategy 'hybrid'": ("hybrid", {"popsize": 3})}
+                   "strategy 'hybrid': kjit-tune: --strategy-option 'popsize=3': strategy "
+                   "hybrid has no options": ("hybrid", {"popsize": 3}),
+                   "strategy 'genetic_algorithm': kjit-tune: --strategy-option 'popsize=0': "
+                   "strategy genetic takes popsize (a count from 1 to 4096); its options: "
+                   "popsize": ("genetic_algorithm", {"popsize": 0}),
+                   "strategy 'simulated_annealing': kjit-tune: --strategy-option 'alpha=True'":
+                       ("simulated_annealing", {"alpha": True}),
+                   "strategy 'bayes_opt': kjit-tune: --strategy-option 'num_initial=-1': "
+                   "strategy surrogate takes num_initial": ("bayes_opt", {"popsize": -1})}
         for want, (strategy, options) in refused.items():
             with self.assertRaises(kt.UnsupportedParameter) as cm:
                 kt.tune_kernel(*args, strategy=strategy, strategy_options=options)
             self.assertIn("strategy_options: " + want, str(cm.exception))
         for strategy, options, named in (
-                ("genetic_algorithm", {"popsize": 10, "maxiter": 5, "max_fevals": 3},
-                 "maxiter, popsize"),
-                ("pso", {"constraint_aware": False, "w": 0.3}, "w, constraint_aware"),
+                ("bayes_opt", {"popsize": 10, "method": "ei", "covariancekernel": "rbf",
+                               "max_fevals": 3}, "covariancekernel, method"),
+                ("pso", {"constraint_aware": False, "w": 0.3}, "constraint_aware"),
+                ("dual_annealing", {"method": "COBYLA"}, "method"),
+                ("skopt", {"kappa": 2.0, "num_initial": 4, "acq_func": "EI"}, "acq_func, kappa"),
                 ("bayes_opt", {"searchspace_construction_options": {}},
+                 "searchspace_construction_options"),
+                ("hybrid", {"searchspace_construction_options": {}, "max_fevals": 3},
                  "searchspace_construction_options")):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -306,8 +318,57 @@ class Strategies(unittest.TestCase):
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # nothing to warn of
             kt._check_strategy("pso", {"constraint_aware": True, "max_fevals": 4,
-                                       "time_limit": 1.5})
+                                       "time_limit": 1.5, "popsize": 8, "maxiter": 3,
+                                       "w": 0.3, "c1": 2, "c2": 2})
             kt._check_strategy("random_sample", {"fraction": 0.5})
+            kt._check_strategy("genetic_algorithm", {"popsize": 10, "maxiter": 5,
+                                                     "method": "two_point",
+                                                     "mutation_chance": 20})
+            kt._check_strategy("simulated_annealing", {"T": 1.0, "T_min": 0.001,
+                                                       "alpha": 0.99, "maxiter": 2})
+
+    def test_options_passed(self):
+        """Kernel Tuner's options that kjit's strategy has reach kjit-tune, by
+        its names; they change what it proposes."""
+        args = kt._strategy_args
+        self.assertEqual(args("bayes_opt", {"popsize": 5, "method": "ei", "max_fevals": 9}),
+                         ["--strategy-option", "num_initial=5"])
+        self.assertEqual(args("skopt", {"num_initial": None, "kappa": 2}), [])
+        self.assertEqual(args("simulated_annealing", {"T": 0.25, "alpha": 0.99, "maxiter": 2,
+                                                      "constraint_aware": True}),
+                         ["--strategy-option", "T=0.25", "--strategy-option", "alpha=0.99",
+                          "--strategy-option", "maxiter=2"])
+        self.assertEqual(args("genetic_algorithm", {"method": "uniform", "mutation_chance": 5,
+                                                    "popsize": 8, "maxiter": 4}),
+                         ["--strategy-option", "maxiter=4", "--strategy-option", "method=uniform",
+                          "--strategy-option", "mutation_chance=5", "--strategy-option",
+                          "popsize=8"])
+        self.assertEqual(args("pso", {"w": 0.5, "c1": 1, "c2": 2.5, "popsize": 4, "maxiter": 3}),
+                         ["--strategy-option", "c1=1", "--strategy-option", "c2=2.5",
+                          "--strategy-option", "maxiter=3", "--strategy-option", "popsize=4",
+                          "--strategy-option", "w=0.5"])
+        self.assertEqual(args("dual_annealing", {"method": "COBYLA"}), [])
+        self.assertEqual(args("genetic", {"popsize": 4, "max_fevals": 9, "time_limit": 2}),
+                         ["--strategy-option", "popsize=4"])
+        # genetic: generations of popsize, maxiter of them; pso: its swarm
+        plain = run_search(search(self.SPACE, "genetic_algorithm", self.RESTRICT, seed=5),
+                           self.cost)
+        few = run_search(search(self.SPACE, "genetic_algorithm", self.RESTRICT, seed=5,
+                                popsize=4, maxiter=3, method="single_point"), self.cost)
+        self.assertGreater(len(plain), 12)
+        self.assertTrue(4 < len(few) <= 8, few)
+        self.assertEqual(plain[:4], few[:4])  # generation 0: the same draws
+        swarm = run_search(search(self.SPACE, "pso", self.RESTRICT, seed=5, popsize=3,
+                                  maxiter=1), self.cost)
+        self.assertEqual(len(swarm), 3)
+        sa = [run_search(search(self.SPACE, "simulated_annealing", self.RESTRICT, seed=5,
+                                max_fevals=30, **o), self.cost)
+              for o in ({}, {"T": 1e-9, "maxiter": 3})]
+        self.assertNotEqual(sa[0], sa[1])
+        own = run_search(search(self.SPACE, "genetic", self.RESTRICT, seed=5, popsize=4,
+                                maxiter=3), self.cost)
+        self.assertEqual(own, run_search(search(self.SPACE, "genetic_algorithm", self.RESTRICT,
+                                                seed=5, popsize=4, maxiter=3), self.cost))
 
     def test_space_forms(self):
         """What kjit-tune's space needs: restrictions as strings, values of one

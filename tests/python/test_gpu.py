@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX beside the others
 
@@ -386,6 +387,14 @@ class KernelTunerScript(unittest.TestCase):
                                  strategy="genetic_algorithm",
                                  strategy_options={"time_limit": 1e-9}, **kw)
         self.assertEqual(results, [])
+        # the options kjit's strategy has: 3 generations of 4 (2 elites kept)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            results, _ = tune_kernel("vector_add", src, size, args, params,
+                                     strategy="genetic_algorithm",
+                                     strategy_options={"popsize": 4, "maxiter": 3,
+                                                       "method": "two_point"}, **kw)
+        self.assertTrue(4 < len(results) <= 8, len(results))
 
     def test_verification(self):
         """The outputs are compared while the GPU measures: a wrong answer still
