@@ -49,13 +49,16 @@ PIP_CUDA_BUILD = [n + "==%s.*" % PIP_CUDA_MAJOR
 
 
 def cuda_source():
-    """Where CUDA comes from: "toolkit" or "pip" ($KJIT_CUDA)."""
+    """Where CUDA comes from: "tree" (KJIT_BUILD_DIR's own), "toolkit" or
+    "pip" ($KJIT_CUDA)."""
+    if os.environ.get("KJIT_BUILD_DIR"):
+        return "tree"
     how = os.environ.get("KJIT_CUDA") or "auto"
     if how not in ("auto", "toolkit", "pip"):
         sys.exit("kjit: KJIT_CUDA=%s: it is toolkit, pip or auto" % how)
     if how != "auto":
         return how
-    if os.environ.get("KJIT_BUILD_DIR") or os.environ.get("CUDA_HOME"):
+    if os.environ.get("CUDA_HOME"):
         return "toolkit"
     found = os.path.exists(os.path.join(DEFAULT_TOOLKIT, "include", "cuda.h"))
     return "toolkit" if found else "pip"
@@ -173,12 +176,11 @@ class BuildExt(build_ext):
             build_dir = build_library()
         v = makefile_vars(build_dir)
         libs = os.path.join(build_dir, ".libs")
-        if os.environ.get("KJIT_BUILD_DIR") or cuda_source() == "toolkit":
-            # as make and the shell read it: a run path's \$$ORIGIN is $ORIGIN
-            ext.extra_link_args = shlex.split(v.get("CUDA_LDFLAGS", "").replace("$$", "$"))
-        else:  # the extension is kjit/_kjit.abi3.so
+        if cuda_source() == "pip":  # the extension is kjit/_kjit.abi3.so
             ext.extra_link_args = ["-L" + v["CUDA_LIBDIR"], "-L" + v["CUPTI_LIBDIR"],
                                    "-Wl,-rpath," + pip_cuda_rpath(1)]
+        else:  # as make and the shell read it: a run path's \$$ORIGIN is $ORIGIN
+            ext.extra_link_args = shlex.split(v.get("CUDA_LDFLAGS", "").replace("$$", "$"))
         if os.path.exists(os.path.join(libs, "libkjit.so")):
             ext.library_dirs = [libs]
             ext.libraries = ["kjit"]
@@ -212,7 +214,7 @@ ext = Extension(
 os.chdir(HERE)
 # with the wheels, setup_requires is what the build backend asks pip for
 # (PEP 517's get_requires_for_build_wheel)
-pip = not os.environ.get("KJIT_BUILD_DIR") and cuda_source() == "pip"
+pip = cuda_source() == "pip"
 setup(
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},

@@ -7,7 +7,8 @@
 # hidden: import kjit and an NVRTC compile (no GPU needed), the CUDA
 # libraries loaded from the environment's nvidia/cu13/lib, run paths
 # relative to the package, the wheels as the package's requirements,
-# kjit-tune starting, and the package at most 5 MB without them.
+# kjit-tune starting, and the package at most 5 MB without them. First, a
+# KJIT_CUDA that names no source is refused.
 # Skips (77) without python3's venv and headers, without network (NVIDIA's
 # wheels cannot be fetched), in a sanitizer build, and for a source tree
 # configured in place that is not a git checkout.
@@ -24,14 +25,9 @@ case "${KJIT_TEST_CC:-}" in *-fsanitize*) skip "a sanitizer build" ;; esac
 
 tmp=$(mktemp -d) || exit 1
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-venv=$tmp/venv
-"$py" -m venv "$venv" >/dev/null 2>&1 || skip "$py -m venv fails (python3-venv)"
-"$venv/bin/python" -m pip download -q --no-deps -d "$tmp/probe" 'nvidia-nvtx==13.*' >/dev/null 2>&1 ||
-	skip "NVIDIA's wheels cannot be fetched (no network?)"
-
 # the source tree as a user has it: the checkout's files, or the unpacked release
 mkdir "$tmp/src"
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$src" && pwd -P)" ]; then
 	(cd "$src" && git ls-files -co --exclude-standard | while IFS= read -r f; do
 		[ -f "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T -) | tar -xf - -C "$tmp/src" || exit 1
 elif [ -f "$src/config.status" ]; then
@@ -41,6 +37,18 @@ else
 		tar -xf - -C "$tmp/src" || exit 1
 fi
 chmod -R u+w "$tmp/src" && rm -rf "$tmp/src/python/build"
+
+# a KJIT_CUDA that names no source is refused, naming it, before anything is built
+if "$py" -c 'import setuptools' 2>/dev/null; then
+	out=$(cd "$tmp/src/python" && KJIT_CUDA=cuda12 "$py" setup.py --version 2>&1) &&
+		{ echo "FAIL: KJIT_CUDA=cuda12 was accepted: $out"; exit 1; }
+	case $out in *KJIT_CUDA=cuda12*) ;; *) echo "FAIL: KJIT_CUDA=cuda12 gave: $out"; exit 1 ;; esac
+fi
+
+venv=$tmp/venv
+"$py" -m venv "$venv" >/dev/null 2>&1 || skip "$py -m venv fails (python3-venv)"
+"$venv/bin/python" -m pip download -q --no-deps -d "$tmp/probe" 'nvidia-nvtx==13.*' >/dev/null 2>&1 ||
+	skip "NVIDIA's wheels cannot be fetched (no network?)"
 
 # the toolkit's folders, and whether a mount namespace can hide them
 mkdir "$tmp/empty"
