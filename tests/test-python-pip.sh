@@ -59,11 +59,10 @@ for d in "${KJIT_CUDA_HOME:-}" "${CUDA_HOME:-}" /usr/local/cuda; do
 	case " $hide " in *" $d "*) ;; *) hide="$hide $d" ;; esac
 done
 ns=
+mounts="for d in $hide; do mount --bind '$tmp/empty' \"\$d\" || exit 1; done;"
 for u in "unshare -rm" "unshare -m"; do
-	$u sh -c "for d in $hide; do mount --bind '$tmp/empty' \"\$d\" || exit 1; done" 2>/dev/null &&
-		{ ns=$u; break; }
+	[ -n "$hide" ] && $u sh -c "$mounts" 2>/dev/null && { ns=$u; break; }
 done
-mounts="for d in $hide; do mount --bind '$tmp/empty' \"\$d\"; done;"
 path=
 IFS=:
 for d in $PATH; do [ -x "$d/nvcc" ] || path=${path:+$path:}$d; done
@@ -77,7 +76,9 @@ hidden() {
 	fi
 }
 cuda=
-if [ -n "$ns" ]; then
+if [ -z "$hide" ]; then
+	echo "no toolkit here"
+elif [ -n "$ns" ]; then
 	echo "the toolkit hidden ($ns):$hide"
 else
 	cuda="KJIT_CUDA=pip"
