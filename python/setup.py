@@ -6,11 +6,19 @@ libkjit.la) and linked into one abi3 extension (CPython's limited API,
 
     pip install ./python              # from the top of the source tree
 
+CUDA comes from the toolkit, or from NVIDIA's CUDA 13 pip wheels (NVRTC,
+nvJitLink, CUPTI, and cuda.h and NVTX3 for the build): these are then the
+build's requirements and the package's, and the extension and kjit-tune
+find the libraries in site-packages/nvidia/cu13/lib beside the package.
+
 Environment:
+  KJIT_CUDA        toolkit, pip, or auto (default): the toolkit when CUDA_HOME
+                   is set or configure's default toolkit is there, else pip
   CUDA_HOME        the CUDA toolkit (default /usr/local/cuda), passed to configure
-  KJIT_BUILD_DIR   a configured and built tree to use instead of building one:
-                   its libkjit.so (a shared build) is linked, with its path as
-                   the run path; without one, its static PIC libkjit.a
+  KJIT_BUILD_DIR   a configured and built tree to use instead of building one
+                   (its own CUDA; KJIT_CUDA is not read): its libkjit.so (a
+                   shared build) is linked, with its path as the run path;
+                   without one, its static PIC libkjit.a
 
 The package carries kjit-tune (kjit.tune runs it) beside the extension.
   KJIT_MAKE_JOBS   make -j for the library build (default: the CPUs, at most 8)
@@ -28,6 +36,75 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 LIMITED_API = "0x030A0000"
+DEFAULT_TOOLKIT = "/usr/local/cuda"  # configure's default --with-cuda
+
+# NVIDIA's CUDA 13 wheels install into site-packages/nvidia/cu13/{include,lib};
+# the package needs the libraries it links, the build also cuda.h (with the
+# crt/ it includes, through cupti.h) and NVTX3.
+PIP_CUDA_MAJOR = "13"
+PIP_CUDA = ("nvidia", "cu" + PIP_CUDA_MAJOR)
+PIP_CUDA_LINKED = ("nvidia-cuda-nvrtc", "nvidia-nvjitlink", "nvidia-cuda-cupti")
+PIP_CUDA_BUILD = [n + "==%s.*" % PIP_CUDA_MAJOR
+                  for n in PIP_CUDA_LINKED + ("nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-nvtx")]
+
+
+def cuda_source():
+    """Where CUDA comes from: "tree" (KJIT_BUILD_DIR's own), "toolkit" or
+    "pip" ($KJIT_CUDA)."""
+    if os.environ.get("KJIT_BUILD_DIR"):
+        return "tree"
+    how = os.environ.get("KJIT_CUDA") or "auto"
+    if how not in ("auto", "toolkit", "pip"):
+        sys.exit("kjit: KJIT_CUDA=%s: it is toolkit, pip or auto" % how)
+    if how != "auto":
+        return how
+    if os.environ.get("CUDA_HOME"):
+        return "toolkit"
+    found = os.path.exists(os.path.join(DEFAULT_TOOLKIT, "include", "cuda.h"))
+    return "toolkit" if found else "pip"
+
+
+def pip_cuda_rpath(depth):
+    """The run path to the wheels' libraries from a file depth folders below
+    site-packages."""
+    return "$ORIGIN/" + "../" * depth + "/".join(PIP_CUDA + ("lib",))
+
+
+def pip_cuda_requires():
+    """The linked wheels, at least the versions built with (nvJitLink's
+    symbols carry its header's minor version: __nvJitLinkCreate_13_5)."""
+    from importlib import metadata
+    out = []
+    for name in PIP_CUDA_LINKED:
+        try:
+            least = ">=" + metadata.version(name) + ","
+        except metadata.PackageNotFoundError:  # asked before the build's are installed
+            least = ""
+        out.append("%s%s==%s.*" % (name, least, PIP_CUDA_MAJOR))
+    return out
+
+
+def pip_cuda_root():
+    """The wheels' nvidia/cu13 in this environment (the build's own, under
+    build isolation)."""
+    for d in sys.path:
+        root = os.path.join(d, *PIP_CUDA)
+        if os.path.exists(os.path.join(root, "include", "nvrtc.h")):
+            return root
+    sys.exit("kjit: NVIDIA's CUDA 13 wheels are not in this environment: pip install %s "
+             "(or KJIT_CUDA=toolkit with the CUDA toolkit)" % " ".join(PIP_CUDA_BUILD))
+
+
+def configure_command():
+    cmd = [os.path.join(TOP, "configure"), "--disable-shared", "--with-pic"]
+    if cuda_source() == "pip":
+        # no toolkit where it runs: kernels' CUDA headers come from their own
+        # include folders; kjit-tune is kjit/bin/kjit-tune
+        return cmd + ["--with-cuda=" + pip_cuda_root(), "--with-cuda-headers=no",
+                      "--with-cuda-rpath=" + pip_cuda_rpath(2)]
+    if os.environ.get("CUDA_HOME"):
+        cmd.append("--with-cuda=" + os.environ["CUDA_HOME"])
+    return cmd
 
 
 def makefile_vars(build_dir):
@@ -50,17 +127,25 @@ def build_library():
     """Configures (static, PIC) and builds libkjit in python/build/c."""
     build_dir = os.path.join(HERE, "build", "c")
     os.makedirs(build_dir, exist_ok=True)
-    if not os.path.exists(os.path.join(build_dir, "Makefile")):
+    # configured again when the command changes: another CUDA, or the
+    # wheels in another (temporary) build environment
+    stamp = os.path.join(build_dir, "kjit-configure")
+    cmd = configure_command()
+    try:
+        with open(stamp, encoding="utf-8") as f:
+            done = f.read() == repr(cmd)
+    except OSError:
+        done = False
+    if not done or not os.path.exists(os.path.join(build_dir, "Makefile")):
         if os.path.exists(os.path.join(TOP, "config.status")):
             sys.exit("kjit: %s is configured in place, so it cannot be built in another "
                      "folder: run make distclean there, or set KJIT_BUILD_DIR to a built "
                      "tree" % TOP)
         if not os.path.exists(os.path.join(TOP, "configure")):
             run(["./autogen.sh"], TOP)
-        cmd = [os.path.join(TOP, "configure"), "--disable-shared", "--with-pic"]
-        if os.environ.get("CUDA_HOME"):
-            cmd.append("--with-cuda=" + os.environ["CUDA_HOME"])
         run(cmd, build_dir)
+        with open(stamp, "w", encoding="utf-8") as f:
+            f.write(repr(cmd))
     jobs = os.environ.get("KJIT_MAKE_JOBS") or str(min(os.cpu_count() or 1, 8))
     run(["make", "-j" + jobs, "libkjit.la", "autotune/kjit-tune"], build_dir)
     return build_dir
@@ -91,7 +176,11 @@ class BuildExt(build_ext):
             build_dir = build_library()
         v = makefile_vars(build_dir)
         libs = os.path.join(build_dir, ".libs")
-        ext.extra_link_args = shlex.split(v.get("CUDA_LDFLAGS", ""))
+        if cuda_source() == "pip":  # the extension is kjit/_kjit.abi3.so
+            ext.extra_link_args = ["-L" + v["CUDA_LIBDIR"], "-L" + v["CUPTI_LIBDIR"],
+                                   "-Wl,-rpath," + pip_cuda_rpath(1)]
+        else:  # as make and the shell read it: a run path's \$$ORIGIN is $ORIGIN
+            ext.extra_link_args = shlex.split(v.get("CUDA_LDFLAGS", "").replace("$$", "$"))
         if os.path.exists(os.path.join(libs, "libkjit.so")):
             ext.library_dirs = [libs]
             ext.libraries = ["kjit"]
@@ -123,8 +212,13 @@ ext = Extension(
 )
 
 os.chdir(HERE)
+# with the wheels, setup_requires is what the build backend asks pip for
+# (PEP 517's get_requires_for_build_wheel)
+pip = cuda_source() == "pip"
 setup(
     ext_modules=[ext],
     cmdclass={"build_ext": BuildExt},
     options={"bdist_wheel": {"py_limited_api": "cp310"}},
+    setup_requires=PIP_CUDA_BUILD if pip else [],
+    install_requires=pip_cuda_requires() if pip else [],
 )
