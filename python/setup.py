@@ -44,6 +44,8 @@ DEFAULT_TOOLKIT = "/usr/local/cuda"  # configure's default --with-cuda
 PIP_CUDA_MAJOR = "13"
 PIP_CUDA = ("nvidia", "cu" + PIP_CUDA_MAJOR)
 PIP_CUDA_LINKED = ("nvidia-cuda-nvrtc", "nvidia-nvjitlink", "nvidia-cuda-cupti")
+# the headers kernels include (cuda_fp16.h, cuda/std, cub), as a toolkit has them
+PIP_CUDA_HEADERS = ("nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl")
 PIP_CUDA_BUILD = [n + "==%s.*" % PIP_CUDA_MAJOR
                   for n in PIP_CUDA_LINKED + ("nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-nvtx")]
 
@@ -81,7 +83,7 @@ def pip_cuda_requires():
         except metadata.PackageNotFoundError:  # asked before the build's are installed
             least = ""
         out.append("%s%s==%s.*" % (name, least, PIP_CUDA_MAJOR))
-    return out
+    return out + ["%s==%s.*" % (name, PIP_CUDA_MAJOR) for name in PIP_CUDA_HEADERS]
 
 
 def pip_cuda_root():
@@ -179,6 +181,8 @@ class BuildExt(build_ext):
         if cuda_source() == "pip":  # the extension is kjit/_kjit.abi3.so
             ext.extra_link_args = ["-L" + v["CUDA_LIBDIR"], "-L" + v["CUPTI_LIBDIR"],
                                    "-Wl,-rpath," + pip_cuda_rpath(1)]
+            # kjit/__init__ then names the wheels' headers (KJIT_CUDA_INCLUDE)
+            ext.define_macros = ext.define_macros + [("KJITPY_CUDA_WHEELS", "1")]
         else:  # as make and the shell read it: a run path's \$$ORIGIN is $ORIGIN
             ext.extra_link_args = shlex.split(v.get("CUDA_LDFLAGS", "").replace("$$", "$"))
         if os.path.exists(os.path.join(libs, "libkjit.so")):

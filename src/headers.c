@@ -245,17 +245,23 @@ static struct {
 } toolkit;
 static pthread_once_t toolkit_once = PTHREAD_ONCE_INIT;
 
-/* CCCL (cub/, thrust/, cuda/std/) lives in include/cccl since CUDA 13,
- * in include before; its version and the folders stand for the
- * thousands of files a compile may read there. */
+/* The CUDA headers: $KJIT_CUDA_INCLUDE, else the toolkit's kjit was built
+ * with (a build with NVIDIA's wheels has none of its own; the Python
+ * package names the wheels'). CCCL (cub/, thrust/, cuda/std/) lives in
+ * include/cccl since CUDA 13, in include before; its version and the
+ * folders stand for the thousands of files a compile may read there. */
 static void find_toolkit(void)
 {
-	static const char *const sub[2] = { "/include/cccl", "/include" };
+	static const char *const sub[2] = { "/cccl", "" };
+	const char *include = kjit__env(KJIT__ENV_CUDA_INCLUDE);
 	char cccl[16] = "none";
 	for (int i = 0; i < 2; i++) {
 		char dir[PATH_MAX];
 		struct stat st;
-		snprintf(dir, sizeof dir, "%s%s", KJIT_CUDA_HOME, sub[i]);
+		if (include)
+			snprintf(dir, sizeof dir, "%s%s", include, sub[i]);
+		else
+			snprintf(dir, sizeof dir, "%s/include%s", KJIT_CUDA_HOME, sub[i]);
 		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		snprintf(toolkit.opt[toolkit.n], sizeof toolkit.opt[0], "-I%s", dir);

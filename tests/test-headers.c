@@ -23,7 +23,9 @@
  *  - a missing header: KJIT_ERR_COMPILE naming it and the including file;
  *  - bad inputs: two headers of one name, an include dir that does not
  *    exist, -I in the flags;
- *  - a database of schema version 1 is migrated and keeps its binaries.
+ *  - a database of schema version 1 is migrated and keeps its binaries;
+ *  - $KJIT_CUDA_INCLUDE names the CUDA headers' folder (and its cccl)
+ *    instead of the toolkit's, in a fresh process.
  */
 #include "testutil.h"
 #include "old-schemas.h"
@@ -118,6 +120,45 @@ static int second(const char *dir, const char *want)
 	CHECK_EQ_U64(tu_stats(e).compiles, 0);
 	kjit_engine_close(e);
 	return 0;
+}
+
+/* The child of cuda_include(): a kernel that includes a header of the
+ * folder and one of its cccl: 0 compiled, 10 not found, 1 otherwise. */
+static int cuda_include_child(const char *dir)
+{
+	char db[TU_PATH];
+	tu_init(0, (char *[]){ "test-headers(cuda-include)", NULL });
+	kjit_engine *e = tu_engine_cpu(tu_path(db, dir, "cuda-include.db"), "sm_90", 1);
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_kernel_create(e, "probe", "#include <kjit_probe.h>\n#include <probe_cccl.h>\n"
+	                            "extern \"C\" __global__ void probe(int *x) { *x = PROBE + CCCL; }\n",
+	                            NULL, 0, &k));
+	kjit_variant_desc d = { 0 };
+	kjit_variant *v;
+	kjit_status st = kjit_variant_get(k, &d, &v, NULL);
+	int rc = st == KJIT_OK ? 0 : st == KJIT_ERR_COMPILE &&
+	         strstr(kjit_last_error(), "kjit_probe.h") ? 10 : 1;
+	if (rc == 1)
+		fprintf(stderr, "%s\n", kjit_last_error());
+	kjit_engine_close(e);
+	return rc;
+}
+
+static void cuda_include(const char *argv0, const char *dir)
+{
+	char inc[TU_PATH], cccl[TU_PATH], path[TU_PATH];
+	tu_path(inc, dir, "cuda-include");
+	tu_path(cccl, inc, "cccl");
+	CHECK(mkdir(inc, 0700) == 0 && mkdir(cccl, 0700) == 0);
+	write_old(tu_path(path, inc, "kjit_probe.h"), "#define PROBE 1\n");
+	write_old(tu_path(path, cccl, "probe_cccl.h"), "#define CCCL 2\n");
+	CHECK(setenv("KJIT_CUDA_INCLUDE", inc, 1) == 0);
+	CHECK_MSG(tu_spawn_self(argv0, "cuda-include", dir) == 0,
+	          "a header of $KJIT_CUDA_INCLUDE and one of its cccl were not found");
+	CHECK(unsetenv("KJIT_CUDA_INCLUDE") == 0);
+	CHECK_MSG(tu_spawn_self(argv0, "cuda-include", dir) == 10,
+	          "without $KJIT_CUDA_INCLUDE the folder's header was found");
+	OK("$KJIT_CUDA_INCLUDE: its headers and its cccl's are found, and only with it");
 }
 
 static void expect_disk(const char *argv0, const char *dir, const char *key, const char *why)
@@ -374,6 +415,8 @@ static void migration(const char *dir)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "cuda-include") == 0)
+		return cuda_include_child(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "disk") == 0) {
 		char *bar = strrchr(argv[2], '|');
 		CHECK(bar != NULL);
@@ -440,5 +483,6 @@ int main(int argc, char **argv)
 	errors(dir, inc);
 	total(dir);
 	migration(dir);
+	cuda_include(argv[0], dir);
 	return 0;
 }

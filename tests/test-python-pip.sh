@@ -108,6 +108,15 @@ k = kjit.kernel(r'''extern "C" __global__ void scale(float *y, const float *x, f
 info = k.compile()
 if not info.get("key"):
     fails.append("the compile gave no key: %r" % info)
+# CUDA's own headers come from the wheels' (KJIT_CUDA_INCLUDE, set by kjit)
+half = kjit.kernel(r'''#include <cuda_fp16.h>
+#include <cuda/std/cstdint>
+extern "C" __global__ void h(__half *y, cuda::std::int32_t n)
+{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = __float2half(1.0f); }''', "h")
+if not half.compile().get("key"):
+    fails.append("a kernel including cuda_fp16.h did not compile")
+if not os.environ.get("KJIT_CUDA_INCLUDE", "").startswith(site):
+    fails.append("KJIT_CUDA_INCLUDE is %r, not under %s" % (os.environ.get("KJIT_CUDA_INCLUDE"), site))
 
 maps = open("/proc/self/maps").read().split("\n")
 for name in ("libnvrtc.so.13", "libnvJitLink.so.13", "libcupti.so.13", "libnvrtc-builtins.so"):

@@ -45,6 +45,15 @@ Error.status = property(lambda self: self.args[0] if self.args else None,
 _default = None
 _default_lock = threading.Lock()
 
+# Built with NVIDIA's CUDA wheels, kjit has no CUDA headers of its own:
+# kernels (and kjit-tune, which inherits the environment) compile against
+# the wheels' beside this package, unless KJIT_CUDA_INCLUDE names others.
+if _kjit.CUDA_WHEELS and not os.environ.get("KJIT_CUDA_INCLUDE"):
+    _include = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "nvidia", "cu13", "include")
+    if os.path.isdir(_include):
+        os.environ["KJIT_CUDA_INCLUDE"] = _include
+
 
 def pointers(*arrays, device=0, stream=None):
     """(addresses, stream): the device address a launch passes for each array

@@ -4,6 +4,12 @@
 
 #include <stdarg.h>
 
+/* 1 in a build with NVIDIA's CUDA wheels (setup.py), which has no CUDA
+ * headers of its own. */
+#ifndef KJITPY_CUDA_WHEELS
+#define KJITPY_CUDA_WHEELS 0
+#endif
+
 PyObject *kjitpy_error;
 PyObject *kjitpy_no_gpu;
 PyObject *kjitpy_arg_error;
@@ -120,7 +126,8 @@ PyMODINIT_FUNC PyInit__kjit(void)
 		return NULL;
 	if (kjitpy_args_init() < 0 || add_errors(m) < 0 || kjitpy_engine_init_type(m) < 0 ||
 	    kjitpy_kernel_init_type(m) < 0 || kjitpy_spec_init_types(m) < 0 ||
-	    PyModule_AddIntConstant(m, "MAX_ARGS", KJITPY_MAX_ARGS) < 0) {
+	    PyModule_AddIntConstant(m, "MAX_ARGS", KJITPY_MAX_ARGS) < 0 ||
+	    PyModule_AddIntConstant(m, "CUDA_WHEELS", KJITPY_CUDA_WHEELS) < 0) {
 		Py_DECREF(m);
 		return NULL;
 	}

@@ -179,6 +179,8 @@ double kjit__median_sorted(const double *sorted, size_t n);
 	X(HOME, "HOME", SYSTEM, "else it is $HOME/.cache/kjit/kjit.db")         \
 	X(ARCH, "KJIT_ARCH", SETTING,                                          \
 	  "the target arch (sm_90) when the options or --arch give none")       \
+	X(CUDA_INCLUDE, "KJIT_CUDA_INCLUDE", SETTING,                          \
+	  "the CUDA headers' folder kernels compile against (and its cccl)")    \
 	X(LIBCUDA, "KJIT_LIBCUDA", SETTING,                                    \
 	  "the CUDA driver library opened instead of libcuda.so.1")             \
 	X(NVML, "KJIT_NVML", SETTING, "off: no power or energy through NVML")  \
