@@ -119,9 +119,9 @@ static const struct pinned {
 	{ 2, "pso", 1, 349, 349, 0x6770167bfd8b585eull },
 	{ 2, "pso", 2, 349, 349, 0x94da3c20d5357c45ull },
 	{ 2, "pso", 3, 349, 349, 0x19f79e36f20abc45ull },
-	{ 2, "hybrid", 1, 349, 349, 0x6d3e4259fc4b6dc4ull },
-	{ 2, "hybrid", 2, 349, 349, 0x85b893098d77ec0dull },
-	{ 2, "hybrid", 3, 349, 349, 0xa9d1d497d42a8ed9ull },
+	{ 2, "hybrid", 1, 349, 349, 0x83f338e89a2f49b8ull },
+	{ 2, "hybrid", 2, 349, 349, 0x74778e83828533b0ull },
+	{ 2, "hybrid", 3, 349, 349, 0x402d0acd388ab103ull },
 	{ 3, "exhaustive", 1, 1016, 1016, 0x2d1222644fe70ce3ull },
 	{ 3, "exhaustive", 2, 1016, 1016, 0x2d1222644fe70ce3ull },
 	{ 3, "exhaustive", 3, 1016, 1016, 0x2d1222644fe70ce3ull },
@@ -143,9 +143,9 @@ static const struct pinned {
 	{ 3, "pso", 1, 1016, 1016, 0x63b32733ecbae4cdull },
 	{ 3, "pso", 2, 1016, 1016, 0x1af3fca71fd2167aull },
 	{ 3, "pso", 3, 1016, 1016, 0x335ddcb74cbc345dull },
-	{ 3, "hybrid", 1, 1016, 1016, 0x98b070d8373c1cd0ull },
-	{ 3, "hybrid", 2, 1016, 1016, 0x953220a38ef5b990ull },
-	{ 3, "hybrid", 3, 1016, 1016, 0x3ed2cac9366f25f1ull },
+	{ 3, "hybrid", 1, 1016, 1016, 0x6b06d420009edad9ull },
+	{ 3, "hybrid", 2, 1016, 1016, 0x430d1718abc7a2e1ull },
+	{ 3, "hybrid", 3, 1016, 1016, 0x044ec7d5768b025eull },
 };
 
 /* ---- the spy ---------------------------------------------------------------- */

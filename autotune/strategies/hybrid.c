@@ -28,10 +28,12 @@
  * - random: uniform over the unvisited (once failures are modelled, the
  *   likeliest to run of a few draws), the fallback when the other two
  *   have nothing.
- * An epoch starts with START configurations (at most a quarter of the
+ * An epoch starts with a few configurations (at most a quarter of the
  * budget), each the farthest from the epoch's proposals of SPREAD random
- * draws: two basins to compare at least, and few, as each start
- * proposal is one the model does not steer. Then each proposal goes to
+ * draws: the first START, two basins to compare at least, and few, as
+ * each start proposal is one the model does not steer; a later one, in
+ * a space that has shown more than one basin, one per free parameter
+ * and one more. Then each proposal goes to
  * local or perturb, the one of the higher Thompson draw from a Beta of
  * its recent successes (a result that enters the good set) and failures,
  * both decayed by DECAY per result, so that the bandit follows the
@@ -128,6 +130,14 @@ static void destroy(void *st)
 	free(s);
 }
 
+/* An epoch's start of want configurations: at most a quarter of the
+ * budget, at least one. */
+static size_t start_size(const state *s, size_t want)
+{
+	size_t cap = s->budget / 4;
+	return want < cap ? want : cap > 0 ? cap : 1;
+}
+
 static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 {
 	state *s = calloc(1, sizeof *s);
@@ -163,11 +173,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed)
 	for (size_t p = 0; p < n; p++)
 		if (space->spec->params[p].n_values > 1)
 			s->free_p[s->n_free++] = p;
-	s->start = START;
-	if (s->start > s->budget / 4)
-		s->start = s->budget / 4;
-	if (s->start < 1)
-		s->start = 1;
+	s->start = start_size(s, START);
 	s->nb_of = -1;
 	/* patience: a few times a one-parameter neighbourhood */
 	s->patience = (size_t)(PATIENCE * (double)(s->n_slots - n));
@@ -497,6 +503,7 @@ static void restart(state *s)
 	s->n_stale = 0;
 	s->epoch_asked = 0;
 	s->stall = 0;
+	s->start = start_size(s, s->n_free + 1);
 	s->n_top = s->n_good = s->n_finite = 0;
 	s->model_at = (size_t)-1;
 }
