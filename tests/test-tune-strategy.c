@@ -241,12 +241,12 @@ int main(int argc, char **argv)
 		"  {\"name\": \"P6\", \"values\": [0,1,2,3]}, {\"name\": \"P7\", \"values\": [0,1,2,3]},"
 		"  {\"name\": \"P8\", \"values\": [0,1,2,3]}, {\"name\": \"P9\", \"values\": [0,1,2,3]}]}");
 	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
-	for (size_t b = 1; b <= 8; b += 7)
+	for (size_t n_out = 1; n_out <= 8; n_out += 7)
 		for (uint64_t seed = 1; seed <= 5; seed++) {
-			size_t far = far_proposals(space, seed, b);
+			size_t far = far_proposals(space, seed, n_out);
 			CHECK_MSG(far == 0, "seed %llu, %zu outstanding: %zu proposals were more "
-			          "than three parameters from all known", (unsigned long long)seed, b,
-			          far);
+			          "than three parameters from all known", (unsigned long long)seed,
+			          n_out, far);
 		}
 	OK("hybrid one at a time and with 8 outstanding, over %zu configurations: after its "
 	   "start every proposal is within three parameters of one known (random only as the "
