@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 	recorded("examples/sgemm/sgemm.json", "sgemm-h200.csv", 0.1, new_ones, 1);
 	recorded("tests/data/convolution-rtx2080ti.json", "convolution-rtx2080ti.csv", 0.15,
 	         new_ones, 3);
-	recorded("examples/reduction/reduction.json", "reduction-h200.csv", 0.3, hybrid, 1);
+	recorded("examples/reduction/reduction.json", "reduction-h200.csv", 0.4, hybrid, 1);
 	driven();
 
 	kt_budget none = { 0 }, count = { .evaluations = 10 }, secs = { .seconds = 5 };

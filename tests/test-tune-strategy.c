@@ -42,13 +42,13 @@ static double clocked(const kjit__space *space, const double *obj, double compil
 	return r.seconds;
 }
 
-/* hybrid with B proposals outstanding, on a bowl of 10 parameters of 4
- * values (a million configurations), results told oldest first: after its
- * start (one per parameter and one more) every proposal is a local move or
- * a perturbation, within three parameters of a configuration it was told
- * of; a uniform draw from so large a space almost never is. Returns the
- * proposals that were not. */
-static size_t batch_far_proposals(const kjit__space *space, uint64_t seed)
+/* hybrid with b proposals outstanding (at most B), on a bowl of 10
+ * parameters of 4 values (a million configurations), results told oldest
+ * first: after its start (a few spread, or the first batch) every
+ * proposal is a local move or a perturbation, within three parameters of
+ * a configuration it was told of; a uniform draw from so large a space
+ * almost never is. Returns the proposals that were not. */
+static size_t far_proposals(const kjit__space *space, uint64_t seed, size_t b)
 {
 	enum { B = 8, PROPOSALS = 80, N_PARAMS = 10, START = N_PARAMS + 1 };
 	double *obj = malloc(space->size * sizeof *obj);
@@ -64,7 +64,7 @@ static size_t batch_far_proposals(const kjit__space *space, uint64_t seed)
 	int64_t out[B], known[PROPOSALS];
 	size_t n_out = 0, n_known = 0, n_prop = 0, far = 0;
 	while (n_prop < PROPOSALS || n_out > 0) {
-		for (; n_out < B && n_prop < PROPOSALS; n_prop++) {
+		for (; n_out < b && n_prop < PROPOSALS; n_prop++) {
 			int64_t j = kt_strategy_hybrid.next(st);
 			CHECK(j >= 0 && (size_t)j < space->size);
 			const uint16_t *c = kjit__space_config(space, (size_t)j);
@@ -241,13 +241,16 @@ int main(int argc, char **argv)
 		"  {\"name\": \"P6\", \"values\": [0,1,2,3]}, {\"name\": \"P7\", \"values\": [0,1,2,3]},"
 		"  {\"name\": \"P8\", \"values\": [0,1,2,3]}, {\"name\": \"P9\", \"values\": [0,1,2,3]}]}");
 	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
-	for (uint64_t seed = 1; seed <= 5; seed++) {
-		size_t far = batch_far_proposals(space, seed);
-		CHECK_MSG(far == 0, "seed %llu: %zu proposals made with others outstanding were "
-		          "more than three parameters from all known", (unsigned long long)seed, far);
-	}
-	OK("hybrid with 8 outstanding, over %zu configurations: after its start every proposal "
-	   "is within three parameters of one known (random only as the fallback)", space->size);
+	for (size_t n_out = 1; n_out <= 8; n_out += 7)
+		for (uint64_t seed = 1; seed <= 5; seed++) {
+			size_t far = far_proposals(space, seed, n_out);
+			CHECK_MSG(far == 0, "seed %llu, %zu outstanding: %zu proposals were more "
+			          "than three parameters from all known", (unsigned long long)seed,
+			          n_out, far);
+		}
+	OK("hybrid one at a time and with 8 outstanding, over %zu configurations: after its "
+	   "start every proposal is within three parameters of one known (random only as the "
+	   "fallback)", space->size);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
 

@@ -26,19 +26,22 @@
  *   once the best's whole neighbourhood is known this is the kick that
  *   leaves a local minimum;
  * - random: uniform over the unvisited (once failures are modelled, the
- *   likeliest to run of a few draws).
- * An epoch starts with one configuration per free parameter and one more
- * (at most a quarter of the budget), each the farthest from the epoch's
- * proposals of SPREAD random draws. Then each proposal goes to the
- * generator of the highest Thompson draw from a Beta of its recent
- * successes (a result that enters the good set) and failures, both
- * decayed by DECAY per result, so that the bandit follows the landscape
- * as the search moves on; the draw
- * of random is scaled by the share of the budget left, so that the end
- * of a budget exploits, and is 0 while proposals are outstanding (random
- * is then the fallback only): in a batch the search is broad already,
- * as it starts with B spread configurations and each later proposal
- * knows fewer results. When the epoch's best has not improved for
+ *   likeliest to run of a few draws), the fallback when the other two
+ *   have nothing.
+ * An epoch starts with a few configurations (at most a quarter of the
+ * budget), each the farthest from the epoch's proposals of SPREAD random
+ * draws: the first START, two basins to compare at least, and few, as
+ * each start proposal is one the model does not steer; a later one, in
+ * a space that has shown more than one basin, one per free parameter
+ * and one more. Then each proposal goes to
+ * local or perturb, the one of the higher Thompson draw from a Beta of
+ * its recent successes (a result that enters the good set) and failures,
+ * both decayed by DECAY per result, so that the bandit follows the
+ * landscape as the search moves on. Random proposals are no arm of the
+ * bandit: breadth comes from the start, from perturb and from the new
+ * epochs below, each at a point where the model has something to say
+ * (a random arm between them cost evaluations on large spaces and small
+ * ones alike: bench/RESULTS.md). When the epoch's best has not improved for
  * PATIENCE times the size of a one-parameter neighbourhood and the budget
  * has room for two such spells, a new epoch starts: a new random start
  * and a model of its own results (the history and the failure model
@@ -67,6 +70,7 @@
 #define PRIOR 1.0
 #define PATIENCE 2.0
 #define SPREAD 8
+#define START 3     /* configurations that start an epoch */
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
@@ -126,6 +130,14 @@ static void destroy(void *st)
 	free(s);
 }
 
+/* An epoch's start of want configurations: at most a quarter of the
+ * budget, at least one. */
+static size_t start_size(const state *s, size_t want)
+{
+	size_t cap = s->budget / 4;
+	return want < cap ? want : cap > 0 ? cap : 1;
+}
+
 static void *init(const kjit__space *space, size_t budget, uint64_t seed, const void *opts)
 {
 	state *s = calloc(1, sizeof *s);
@@ -158,16 +170,10 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	}
 	kjit__rng_seed(&s->rng, seed);
 	s->budget = budget ? budget : space->size;
-	/* a start of one configuration per free parameter and one more, at
-	 * most a quarter of the budget */
 	for (size_t p = 0; p < n; p++)
 		if (space->spec->params[p].n_values > 1)
 			s->free_p[s->n_free++] = p;
-	s->start = s->n_free + 1;
-	if (s->start > s->budget / 4)
-		s->start = s->budget / 4;
-	if (s->start < 1)
-		s->start = 1;
+	s->start = start_size(s, START);
 	s->nb_of = -1;
 	/* patience: a few times a one-parameter neighbourhood */
 	s->patience = (size_t)(PATIENCE * (double)(s->n_slots - n));
@@ -497,6 +503,7 @@ static void restart(state *s)
 	s->n_stale = 0;
 	s->epoch_asked = 0;
 	s->stall = 0;
+	s->start = start_size(s, s->n_free + 1);
 	s->n_top = s->n_good = s->n_finite = 0;
 	s->model_at = (size_t)-1;
 }
@@ -540,17 +547,10 @@ static int64_t next(void *st)
 	int arm = ARM_RANDOM;
 	restart(s);
 	if (s->epoch_asked >= s->start && s->n_good > 0) {
-		double left = (double)(s->budget > s->n_hist ? s->budget - s->n_hist : 0) /
-		              (double)s->budget;
-		double draw[N_ARMS];
-		for (int a = 0; a < N_ARMS; a++)
-			draw[a] = beta_draw(s, 1 + s->win[a], 1 + s->loss[a]) *
-			          (a == ARM_RANDOM ? left : 1);
-		/* with proposals outstanding the search has breadth already
-		 * (a batch starts with B spread, and each later proposal
-		 * knows fewer results): random is only the fallback then */
-		if (s->asked > 0)
-			draw[ARM_RANDOM] = 0;
+		/* random is the fallback only: its draw is 0 */
+		double draw[N_ARMS] = { 0 };
+		for (int a = 0; a < ARM_RANDOM; a++)
+			draw[a] = beta_draw(s, 1 + s->win[a], 1 + s->loss[a]);
 		/* the highest draw first, the others when it has nothing */
 		for (int tries = 0; tries < N_ARMS && j < 0; tries++) {
 			arm = 0;
