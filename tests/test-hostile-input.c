@@ -179,19 +179,19 @@ static void test_specs(void)
 {
 	char src_path[TU_PATH], text[2048];
 	tu_write_file(tu_path(src_path, dir, "k.cu"), src, strlen(src));
-	static const char kjit_spec[] =
+	static const char kjit_format_spec[] =
 		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"%s},"
 		" \"parameters\": [{\"name\": \"V\", \"values\": [1, 2], \"roles\": \"define\"}%s],"
 		" \"problems\": [{\"n\": 1}]}";
-	snprintf(text, sizeof text, kjit_spec, ", \"flags\": [\"-lineinfo\", \"--time=/tmp/x\"]",
+	snprintf(text, sizeof text, kjit_format_spec, ", \"flags\": [\"-lineinfo\", \"--time=/tmp/x\"]",
 	         "");
 	tu_spec_refused(dir, text, "kernel.flags[1]", "\"--time=/tmp/x\": it makes the compiler "
 	                "write a file");
-	snprintf(text, sizeof text, kjit_spec, "",
+	snprintf(text, sizeof text, kjit_format_spec, "",
 	         ", {\"name\": \"F\", \"values\": [\"-lineinfo\", \"-G --fdevice-time-trace=t.json\"],"
 	         " \"roles\": \"flags\"}");
 	tu_spec_refused(dir, text, "parameters[1]", "\"--fdevice-time-trace=t.json\"");
-	snprintf(text, sizeof text, kjit_spec, ", \"link\": \"lib.ltoir\", \"link_options\": "
+	snprintf(text, sizeof text, kjit_format_spec, ", \"link\": \"lib.ltoir\", \"link_options\": "
 	         "[\"-O3\", \"-time\"]", "");
 	tu_spec_refused(dir, text, "kernel.link_options[1]", "nvJitLink options kjit allows "
 	                "(\"-time\"");
