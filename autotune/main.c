@@ -202,6 +202,7 @@ typedef struct opts {
 	kt_budget budget;
 	uint64_t seed, problem;
 	int problem_set;
+	uint64_t given;      /* given_bit() of each option given */
 	/* --strategy-option NAME=VALUE, in order (one past the most, which
 	 * kt_options_parse() refuses) */
 	const char *strategy_args[KT_OPTION_ARGS_MAX + 1];
@@ -1088,8 +1089,6 @@ static double parse_mpi_timeout(const char *s)
  * database, devices and cores. Returns the exit code. */
 static int run_mpi(opts *o, int *argc, char ***argv)
 {
-	if (o->count || o->replay || o->ask || o->export_format)
-		return usage_error("%s", "--mpi is for tuning and --compile-only");
 	kjit_status st = kt_mpi_init(argc, argv, o->mpi_timeout);
 	if (st == KJIT_ERR_INVALID_ARG)
 		return usage_error("%s", kjit_last_error());
@@ -1110,6 +1109,94 @@ enum { O_COUNT = 256, O_COMPILE, O_ARCH, O_DB, O_REPLAY, O_STRATEGY, O_BUDGET,
        O_EXPORT, O_RUN, O_FORCE, O_TIMEOUT, O_EARLY, O_WARMUP, O_MBUDGET, O_L2, O_QUIET, O_JSON,
        O_VERIFY, O_ATOL, O_RTOL, O_POOL, O_DEVICES, O_BATCH, O_GPUS, O_MPI, O_MPI_TIMEOUT,
        O_OBJECTIVE, O_PROFILE, O_ASK, O_STRATEGY_OPTION };
+
+static const struct option longopts[] = {
+	{ "count", no_argument, NULL, O_COUNT },
+	{ "compile-only", no_argument, NULL, O_COMPILE },
+	{ "arch", required_argument, NULL, O_ARCH },
+	{ "db", required_argument, NULL, O_DB },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "compile-pool", required_argument, NULL, O_POOL },
+	{ "devices", required_argument, NULL, O_DEVICES },
+	{ "mpi", no_argument, NULL, O_MPI },
+	{ "mpi-timeout", required_argument, NULL, O_MPI_TIMEOUT },
+	{ "replay", required_argument, NULL, O_REPLAY },
+	{ "replay-db", no_argument, NULL, O_REPLAY_DB },
+	{ "ask", no_argument, NULL, O_ASK },
+	{ "device-key", required_argument, NULL, O_DEVKEY },
+	{ "export", required_argument, NULL, O_EXPORT },
+	{ "run", required_argument, NULL, O_RUN },
+	{ "strategy", required_argument, NULL, O_STRATEGY },
+	{ "strategy-option", required_argument, NULL, O_STRATEGY_OPTION },
+	{ "budget", required_argument, NULL, O_BUDGET },
+	{ "fraction", required_argument, NULL, O_FRACTION },
+	{ "time-budget", required_argument, NULL, O_TIME },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "batch", required_argument, NULL, O_BATCH },
+	{ "gpus", required_argument, NULL, O_GPUS },
+	{ "problem", required_argument, NULL, O_PROBLEM },
+	{ "max-threads", required_argument, NULL, O_MAXT },
+	{ "max-shared", required_argument, NULL, O_MAXS },
+	{ "force", no_argument, NULL, O_FORCE },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "early-stop", required_argument, NULL, O_EARLY },
+	{ "warmup", required_argument, NULL, O_WARMUP },
+	{ "measure-budget", required_argument, NULL, O_MBUDGET },
+	{ "l2", required_argument, NULL, O_L2 },
+	{ "objective", required_argument, NULL, O_OBJECTIVE },
+	{ "profile", optional_argument, NULL, O_PROFILE },
+	{ "quiet", no_argument, NULL, O_QUIET },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "verify", required_argument, NULL, O_VERIFY },
+	{ "atol", required_argument, NULL, O_ATOL },
+	{ "rtol", required_argument, NULL, O_RTOL },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The modes, and the modes each option goes with: one home for what
+ * check_modes() refuses, so that no option is silently left unused. */
+enum { M_TUNE = 1, M_COUNT = 2, M_COMPILE = 4, M_REPLAY = 8, M_ASK = 16, M_EXPORT = 32 };
+static const char *const mode_words[] = { "tuning", "--count", "--compile-only", "--replay",
+	                                  "--ask", "--export" };
+static const struct {
+	int opt;
+	unsigned modes;
+} option_modes[] = {
+	{ O_ARCH, M_COMPILE },
+	{ O_DB, M_TUNE | M_COMPILE | M_REPLAY | M_EXPORT },
+	{ 'j', M_TUNE | M_COMPILE | M_REPLAY },
+	{ O_POOL, M_TUNE | M_COMPILE },
+	{ O_DEVICES, M_TUNE },
+	{ O_MPI, M_TUNE | M_COMPILE },
+	{ O_MPI_TIMEOUT, M_TUNE | M_COMPILE },
+	{ O_DEVKEY, M_REPLAY | M_EXPORT },
+	{ O_RUN, M_EXPORT },
+	{ O_STRATEGY, M_TUNE | M_REPLAY | M_ASK },
+	{ O_STRATEGY_OPTION, M_TUNE | M_REPLAY | M_ASK },
+	{ O_BUDGET, M_TUNE | M_COMPILE | M_REPLAY | M_ASK },
+	{ O_FRACTION, M_TUNE | M_COMPILE | M_REPLAY | M_ASK },
+	{ O_SEED, M_TUNE | M_COMPILE | M_REPLAY | M_ASK },
+	{ O_TIME, M_TUNE | M_REPLAY | M_ASK },
+	{ O_BATCH, M_REPLAY },
+	{ O_GPUS, M_REPLAY },
+	{ O_PROBLEM, M_TUNE | M_COUNT | M_REPLAY | M_ASK | M_EXPORT },
+	{ O_MAXT, M_TUNE | M_COUNT | M_COMPILE | M_REPLAY | M_ASK },
+	{ O_MAXS, M_TUNE | M_COUNT | M_COMPILE | M_REPLAY | M_ASK },
+	{ O_OBJECTIVE, M_TUNE | M_REPLAY },
+	{ O_QUIET, M_TUNE | M_COMPILE },
+	{ O_JSON, M_TUNE | M_COUNT | M_COMPILE },
+	{ O_FORCE, M_TUNE }, { O_TIMEOUT, M_TUNE }, { O_EARLY, M_TUNE }, { O_WARMUP, M_TUNE },
+	{ O_MBUDGET, M_TUNE }, { O_L2, M_TUNE }, { O_PROFILE, M_TUNE }, { O_VERIFY, M_TUNE },
+	{ O_ATOL, M_TUNE }, { O_RTOL, M_TUNE },
+};
+
+/* An option's bit in opts.given ('j' has the last). */
+static uint64_t given_bit(int opt)
+{
+	return (uint64_t)1 << (opt == 'j' ? 63 : opt - O_COUNT);
+}
 
 /* An option of how each configuration is measured and judged into *t;
  * KT_EXIT_OK, or KT_EXIT_USAGE having said why. --profile's argument is
@@ -1186,15 +1273,31 @@ static int check_modes(opts *o)
 	    (o->export_format != NULL) > 1)
 		return usage_error("%s", "--count, --compile-only, --replay, --ask and --export do "
 		                         "not combine");
-	if (o->batch && !o->replay)
-		return usage_error("%s", "--batch goes with --replay");
-	if (o->n_strategy_args && (o->count || o->compile_only || o->export_format))
-		return usage_error("%s", "--strategy-option goes with tuning, --replay and --ask");
 	if (o->compile_only && o->budget.seconds > 0)
 		return usage_error("%s", "--compile-only takes --budget N or --fraction F, not "
 		                         "--time-budget");
-	if (o->gpus && !o->replay)
-		return usage_error("%s", "--gpus goes with --replay (the simulated clock)");
+	size_t mode = o->count ? 1 : o->compile_only ? 2 : o->replay ? 3 : o->ask ? 4
+	              : o->export_format ? 5 : 0; /* its index in mode_words */
+	for (size_t i = 0; i < sizeof option_modes / sizeof *option_modes; i++) {
+		unsigned modes = option_modes[i].modes;
+		if (!(o->given & given_bit(option_modes[i].opt)) || (modes & (1u << mode)))
+			continue;
+		char list[128] = "";
+		size_t left = 0;
+		for (unsigned m = modes; m; m &= m - 1)
+			left++;
+		for (size_t m = 0; m < sizeof mode_words / sizeof *mode_words; m++)
+			if (modes & (1u << m))
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+				         mode_words[m], --left > 1 ? ", " : left == 1 ? " and " : "");
+		const char *name = "jobs";
+		for (size_t k = 0; longopts[k].name; k++)
+			if (longopts[k].val == option_modes[i].opt)
+				name = longopts[k].name;
+		char text[256];
+		snprintf(text, sizeof text, "--%s goes with %s, not %s", name, list, mode_words[mode]);
+		return usage_error("%s", text);
+	}
 	if (o->batch && o->replay && (o->gpus || o->jobs))
 		return usage_error("%s", "--batch and the simulated clock (-j, --gpus) do not "
 		                         "combine: the clock keeps P + G proposals outstanding");
@@ -1203,50 +1306,6 @@ static int check_modes(opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "count", no_argument, NULL, O_COUNT },
-		{ "compile-only", no_argument, NULL, O_COMPILE },
-		{ "arch", required_argument, NULL, O_ARCH },
-		{ "db", required_argument, NULL, O_DB },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "compile-pool", required_argument, NULL, O_POOL },
-		{ "devices", required_argument, NULL, O_DEVICES },
-		{ "mpi", no_argument, NULL, O_MPI },
-		{ "mpi-timeout", required_argument, NULL, O_MPI_TIMEOUT },
-		{ "replay", required_argument, NULL, O_REPLAY },
-		{ "replay-db", no_argument, NULL, O_REPLAY_DB },
-		{ "ask", no_argument, NULL, O_ASK },
-		{ "device-key", required_argument, NULL, O_DEVKEY },
-		{ "export", required_argument, NULL, O_EXPORT },
-		{ "run", required_argument, NULL, O_RUN },
-		{ "strategy", required_argument, NULL, O_STRATEGY },
-		{ "strategy-option", required_argument, NULL, O_STRATEGY_OPTION },
-		{ "budget", required_argument, NULL, O_BUDGET },
-		{ "fraction", required_argument, NULL, O_FRACTION },
-		{ "time-budget", required_argument, NULL, O_TIME },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "gpus", required_argument, NULL, O_GPUS },
-		{ "problem", required_argument, NULL, O_PROBLEM },
-		{ "max-threads", required_argument, NULL, O_MAXT },
-		{ "max-shared", required_argument, NULL, O_MAXS },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "early-stop", required_argument, NULL, O_EARLY },
-		{ "warmup", required_argument, NULL, O_WARMUP },
-		{ "measure-budget", required_argument, NULL, O_MBUDGET },
-		{ "l2", required_argument, NULL, O_L2 },
-		{ "objective", required_argument, NULL, O_OBJECTIVE },
-		{ "profile", optional_argument, NULL, O_PROFILE },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "verify", required_argument, NULL, O_VERIFY },
-		{ "atol", required_argument, NULL, O_ATOL },
-		{ "rtol", required_argument, NULL, O_RTOL },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB VERIFY ATOL RTOL
 	 * DEVICE (wire/link_local.c). */
 	if (argc == 10 && strcmp(argv[1], "--worker") == 0) {
@@ -1266,6 +1325,8 @@ int main(int argc, char **argv)
 	char *end;
 	int c;
 	while ((c = getopt_long(argc, argv, "j:hV", longopts, NULL)) != -1) {
+		if (c == 'j' || c >= O_COUNT)
+			o.given |= given_bit(c);
 		switch (c) {
 		case O_COUNT: o.count = 1; break;
 		case O_COMPILE: o.compile_only = 1; break;

@@ -580,10 +580,33 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "--profile: expected all (the default) or best, got 'worst'");
 	RUN(2, &out, "%s/saxpy.json --profile worst", examples);
 	CHECK_CONTAINS(out, "expected one spec file, got several");
-	RUN(0, &out, "%s/saxpy.json --count --objective edp --profile best", examples);
-	RUN(0, &out, "%s/saxpy.json --profile --count", examples);
+	/* --profile's optional value is taken ("best" is no second spec); then
+	 * the options that only tuning reads are refused with another mode */
+	RUN(2, &out, "%s/saxpy.json --count --objective edp --profile best", examples);
+	CHECK_CONTAINS(out, "--objective goes with tuning and --replay, not --count");
+	RUN(2, &out, "%s/saxpy.json --profile --count", examples);
+	CHECK_CONTAINS(out, "--profile goes with tuning, not --count");
 	OK("tuning options: bad --timeout, --l2, --early-stop, --strategy, --problem, --objective, "
 	   "--profile exit 2");
+
+	/* an option the mode would leave unused is an error naming both */
+	RUN(2, &out, "%s/saxpy.json --compile-only --arch sm_90 --problem 0 --db %s/t.db",
+	    examples, dir);
+	CHECK_CONTAINS(out, "--problem goes with tuning, --count, --replay, --ask and --export, "
+	               "not --compile-only");
+	RUN(2, &out, "%s/saxpy.json --count --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--db goes with tuning, --compile-only, --replay and --export, not --count");
+	RUN(2, &out, "%s/saxpy.json --ask --timeout 3", examples);
+	CHECK_CONTAINS(out, "--timeout goes with tuning, not --ask");
+	RUN(2, &out, "%s/saxpy.json --export csv -j 2 --db %s/t.db", examples, dir);
+	CHECK_CONTAINS(out, "--jobs goes with tuning, --compile-only and --replay, not --export");
+	RUN(2, &out, "%s/saxpy.json --replay %s/none.csv --verify none", examples, dir);
+	CHECK_CONTAINS(out, "--verify goes with tuning, not --replay");
+	char tdb[TU_PATH];
+	CHECK(!tu_exists(tu_path(tdb, dir, "t.db")));
+	OK("an option another mode would leave unused (--problem with --compile-only, --db with "
+	   "--count, --timeout with --ask, -j with --export, --verify with --replay) exits 2 "
+	   "naming both");
 
 	RUN(2, &out, "%s/saxpy.json --verify bogus --db %s/t.db", examples, dir);
 	CHECK_CONTAINS(out, "--verify: expected default, reference, data or none, got 'bogus'");

@@ -218,7 +218,7 @@ static void test_usage(void)
 	snprintf(cmd, sizeof cmd, "'%s' '%s/examples/saxpy/saxpy.json' --mpi --count 2>&1", tool,
 	         tu_srcdir());
 	CHECK(tu_run(cmd, text, sizeof text) == 2);
-	CHECK_CONTAINS(text, "--mpi is for tuning and --compile-only");
+	CHECK_CONTAINS(text, "--mpi goes with tuning and --compile-only, not --count");
 	OK("--mpi --count: a usage error");
 }
 
