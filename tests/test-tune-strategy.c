@@ -153,15 +153,8 @@ int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	dir = tu_tmpdir();
-	kjit__spec *spec = tu_spec_from(dir, "syn.json",
-		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
-		" \"parameters\": ["
-		"  {\"name\": \"A\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
-		"  {\"name\": \"B\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
-		"  {\"name\": \"C\", \"values\": [0,1,2,3,4,5]}],"
-		" \"restrictions\": [\"(A + B) % 3 != 1\"]}");
-	kjit__space *space;
-	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
+	kjit__spec *spec;
+	kjit__space *space = tu_abc_space(dir, "syn.json", &spec);
 	double *obj = malloc(space->size * sizeof *obj);
 	CHECK(obj);
 	for (size_t i = 0; i < space->size; i++)

@@ -648,4 +648,21 @@ static inline kjit__spec *tu_spec_from(const char *dir, const char *name, const 
 	return spec;
 }
 
+/* The space the strategy tests search: A and B in 0..9, C in 0..5, with
+ * (A + B) % 3 != 1 (402 configurations), from dir/name; *spec is the
+ * caller's to free after the space. */
+static inline kjit__space *tu_abc_space(const char *dir, const char *name, kjit__spec **spec)
+{
+	*spec = tu_spec_from(dir, name,
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": ["
+		"  {\"name\": \"A\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
+		"  {\"name\": \"B\", \"values\": [0,1,2,3,4,5,6,7,8,9]},"
+		"  {\"name\": \"C\", \"values\": [0,1,2,3,4,5]}],"
+		" \"restrictions\": [\"(A + B) % 3 != 1\"]}");
+	kjit__space *space;
+	CHECK_OK(kjit__space_build(*spec, 0, NULL, &space));
+	return space;
+}
+
 #endif /* KJIT_TESTUTIL_H */
