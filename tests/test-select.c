@@ -157,11 +157,14 @@ int main(int argc, char **argv)
 	CHECK_SQL(db, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	/* rows written by others, exact for 200, 400 and 600: a key twice, an
 	 * array as a key (SQLite's own JSON reader read freed memory on it), a
-	 * size that is not an integer */
+	 * size that is not an integer, a size or a parameter under another
+	 * name */
 	static const char *const hostile[][2] = {
 		{ "{\"n\":200}", "{\"BLOCK_SIZE\":64,\"BLOCK_SIZE\":128,\"ITEMS_PER_THREAD\":1}" },
 		{ "{\"n\":400}", "{[\"BLOCK_SIZE\"]:64,\"ITEMS_PER_THREAD\":1}" },
 		{ "{\"n\":600.5}", "{\"BLOCK_SIZE\":64,\"ITEMS_PER_THREAD\":1}" },
+		{ "{\"N\":200}", "{\"BLOCK_SIZE\":64,\"ITEMS_PER_THREAD\":1}" },
+		{ "{\"n\":600}", "{\"BLOCK_SIZE\":64,\"ITEMS\":1}" },
 	};
 	for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
 		snprintf(sql, sizeof sql, "INSERT INTO best VALUES('%s', '" DEV "', '%s', 'sm_90',"
@@ -210,7 +213,7 @@ int main(int argc, char **argv)
 		expect(ks, n, "nearest", "{\"BLOCK_SIZE\":128,\"ITEMS_PER_THREAD\":1}",
 		       "{\"n\":65536}", DEV);
 	OK("rows whose JSON is malformed (a key twice, an array as a key, a size not an "
-	   "integer) are never chosen");
+	   "integer, a key under another name) are never chosen");
 	/* Ties: 2^22 is as far from 2^20 as from 2^24: the lower median wins;
 	 * 2^25 between 2^24 and 2^26 at equal medians: the problem text. */
 	expect(ks, 1 << 22, "nearest", "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}",

@@ -568,7 +568,8 @@ const kjit__json *kjit__json_get(const kjit__json *obj, const char *key);
  * null, an array, an object or no value (v NULL). */
 const char *kjit__json_scalar_text(const kjit__json *v);
 /* 1 with *out when v is an integer (no fraction, no exponent) within
- * int64, -1 when it is an integer beyond, 0 when it is none. */
+ * int64, -1 when it is an integer beyond, 0 when it is none (or v is
+ * NULL). */
 int kjit__json_int(const kjit__json *v, int64_t *out);
 
 /* ---- strings (strbuf.c) ------------------------------------------------ */

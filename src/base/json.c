@@ -439,7 +439,7 @@ const char *kjit__json_scalar_text(const kjit__json *v)
 
 int kjit__json_int(const kjit__json *v, int64_t *out)
 {
-	if (v->type != KJIT__JSON_NUMBER || strpbrk(v->text, ".eE"))
+	if (!v || v->type != KJIT__JSON_NUMBER || strpbrk(v->text, ".eE"))
 		return 0;
 	errno = 0;
 	long long x = strtoll(v->text, NULL, 10);

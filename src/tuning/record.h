@@ -129,7 +129,7 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
  * by: a failure, a success with the objective's figure, and under time a
  * configuration a race stopped as slow, so that a result measured for
  * time alone is measured again for energy. With several l2 rows, the
- * lowest score counts. Rows outside the space (kjit__space_match()) are
+ * lowest score counts. Rows outside the space (kjit__config_from_json()) are
  * counted in *ignored (may be NULL). The caller frees the arrays. */
 kjit_status kjit__record_load(kjit__records *rec, const struct kjit_space *space,
                               const char *signature, const char *device_key,

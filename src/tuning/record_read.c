@@ -106,20 +106,6 @@ static kjit_status only_device(kjit__records *rec, const char *signature, char *
 
 /* ---- the objective table ------------------------------------------------- */
 
-/* A results row's configuration (its JSON object, read by kjit's strict
- * reader: SQLite's json_extract() misreads some malformed objects) for
- * kjit__space_match(). */
-typedef struct config_reader {
-	const kjit__json *config;
-	const kjit__spec *spec;
-} config_reader;
-
-static const char *config_value(void *ctx, size_t i)
-{
-	config_reader *c = ctx;
-	return kjit__json_scalar_text(kjit__json_get(c->config, c->spec->params[i].name));
-}
-
 /* The rows of s (config, status, score) into obj and have. */
 static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__space *space,
                              kjit__objective by, double *obj, uint8_t *have, uint16_t *cfg,
@@ -131,8 +117,10 @@ static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__sp
 		kjit__json *config = NULL;
 		if (text && kjit__json_parse(text, strlen(text), "results.config", &config) != KJIT_OK)
 			return kjit__error(KJIT_ERR_DB, "loading results: %s", kjit_last_error());
-		config_reader c = { config, space->spec };
-		int64_t idx = kjit__space_match(space, config_value, &c, cfg);
+		/* kjit's strict reader: SQLite's json_extract() misreads some
+		 * malformed objects */
+		int64_t idx = kjit__config_from_json(space->spec, config, cfg)
+		              ? kjit__space_find(space, cfg) : -1;
 		kjit__json_free(config);
 		if (idx < 0) {
 			(*ignored)++;

@@ -806,17 +806,41 @@ int64_t kjit__space_add(const kjit__space *space, const uint16_t *config)
 	return (int64_t)s->size++;
 }
 
-int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
-                          uint16_t *config)
+int kjit__config_indices(const kjit__spec *spec, kjit__space_value_fn *value, void *ctx,
+                         uint16_t *config)
 {
 	int valid = 1;
-	for (size_t i = 0; i < space->n_params; i++) {
+	for (size_t i = 0; i < spec->n_params; i++) {
 		const char *v = value(ctx, i);
-		long k = v ? kjit__param_value_index(&space->spec->params[i], v) : -1;
+		long k = v ? kjit__param_value_index(&spec->params[i], v) : -1;
 		valid &= k >= 0;
 		config[i] = (uint16_t)(k < 0 ? 0 : k);
 	}
-	return valid ? kjit__space_find(space, config) : -1;
+	return valid;
+}
+
+typedef struct json_config {
+	const kjit__json *obj;
+	const kjit__spec *spec;
+} json_config;
+
+static const char *json_config_value(void *ctx, size_t i)
+{
+	json_config *c = ctx;
+	return kjit__json_scalar_text(kjit__json_get(c->obj, c->spec->params[i].name));
+}
+
+int kjit__config_from_json(const kjit__spec *spec, const kjit__json *obj, uint16_t *config)
+{
+	json_config c = { obj, spec };
+	return kjit__config_indices(spec, json_config_value, &c, config);
+}
+
+int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
+                          uint16_t *config)
+{
+	return kjit__config_indices(space->spec, value, ctx, config)
+	       ? kjit__space_find(space, config) : -1;
 }
 
 long kjit__param_value_index(const kjit__param *p, const char *text)

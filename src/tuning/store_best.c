@@ -39,41 +39,24 @@ static kjit_status parse_row(const kjit__spec *spec, const char *const *names, s
 	r->cfg = calloc(spec->n_params ? spec->n_params : 1, sizeof *r->cfg);
 	if (!r->values || !r->cfg)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	size_t seen_sizes = 0, seen_params = 0, extra = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		const char *text = pass ? r->config : r->problem;
-		kjit__json *j = NULL;
-		kjit_status st = kjit__json_parse(text, strlen(text), pass ? "best.config"
-		                                  : "best.problem", &j);
-		if (st == KJIT_ERR_NOMEM)
-			return st;
-		if (st != KJIT_OK || j->type != KJIT__JSON_OBJECT)
-			extra++;
-		for (size_t m = 0; st == KJIT_OK && m < j->n; m++) {
-			const char *key = j->keys[m];
-			int found = 0;
-			int64_t size;
-			const char *atom = kjit__json_scalar_text(&j->items[m]);
-			for (size_t i = 0; !pass && i < n && !found; i++)
-				if (strcmp(key, names[i]) == 0 && kjit__json_int(&j->items[m], &size) == 1) {
-					r->values[i] = size;
-					found = 1;
-					seen_sizes++;
-				}
-			for (size_t i = 0; pass && atom && i < spec->n_params && !found; i++) {
-				const kjit__param *p = &spec->params[i];
-				long v = strcmp(key, p->name) == 0 ? kjit__param_value_index(p, atom) : -1;
-				if (v >= 0) {
-					r->cfg[i] = (uint16_t)v;
-					found = 1;
-					seen_params++;
-				}
-			}
-			extra += !found;
-		}
-		kjit__json_free(j);
+	kjit__json *problem = NULL, *config = NULL;
+	kjit_status st = kjit__json_parse(r->problem, strlen(r->problem), "best.problem", &problem);
+	kjit_status sc = kjit__json_parse(r->config, strlen(r->config), "best.config", &config);
+	if (st == KJIT_ERR_NOMEM || sc == KJIT_ERR_NOMEM) {
+		kjit__json_free(problem);
+		kjit__json_free(config);
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
-	r->usable = !extra && seen_sizes == n && seen_params == spec->n_params;
+	/* usable: every size an integer and every parameter's value its own,
+	 * with nothing else in either object */
+	int usable = st == KJIT_OK && problem->type == KJIT__JSON_OBJECT && problem->n == n &&
+	             sc == KJIT_OK && config->type == KJIT__JSON_OBJECT &&
+	             config->n == spec->n_params && kjit__config_from_json(spec, config, r->cfg);
+	for (size_t i = 0; usable && i < n; i++)
+		usable = kjit__json_int(kjit__json_get(problem, names[i]), &r->values[i]) == 1;
+	r->usable = usable;
+	kjit__json_free(problem);
+	kjit__json_free(config);
 	return KJIT_OK;
 }
 

@@ -357,6 +357,15 @@ int64_t kjit__space_add(const kjit__space *space, const uint16_t *config);
 typedef const char *kjit__space_value_fn(void *ctx, size_t i);
 int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
                           uint16_t *config);
+/* The same reading without a space: 1 when every parameter's value is
+ * one of its own (config holds the indices), else 0. */
+int kjit__config_indices(const kjit__spec *spec, kjit__space_value_fn *value, void *ctx,
+                         uint16_t *config);
+/* kjit__config_indices() of a configuration stored as a JSON object
+ * {"NAME": value, ...}, read by kjit's strict reader (every store row's
+ * configuration is read so); keys that are no parameter's are the
+ * caller's to judge. */
+int kjit__config_from_json(const kjit__spec *spec, const kjit__json *obj, uint16_t *config);
 /* ---- a configuration as something to compile and launch (launch_config.c) */
 
 /* The variant description of a configuration: defines point into the
