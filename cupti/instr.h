@@ -147,6 +147,12 @@ typedef struct kjit__protocol_opts {
 	double warmed_ms;     /* the caller's runs of the kernel just before (a
 	                       * checked run): counted as warm-up, none at all
 	                       * when they cover warmup_ms */
+	int no_warmup;        /* 1: none; the first launch is timed (a checked
+	                       * run, whose output is that of one launch) */
+	const double *prior_ns; /* n_prior samples the caller timed already (a
+	                         * checked run's): the first samples, judged
+	                         * before anything runs */
+	size_t n_prior;
 } kjit__protocol_opts;
 
 /* The defaults: 20 ms warm-up, 1% CI, 2 s cap, a 100 ms budget,

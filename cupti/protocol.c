@@ -13,7 +13,12 @@
  *    and the previous variant's timed runs when they ended a moment ago):
  *    it counts against warmup_ms, and when it covers warmup_ms there is no
  *    warm-up at all (the first-launch costs are paid, the clocks are up);
- *    when it covers part, 1 launch replaces the 2.
+ *    when it covers part, 1 launch replaces the 2. With no_warmup there
+ *    is none: the first launch is timed (a checked run's).
+ *    Samples the caller timed already (prior_ns: kjit-tune's checked run,
+ *    timed so) are the first samples; the stopping rule judges them
+ *    before the warm-up, so that racing can end a configuration that
+ *    cannot win on its checked run alone, with no launch here.
  * 2. Timed batches (kjit__protocol_batch()): 10 launches, then as many as
  *    there are samples (the count doubles), up to 256 a batch; racing
  *    (early stop on) looks after 1, 2, 4 and 6 samples first, then
@@ -377,7 +382,7 @@ static kjit_status check_opts(const kjit__protocol_opts *o)
 	if (!(o->warmup_ms >= 0) || !(o->max_ms >= 0) || !(o->target_rel_ci >= 0) ||
 	    o->max_samples < 1 || !(o->best_ns >= 0) || !(o->early_factor >= 0) ||
 	    !(o->best_hi_ns >= 0) || !(o->best_spread_ns >= 0) || !(o->budget_ms >= 0) ||
-	    !(o->warmed_ms >= 0))
+	    !(o->warmed_ms >= 0) || (o->n_prior > 0 && !o->prior_ns))
 		return kjit__error(KJIT_ERR_INVALID_ARG,
 		                   "kjit__protocol_measure: bad options (warm-up %g ms, warmed %g ms, "
 		                   "cap %g ms, budget %g ms, target %g, max samples %zu, best %g ns, "
@@ -385,6 +390,10 @@ static kjit_status check_opts(const kjit__protocol_opts *o)
 		                   o->warmup_ms, o->warmed_ms, o->max_ms, o->budget_ms,
 		                   o->target_rel_ci, o->max_samples, o->best_ns, o->best_hi_ns,
 		                   o->best_spread_ns, o->early_factor);
+	for (size_t i = 0; i < o->n_prior; i++)
+		if (!(o->prior_ns[i] >= 0) || isinf(o->prior_ns[i]))
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kjit__protocol_measure: prior sample "
+			                   "%zu is %g ns", i, o->prior_ns[i]);
 	return KJIT_OK;
 }
 
@@ -412,14 +421,6 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 	out->cold_l2 = o.cold_l2 ? 1 : 0;
 	out->stop = KJIT__GO_ON;
 	uint64_t t0 = kjit__now_ns();
-	size_t flush = 0;
-	double per_launch_ms;
-	if (o.cold_l2 && (st = kjit__timer_l2_flush_bytes(timer, &flush)) != KJIT_OK)
-		return st;
-	if ((st = warm_up(timer, fn, ctx, stream, &o, flush, &per_launch_ms)) != KJIT_OK)
-		return st;
-
-	/* timed batches */
 	size_t cap = FIRST_BATCH * 4, n = 0;
 	double *samples = malloc(cap * sizeof *samples);
 	double *sorted = malloc(cap * sizeof *sorted);
@@ -428,11 +429,26 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 		free(sorted);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory for samples");
 	}
+	kjit__stop stop = KJIT__GO_ON;
+	if (o.n_prior > 0 && (st = reserve(&samples, &sorted, &cap, o.n_prior)) == KJIT_OK) {
+		memcpy(samples, o.prior_ns, o.n_prior * sizeof *samples);
+		memcpy(sorted, o.prior_ns, o.n_prior * sizeof *sorted);
+		n = o.n_prior;
+		kjit__sort_doubles(sorted, n);
+		stop = kjit__protocol_decide(sorted, n, 0, &o);
+	}
+	size_t flush = 0;
+	double per_launch_ms = 0;
+	if (st == KJIT_OK && stop == KJIT__GO_ON && o.cold_l2)
+		st = kjit__timer_l2_flush_bytes(timer, &flush);
+	if (st == KJIT_OK && stop == KJIT__GO_ON && !o.no_warmup)
+		st = warm_up(timer, fn, ctx, stream, &o, flush, &per_launch_ms);
+
+	/* timed batches */
 	uint64_t t1 = kjit__now_ns();
 	out->warmup_ms = (double)(t1 - t0) * 1e-6;
 	double elapsed = 0;
-	kjit__stop stop = KJIT__GO_ON;
-	while (stop == KJIT__GO_ON) {
+	while (st == KJIT_OK && stop == KJIT__GO_ON) {
 		size_t b = next_batch(n, elapsed, per_launch_ms, &o);
 		if ((st = reserve(&samples, &sorted, &cap, n + b)) != KJIT_OK)
 			break;

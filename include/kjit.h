@@ -473,6 +473,15 @@ typedef struct kjit_measure_options {
 	                             covers warmup_ms; default 0 */
 	double best_spread_ns;    /* the best's spread_ns (or that of kernels of its
 	                             length): racing's margin; 0: unknown (5% assumed) */
+	int no_warmup;            /* 1: no warm-up, the first launch is timed (a checked
+	                             run: max_samples 1 times exactly the launch whose
+	                             output the caller then compares); default 0 */
+	const double *prior_ns;   /* n_prior samples of this launch the caller timed
+	                             already (a checked run's, measured so): they are the
+	                             first samples, and the stopping rule judges them
+	                             before anything runs, so that racing can stop a
+	                             configuration on them alone; default none */
+	unsigned n_prior;
 } kjit_measure_options;
 
 void kjit_measure_options_init(kjit_measure_options *opts);

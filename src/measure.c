@@ -62,10 +62,12 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 	if (!(opts->target_rel_ci > 0) || opts->warmup_ms < 0 || !(opts->max_ms > 0) ||
 	    opts->max_samples < 1 || opts->min_samples > opts->max_samples ||
 	    opts->early_stop_factor < 0 || opts->best_ns < 0 || !(opts->best_hi_ns >= 0) ||
-	    !(opts->budget_ms >= 0) || !(opts->warmed_ms >= 0) || !(opts->best_spread_ns >= 0))
+	    !(opts->budget_ms >= 0) || !(opts->warmed_ms >= 0) || !(opts->best_spread_ns >= 0) ||
+	    (opts->n_prior > 0 && !opts->prior_ns))
 		return kjit__engine_fail(e, kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_measure: "
 		                         "options out of range (target_rel_ci > 0, max_ms > 0, "
-		                         "1 <= min_samples <= max_samples, no negatives)"));
+		                         "1 <= min_samples <= max_samples, no negatives, prior_ns "
+		                         "with n_prior)"));
 	kjit__timer *timer;
 	kjit_status st = kjit__engine_timer(e, &timer);
 	if (st == KJIT_OK) /* once: every launch of the protocol asks the same */
@@ -79,6 +81,8 @@ kjit_status kjit_variant_measure(kjit_variant *v, const unsigned grid[3], const 
 		.best_ns = opts->best_ns, .early_factor = opts->early_stop_factor,
 		.best_hi_ns = opts->best_hi_ns, .budget_ms = opts->budget_ms,
 		.warmed_ms = opts->warmed_ms, .best_spread_ns = opts->best_spread_ns,
+		.no_warmup = opts->no_warmup != 0, .prior_ns = opts->prior_ns,
+		.n_prior = opts->n_prior,
 	};
 	kjit__launch l = { e->cu, v->function, grid, block, shared_bytes, args };
 	kjit__measurement m;

@@ -6,7 +6,10 @@
  *    median between min and max;
  *  - cold L2 runs and says so; racing stops a variant after 1 sample
  *    against a best three times faster, after 1 or 2 against a tight best
- *    10% faster, and not before 6 against one within its noise; a short
+ *    10% faster, and not before 6 against one within its noise; a
+ *    checked run (no warm-up, one launch) right after times as the warm
+ *    runs do, and as the race's first sample stops a variant 3x slower
+ *    than the best with no launch more; a short
  *    budget after the caller's warm-up (none of its own) stops at 6
  *    samples or more with a median within 3% of the converged one;
  *    options out of range are refused;
@@ -160,6 +163,39 @@ int main(int argc, char **argv)
 	OK("within the best's noise (0.5%% slower, spread 2%%): %s after %zu samples", early.stop,
 	   early.n_samples);
 
+	/* a checked run right after those (the GPU warm): one launch, no
+	 * warm-up, its time that of the warm runs; as the race's first sample
+	 * it stops a variant 3x slower than the best with no launch more, and
+	 * counts as a sample of one that can win */
+	kjit_measure_options_init(&o);
+	o.no_warmup = 1;
+	o.min_samples = o.max_samples = 1;
+	kjit_measurement checked;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &checked));
+	CHECK(checked.n_samples == 1 && checked.warmup_ms <= 0.5 * checked.wall_ms + 0.05);
+	CHECK_MSG(fabs(checked.median_ns - warm.median_ns) <= 0.10 * warm.median_ns,
+	          "checked run %.2f us, warm median %.2f us", checked.median_ns * 1e-3,
+	          warm.median_ns * 1e-3);
+	kjit_measure_options_init(&o);
+	o.warmed_ms = o.warmup_ms;
+	o.prior_ns = checked.samples_ns;
+	o.n_prior = 1;
+	o.best_ns = warm.median_ns / 3;
+	o.early_stop_factor = 1.5;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &early));
+	CHECK(strcmp(early.stop, "stopped_early") == 0 && early.n_samples == 1 &&
+	      early.samples_ns[0] == checked.samples_ns[0]);
+	kjit_measurement_free(&early);
+	o.best_ns = warm.median_ns;
+	o.best_spread_ns = warm.spread_ns;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &early));
+	CHECK(early.n_samples >= 2 && early.samples_ns[0] == checked.samples_ns[0]);
+	OK("a checked run (%.2f us, warm median %.2f us) as the race's first sample: 3x the best "
+	   "stops on it, as fast as the best goes on (%s after %zu samples)",
+	   checked.median_ns * 1e-3, warm.median_ns * 1e-3, early.stop, early.n_samples);
+	kjit_measurement_free(&early);
+	kjit_measurement_free(&checked);
+
 	/* a 0.5 ms budget, warmed by the caller (so no warm-up at all): at
 	 * least 6 samples, a median near the converged one */
 	kjit_measure_options_init(&o);
@@ -190,6 +226,10 @@ int main(int argc, char **argv)
 	         KJIT_ERR_INVALID_ARG);
 	kjit_measure_options_init(&o);
 	o.best_spread_ns = -1;
+	CHECK_ST(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &bad),
+	         KJIT_ERR_INVALID_ARG);
+	kjit_measure_options_init(&o);
+	o.n_prior = 1;
 	CHECK_ST(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &bad),
 	         KJIT_ERR_INVALID_ARG);
 	kjit_measure_options_init(&o);

@@ -688,16 +688,23 @@ static kjit__measurement measure(kjit__timer *t, gen *g, const kjit__protocol_op
 	CHECK(m.n > 0 && m.samples_ns != NULL);
 	CHECK(m.n <= o->max_samples);
 	CHECK(m.timer == KJIT__TIMER_EVENTS);
-	CHECK(m.wall_ms > 0 && m.wall_ms <= wall + 1);
-	/* the warm-up's first launches, none when the caller's runs cover it */
-	size_t first = o->warmed_ms >= o->warmup_ms && o->warmed_ms > 0 ? 0
-	               : o->warmed_ms > 0                              ? 1
-	                                                               : 2;
-	CHECK(c.n_log >= m.n + first);
+	CHECK(m.wall_ms >= 0 && m.wall_ms <= wall + 1);
+	/* the warm-up's first launches, none when the caller's runs cover it
+	 * or with no warm-up, and none at all when the caller's samples (the
+	 * first np) decided */
+	size_t np = o->n_prior, timed = m.n - np;
+	CHECK(m.n >= np);
+	size_t first = o->no_warmup || timed == 0                           ? 0
+	               : o->warmed_ms >= o->warmup_ms && o->warmed_ms > 0 ? 0
+	               : o->warmed_ms > 0                                  ? 1
+	                                                                   : 2;
+	CHECK(c.n_log >= timed + first);
+	CHECK(timed > 0 || c.n_log == 0);
 	CHECK(m.warmup_ms >= 0 && m.warmup_ms <= m.wall_ms);
-	/* the samples are the last n launches, in launch order (float ms) */
+	/* the samples: the caller's, then the last launches, in launch order
+	 * (float ms) */
 	for (size_t i = 0; i < m.n; i++) {
-		double want = c.log[c.n_log - m.n + i];
+		double want = i < np ? o->prior_ns[i] : c.log[c.n_log - timed + (i - np)];
 		CHECK_MSG(fabs(m.samples_ns[i] - want) <= want * 1e-6 + 1,
 		          "%s: sample %zu is %.3f ns, launch logged %.3f ns", what, i,
 		          m.samples_ns[i], want);
@@ -711,7 +718,7 @@ static kjit__measurement measure(kjit__timer *t, gen *g, const kjit__protocol_op
 	free(s);
 	OK("%s: %s, n=%zu (+%zu warm-up), median %.1f ns, CI [%.1f, %.1f], spread %.1f ns, "
 	   "wall %.1f ms",
-	   what, kjit__stop_name(m.stop), m.n, c.n_log - m.n, m.median_ns, m.ci_low_ns,
+	   what, kjit__stop_name(m.stop), m.n, c.n_log - timed, m.median_ns, m.ci_low_ns,
 	   m.ci_high_ns, m.spread_ns, m.wall_ms);
 	free(c.log);
 	return m;
@@ -848,6 +855,54 @@ static void test_fake_measure(void)
 	m = measure(t, &wg, &ow, 0, "warmed for half");
 	CHECK(n_launches >= m.n + 1);
 	kjit__measurement_free(&m);
+
+	/* a checked run: no warm-up, one launch, timed */
+	kjit__protocol_opts ock = o;
+	ock.no_warmup = 1;
+	ock.min_samples = ock.max_samples = 1;
+	m = measure(t, &wg, &ock, 0, "a checked run");
+	CHECK(m.n == 1 && n_launches == 1 && m.stop == KJIT__STOP_COUNT_CAP);
+	double checked_ns = m.samples_ns[0];
+	kjit__measurement_free(&m);
+	/* its sample given to the race: 3x the best, it stops on it with no
+	 * launch at all */
+	kjit__protocol_opts op = o;
+	op.warmed_ms = op.warmup_ms;
+	op.best_ns = checked_ns / 3;
+	op.early_factor = 1.5;
+	op.prior_ns = &checked_ns;
+	op.n_prior = 1;
+	m = measure(t, &wg, &op, 0, "the checked run's sample, 3x the best");
+	CHECK(m.stop == KJIT__STOP_EARLY && m.n == 1 && n_launches == 0);
+	CHECK(m.median_ns == checked_ns);
+	kjit__measurement_free(&m);
+	/* as fast as the best: it is the first sample, and the race goes on
+	 * (racing looks at 2 samples next: 1 launch more) */
+	op.best_ns = checked_ns;
+	op.best_spread_ns = checked_ns * 0.001;
+	m = measure(t, &wg, &op, 0, "the checked run's sample, as fast as the best");
+	CHECK(m.n > 1 && n_launches == m.n - 1 && m.samples_ns[0] == checked_ns);
+	kjit__measurement_free(&m);
+	/* without early stop it is one sample among those the interval needs */
+	op = o;
+	op.warmed_ms = op.warmup_ms;
+	op.prior_ns = &checked_ns;
+	op.n_prior = 1;
+	m = measure(t, &wg, &op, 0, "the checked run's sample, no race");
+	CHECK(m.stop == KJIT__STOP_CONVERGED && n_launches == m.n - 1);
+	kjit__measurement_free(&m);
+	/* a prior sample that is no time, or none given, is refused */
+	double bad = NAN;
+	launch_ctx none = { &wg, NULL, 0, 0, 0, 0 };
+	op.prior_ns = &bad;
+	CHECK_ST(kjit__protocol_measure(t, fake_launch, &none, NULL, &op, &m),
+	         KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "prior sample 0");
+	op.prior_ns = NULL;
+	CHECK_ST(kjit__protocol_measure(t, fake_launch, &none, NULL, &op, &m),
+	         KJIT_ERR_INVALID_ARG);
+	OK("prior samples: judged before any launch, then counted among the samples; "
+	   "a bad one refused");
 
 	/* the budget through the whole protocol: 2 ms of host time per launch
 	 * on a 10 ms budget is 6 samples, batches cut to what fits */
