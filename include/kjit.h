@@ -813,6 +813,27 @@ kjit_status kjit_variant_profile(kjit_variant *variant, const unsigned grid[3],
 double kjit_profile_peak(const kjit_profile *profile, double *rate, const char **what);
 
 /*
+ * The figures of kjit_profile as a table, for code that treats them all
+ * alike (a file, a pipe, a Python dict): each one's name (its member's,
+ * as the store's profiles columns and kjit-tune --json name it), its unit
+ * ("" for none) and whether it is an integer. The table is static;
+ * kjit_profile_fields() gives its length in *n.
+ * kjit_profile_get(): figure i of p, NAN when it is unknown (a NAN real,
+ * a negative integer) or i is out of range. kjit_profile_set(): sets it
+ * (NAN: unknown; an integer is bounded to its type); nothing when i is
+ * out of range. kjit_profile_clear(): every figure unknown, no reasons.
+ */
+typedef struct kjit_profile_field {
+	const char *name;
+	const char *unit;
+	int integer;
+} kjit_profile_field;
+const kjit_profile_field *kjit_profile_fields(size_t *n);
+double kjit_profile_get(const kjit_profile *p, size_t i);
+void kjit_profile_set(kjit_profile *p, size_t i, double v);
+void kjit_profile_clear(kjit_profile *p);
+
+/*
  * A GPU's power draw, read through NVML (libnvidia-ml.so.1 or
  * $KJIT_LIBNVML, opened at run time; no engine or CUDA context needed).
  * kjit_power_open() opens NVML for the GPU whose UUID is gpu_uuid

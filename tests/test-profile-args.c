@@ -7,10 +7,12 @@
  *  - a variant of a compile-only engine: KJIT_ERR_NO_GPU, "cannot profile";
  *  - kjit_profile_peak: the larger of the DRAM and FLOP fractions, each
  *    precision's share of flop_per_s against its own peak, a precision
- *    not counted (NAN) taking no share; NAN for a cleared or NULL profile.
+ *    not counted (NAN) taking no share; NAN for a cleared or NULL profile;
+ *  - kjit_profile_fields, get, set and clear: each figure by its index.
  */
 #include "testutil.h"
 
+#include <limits.h>
 #include <math.h>
 
 static void check_peak(const kjit_profile *cleared)
@@ -44,9 +46,50 @@ static void check_cleared(const kjit_profile *p)
 	CHECK(p->counters_reason != NULL && p->energy_reason != NULL);
 }
 
+/* The figures' table: every member named once, integers marked, each
+ * figure set and read back by its index, an index out of range inert. */
+static void check_fields(void)
+{
+	size_t n;
+	const kjit_profile_field *f = kjit_profile_fields(&n);
+	CHECK(f && n >= 20);
+	kjit_profile p;
+	memset(&p, 0x5a, sizeof p);
+	kjit_profile_clear(&p);
+	CHECK(!p.counters_reason && !p.energy_reason);
+	size_t at_registers = n, at_passes = n, at_energy = n;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < i; j++)
+			CHECK_MSG(strcmp(f[i].name, f[j].name) != 0, "%s twice", f[i].name);
+		CHECK_MSG(isnan(kjit_profile_get(&p, i)) || (f[i].integer && kjit_profile_get(&p, i) == 0),
+		          "%s after clear: %g", f[i].name, kjit_profile_get(&p, i));
+		kjit_profile_set(&p, i, 1000.0 + (double)i);
+		CHECK(kjit_profile_get(&p, i) == 1000.0 + (double)i);
+		at_registers = strcmp(f[i].name, "registers") == 0 ? i : at_registers;
+		at_passes = strcmp(f[i].name, "passes") == 0 ? i : at_passes;
+		at_energy = strcmp(f[i].name, "energy_j") == 0 ? i : at_energy;
+	}
+	CHECK(at_registers < n && f[at_registers].integer && p.registers == (int)(1000 + at_registers));
+	CHECK(at_energy < n && !f[at_energy].integer && strcmp(f[at_energy].unit, "J") == 0 &&
+	      p.energy_j == 1000.0 + (double)at_energy);
+	/* integers bounded, NAN unknown */
+	kjit_profile_set(&p, at_registers, 1e30);
+	CHECK(p.registers == INT_MAX);
+	kjit_profile_set(&p, at_registers, NAN);
+	CHECK(p.registers == -1 && isnan(kjit_profile_get(&p, at_registers)));
+	kjit_profile_set(&p, at_passes, -5);
+	CHECK(p.passes == 0);
+	kjit_profile before = p;
+	kjit_profile_set(&p, n, 1);
+	CHECK(memcmp(&before, &p, sizeof p) == 0 && isnan(kjit_profile_get(&p, n)));
+	CHECK(isnan(kjit_profile_get(NULL, 0)));
+	OK("kjit_profile_fields: %zu figures, each set and read by index, integers bounded", n);
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
+	check_fields();
 	kjit_profile_options o;
 	memset(&o, 0x5a, sizeof o);
 	kjit_profile_options_init(&o);

@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		      .objective = 1000, .compile_ms = 40, .arch = "sm_90", .nvrtc = "13.0",
 		      .has_device_ordinal = 1, .device_ordinal = 1,
 		      .device_uuid = "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d", .has_profile = 1 };
-	kjit__profile_clear(&e.profile);
+	kjit_profile_clear(&e.profile);
 	e.profile.dram_bytes_per_s = 3e12;
 	int improved = 0;
 	CHECK_OK(kjit__record_eval(r, run, &e, NULL, &improved));

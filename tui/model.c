@@ -1076,7 +1076,7 @@ static int cmp_variant(const void *a, const void *b)
 static void read_profile(sqlite3_stmt *st, int col, top_variant *v)
 {
 	kjit_profile p;
-	kjit__profile_clear(&p);
+	kjit_profile_clear(&p);
 	for (size_t i = 0; i < sizeof profile_offsets / sizeof *profile_offsets; i++) {
 		int c = col + (int)i;
 		double d = sqlite3_column_type(st, c) == SQLITE_NULL ? NAN

@@ -205,7 +205,7 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 static void put_profile_csv(FILE *f, const kjit__record_row *r)
 {
 	size_t n;
-	kjit__profile_fields(&n);
+	kjit_profile_fields(&n);
 	for (size_t i = 0; i < n; i++) {
 		fputc(',', f);
 		put_csv_num(f, r->figures[i]);
@@ -224,7 +224,7 @@ static void put_profile(FILE *f, const kjit__record_row *r, int t4)
 	if (!r->has_profile)
 		return;
 	size_t n;
-	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	const kjit_profile_field *fd = kjit_profile_fields(&n);
 	const char *sep = ",";
 	if (!t4) {
 		fputs(",\"profile\":{", f);
@@ -299,7 +299,7 @@ static void put_csv_header(FILE *f, const kjit__spec *spec, size_t np)
 	fputs("time,status,l2,timer,median_ns,spread_ns,min_ns,max_ns,n_samples,"
 	      "compile_ms,message,device_ordinal,device_uuid", f);
 	size_t n;
-	const kjit__profile_field *fd = kjit__profile_fields(&n);
+	const kjit_profile_field *fd = kjit_profile_fields(&n);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, ",%s", fd[i].name);
 	fputs("," KJIT__C_COUNTERS_REASON "," KJIT__C_ENERGY_REASON "\n", f);

@@ -293,9 +293,9 @@ static void put_profile(kt_buf *b, const kjit_profile *p)
 	if (!p)
 		return;
 	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
+	kjit_profile_fields(&n);
 	for (size_t i = 0; i < n; i++)
-		put_f64(b, kjit__profile_get(p, &f[i]));
+		put_f64(b, kjit_profile_get(p, i));
 	const char *reasons[] = { p->counters_reason, p->energy_reason };
 	for (int k = 0; k < 2; k++) {
 		size_t len = reasons[k] ? strlen(reasons[k]) : 0;
@@ -317,16 +317,16 @@ static void get_profile(kt_buf *b, kt_reply *r)
 	if (b->bad || !has)
 		return;
 	r->has_profile = 1;
-	kjit__profile_clear(&r->profile);
+	kjit_profile_clear(&r->profile);
 	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
+	kjit_profile_fields(&n);
 	for (size_t i = 0; i < n; i++) {
 		double v = get_f64(b);
 		if (!b->bad && !isnan(v) && !(isfinite(v) && v >= 0)) {
 			b->bad = 1;
 			b->why = "a profile figure that is negative or infinite";
 		}
-		kjit__profile_set(&r->profile, &f[i], v);
+		kjit_profile_set(&r->profile, i, v);
 	}
 	for (int k = 0; k < 2 && !b->bad; k++) {
 		uint32_t len;

@@ -3,6 +3,7 @@
  * kjit_launch(), which picks the variant from the store). */
 #include "kjitpy.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
@@ -722,6 +723,31 @@ static PyObject *kernel_measure(PyObject *obj, PyObject *const *args, Py_ssize_t
 	return r;
 }
 
+/* Every figure of p (kjit_profile_fields(): an integer as int, NaN where
+ * unknown) and its two reasons, as a new dict. */
+static PyObject *profile_dict(const kjit_profile *p)
+{
+	size_t n;
+	const kjit_profile_field *f = kjit_profile_fields(&n);
+	PyObject *d = PyDict_New();
+	for (size_t i = 0; d && i < n; i++) {
+		double v = kjit_profile_get(p, i);
+		PyObject *x = f[i].integer && !isnan(v) ? PyLong_FromDouble(v) : PyFloat_FromDouble(v);
+		if (!x || PyDict_SetItemString(d, f[i].name, x) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(x);
+	}
+	const char *reasons[][2] = { { "counters_reason", p->counters_reason },
+		                     { "energy_reason", p->energy_reason } };
+	for (size_t i = 0; d && i < 2; i++) {
+		PyObject *x = PyUnicode_FromString(reasons[i][1] ? reasons[i][1] : "");
+		if (!x || PyDict_SetItemString(d, reasons[i][0], x) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(x);
+	}
+	return d;
+}
+
 /* _profile((counters, energy, energy_ms), grid, block, *args, ...): what
  * kjit_variant_profile() reads of one launch; NaN where it could not. */
 static PyObject *kernel_profile(PyObject *obj, PyObject *const *args, Py_ssize_t nargs,
@@ -745,13 +771,7 @@ static PyObject *kernel_profile(PyObject *obj, PyObject *const *args, Py_ssize_t
 	Py_END_ALLOW_THREADS
 	if (st != KJIT_OK)
 		return fail(self, st);
-	return Py_BuildValue("{sdsdsdsdsdsdsisissss}", "duration_ns", p.duration_ns,
-	                     "dram_read_bytes", p.dram_read_bytes, "dram_write_bytes",
-	                     p.dram_write_bytes, "energy_j", p.energy_j, "power_w", p.power_w,
-	                     "energy_rel_spread", p.energy_rel_spread, "registers", p.registers,
-	                     "static_shared_bytes", p.static_shared_bytes, "counters_reason",
-	                     p.counters_reason ? p.counters_reason : "", "energy_reason",
-	                     p.energy_reason ? p.energy_reason : "");
+	return profile_dict(&p);
 }
 
 static PyObject *kernel_explain(PyObject *obj, PyObject *problem)

@@ -594,7 +594,7 @@ void kjit__buf_json_str(kjit__buf *b, const char *s);
 const char *kjit__quote(char *out, size_t cap, const char *s, size_t max, char q);
 
 /* The profiles table in SQL (store.c): ", ALIAS.field" for each field of
- * kjit__profile_fields() onto q; and those columns of a row, from col on,
+ * kjit_profile_fields() onto q; and those columns of a row, from col on,
  * into *out (NULL is NAN; the reasons left NULL). */
 void kjit__profile_sql_columns(kjit__buf *q, const char *alias);
 void kjit__profile_sql_read(sqlite3_stmt *s, int col, kjit_profile *out);

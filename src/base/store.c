@@ -943,84 +943,93 @@ const char *kjit__objective_sql(kjit__objective objective)
 
 /* ---- the profile's columns ------------------------------------------------ */
 
-#define PF_FIELD(n, kind, unit) { #n, offsetof(kjit_profile, n), KJIT__PF_##kind, unit },
-static const kjit__profile_field profile_fields[] = { KJIT__PROFILE_FIELDS(PF_FIELD) };
+typedef enum profile_kind { PF_REAL, PF_UINT, PF_INT } profile_kind;
+#define PF_FIELD(n, kind, unit) { #n, unit, PF_##kind != PF_REAL },
+static const kjit_profile_field profile_fields[] = { KJIT__PROFILE_FIELDS(PF_FIELD) };
 #undef PF_FIELD
+/* where each figure lies in kjit_profile, and its type */
+#define PF_LAYOUT(n, kind, unit) { offsetof(kjit_profile, n), PF_##kind },
+static const struct {
+	size_t offset;
+	profile_kind kind;
+} profile_layout[] = { KJIT__PROFILE_FIELDS(PF_LAYOUT) };
+#undef PF_LAYOUT
+#define N_PROFILE_FIELDS (sizeof profile_fields / sizeof *profile_fields)
 
-const kjit__profile_field *kjit__profile_fields(size_t *n)
+const kjit_profile_field *kjit_profile_fields(size_t *n)
 {
-	*n = sizeof profile_fields / sizeof *profile_fields;
+	*n = N_PROFILE_FIELDS;
 	return profile_fields;
 }
 
-double kjit__profile_get(const kjit_profile *p, const kjit__profile_field *f)
+double kjit_profile_get(const kjit_profile *p, size_t f)
 {
-	const char *at = (const char *)p + f->offset;
+	if (!p || f >= N_PROFILE_FIELDS)
+		return NAN;
+	const char *at = (const char *)p + profile_layout[f].offset;
 	double d;
 	unsigned u;
 	int i;
-	switch (f->kind) {
-	case KJIT__PF_UINT:
+	switch (profile_layout[f].kind) {
+	case PF_UINT:
 		memcpy(&u, at, sizeof u);
 		return (double)u;
-	case KJIT__PF_INT:
+	case PF_INT:
 		memcpy(&i, at, sizeof i);
 		return i < 0 ? NAN : (double)i;
-	case KJIT__PF_REAL:
+	case PF_REAL:
 		break;
 	}
 	memcpy(&d, at, sizeof d);
 	return d;
 }
 
-void kjit__profile_set(kjit_profile *p, const kjit__profile_field *f, double v)
+void kjit_profile_set(kjit_profile *p, size_t f, double v)
 {
-	char *at = (char *)p + f->offset;
+	if (!p || f >= N_PROFILE_FIELDS)
+		return;
+	char *at = (char *)p + profile_layout[f].offset;
 	/* the integers are bounded first: a figure from a file or a peer */
 	unsigned u = !(v >= 0) ? 0 : v > (double)UINT_MAX ? UINT_MAX : (unsigned)v;
 	int i = !(v >= 0) ? -1 : v > (double)INT_MAX ? INT_MAX : (int)v;
-	switch (f->kind) {
-	case KJIT__PF_UINT:
+	switch (profile_layout[f].kind) {
+	case PF_UINT:
 		memcpy(at, &u, sizeof u);
 		return;
-	case KJIT__PF_INT:
+	case PF_INT:
 		memcpy(at, &i, sizeof i);
 		return;
-	case KJIT__PF_REAL:
+	case PF_REAL:
 		break;
 	}
 	memcpy(at, &v, sizeof v);
 }
 
-void kjit__profile_clear(kjit_profile *p)
+void kjit_profile_clear(kjit_profile *p)
 {
-	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
+	if (!p)
+		return;
 	memset(p, 0, sizeof *p);
-	for (size_t i = 0; i < n; i++)
-		kjit__profile_set(p, &f[i], NAN);
+	for (size_t i = 0; i < N_PROFILE_FIELDS; i++)
+		kjit_profile_set(p, i, NAN);
 }
 
 void kjit__profile_sql_columns(kjit__buf *q, const char *alias)
 {
-	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < N_PROFILE_FIELDS; i++) {
 		kjit__buf_str(q, ", ");
 		kjit__buf_str(q, alias);
 		kjit__buf_str(q, ".");
-		kjit__buf_str(q, f[i].name);
+		kjit__buf_str(q, profile_fields[i].name);
 	}
 }
 
 void kjit__profile_sql_read(sqlite3_stmt *s, int col, kjit_profile *out)
 {
-	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
-	kjit__profile_clear(out);
-	for (size_t i = 0; i < n; i++)
-		kjit__profile_set(out, &f[i], sqlite3_column_type(s, col + (int)i) == SQLITE_NULL
-		                                      ? NAN : sqlite3_column_double(s, col + (int)i));
+	kjit_profile_clear(out);
+	for (size_t i = 0; i < N_PROFILE_FIELDS; i++)
+		kjit_profile_set(out, i, sqlite3_column_type(s, col + (int)i) == SQLITE_NULL
+		                                 ? NAN : sqlite3_column_double(s, col + (int)i));
 }
 
 static double peak_of(const kjit_profile *p, double *rate, const char **what)

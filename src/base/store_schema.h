@@ -155,26 +155,6 @@ kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out
 	X(power_w, REAL, "W")                                                \
 	X(energy_rel_spread, REAL, "")
 
-typedef enum kjit__profile_kind { KJIT__PF_REAL, KJIT__PF_UINT, KJIT__PF_INT } kjit__profile_kind;
-
-/* A numeric field of kjit_profile: its column name, where it is in the
- * struct, its kind and unit. */
-typedef struct kjit__profile_field {
-	const char *name;
-	size_t offset;
-	kjit__profile_kind kind;
-	const char *unit;
-} kjit__profile_field;
-
-/* The fields of KJIT__PROFILE_FIELDS in order; *n gets their count. */
-const kjit__profile_field *kjit__profile_fields(size_t *n);
-/* A field of p as a double: NAN for a NAN REAL and a negative INT. */
-double kjit__profile_get(const kjit_profile *p, const kjit__profile_field *f);
-/* Sets a field of p from v (NAN: unknown; an INT field gets -1). */
-void kjit__profile_set(kjit_profile *p, const kjit__profile_field *f, double v);
-/* A profile with every figure unknown: NAN, -1 and no reasons. */
-void kjit__profile_clear(kjit_profile *p);
-
 /* ---- best.objective --------------------------------------------------- */
 
 /* What "best" means: the least median time, the least energy per launch

@@ -234,7 +234,7 @@ static kjit_status write_profile(record_ctx *c, double now)
 	if ((st = step_done(c->store, s, "replacing a profile")) != KJIT_OK || !c->e->has_profile)
 		return st;
 	size_t n;
-	const kjit__profile_field *f = kjit__profile_fields(&n);
+	const kjit_profile_field *f = kjit_profile_fields(&n);
 	kjit__buf q = { 0 };
 	kjit__buf_str(&q, "INSERT INTO " KJIT__T_PROFILES "(" KJIT__C_RESULT_ID ", "
 	              KJIT__C_COUNTERS_REASON ", " KJIT__C_ENERGY_REASON ", " KJIT__C_CREATED);
@@ -259,7 +259,7 @@ static kjit_status write_profile(record_ctx *c, double now)
 	bind_text(s, 3, p->energy_reason);
 	sqlite3_bind_double(s, 4, now);
 	for (size_t i = 0; i < n; i++)
-		bind_real(s, 5 + (int)i, kjit__profile_get(p, &f[i]));
+		bind_real(s, 5 + (int)i, kjit_profile_get(p, i));
 	return step_done(c->store, s, "recording a profile");
 }
 

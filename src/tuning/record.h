@@ -174,7 +174,7 @@ typedef struct kjit__record_row {
 	const char *device_uuid;
 	const char *const *values; /* each parameter's value (json_extract's text) */
 	int has_profile;
-	const double *figures; /* in kjit__profile_fields() order */
+	const double *figures; /* in kjit_profile_fields() order */
 	const char *counters_reason, *energy_reason;
 } kjit__record_row;
 

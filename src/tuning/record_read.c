@@ -214,7 +214,7 @@ kjit_status kjit__record_best(kjit__records *rec, const char *signature,
 		*config = NULL;
 	if (profile) {
 		*has_profile = 0;
-		kjit__profile_clear(profile);
+		kjit_profile_clear(profile);
 	}
 	kjit__buf b = { 0 };
 	kjit__buf_str(&b, "SELECT b.config, b.median_ns, b.objective, p.result_id IS NOT NULL");
@@ -376,7 +376,7 @@ static int rows_read(sqlite3_stmt *s, size_t np, const kjit__record_reader *read
                      kjit_status *st)
 {
 	row_space m = { 0 };
-	kjit__profile_fields(&m.n_figures);
+	kjit_profile_fields(&m.n_figures);
 	m.values = calloc(np ? np : 1, sizeof *m.values);
 	m.figures = calloc(m.n_figures ? m.n_figures : 1, sizeof *m.figures);
 	int rc = SQLITE_NOMEM;

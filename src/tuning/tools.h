@@ -34,9 +34,6 @@
 	X(kjit__objective_name) X(kjit__objective_parse) \
 	X(kjit__result_status_name) \
 	X(kjit__result_status_parse) \
-	/* profiles (store_schema.h) */ \
-	X(kjit__profile_clear) X(kjit__profile_fields) X(kjit__profile_get) \
-	X(kjit__profile_set) \
 	/* the record room: the tuning tables, written and read (record.h) */ \
 	X(kjit__records_open) X(kjit__records_close) \
 	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
@@ -64,8 +61,6 @@
 	/* the environment, a hash table, statistics (base.h) */ \
 	X(kjit__env) X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
 	/* the store's path, a reader's connection, a status's word (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__result_status_name) \
-	/* profiles (base.h) */ \
-	X(kjit__profile_clear)
+	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__result_status_name)
 
 #endif /* KJIT_TOOLS_H */
