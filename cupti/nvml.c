@@ -139,7 +139,7 @@ kjit_status kjit__nvml_open(const kjit__cu_api *cu, CUdevice device, kjit__nvml 
 	CUresult r = cu->cuDeviceGetUuid(&uuid, device);
 	if (r != CUDA_SUCCESS)
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuDeviceGetUuid");
-	char text[KJIT__UUID_TEXT];
+	char text[KJIT_UUID_TEXT];
 	kjit__cu_uuid_text(&uuid, text);
 	return kjit__nvml_open_uuid(text, out);
 }

@@ -177,6 +177,25 @@ const char *kjit_engine_arch(const kjit_engine *engine);
 const char *kjit_engine_device_name(const kjit_engine *engine);
 const char *kjit_engine_db_path(const kjit_engine *engine);
 
+/* The engine's GPU: its CUDA ordinal and the count of devices this
+ * process sees, its UUID as nvidia-smi writes it ("GPU-" and 32 hex
+ * digits), name, arch and device key (what tuned results are stored
+ * under: arch, name, multiprocessors, driver; kjit-top and the store's
+ * devices table show it), and the limits a launch meets: threads per
+ * block and the shared memory a block may opt in to (static and dynamic
+ * together, bytes). The strings are the engine's. KJIT_ERR_NO_GPU, naming
+ * why, for an engine that compiles only. */
+#define KJIT_UUID_TEXT 41
+typedef struct kjit_device_info {
+	int ordinal, count;
+	char uuid[KJIT_UUID_TEXT];
+	const char *name, *arch, *key;
+	int multiprocessors;
+	int max_threads_per_block;
+	int max_shared_per_block;
+} kjit_device_info;
+kjit_status kjit_engine_device(kjit_engine *engine, kjit_device_info *out);
+
 /* Makes the engine's context current on the calling thread. Launches do
  * this themselves; call it before using the context with other APIs. */
 kjit_status kjit_engine_make_current(kjit_engine *engine);

@@ -173,6 +173,8 @@ static kjit_status open_gpu(kjit_engine *e, int ordinal)
 	snprintf(dev_arch, sizeof dev_arch, "sm_%d%d", major, minor);
 	if (!e->arch[0])
 		snprintf(e->arch, sizeof e->arch, "%s", dev_arch);
+	e->ordinal = ordinal;
+	e->sms = sms;
 	snprintf(e->device_key, sizeof e->device_key, "%s|%s|%d|%d", dev_arch, e->device_name, sms,
 	         cu->driver_version);
 	return kjit__store_device_put(e->store, e->device_key, e->device_name, dev_arch, sms,
@@ -527,6 +529,37 @@ const char *kjit_engine_gpu_reason(const kjit_engine *e) { return e && !e->cu ? 
 const char *kjit_engine_arch(const kjit_engine *e) { return e ? e->arch : ""; }
 const char *kjit_engine_device_name(const kjit_engine *e) { return e ? e->device_name : ""; }
 const char *kjit_engine_db_path(const kjit_engine *e) { return e ? e->db_path : ""; }
+
+kjit_status kjit_engine_device(kjit_engine *e, kjit_device_info *out)
+{
+	if (!e || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_device: NULL argument");
+	memset(out, 0, sizeof *out);
+	if (!e->cu)
+		return kjit__engine_fail(e, kjit__error(KJIT_ERR_NO_GPU, "kjit_engine_device: no GPU "
+		                                        "(%s)", e->gpu_reason));
+	const kjit__cu_api *cu = e->cu;
+	CUuuid uuid;
+	CUresult r = cu->cuDeviceGetCount(&out->count);
+	const char *call = "cuDeviceGetCount";
+	if (r == CUDA_SUCCESS && (r = cu->cuDeviceGetUuid(&uuid, e->device)) != CUDA_SUCCESS)
+		call = "cuDeviceGetUuid";
+	if (r == CUDA_SUCCESS &&
+	    (r = cu->cuDeviceGetAttribute(&out->max_threads_per_block,
+	                                  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, e->device)) !=
+	            CUDA_SUCCESS)
+		call = "cuDeviceGetAttribute";
+	if (r != CUDA_SUCCESS)
+		return kjit__engine_fail(e, kjit__cu_fail(KJIT_ERR_CUDA, r, call));
+	kjit__cu_uuid_text(&uuid, out->uuid);
+	out->ordinal = e->ordinal;
+	out->name = e->device_name;
+	out->arch = e->arch;
+	out->key = e->device_key;
+	out->multiprocessors = e->sms;
+	out->max_shared_per_block = e->shared_optin;
+	return KJIT_OK;
+}
 
 kjit_status kjit_engine_make_current(kjit_engine *e)
 {

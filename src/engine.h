@@ -319,6 +319,8 @@ struct kjit_engine {
 	const kjit__cu_api *cu; /* NULL without a GPU */
 	char gpu_reason[512];
 	CUdevice device;
+	int ordinal;
+	int sms;
 	CUcontext ctx;
 	char arch[16];
 	char device_name[256];

@@ -255,7 +255,7 @@ static void test_power(setup *s, double launch_s)
 {
 	CUdevice dev;
 	CUuuid uuid;
-	char text[KJIT__UUID_TEXT];
+	char text[KJIT_UUID_TEXT];
 	CHECK(cu->cuCtxGetDevice(&dev) == CUDA_SUCCESS);
 	CHECK(cu->cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS);
 	kjit__cu_uuid_text(&uuid, text);

@@ -169,6 +169,25 @@ int main(int argc, char **argv)
 	OK("GPU engine: %s, arch %s (open %.0f ms)", kjit_engine_device_name(e),
 	   kjit_engine_arch(e), (tu_now() - t0) * 1e3);
 
+	/* the device as kjit-tune's workers describe it; its key the one the
+	 * store's devices table holds with its multiprocessors */
+	kjit_device_info d;
+	CHECK_OK(kjit_engine_device(e, &d));
+	CHECK(d.ordinal == 0 && d.count >= 1);
+	CHECK(strlen(d.uuid) == 40 && strncmp(d.uuid, "GPU-", 4) == 0 && d.uuid[12] == '-' &&
+	      d.uuid[17] == '-' && d.uuid[22] == '-' && d.uuid[27] == '-');
+	CHECK_STREQ(d.name, kjit_engine_device_name(e));
+	CHECK_STREQ(d.arch, kjit_engine_arch(e));
+	CHECK(d.multiprocessors > 0 && d.max_threads_per_block >= 512 &&
+	      d.max_shared_per_block >= 48 * 1024);
+	sqlite3 *sdb = tu_db_open(db);
+	CHECK(tu_db_int(sdb, "SELECT sm_count FROM devices WHERE key = ?1", d.key) ==
+	      d.multiprocessors);
+	tu_db_close(sdb);
+	OK("kjit_engine_device: %s, device %d of %d, %d SMs, %d threads and %d B of shared "
+	   "memory per block, key %s", d.uuid, d.ordinal, d.count, d.multiprocessors,
+	   d.max_threads_per_block, d.max_shared_per_block, d.key);
+
 	kjit_kernel *k = tu_saxpy_kernel(e);
 	tu_saxpy_variant sv[TU_SAXPY_N_VARIANTS];
 	kjit_variant *out[TU_SAXPY_N_VARIANTS];

@@ -174,6 +174,10 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(kjit_engine_gpu_reason(e), MISSING);
 	CHECK_STREQ(kjit_engine_arch(e), "sm_90");
 	CHECK_STREQ(kjit_engine_device_name(e), "");
+	kjit_device_info d;
+	CHECK_ST(kjit_engine_device(e, &d), KJIT_ERR_NO_GPU);
+	CHECK_CONTAINS(kjit_last_error(), MISSING);
+	CHECK(d.name == NULL && d.uuid[0] == '\0');
 	OK("no driver, arch sm_90: opened compile-only, reason \"%s\"", kjit_engine_gpu_reason(e));
 
 	kjit_kernel *k = tu_saxpy_kernel(e);

@@ -41,7 +41,7 @@ typedef struct worker {
 	kjit_engine *engine;
 	kjit_kernel *kernel, *reference;
 	int out_fd;
-	char uuid[KJIT__UUID_TEXT]; /* the hello's device_uuid */
+	char uuid[KJIT_UUID_TEXT]; /* the hello's device_uuid */
 	int64_t problem;       /* the problem the buffers are for, -1 none */
 	kjit_status setup_status; /* of that problem's set-up; failures are kept */
 	char *setup_error;
@@ -476,27 +476,18 @@ static kjit_status open_worker(worker *w, const char *db, int device, kt_hello *
 		st = kt_verify_open(w->engine, &w->verify);
 	if (st != KJIT_OK)
 		return st;
-	int threads;
-	const kjit__cu_api *cu = w->engine->cu;
-	CUresult rc = cu->cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-	                                       w->engine->device);
-	if (rc != CUDA_SUCCESS)
-		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetAttribute");
-	h->arch = (char *)kjit_engine_arch(w->engine);
-	h->device_name = (char *)kjit_engine_device_name(w->engine);
-	h->device_key = w->engine->device_key;
-	h->max_threads = threads;
-	h->max_shared = w->engine->shared_optin; /* launches opt in beyond 48 KiB */
-	CUuuid uuid;
-	int count;
-	if ((rc = cu->cuDeviceGetUuid(&uuid, w->engine->device)) != CUDA_SUCCESS)
-		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetUuid");
-	if ((rc = cu->cuDeviceGetCount(&count)) != CUDA_SUCCESS)
-		return kjit__cu_fail(KJIT_ERR_CUDA, rc, "cuDeviceGetCount");
-	kjit__cu_uuid_text(&uuid, w->uuid);
+	kjit_device_info d;
+	if ((st = kjit_engine_device(w->engine, &d)) != KJIT_OK)
+		return st;
+	h->arch = (char *)d.arch;
+	h->device_name = (char *)d.name;
+	h->device_key = (char *)d.key;
+	h->max_threads = d.max_threads_per_block;
+	h->max_shared = d.max_shared_per_block; /* launches opt in beyond 48 KiB */
+	memcpy(w->uuid, d.uuid, sizeof w->uuid);
 	h->device_uuid = w->uuid;
 	h->device = device;
-	h->device_count = count;
+	h->device_count = d.count;
 	return KJIT_OK;
 }
 

@@ -1,4 +1,4 @@
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import os
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
@@ -23,6 +23,7 @@ class Engine:
     device_name: str
     db_path: str
     gpu_reason: str
+    device: Optional[Dict[str, Any]]
     def synchronize(self) -> None: ...
     def stats(self) -> dict: ...
     def alloc(self, nbytes: int) -> int: ...

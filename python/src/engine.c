@@ -177,6 +177,22 @@ static PyObject *engine_dtoh(PyObject *obj, PyObject *args)
 	return b;
 }
 
+static PyObject *get_device(PyObject *obj, void *unused)
+{
+	kjitpy_engine *self = (kjitpy_engine *)obj;
+	if (!kjit_engine_has_gpu(self->engine))
+		Py_RETURN_NONE;
+	kjit_device_info d;
+	kjit_status st = kjit_engine_device(self->engine, &d);
+	if (st != KJIT_OK)
+		return engine_fail(self, st);
+	return Py_BuildValue("{sisisssssssssisisi}", "ordinal", d.ordinal, "count", d.count,
+	                     "uuid", d.uuid, "name", d.name, "arch", d.arch, "key", d.key,
+	                     "multiprocessors", d.multiprocessors, "max_threads_per_block",
+	                     d.max_threads_per_block, "max_shared_per_block",
+	                     d.max_shared_per_block);
+}
+
 static PyGetSetDef getset[] = {
 	{"has_gpu", get_has_gpu, NULL, "True when the engine can launch, False when it "
 	 "compiles only.", NULL},
@@ -184,6 +200,9 @@ static PyGetSetDef getset[] = {
 	{"device_name", get_text, NULL, "The device's name (\"\" without a GPU).", "d"},
 	{"db_path", get_text, NULL, "The store (SQLite database) in use.", "p"},
 	{"gpu_reason", get_text, NULL, "Why there is no GPU (\"\" with one).", "r"},
+	{"device", get_device, NULL, "The GPU as a dict (ordinal, count, uuid, name, arch, "
+	 "key: the device key tuned results are stored under, multiprocessors, "
+	 "max_threads_per_block, max_shared_per_block), or None without one.", NULL},
 	{NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -304,9 +304,9 @@ const char *kjit__cu_error_name(CUresult r);
 kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what);
 
 /* A device's UUID as nvidia-smi and NVML write it: "GPU-" and its 16
- * bytes as 8-4-4-4-12 hex digits (40 characters and the NUL). */
-#define KJIT__UUID_TEXT 41
-void kjit__cu_uuid_text(const CUuuid *uuid, char out[KJIT__UUID_TEXT]);
+ * bytes as 8-4-4-4-12 hex digits (KJIT_UUID_TEXT: 40 characters and the
+ * NUL). */
+void kjit__cu_uuid_text(const CUuuid *uuid, char out[KJIT_UUID_TEXT]);
 
 /* ---- the store (store.c, store_binaries.c; its schema's words in
  * store_schema.h) ------------------------------------------------------- */

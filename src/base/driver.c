@@ -74,13 +74,13 @@ kjit_status kjit__cu_fail(kjit_status status, CUresult r, const char *what)
 	                   cu_error_text(r));
 }
 
-void kjit__cu_uuid_text(const CUuuid *uuid, char out[KJIT__UUID_TEXT])
+void kjit__cu_uuid_text(const CUuuid *uuid, char out[KJIT_UUID_TEXT])
 {
-	size_t n = (size_t)snprintf(out, KJIT__UUID_TEXT, "GPU-");
+	size_t n = (size_t)snprintf(out, KJIT_UUID_TEXT, "GPU-");
 	for (int i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			out[n++] = '-';
-		n += (size_t)snprintf(out + n, KJIT__UUID_TEXT - n, "%02x",
+		n += (size_t)snprintf(out + n, KJIT_UUID_TEXT - n, "%02x",
 		                      (unsigned char)uuid->bytes[i]);
 	}
 }

@@ -50,7 +50,7 @@
 	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
-	X(kjit__arch_is_virtual) X(kjit__cu_fail) X(kjit__cu_uuid_text) \
+	X(kjit__arch_is_virtual) \
 	X(kjit__engine_store_broken) X(kjit__kernel_args_refused) X(kjit__nvrtc_id) \
 	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record) \
 	X(kjit__variant_cached)

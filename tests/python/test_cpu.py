@@ -490,6 +490,7 @@ class Compile(unittest.TestCase):
         k = kjit.kernel(SCALE, "scale")
         with self.assertRaises(kjit.NoGPUError):
             k(1, 32, None, None, 2.0, 0)
+        self.assertIsNone(kjit.default_engine().device)
 
 
 class Conversions(unittest.TestCase):

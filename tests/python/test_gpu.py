@@ -53,6 +53,21 @@ def sync():
     kjit.default_engine().synchronize()
 
 
+class Device(unittest.TestCase):
+    def test_device(self):
+        e = kjit.default_engine()
+        d = e.device
+        self.assertEqual((d["name"], d["arch"]), (e.device_name, e.arch))
+        self.assertRegex(d["uuid"], r"^GPU-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$")
+        self.assertTrue(d["key"].startswith(e.arch + "|" + e.device_name + "|"))
+        self.assertGreaterEqual(d["count"], d["ordinal"] + 1)
+        self.assertGreaterEqual(d["max_shared_per_block"], 48 * 1024)
+        if torch is not None and torch.cuda.is_available():
+            p = torch.cuda.get_device_properties(d["ordinal"])
+            self.assertEqual(d["multiprocessors"], p.multi_processor_count)
+            self.assertEqual(d["uuid"], "GPU-" + str(p.uuid))
+
+
 class Frameworks(unittest.TestCase):
     def run_scale(self, x, y, own_x, own_y, host_y):
         k = kjit.kernel(SCALE, "scale")
