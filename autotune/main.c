@@ -763,7 +763,7 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 {
 	kjit__records *res = NULL;
 	char *sig = NULL;
-	kjit_status st = kjit__spec_signature(spec, &sig);
+	kjit_status st = kjit_spec_signature(spec, &sig);
 	if (st == KJIT_OK)
 		st = kjit__records_open(o->replay_db, 1, &res);
 	if (st == KJIT_OK)
@@ -972,7 +972,7 @@ static int do_export(const kjit__spec *spec, const opts *o)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	kjit__records *res = NULL;
 	char *sig = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
-	kjit_status st = problem ? kjit__spec_signature(spec, &sig)
+	kjit_status st = problem ? kjit_spec_signature(spec, &sig)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
 		st = kjit__records_open(o->db, 1, &res);
@@ -999,7 +999,7 @@ static int mpi_setup(const kjit__spec *spec, const opts *o)
 	int ret = KT_EXIT_RUNTIME;
 	if (!path)
 		fprintf(stderr, "%s: %s: %s\n", prog, o->spec, strerror(errno));
-	else if (kjit__spec_signature(spec, &sig) != KJIT_OK)
+	else if (kjit_spec_signature(spec, &sig) != KJIT_OK)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 	else {
 		kt_setup s = { .spec_path = path, .signature = sig, .verify = spec->verify,

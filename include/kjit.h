@@ -653,6 +653,13 @@ size_t kjit_spec_problem_count(const kjit_spec *spec);
 kjit_status kjit_spec_problem(const kjit_spec *spec, size_t p, const char *const **names,
                               const int64_t **values, size_t *n);
 
+/* The kernel signature the store keeps the spec's results under (as
+ * kjit_kernel_signature() of the kernel kjit_kernel_create_from_spec()
+ * makes of it: its entry, source text and parameter names), with no
+ * engine; *out is malloc'ed (the caller frees it). KJIT_ERR_IO when the
+ * source cannot be read. */
+kjit_status kjit_spec_signature(const kjit_spec *spec, char **out);
+
 /* How a space is built and counted: the spec's limits (0: the spec's own,
  * else its defaults of 1024 threads and 227 KiB of dynamic shared memory
  * per block), and for a space too large to hold whole, a uniform random

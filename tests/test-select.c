@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	kjit__spec *spec;
 	char *tune_sig;
 	CHECK_OK(kjit__spec_load(spec_path, &spec));
-	CHECK_OK(kjit__spec_signature(spec, &tune_sig));
+	CHECK_OK(kjit_spec_signature(spec, &tune_sig));
 	kjit__spec_free(spec);
 	CHECK_STREQ(kjit_kernel_signature(ks), tune_sig);
 	CHECK_STREQ(kjit_kernel_signature(kc), tune_sig);

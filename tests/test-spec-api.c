@@ -156,6 +156,19 @@ static void kjit_spec_problem_and_types(void)
 	CHECK(kjit_spec_problem(spec, 1, &names, &values, &n) == KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "problem 1 of 1");
 
+	/* the signature the store keys saxpy's results by, without an engine:
+	 * the kernel's that kjit_kernel_create_from_spec() makes */
+	char *sig = NULL, db[TU_PATH];
+	CHECK_OK(kjit_spec_signature(spec, &sig));
+	CHECK(strlen(sig) == 32 && strspn(sig, "0123456789abcdef") == 32);
+	kjit_engine *e = tu_engine_cpu(tu_path(db, tu_tmpdir(), "sig.db"), "sm_90", 1);
+	kjit_kernel *k;
+	CHECK_OK(kjit_kernel_create_from_spec(e, path, &k));
+	CHECK_STREQ(kjit_kernel_signature(k), sig);
+	kjit_engine_close(e);
+	free(sig);
+	CHECK(kjit_spec_signature(NULL, &sig) == KJIT_ERR_INVALID_ARG);
+
 	const char *name;
 	size_t nv, def;
 	CHECK_OK(kjit_spec_param(spec, 0, &name, &nv, &def));

@@ -78,7 +78,7 @@ static void one_form(const char *dir, size_t f, const char *db_path)
 	kjit__spec *spec;
 	char *sig;
 	CHECK_OK(kjit__spec_load(spec_path, &spec));
-	CHECK_OK(kjit__spec_signature(spec, &sig));
+	CHECK_OK(kjit_spec_signature(spec, &sig));
 	char *problem = kjit__problem_json(&spec->problems[0]);
 	CHECK(problem != NULL);
 

@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 
 	/* the signature is libkjit's */
 	char *sig;
-	CHECK_OK(kjit__spec_signature(spec, &sig));
+	CHECK_OK(kjit_spec_signature(spec, &sig));
 	{
 		kjit_engine *e = tu_engine_cpu(":memory:", "sm_80", 1);
 		kjit_kernel *k;

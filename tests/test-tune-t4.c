@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		"   {\"name\": \"F\", \"values\": [\"\", \"-use_fast_math\"], \"roles\": [\"flags\"]}],"
 		" \"problems\": [{\"n\": 1024}, {\"n\": 2048}]}");
 	char *sig;
-	CHECK_OK(kjit__spec_signature(spec, &sig));
+	CHECK_OK(kjit_spec_signature(spec, &sig));
 	const char *dev = "sm_90|NVIDIA H200|132|13000";
 	char *probs[2] = { kjit__problem_json(&spec->problems[0]),
 		           kjit__problem_json(&spec->problems[1]) };

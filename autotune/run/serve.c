@@ -544,7 +544,7 @@ static void prepare(server *s)
 		         "the files it names must be at the same path on every host)", path,
 		         s->spec->source_path, strerror(errno));
 		refuse(s, KT_EXIT_SPEC, why);
-	} else if (kjit__spec_signature(s->spec, &sig) != KJIT_OK) {
+	} else if (kjit_spec_signature(s->spec, &sig) != KJIT_OK) {
 		refuse(s, KT_EXIT_RUNTIME, kjit_last_error());
 	} else if (strcmp(sig, s->setup.signature) != 0) {
 		snprintf(why, sizeof why, "the spec %s here is not rank 0's: its kernel signature "

@@ -56,6 +56,7 @@ class Spec:
     defaults: dict
     problems: list
     warnings: list
+    signature: str
     def count(self, problem: int = ..., *, max_threads: int = ...,
               max_shared: int = ...) -> SpaceCount: ...
     def space(self, problem: int = ..., *, max_threads: int = ..., max_shared: int = ...,

@@ -202,6 +202,20 @@ static PyObject *get_problems(PyObject *obj, void *unused)
 	return list;
 }
 
+static PyObject *get_signature(PyObject *obj, void *unused)
+{
+	char *sig = NULL;
+	kjit_status st;
+	Py_BEGIN_ALLOW_THREADS
+	st = kjit_spec_signature(((spec_obj *)obj)->spec, &sig);
+	Py_END_ALLOW_THREADS
+	if (st != KJIT_OK)
+		return kjitpy_raise(st, kjit_last_error());
+	PyObject *r = PyUnicode_FromString(sig);
+	free(sig);
+	return r;
+}
+
 static PyObject *get_warnings(PyObject *obj, void *unused)
 {
 	size_t n;
@@ -309,6 +323,8 @@ static PyGetSetDef spec_getset[] = {
 	 NULL},
 	{"warnings", get_warnings, NULL, "Lines about fields read but unused, or unknown (T1's).",
 	 NULL},
+	{"signature", get_signature, NULL, "The kernel signature the store keeps the spec's "
+	 "tuned results under (Kernel.signature of the kernel made from the spec).", NULL},
 	{NULL, NULL, NULL, NULL, NULL}
 };
 

@@ -266,8 +266,10 @@ static kjit_status expect_args(kjit_kernel *k, const kjit__spec *spec)
 	return st;
 }
 
-kjit_status kjit__spec_signature(const kjit__spec *spec, char **out)
+kjit_status kjit_spec_signature(const kjit__spec *spec, char **out)
 {
+	if (!spec || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_signature: NULL argument");
 	char *source = NULL, *params = NULL, sig[33];
 	size_t len;
 	const char **names = calloc(spec->n_params + 1, sizeof *names);

@@ -182,10 +182,6 @@ kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char
                               const char *source, const kjit_kernel_options *opts,
                               kjit_kernel **out);
 
-/* The kernel signature of a spec (kjit__signature of its entry, source
- * text and parameter names), with no engine. *out is malloc'ed. */
-kjit_status kjit__spec_signature(const kjit__spec *spec, char **out);
-
 /* A problem as "n=67108864,m=4" (the problem key); malloc'ed. */
 char *kjit__problem_key(const kjit__problem *problem);
 

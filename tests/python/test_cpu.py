@@ -776,7 +776,10 @@ class Specs(unittest.TestCase):
 
     def test_kjit_spec_problems_limits_defaults(self):
         import pathlib
-        spec = kjit.Spec(pathlib.Path(SRC) / "examples" / "saxpy" / "saxpy.json")
+        path = pathlib.Path(SRC) / "examples" / "saxpy" / "saxpy.json"
+        spec = kjit.Spec(path)
+        self.assertEqual(spec.signature, kjit.from_spec(str(path)).signature)
+        self.assertRegex(spec.signature, "^[0-9a-f]{32}$")
         self.assertEqual(spec.problems, [{"n": 67108864}])
         self.assertEqual(spec.defaults, {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 1})
         self.assertEqual(len(spec.space()), 40)
