@@ -882,14 +882,14 @@ static int problem_space(const kjit__spec *spec, const opts *o, const kjit_space
 static int strategy_opts(const kt_strategy *strategy, const kjit__spec *spec, const opts *o,
                          void **out)
 {
-	*out = NULL;
-	if (kt_options_spec(strategy, spec, stderr, out) != KJIT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-		return KT_EXIT_SPEC;
-	}
-	if (kt_options_parse(strategy, o->strategy_args, o->n_strategy_args, out) != KJIT_OK)
+	int from_spec;
+	if (kt_options_load(strategy, spec, o->strategy_args, o->n_strategy_args, stderr, out,
+	                    &from_spec) == KJIT_OK)
+		return KT_EXIT_OK;
+	if (!from_spec)
 		return usage_error("%s", kjit_last_error());
-	return KT_EXIT_OK;
+	fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
+	return KT_EXIT_SPEC;
 }
 
 static int do_replay(const kjit__spec *spec, const opts *o)

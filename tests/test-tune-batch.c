@@ -243,7 +243,7 @@ static void spy_free(void *st)
 
 static const kt_strategy spy_strategy = {
 	"spy", "a strategy inside, the batch contract checked", 0, spy_init, spy_next,
-	spy_report, spy_free, NULL, 0, NULL,
+	spy_report, spy_free, NULL, 0, NULL, NULL,
 };
 
 /* Replays strategy through the spy; spy_last has its log. */
@@ -422,7 +422,7 @@ static void waiter_free(void *st)
 static void refusals(void)
 {
 	static const kt_strategy waiter = { "waiter", "waits from the start", 0, waiter_init,
-		                            waiter_next, waiter_report, waiter_free, NULL, 0, NULL };
+		                            waiter_next, waiter_report, waiter_free, NULL, 0, NULL, NULL };
 	loaded l;
 	load(&files[0], &l);
 	kt_replay_opts o = { .seed = 1, .batch = 4 };

@@ -120,6 +120,12 @@ static void test_options_heard(const char *dir, const char *csv)
 	RUN(2, &out, "%s/saxpy.json --replay %s --strategy pso --strategy-option W=1", examples,
 	    csv);
 	CHECK_CONTAINS(out, "'W=1': strategy pso has no option of that name; its options: popsize");
+	RUN(2, &out, "%s/saxpy.json --strategy annealing --strategy-option T_min=2 --db %s/t.db",
+	    examples, dir);
+	CHECK_CONTAINS(out, "strategy annealing: T_min (2) is above T (0.5): the temperature falls");
+	RUN(2, &out, "%s/saxpy.json --replay %s --strategy annealing --strategy-option T=0.1 "
+	    "--strategy-option T_min=0.2", examples, csv);
+	CHECK_CONTAINS(out, "T_min (0.2) is above T (0.1)");
 	RUN(2, &out, "%s/saxpy.json --count --strategy-option popsize=4", examples);
 	CHECK_CONTAINS(out, "--strategy-option goes with tuning, --replay and --ask");
 	RUN(0, &out, "%s/saxpy.json --replay %s --strategy genetic --strategy-option popsize=6 "
@@ -127,8 +133,9 @@ static void test_options_heard(const char *dir, const char *csv)
 	CHECK_CONTAINS(out, "evaluations: 10\n"); /* 6, then 4 children after the 2 elites */
 	RUN(0, &out, "--help");
 	CHECK_CONTAINS(out, "options: popsize=20 maxiter=0 mutation_chance=0 method=uniform\n");
-	OK("--strategy-option: a name or value the run's strategy does not take exits 2 naming "
-	   "it and the strategy's options; with --replay it sets the strategy's options");
+	OK("--strategy-option: a name or value the run's strategy does not take, or values that "
+	   "cannot go together, exit 2 naming it and the strategy's options; with --replay it "
+	   "sets the strategy's options");
 
 	char cmd[4 * TU_PATH], buf[8192];
 	snprintf(cmd, sizeof cmd, "KJIT_LIBCUDA=/nonexistent/libcuda.so.1 '%s' '%s/saxpy.json'"
@@ -357,9 +364,27 @@ static void test_spec_options(const char *dir)
 	CHECK_MSG(rc == 3 && !*out, "exit %d: %s\n%s", rc, err, out);
 	CHECK_CONTAINS(err, "options.json: Search.Attributes 'popsize=0': strategy genetic takes "
 	               "popsize (a count from 1 to 4096)");
+	/* values fine alone that cannot go together: the spec's fault (3), or
+	 * the command line's when it changed them (2) */
+	static const char anneal[] =
+		"{\"ConfigurationSpace\": {\"TuningParameters\": ["
+		"{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [1, 2, 3, 4]}]},"
+		"\"KernelSpecification\": {\"KernelName\": \"k\", \"KernelFile\": \"gone.cu\","
+		"\"ProblemSize\": [1], \"LocalSize\": {\"X\": \"32\"}},"
+		"\"Search\": {\"Name\": \"simulated_annealing\", \"Attributes\": ["
+		"{\"Name\": \"T\", \"Value\": 0.5}, {\"Name\": \"T_min\", \"Value\": 1}]}}";
+	tu_write_file(t1, anneal, strlen(anneal));
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 3 && !*out, "exit %d: %s\n%s", rc, err, out);
+	CHECK_CONTAINS(err, "options.json: Search.Attributes: strategy annealing: T_min (1) is "
+	               "above T (0.5)");
+	snprintf(args, sizeof args, "'%s' --strategy-option T=2", t1);
+	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
+	CHECK_MSG(rc == 0 && lines(out) == 4, "exit %d: %s\n%s", rc, err, out);
 	OK("T1 Search.Attributes: genetic_algorithm's popsize 4, maxiter \"3\" and method "
 	   "two_point propose %d, --strategy-option maxiter=1 4; another strategy, an option the "
-	   "strategy lacks and a value of another type are warned of; popsize 0 exits 3", n);
+	   "strategy lacks and a value of another type are warned of; popsize 0 exits 3, and so "
+	   "does annealing's T_min above T", n);
 }
 
 int main(int argc, char **argv)

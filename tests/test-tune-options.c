@@ -164,7 +164,7 @@ static void test_effects(const kjit__space *space, const double *obj)
 		{ &kt_strategy_genetic, "method=uniform", "method=disruptive_uniform" },
 		{ &kt_strategy_genetic, "mutation_chance=0", "mutation_chance=1" },
 		{ &kt_strategy_annealing, "T=0.5", "T=1e-9" },
-		{ &kt_strategy_annealing, "T_min=0.001", "T_min=5" },
+		{ &kt_strategy_annealing, "T_min=0.001", "T_min=0.4" },
 		{ &kt_strategy_annealing, "alpha=0", "alpha=0.5" },
 		{ &kt_strategy_annealing, "maxiter=1", "maxiter=50" },
 		{ &kt_strategy_pso, "popsize=20", "popsize=5" },
@@ -219,6 +219,30 @@ static void test_effects(const kjit__space *space, const double *obj)
 	OK("maxiter ends genetic after its generations, pso after its iterations");
 }
 
+/* Options that cannot go together: annealing's temperature falls from T
+ * to T_min. */
+static void test_together(const kjit__spec *spec)
+{
+	void *o = (void *)1;
+	int from_spec = -1;
+	const char *up[] = { "T_min=5" }, *both[] = { "T=2", "T_min=1" }, *eq[] = { "T=0.25",
+		                                                                   "T_min=0.25" };
+	CHECK(kt_options_load(&kt_strategy_annealing, spec, up, 1, stderr, &o, &from_spec) ==
+	      KJIT_ERR_INVALID_ARG);
+	CHECK(o == NULL && from_spec == 0);
+	CHECK_CONTAINS(kjit_last_error(), "--strategy-option: strategy annealing: T_min (5) is "
+	                                  "above T (0.5)");
+	CHECK_OK(kt_options_load(&kt_strategy_annealing, spec, both, 2, stderr, &o, &from_spec));
+	CHECK(o != NULL);
+	free(o);
+	CHECK_OK(kt_options_load(&kt_strategy_annealing, spec, eq, 2, stderr, &o, &from_spec));
+	free(o);
+	CHECK_OK(kt_options_load(&kt_strategy_annealing, spec, NULL, 0, stderr, &o, &from_spec));
+	CHECK(o == NULL);
+	CHECK_OK(kt_options_load(&kt_strategy_genetic, spec, up, 0, stderr, &o, &from_spec));
+	OK("annealing's T_min above T refused as a pair; at or below it, or defaults, taken");
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
@@ -230,6 +254,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < space->size; i++)
 		obj[i] = bowl(space, i);
 	test_parsing();
+	test_together(spec);
 	test_effects(space, obj);
 	free(obj);
 	kjit__space_free(space);

@@ -1264,16 +1264,13 @@ static int settle(tuner *t)
 	}
 	/* last, the spec's then the command line's: nothing after them fails,
 	 * so that kt_tune() frees them */
-	if (kt_options_spec(t->strategy, spec, stderr, &t->strategy_opts) != KJIT_OK) {
-		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
-		return KT_EXIT_SPEC;
-	}
-	if (kt_options_parse(t->strategy, o->strategy_args, o->n_strategy_args,
-	                     &t->strategy_opts) != KJIT_OK) {
-		fprintf(stderr, "kjit-tune: %s\nTry 'kjit-tune --help'.\n", kjit_last_error());
-		return KT_EXIT_USAGE;
-	}
-	return KT_EXIT_OK;
+	int from_spec;
+	if (kt_options_load(t->strategy, spec, o->strategy_args, o->n_strategy_args, stderr,
+	                    &t->strategy_opts, &from_spec) == KJIT_OK)
+		return KT_EXIT_OK;
+	fprintf(stderr, "kjit-tune: %s\n%s", kjit_last_error(),
+	        from_spec ? "" : "Try 'kjit-tune --help'.\n");
+	return from_spec ? KT_EXIT_SPEC : KT_EXIT_USAGE;
 }
 
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)

@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "strategies.h"
@@ -136,7 +137,18 @@ static void destroy(void *st)
 	free(s);
 }
 
+/* The temperature falls from T to T_min: the other way it would rise. */
+static int check(const void *o, char *why, size_t cap)
+{
+	const opts *a = o;
+	if (a->T_min <= a->T)
+		return 1;
+	snprintf(why, cap, "T_min (%g) is above T (%g): the temperature falls from T to T_min",
+	         a->T_min, a->T);
+	return 0;
+}
+
 const kt_strategy kt_strategy_annealing = {
 	"annealing", "simulated annealing over one-parameter moves", 0, init, next, report, destroy,
-	options, sizeof(opts), &defaults,
+	options, sizeof(opts), &defaults, check,
 };

@@ -277,5 +277,5 @@ static void report(void *st, size_t index, double objective)
 const kt_strategy kt_strategy_dual_annealing = {
 	"dual_annealing",
 	"generalised simulated annealing (visiting distribution) with local search", 0, init,
-	next, report, destroy, NULL, 0, NULL,
+	next, report, destroy, NULL, 0, NULL, NULL,
 };

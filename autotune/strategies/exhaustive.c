@@ -28,5 +28,5 @@ static void report(void *st, size_t index, double objective)
 }
 
 const kt_strategy kt_strategy_exhaustive = {
-	"exhaustive", "every configuration once, in order", 1, init, next, report, free, NULL, 0, NULL,
+	"exhaustive", "every configuration once, in order", 1, init, next, report, free, NULL, 0, NULL, NULL,
 };

@@ -238,5 +238,5 @@ static void report(void *st, size_t index, double objective)
 
 const kt_strategy kt_strategy_genetic = {
 	"genetic", "genetic algorithm: tournaments, crossover, mutation", 0, init, next,
-	report, destroy, options, sizeof(opts), &defaults,
+	report, destroy, options, sizeof(opts), &defaults, NULL,
 };

@@ -627,5 +627,5 @@ static void report(void *st, size_t index, double objective)
 const kt_strategy kt_strategy_hybrid = {
 	"hybrid",
 	"local search, perturbation guided by good/bad value ratios, restarts; a bandit between",
-	1, init, next, report, destroy, NULL, 0, NULL,
+	1, init, next, report, destroy, NULL, 0, NULL, NULL,
 };

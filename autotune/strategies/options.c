@@ -185,6 +185,30 @@ kjit_status kt_options_spec(const kt_strategy *strategy, const kjit__spec *spec,
 	return st;
 }
 
+kjit_status kt_options_load(const kt_strategy *strategy, const kjit__spec *spec,
+                            const char *const *args, size_t n, FILE *warn, void **opts,
+                            int *from_spec)
+{
+	*opts = NULL;
+	*from_spec = 1;
+	kjit_status st = kt_options_spec(strategy, spec, warn, opts);
+	if (st != KJIT_OK)
+		return st;
+	*from_spec = 0;
+	if ((st = kt_options_parse(strategy, args, n, opts)) != KJIT_OK)
+		return st;
+	char why[160];
+	if (!*opts || !strategy->check || strategy->check(*opts, why, sizeof why))
+		return KJIT_OK;
+	*from_spec = n == 0;
+	st = kjit__error(KJIT_ERR_INVALID_ARG, "%s%s: strategy %s: %s",
+	                 n ? "--strategy-option" : spec->path, n ? "" : ": Search.Attributes",
+	                 strategy->name, why);
+	free(*opts);
+	*opts = NULL;
+	return st;
+}
+
 void kt_options_print(FILE *f, const kt_strategy *strategy)
 {
 	for (const kt_option *o = strategy->options; o && o->name; o++) {

@@ -249,5 +249,5 @@ static void report(void *st, size_t index, double objective)
 
 const kt_strategy kt_strategy_pso = {
 	"pso", "particle swarm over value indices, snapped to valid configurations", 0, init,
-	next, report, destroy, options, sizeof(opts), &defaults,
+	next, report, destroy, options, sizeof(opts), &defaults, NULL,
 };

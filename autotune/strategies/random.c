@@ -50,5 +50,5 @@ static void destroy(void *st)
 }
 
 const kt_strategy kt_strategy_random = {
-	"random", "uniform sampling without replacement", 1, init, next, report, destroy, NULL, 0, NULL,
+	"random", "uniform sampling without replacement", 1, init, next, report, destroy, NULL, 0, NULL, NULL,
 };

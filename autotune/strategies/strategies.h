@@ -77,6 +77,10 @@ typedef struct kt_strategy {
 	const kt_option *options;
 	size_t options_size;
 	const void *defaults;
+	/* 0, with why (cap bytes) saying what is wrong, when the options
+	 * (each already in its range) cannot go together; else 1. NULL: any
+	 * combination goes. */
+	int (*check)(const void *opts, char *why, size_t cap);
 } kt_strategy;
 
 extern const kt_strategy kt_strategy_exhaustive;
@@ -119,6 +123,15 @@ kjit_status kt_options_parse(const kt_strategy *strategy, const char *const *arg
  * option takes. */
 kjit_status kt_options_spec(const kt_strategy *strategy, const kjit__spec *spec, FILE *warn,
                             void **opts);
+/* A run's options of strategy into *opts (NULL: the defaults; the
+ * caller frees it): the spec's (kt_options_spec()), then the command
+ * line's args[n] (kt_options_parse()), then the strategy's check() of
+ * them together. On failure *opts is NULL and *from_spec says whether
+ * the spec is at fault (1) or the command line (0: it gave options, or
+ * the spec's are fine alone and the command line's changed them). */
+kjit_status kt_options_load(const kt_strategy *strategy, const kjit__spec *spec,
+                            const char *const *args, size_t n, FILE *warn, void **opts,
+                            int *from_spec);
 /* The strategy's options as NAME=DEFAULT words (nothing when it has
  * none), for --help. */
 void kt_options_print(FILE *f, const kt_strategy *strategy);

@@ -177,5 +177,5 @@ static void report(void *st, size_t index, double objective)
 
 const kt_strategy kt_strategy_surrogate = {
 	"surrogate", "additive model of log time; best predicted of a candidate pool", 0, init,
-	next, report, destroy, options, sizeof(opts), &defaults,
+	next, report, destroy, options, sizeof(opts), &defaults, NULL,
 };
