@@ -363,8 +363,11 @@ class Strategies(unittest.TestCase):
         self.assertEqual(len(swarm), 3)
         sa = [run_search(search(self.SPACE, "simulated_annealing", self.RESTRICT, seed=5,
                                 max_fevals=30, **o), self.cost)
-              for o in ({}, {"T": 1e-9, "maxiter": 3})]
+              for o in ({}, {"T": 0.002, "maxiter": 3})]
         self.assertNotEqual(sa[0], sa[1])
+        with self.assertRaises(kt.UnsupportedParameter) as cm:
+            search(self.SPACE, "simulated_annealing", self.RESTRICT, seed=5, T=1e-9)
+        self.assertIn("T_min (0.001) is above T (1e-09)", str(cm.exception))
         own = run_search(search(self.SPACE, "genetic", self.RESTRICT, seed=5, popsize=4,
                                 maxiter=3), self.cost)
         self.assertEqual(own, run_search(search(self.SPACE, "genetic_algorithm", self.RESTRICT,
