@@ -843,7 +843,7 @@ double kjit_profile_peak(const kjit_profile *profile, double *rate, const char *
  * alike (a file, a pipe, a Python dict): each one's name (its member's,
  * as the store's profiles columns and kjit-tune --json name it), its unit
  * ("" for none) and whether it is an integer. The table is static;
- * kjit_profile_fields() gives its length in *n.
+ * kjit_profile_fields() gives its length in *n (n may be NULL).
  * kjit_profile_get(): figure i of p, NAN when it is unknown (a NAN real,
  * a negative integer) or i is out of range. kjit_profile_set(): sets it
  * (NAN: unknown; an integer is bounded to its type); nothing when i is

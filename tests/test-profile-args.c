@@ -52,7 +52,7 @@ static void check_fields(void)
 {
 	size_t n;
 	const kjit_profile_field *f = kjit_profile_fields(&n);
-	CHECK(f && n >= 20);
+	CHECK(f && n >= 20 && kjit_profile_fields(NULL) == f);
 	kjit_profile p;
 	memset(&p, 0x5a, sizeof p);
 	kjit_profile_clear(&p);

@@ -958,7 +958,8 @@ static const struct {
 
 const kjit_profile_field *kjit_profile_fields(size_t *n)
 {
-	*n = N_PROFILE_FIELDS;
+	if (n)
+		*n = N_PROFILE_FIELDS;
 	return profile_fields;
 }
 
