@@ -48,12 +48,14 @@ PyObject *kjitpy_kinds_dict(void)
 enum {
 	N_GET_DEVICE, N_IS_CONTIGUOUS, N_DATA_PTR, N_CAI, N_DLPACK_DEVICE, N_DLPACK,
 	N_TOBYTES, N_DATA, N_PTR, N_DEVICE_ID, N_C_CONTIGUOUS, N_SIZE, N_HANDLE,
-	N_CUDA_STREAM, N_STREAM_HANDLE, K_TYPESTR, K_SHAPE, K_STRIDES, K_MASK, K_STREAM, N_COUNT
+	N_CUDA_STREAM, N_STREAM_HANDLE, N_IS_DEVICE_ACCESSIBLE, N_IS_HOST_ACCESSIBLE, K_TYPESTR,
+	K_SHAPE, K_STRIDES, K_MASK, K_STREAM, N_COUNT
 };
 static const char *const name_text[N_COUNT] = {
 	"get_device", "is_contiguous", "data_ptr", "__cuda_array_interface__",
 	"__dlpack_device__", "__dlpack__", "tobytes", "data", "ptr", "device_id",
 	"_c_contiguous", "size", "handle", "__cuda_stream__", "cuda_stream",
+	"is_device_accessible", "is_host_accessible",
 	"typestr", "shape", "strides", "mask", "stream"
 };
 static PyObject *name_obj[N_COUNT];
@@ -112,7 +114,7 @@ typedef enum via {
 	VIA_TORCH,  /* torch.Tensor: data_ptr(), is_contiguous(), get_device() */
 	VIA_CUPY,   /* cupy.ndarray: data.ptr, data.device_id, _c_contiguous, size */
 	VIA_CAI,    /* __cuda_array_interface__ */
-	VIA_BUFFER, /* cuda.core's Buffer: __dlpack_device__, handle */
+	VIA_BUFFER, /* cuda.core's Buffer: its memory's attributes, handle */
 	VIA_DLPACK  /* __dlpack__ and __dlpack_device__ */
 } via;
 
@@ -198,10 +200,13 @@ static int cupy_type(PyObject *type, PyObject *obj)
 }
 
 /* cuda.core's Buffer: its __dlpack__ gives a capsule of one dimension at
- * the address of its handle and ignores stream=, so the handle is read. */
+ * the address of its handle and ignores stream=, so the handle is read,
+ * and where the memory is from the attributes the buffer keeps (its
+ * __dlpack_device__ builds a tuple of an enum from them at each call). */
 static int cuda_buffer_type(PyObject *type, PyObject *obj)
 {
-	return module_is(type, "cuda.core") && has(obj, N_HANDLE) && has(obj, N_DLPACK_DEVICE) &&
+	return module_is(type, "cuda.core") && has(obj, N_HANDLE) && has(obj, N_DEVICE_ID) &&
+	       has(obj, N_IS_DEVICE_ACCESSIBLE) && has(obj, N_IS_HOST_ACCESSIBLE) &&
 	       derives(type, "Buffer");
 }
 
@@ -542,9 +547,24 @@ static int from_capsule(PyObject *cap, size_t i, PyObject *obj, uint64_t *ptr)
 	return rc;
 }
 
+/* As the buffer's __dlpack_device__ would say: device memory of this
+ * device, or memory both sides reach (managed, pinned: kDLCUDAManaged,
+ * kDLCUDAHost); host memory alone is refused. */
 static int from_buffer(PyObject *obj, size_t i, int device, uint64_t *ptr)
 {
-	return dlpack_device_ok(obj, i, device) < 0 ? -1 : attr_u64(obj, N_HANDLE, ptr);
+	PyObject *d = attr(obj, N_IS_DEVICE_ACCESSIBLE);
+	PyObject *h = d ? attr(obj, N_IS_HOST_ACCESSIBLE) : NULL;
+	int on_device = d ? PyObject_IsTrue(d) : -1, on_host = h ? PyObject_IsTrue(h) : -1;
+	Py_XDECREF(d);
+	Py_XDECREF(h);
+	if (on_device < 0 || on_host < 0)
+		return -1;
+	if (!on_device)
+		return refuse(i, "a buffer in host memory: kjit launches take device memory", obj);
+	long id = device;
+	if (!on_host && attr_long(obj, N_DEVICE_ID, &id) < 0)
+		return -1;
+	return id == device ? attr_u64(obj, N_HANDLE, ptr) : other_device(i, id, device);
 }
 
 static int from_dlpack(PyObject *obj, size_t i, int device, const kjitpy_launch_args *a,

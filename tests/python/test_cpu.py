@@ -621,30 +621,39 @@ class Conversions(unittest.TestCase):
                     sys.modules[m] = v
 
     def test_cuda_core_buffer_path(self):
-        """cuda.core's Buffer: its address is its handle, its device that of
-        __dlpack_device__; no capsule is made."""
+        """cuda.core's Buffer: its address is its handle, where its memory is
+        from the attributes it keeps (as its __dlpack_device__ classifies
+        them); no capsule and no DLPack device tuple is made."""
         class Buffer:
             __module__ = "cuda.core._memory._buffer"
+            is_device_accessible, is_host_accessible = True, False
 
-            def __init__(self, handle, device=0):
-                self.handle, self.device = handle, device
+            def __init__(self, handle, device_id=0):
+                self.handle, self.device_id = handle, device_id
 
             def __dlpack_device__(self):
-                return (2, self.device)
+                raise AssertionError("a DLPack device was asked for")
 
             def __dlpack__(self, stream=None):
                 raise AssertionError("a capsule was made")
 
-        class Managed(Buffer):
+        class Managed(Buffer):  # managed or pinned: both sides reach it
             __module__ = "cuda.core._memory._managed_buffer"
+            is_host_accessible = True
 
-            def __dlpack_device__(self):
-                return (13, 0)
-        self.assertEqual(kjit.pointers(Buffer(0x7f0000002000), Managed(0x7f0000003000), stream=3),
+        class Host(Buffer):  # host memory the driver does not know
+            __module__ = "cuda.core._memory._buffer"
+            is_device_accessible, is_host_accessible = False, True
+
+        self.assertEqual(kjit.pointers(Buffer(0x7f0000002000), Managed(0x7f0000003000, 1),
+                                       stream=3),
                          ((0x7f0000002000, 0x7f0000003000), 3))
         with self.assertRaises(kjit.ArgumentError) as cm:
-            kjit.pointers(Buffer(0x7f0000002000, device=2))
+            kjit.pointers(Buffer(0x7f0000002000, device_id=2))
         self.assertIn("device 2", str(cm.exception))
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            kjit.pointers(Host(0x7f0000004000, -1))
+        self.assertIn("a buffer in host memory", str(cm.exception))
 
     def test_dlpack_refusals(self):
         class Host(FakeDLPack):

@@ -119,7 +119,8 @@ class Frameworks(unittest.TestCase):
             kjit.pointers(x[::2])
 
     def test_cuda_core_buffers(self):
-        """cuda.core's Buffer: the address is its handle (no capsule made)."""
+        """cuda.core's Buffer: the address is its handle (no capsule made);
+        one over host memory the driver does not know is refused."""
         try:
             try:
                 from cuda.core import Device
@@ -142,6 +143,16 @@ class Frameworks(unittest.TestCase):
         stream.sync()
         got = np.frombuffer(e.dtoh(py, 4 * N), dtype=np.float32)
         np.testing.assert_allclose(got, 2 * np.arange(N, dtype=np.float32))
+        # a buffer over host memory the driver does not know is refused
+        host = np.zeros(N, dtype=np.float32)
+        try:
+            Buffer = type(bx)
+            hb = Buffer.from_handle(host.ctypes.data, host.nbytes, owner=host)
+        except Exception as ex:  # an API of another version
+            self.skipTest("cuda.core Buffer.from_handle: %s" % ex)
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            kjit.pointers(hb)
+        self.assertIn("host memory", str(cm.exception))
 
 
 @unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no PyTorch CUDA")
