@@ -1290,12 +1290,12 @@ static int check_modes(opts *o)
 			if (modes & (1u << m))
 				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
 				         mode_words[m], --left > 1 ? ", " : left == 1 ? " and " : "");
-		const char *name = "jobs";
-		for (size_t k = 0; longopts[k].name; k++)
-			if (longopts[k].val == option_modes[i].opt)
-				name = longopts[k].name;
+		size_t k = 0; /* every option of the table has a long name */
+		while (longopts[k].val != option_modes[i].opt)
+			k++;
 		char text[256];
-		snprintf(text, sizeof text, "--%s goes with %s, not %s", name, list, mode_words[mode]);
+		snprintf(text, sizeof text, "--%s goes with %s, not %s", longopts[k].name, list,
+		         mode_words[mode]);
 		return usage_error("%s", text);
 	}
 	if (o->batch && o->replay && (o->gpus || o->jobs))

@@ -397,6 +397,17 @@ static kjit_status check_opts(const kjit__protocol_opts *o)
 	return KJIT_OK;
 }
 
+/* The b samples after the first *n join the sorted copy, and the stopping
+ * rule judges them all. */
+static kjit__stop take(const double *samples, double *sorted, size_t *n, size_t b,
+                       double elapsed_ms, const kjit__protocol_opts *o)
+{
+	memcpy(sorted + *n, samples + *n, b * sizeof *sorted);
+	*n += b;
+	kjit__sort_doubles(sorted, *n);
+	return kjit__protocol_decide(sorted, *n, elapsed_ms, o);
+}
+
 kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void *ctx,
                                    CUstream stream, const kjit__protocol_opts *opts,
                                    kjit__measurement *out)
@@ -432,10 +443,7 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 	kjit__stop stop = KJIT__GO_ON;
 	if (o.n_prior > 0 && (st = reserve(&samples, &sorted, &cap, o.n_prior)) == KJIT_OK) {
 		memcpy(samples, o.prior_ns, o.n_prior * sizeof *samples);
-		memcpy(sorted, o.prior_ns, o.n_prior * sizeof *sorted);
-		n = o.n_prior;
-		kjit__sort_doubles(sorted, n);
-		stop = kjit__protocol_decide(sorted, n, 0, &o);
+		stop = take(samples, sorted, &n, o.n_prior, 0, &o);
 	}
 	size_t flush = 0;
 	double per_launch_ms = 0;
@@ -456,11 +464,8 @@ kjit_status kjit__protocol_measure(kjit__timer *timer, kjit__launch_fn fn, void 
 		if ((st = kjit__timer_run(timer, fn, ctx, stream, b, flush, samples + n)) != KJIT_OK)
 			break;
 		per_launch_ms = ms_since(tb) / (double)b;
-		memcpy(sorted + n, samples + n, b * sizeof *sorted);
-		n += b;
-		kjit__sort_doubles(sorted, n);
 		elapsed = ms_since(t1);
-		stop = kjit__protocol_decide(sorted, n, elapsed, &o);
+		stop = take(samples, sorted, &n, b, elapsed, &o);
 	}
 	if (st == KJIT_OK) {
 		out->n = n;

@@ -149,6 +149,9 @@ kjit_status kt_options_parse(const kt_strategy *strategy, const char *const *arg
 	return st;
 }
 
+/* Where a T1 spec keeps its strategy's options, after the spec's path. */
+static const char spec_options[] = ": Search.Attributes";
+
 kjit_status kt_options_spec(const kt_strategy *strategy, const kjit__spec *spec, FILE *warn,
                             void **opts)
 {
@@ -156,7 +159,7 @@ kjit_status kt_options_spec(const kt_strategy *strategy, const kjit__spec *spec,
 	kjit_status st = KJIT_OK;
 	if (!spec->n_strategy_options)
 		return KJIT_OK;
-	char *from = kjit__strdup_printf("%s: Search.Attributes", spec->path);
+	char *from = kjit__strdup_printf("%s%s", spec->path, spec_options);
 	if (!from)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; st == KJIT_OK && i < spec->n_strategy_options; i++) {
@@ -202,7 +205,7 @@ kjit_status kt_options_load(const kt_strategy *strategy, const kjit__spec *spec,
 		return KJIT_OK;
 	*from_spec = n == 0;
 	st = kjit__error(KJIT_ERR_INVALID_ARG, "%s%s: strategy %s: %s",
-	                 n ? "--strategy-option" : spec->path, n ? "" : ": Search.Attributes",
+	                 n ? "--strategy-option" : spec->path, n ? "" : spec_options,
 	                 strategy->name, why);
 	free(*opts);
 	*opts = NULL;
