@@ -136,30 +136,23 @@ static kjit_status restore(worker *w)
 	return KJIT_OK;
 }
 
-/* Restores the outputs, launches once and waits. */
-static kjit_status run_once(worker *w, kjit_variant *v, const kt_launch *l)
+/* Restores the outputs, runs once and waits. With m, the run is timed
+ * with no warm-up, so that the output compared after it is that launch's
+ * (the checked run, the race's first sample). */
+static kjit_status run_once(worker *w, kjit_variant *v, const kt_launch *l, int cold_l2,
+                            kjit_measurement *m)
 {
 	kjit_status st = restore(w);
-	if (st == KJIT_OK)
-		st = kjit_variant_launch(v, l->grid, l->block, l->shared, NULL, w->argv);
-	if (st == KJIT_OK)
-		st = kjit_synchronize(w->engine);
-	return st;
-}
-
-/* The checked run: the outputs restored, one launch timed with no
- * warm-up (the output compared after it is that launch's), waited for. */
-static kjit_status check_run(worker *w, kjit_variant *v, const kt_launch *l, int cold_l2,
-                             kjit_measurement *m)
-{
-	kjit_measure_options o;
-	kjit_measure_options_init(&o);
-	o.no_warmup = 1;
-	o.min_samples = o.max_samples = 1;
-	o.cold_l2 = cold_l2;
-	kjit_status st = restore(w);
-	if (st == KJIT_OK)
+	if (st == KJIT_OK && m) {
+		kjit_measure_options o;
+		kjit_measure_options_init(&o);
+		o.no_warmup = 1;
+		o.min_samples = o.max_samples = 1;
+		o.cold_l2 = cold_l2;
 		st = kjit_variant_measure(v, l->grid, l->block, l->shared, NULL, w->argv, &o, m);
+	} else if (st == KJIT_OK) {
+		st = kjit_variant_launch(v, l->grid, l->block, l->shared, NULL, w->argv);
+	}
 	if (st == KJIT_OK) /* a fault the timer did not see surfaces here */
 		st = kjit_synchronize(w->engine);
 	return st;
@@ -184,7 +177,7 @@ static kjit_status compute_want(worker *w, const char **what)
 		return st;
 	kjit_kernel *k = w->reference ? w->reference : w->kernel;
 	if ((st = kjit_variant_get(k, &l.d.desc, &v, NULL)) == KJIT_OK)
-		st = run_once(w, v, &l);
+		st = run_once(w, v, &l, 0, NULL);
 	kt_launch_clear(&l);
 	for (size_t i = 0; st == KJIT_OK && i < w->args->n; i++) {
 		kt_arg *a = &w->args->a[i];
@@ -385,7 +378,7 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	if ((st = kt_frame_write(w->out_fd, &b)) != KJIT_OK)
 		goto done;
 	t0 = kjit__now_ns();
-	if ((st = check_run(w, v, &l, q->cold_l2, &checked)) != KJIT_OK) {
+	if ((st = run_once(w, v, &l, q->cold_l2, &checked)) != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
 		goto reply;
 	}
