@@ -382,8 +382,26 @@ static Py_ssize_t space_len(PyObject *obj)
 	return (Py_ssize_t)kjit_space_size(((space_obj *)obj)->space, NULL);
 }
 
-/* A small scratch row of value indices, or a malloc'ed one. */
+/* A scratch row of value indices: on the stack when small, else malloc'ed
+ * (NULL with MemoryError set). */
 #define ROW_ON_STACK 32
+typedef struct {
+	size_t stack[ROW_ON_STACK], *row;
+} row_buf;
+
+static size_t *row_get(row_buf *b, size_t n)
+{
+	b->row = n <= ROW_ON_STACK ? b->stack : malloc(n * sizeof *b->row);
+	if (!b->row)
+		PyErr_NoMemory();
+	return b->row;
+}
+
+static void row_put(row_buf *b)
+{
+	if (b->row != b->stack)
+		free(b->row);
+}
 
 static PyObject *space_item(PyObject *obj, Py_ssize_t i)
 {
@@ -393,10 +411,11 @@ static PyObject *space_item(PyObject *obj, Py_ssize_t i)
 		return NULL;
 	}
 	PyObject *names = self->owner->names, *values = self->owner->values;
-	size_t n = (size_t)PyTuple_Size(names), stack[ROW_ON_STACK];
-	size_t *row = n <= ROW_ON_STACK ? stack : malloc(n * sizeof *row);
+	size_t n = (size_t)PyTuple_Size(names);
+	row_buf b;
+	size_t *row = row_get(&b, n);
 	if (!row)
-		return PyErr_NoMemory();
+		return NULL;
 	kjit_status st = kjit_space_config(self->space, (size_t)i, row);
 	PyObject *d = st == KJIT_OK ? PyDict_New() : kjitpy_raise(st, kjit_last_error());
 	for (size_t k = 0; d && k < n; k++)
@@ -404,8 +423,7 @@ static PyObject *space_item(PyObject *obj, Py_ssize_t i)
 		                   PyTuple_GetItem(PyTuple_GetItem(values, (Py_ssize_t)k),
 		                                   (Py_ssize_t)row[k])) < 0)
 			Py_CLEAR(d);
-	if (row != stack)
-		free(row);
+	row_put(&b);
 	return d;
 }
 
@@ -437,10 +455,11 @@ static Py_ssize_t value_index(space_obj *self, PyObject *config, Py_ssize_t k)
 static PyObject *space_index(PyObject *obj, PyObject *config)
 {
 	space_obj *self = (space_obj *)obj;
-	size_t n = (size_t)PyTuple_Size(self->owner->names), stack[ROW_ON_STACK], at;
-	size_t *row = n <= ROW_ON_STACK ? stack : malloc(n * sizeof *row);
+	size_t n = (size_t)PyTuple_Size(self->owner->names), at;
+	row_buf b;
+	size_t *row = row_get(&b, n);
 	if (!row)
-		return PyErr_NoMemory();
+		return NULL;
 	PyObject *r = NULL;
 	int ok = 1;
 	for (size_t k = 0; ok && k < n; k++) {
@@ -456,8 +475,7 @@ static PyObject *space_index(PyObject *obj, PyObject *config)
 		kjitpy_raise(st, kjit_last_error());
 	else if (ok)
 		r = PyLong_FromSize_t(at);
-	if (row != stack)
-		free(row);
+	row_put(&b);
 	return r;
 }
 
