@@ -1304,6 +1304,133 @@ static int check_modes(opts *o)
 	return KT_EXIT_OK;
 }
 
+/* An option of what is searched, how far and within which limits into *o;
+ * KT_EXIT_OK, or KT_EXIT_USAGE having said why. */
+static int search_option(int c, const char *arg, opts *o)
+{
+	uint64_t u;
+	char *end;
+	switch (c) {
+	case O_STRATEGY: o->strategy = arg; break;
+	case O_STRATEGY_OPTION:
+		if (o->n_strategy_args <= KT_OPTION_ARGS_MAX)
+			o->strategy_args[o->n_strategy_args++] = arg;
+		break;
+	case O_BUDGET:
+		if (parse_u64(arg, &u) || u == 0)
+			return usage_error("--budget: expected a positive count, got '%s'", arg);
+		o->budget.evaluations = (size_t)u;
+		break;
+	case O_FRACTION:
+		o->budget.fraction = strtod(arg, &end);
+		if (*end || end == arg || !(o->budget.fraction > 0 && o->budget.fraction <= 1))
+			return usage_error("--fraction: expected 0 < F <= 1, got '%s'", arg);
+		break;
+	case O_TIME:
+		o->budget.seconds = strtod(arg, &end);
+		if (*end || end == arg || !(o->budget.seconds > 0))
+			return usage_error("--time-budget: expected seconds > 0, got '%s'", arg);
+		break;
+	case O_SEED:
+		if (parse_u64(arg, &o->seed))
+			return usage_error("--seed: expected a non-negative integer, got '%s'",
+			                   arg);
+		break;
+	case O_BATCH:
+		if (parse_u64(arg, &u) || u == 0 || u > KT_BATCH_MAX)
+			return usage_error("--batch: expected a count from 1 to "
+			                   KT_STR(KT_BATCH_MAX) ", got '%s'", arg);
+		o->batch = (size_t)u;
+		break;
+	case O_GPUS:
+		if (parse_u64(arg, &u) || u == 0 || u > KT_BATCH_MAX)
+			return usage_error("--gpus: expected a count from 1 to "
+			                   KT_STR(KT_BATCH_MAX) ", got '%s'", arg);
+		o->gpus = (size_t)u;
+		break;
+	case O_PROBLEM:
+		if (parse_u64(arg, &o->problem) || o->problem > INT64_MAX)
+			return usage_error("--problem: expected an index, got '%s'", arg);
+		o->problem_set = 1;
+		break;
+	case O_MAXT:
+		if (parse_u64(arg, &u) || u == 0 || u > INT64_MAX)
+			return usage_error("--max-threads: expected a positive count, got '%s'",
+			                   arg);
+		o->limits.max_threads = (int64_t)u;
+		break;
+	case O_MAXS:
+		if (parse_u64(arg, &u) || u > INT64_MAX)
+			return usage_error("--max-shared: expected bytes, got '%s'", arg);
+		o->limits.max_shared = (int64_t)u;
+		break;
+	}
+	return KT_EXIT_OK;
+}
+
+/* One option of the command line into *o; KT_EXIT_OK, or KT_EXIT_USAGE
+ * having said why. */
+static int option(int c, char *arg, int argc, char **argv, opts *o)
+{
+	uint64_t u;
+	char *end;
+	switch (c) {
+	case O_COUNT: o->count = 1; break;
+	case O_COMPILE: o->compile_only = 1; break;
+	case O_ARCH: o->arch = arg; break;
+	case O_DB: o->db = arg; break;
+	case 'j':
+		if (parse_u64(arg, &u) || u > 1024)
+			return usage_error("-j: expected a thread count, got '%s'", arg);
+		o->jobs = (int)u;
+		break;
+	case O_POOL:
+		if (kt_pool_mode_parse(arg, &o->pool) != KJIT_OK)
+			return usage_error("--compile-pool: %s", kjit_last_error());
+		break;
+	case O_DEVICES:
+		if (kt_devices_parse(arg, &o->tune.devices) != KJIT_OK)
+			return usage_error("%s", kjit_last_error());
+		break;
+	case O_MPI: o->tune.mpi = 1; break;
+	case O_MPI_TIMEOUT:
+		if ((o->mpi_timeout = parse_mpi_timeout(arg)) < 0)
+			return usage_error("--mpi-timeout: expected 1 to 3600 seconds, got '%s'", arg);
+		break;
+	case O_REPLAY: o->replay = arg; break;
+	case O_REPLAY_DB: o->replay_from_db = 1; break;
+	case O_ASK: o->ask = 1; break;
+	case O_DEVKEY: o->device_key = arg; break;
+	case O_EXPORT: o->export_format = arg; break;
+	case O_RUN:
+		if (parse_u64(arg, &o->run_id) || o->run_id == 0 || o->run_id > INT64_MAX)
+			return usage_error("--run: expected a run id, got '%s'", arg);
+		break;
+	case O_FORCE: o->tune.force = 1; break;
+	case O_QUIET: o->tune.quiet = 1; break;
+	case O_JSON: o->tune.json = 1; break;
+	case O_VERIFY: o->verify = arg; break; /* checked against the spec */
+	case O_ATOL:
+	case O_RTOL: {
+		double tol = strtod(arg, &end);
+		if (*end || end == arg || !(tol >= 0 && isfinite(tol)))
+			return usage_error(c == O_ATOL ? "--atol: expected a tolerance >= 0, got '%s'"
+			                               : "--rtol: expected a tolerance >= 0, got '%s'",
+			                   arg);
+		*(c == O_ATOL ? &o->atol : &o->rtol) = tol;
+		break;
+	}
+	case O_TIMEOUT: case O_EARLY: case O_WARMUP: case O_MBUDGET: case O_L2:
+	case O_OBJECTIVE: case O_PROFILE:
+		return measure_option(c, arg, argc, argv, &o->tune);
+	case O_STRATEGY: case O_STRATEGY_OPTION: case O_BUDGET: case O_FRACTION: case O_TIME:
+	case O_SEED: case O_BATCH: case O_GPUS: case O_PROBLEM: case O_MAXT: case O_MAXS:
+		return search_option(c, arg, o);
+	default: fprintf(stderr, "Try '%s --help'.\n", prog); return KT_EXIT_USAGE;
+	}
+	return KT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	/* The GPU worker: kjit-tune --worker IN_FD OUT_FD SPEC DB VERIFY ATOL RTOL
@@ -1321,121 +1448,21 @@ int main(int argc, char **argv)
 	opts o = { .seed = 1, .atol = NAN, .rtol = NAN, .mpi_timeout = 10,
 		   .tune = { .timeout_s = 10, .early_stop = 1.5, .warmup_ms = 5, .budget_ms = 10,
 		             .l2 = 1 } };
-	uint64_t u;
-	char *end;
 	int c;
 	while ((c = getopt_long(argc, argv, "j:hV", longopts, NULL)) != -1) {
 		if (c == 'j' || c >= O_COUNT)
 			o.given |= given_bit(c);
-		switch (c) {
-		case O_COUNT: o.count = 1; break;
-		case O_COMPILE: o.compile_only = 1; break;
-		case O_ARCH: o.arch = optarg; break;
-		case O_DB: o.db = optarg; break;
-		case 'j':
-			if (parse_u64(optarg, &u) || u > 1024)
-				return usage_error("-j: expected a thread count, got '%s'", optarg);
-			o.jobs = (int)u;
-			break;
-		case O_POOL:
-			if (kt_pool_mode_parse(optarg, &o.pool) != KJIT_OK)
-				return usage_error("--compile-pool: %s", kjit_last_error());
-			break;
-		case O_DEVICES:
-			if (kt_devices_parse(optarg, &o.tune.devices) != KJIT_OK)
-				return usage_error("%s", kjit_last_error());
-			break;
-		case O_MPI: o.tune.mpi = 1; break;
-		case O_MPI_TIMEOUT:
-			if ((o.mpi_timeout = parse_mpi_timeout(optarg)) < 0)
-				return usage_error("--mpi-timeout: expected 1 to 3600 seconds, got '%s'", optarg);
-			break;
-		case O_REPLAY: o.replay = optarg; break;
-		case O_REPLAY_DB: o.replay_from_db = 1; break;
-		case O_ASK: o.ask = 1; break;
-		case O_DEVKEY: o.device_key = optarg; break;
-		case O_EXPORT: o.export_format = optarg; break;
-		case O_RUN:
-			if (parse_u64(optarg, &o.run_id) || o.run_id == 0 || o.run_id > INT64_MAX)
-				return usage_error("--run: expected a run id, got '%s'", optarg);
-			break;
-		case O_STRATEGY: o.strategy = optarg; break;
-		case O_STRATEGY_OPTION:
-			if (o.n_strategy_args <= KT_OPTION_ARGS_MAX)
-				o.strategy_args[o.n_strategy_args++] = optarg;
-			break;
-		case O_BUDGET:
-			if (parse_u64(optarg, &u) || u == 0)
-				return usage_error("--budget: expected a positive count, got '%s'", optarg);
-			o.budget.evaluations = (size_t)u;
-			break;
-		case O_FRACTION:
-			o.budget.fraction = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.budget.fraction > 0 && o.budget.fraction <= 1))
-				return usage_error("--fraction: expected 0 < F <= 1, got '%s'", optarg);
-			break;
-		case O_TIME:
-			o.budget.seconds = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.budget.seconds > 0))
-				return usage_error("--time-budget: expected seconds > 0, got '%s'", optarg);
-			break;
-		case O_SEED:
-			if (parse_u64(optarg, &o.seed))
-				return usage_error("--seed: expected a non-negative integer, got '%s'",
-				                   optarg);
-			break;
-		case O_BATCH:
-			if (parse_u64(optarg, &u) || u == 0 || u > KT_BATCH_MAX)
-				return usage_error("--batch: expected a count from 1 to "
-				                   KT_STR(KT_BATCH_MAX) ", got '%s'", optarg);
-			o.batch = (size_t)u;
-			break;
-		case O_GPUS:
-			if (parse_u64(optarg, &u) || u == 0 || u > KT_BATCH_MAX)
-				return usage_error("--gpus: expected a count from 1 to "
-				                   KT_STR(KT_BATCH_MAX) ", got '%s'", optarg);
-			o.gpus = (size_t)u;
-			break;
-		case O_PROBLEM:
-			if (parse_u64(optarg, &o.problem) || o.problem > INT64_MAX)
-				return usage_error("--problem: expected an index, got '%s'", optarg);
-			o.problem_set = 1;
-			break;
-		case O_FORCE: o.tune.force = 1; break;
-		case O_QUIET: o.tune.quiet = 1; break;
-		case O_JSON: o.tune.json = 1; break;
-		case O_VERIFY: o.verify = optarg; break; /* checked against the spec */
-		case O_ATOL:
-		case O_RTOL: {
-			double tol = strtod(optarg, &end);
-			if (*end || end == optarg || !(tol >= 0 && isfinite(tol)))
-				return usage_error(c == O_ATOL ? "--atol: expected a tolerance >= 0, got '%s'"
-				                               : "--rtol: expected a tolerance >= 0, got '%s'",
-				                   optarg);
-			*(c == O_ATOL ? &o.atol : &o.rtol) = tol;
-			break;
-		}
-		case O_TIMEOUT: case O_EARLY: case O_WARMUP: case O_MBUDGET: case O_L2:
-		case O_OBJECTIVE: case O_PROFILE:
-			if (measure_option(c, optarg, argc, argv, &o.tune) != KT_EXIT_OK)
-				return KT_EXIT_USAGE;
-			break;
-		case O_MAXT:
-			if (parse_u64(optarg, &u) || u == 0 || u > INT64_MAX)
-				return usage_error("--max-threads: expected a positive count, got '%s'",
-				                   optarg);
-			o.limits.max_threads = (int64_t)u;
-			break;
-		case O_MAXS:
-			if (parse_u64(optarg, &u) || u > INT64_MAX)
-				return usage_error("--max-shared: expected bytes, got '%s'", optarg);
-			o.limits.max_shared = (int64_t)u;
-			break;
-		case 'h': usage(stdout); return KT_EXIT_OK;
-		case 'V': printf("kjit-tune %s (libkjit %s)\n", PACKAGE_VERSION, kjit_version());
+		if (c == 'h') {
+			usage(stdout);
 			return KT_EXIT_OK;
-		default: fprintf(stderr, "Try '%s --help'.\n", prog); return KT_EXIT_USAGE;
 		}
+		if (c == 'V') {
+			printf("kjit-tune %s (libkjit %s)\n", PACKAGE_VERSION, kjit_version());
+			return KT_EXIT_OK;
+		}
+		int rc = option(c, optarg, argc, argv, &o);
+		if (rc != KT_EXIT_OK)
+			return rc;
 	}
 	if (optind + 1 != argc)
 		return usage_error("%s", optind < argc ? "expected one spec file, got several"
