@@ -476,7 +476,7 @@ static int open_targets(const kjit__spec *spec, const opts *o, const char *list,
 		targets[(*n)++] = (target){ s, NULL, NULL };
 	}
 	char *def = NULL;
-	if (!o->db && kjit__store_default_path(&def) != KJIT_OK)
+	if (!o->db && kjit_store_default_path(&def) != KJIT_OK)
 		return usage_error("%s; or give one with --db PATH", kjit_last_error());
 	free(def);
 	int ret = KT_EXIT_OK;
@@ -1238,7 +1238,7 @@ static int measure_option(int c, char *arg, int argc, char **argv, kt_tune_opts 
 			return usage_error("--l2: expected warm, cold or both, got '%s'", arg);
 		return KT_EXIT_OK;
 	case O_OBJECTIVE:
-		if (kjit__objective_parse(arg, &t->objective) != KJIT_OK)
+		if (kjit_objective_parse(arg, &t->objective) != KJIT_OK)
 			return usage_error("--objective: expected time, energy or edp, got '%s'", arg);
 		t->objective_set = 1;
 		return KT_EXIT_OK;

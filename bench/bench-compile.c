@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	int major = 0, minor = 0;
 	BENCH_NVRTC(nvrtcVersion(&major, &minor));
 	printf("  source %s, NVRTC %d.%d (kjit id %s), %d runs per path, fresh database %s\n",
-	       path, major, minor, kjit__nvrtc_id(), runs, db);
+	       path, major, minor, kjit_nvrtc_id(), runs, db);
 	printf("  the kjit path %s the module load (%s)\n", c.gpu ? "includes" : "excludes",
 	       c.gpu ? "GPU present" : "no GPU");
 

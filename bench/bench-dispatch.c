@@ -199,13 +199,13 @@ static void first_launch(int runs)
 		          .binary_key = "", .timer = "cupti", .median_ns = 10000, .min_ns = 10000,
 		          .max_ns = 10000, .samples = s, .n_samples = 1, .objective = 10000,
 		          .compile_ms = NAN, .message = "online", .arch = e->arch,
-		          .nvrtc = kjit__nvrtc_id() };
+		          .nvrtc = kjit_nvrtc_id() };
 	/* without a GPU, as another machine of the same arch would ship it */
 	int gpu = kjit_engine_has_gpu(e);
 	char other[64];
 	snprintf(other, sizeof other, "%s|a GPU of this arch|132|13000", e->arch);
 	BENCH_KJIT(kjit__record_search(e->store, kjit_kernel_signature(k), gpu ? e->device_key : other,
-	                               "{\"n\":1048576}", KJIT__OBJ_TIME, &tr, 1, 0));
+	                               "{\"n\":1048576}", KJIT_OBJECTIVE_TIME, &tr, 1, 0));
 	if (gpu) { /* the binary into the database */
 		long long n = 1 << 20;
 		kjit_devptr dx, dy;

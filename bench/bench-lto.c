@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	bench_tmp_path(db, sizeof db, "lto.db");
 	c.e = bench_engine_open(db, NULL, 0);
 	bench_print_engine(c.e);
-	printf("  %s, nvJitLink %s, %d runs per path\n", kjit__nvrtc_id(), kjit__nvjitlink_id(),
+	printf("  %s, nvJitLink %s, %d runs per path\n", kjit_nvrtc_id(), kjit__nvjitlink_id(),
 	       runs);
 	BENCH_KJIT(kjit_kernel_create(c.e, "map", c.whole_source, NULL, 0, &c.whole));
 	c.lib = library_ir(lib, kjit_engine_arch(c.e));

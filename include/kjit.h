@@ -57,6 +57,12 @@ const char *kjit_status_str(kjit_status status);
 /* The library version as "MAJOR.MINOR.PATCH"; static storage. */
 const char *kjit_version(void);
 
+/* The NVRTC that compiles, as "nvrtc-MAJOR.MINOR+SIZE" (its library's size
+ * stands for its build): part of every binary's key, so that a binary of
+ * another NVRTC is compiled again, and of every tuning run's record;
+ * static storage. */
+const char *kjit_nvrtc_id(void);
+
 typedef struct kjit_engine kjit_engine;
 typedef struct kjit_kernel kjit_kernel;
 typedef struct kjit_variant kjit_variant;
@@ -754,6 +760,59 @@ typedef struct kjit_explanation {
  */
 kjit_status kjit_explain(kjit_kernel *kernel, const int64_t *problem, size_t n,
                          kjit_explanation *out);
+
+/*
+ * The store: the SQLite database of an engine (kjit_engine_options.db_path)
+ * that keeps the compiled binaries and the tuning records that kjit-tune
+ * and online tuning write: runs, results, best rows and profiles.
+ */
+
+/* The store's default path: $KJIT_DB, else $XDG_CACHE_HOME/kjit/kjit.db
+ * (an absolute XDG_CACHE_HOME), else $HOME/.cache/kjit/kjit.db, into *out,
+ * malloc'ed (the caller frees it). KJIT_ERR_INVALID_ARG: out is NULL, or
+ * none of the three is set. */
+kjit_status kjit_store_default_path(char **out);
+
+/* The checks that kjit_engine_open() makes of a store's path, creating
+ * nothing: SQLite reads it as the file of that name (not empty, no
+ * "file:" URI); its folder, the database and the database's side files
+ * belong to the user or root and no one else may write them (a sticky
+ * folder aside); a database there has kjit's schema, of this version or
+ * an older one it migrates. ":memory:" passes. KJIT_OK where an engine
+ * may create or open its store; else the status of the first check that
+ * failed, with a message that names it. */
+kjit_status kjit_store_check_path(const char *path);
+
+/* How a configuration's evaluation ended, as the store's results keep
+ * it; the comment gives the stored word. */
+typedef enum kjit_result_status {
+	KJIT_RESULT_OK,            /* "ok": measured */
+	KJIT_RESULT_COMPILE_ERROR, /* "compile_error" */
+	KJIT_RESULT_LAUNCH_ERROR,  /* "launch_error": the driver refused the launch */
+	KJIT_RESULT_CRASHED,       /* "crashed": the process that ran it died */
+	KJIT_RESULT_TIMEOUT,       /* "timeout": it ran past its time */
+	KJIT_RESULT_WRONG_RESULT,  /* "wrong_result": its output failed the check */
+	KJIT_RESULT_STOPPED_EARLY  /* "stopped_early": verified, then cut short as
+	                            * certainly slower than the best */
+} kjit_result_status;
+
+/* What a tuning run minimises, as its best rows keep it; a result with no
+ * energy measured cannot be the best of the last two. */
+typedef enum kjit_objective {
+	KJIT_OBJECTIVE_TIME,   /* "time": the median time of a launch */
+	KJIT_OBJECTIVE_ENERGY, /* "energy": the energy of a launch (kjit_profile.energy_j) */
+	KJIT_OBJECTIVE_EDP     /* "edp": that energy times the median time */
+} kjit_objective;
+
+/* The stored word of a status or an objective ("wrong_result", "edp");
+ * "unknown" for a value beyond the lists; static storage. */
+const char *kjit_result_status_name(kjit_result_status status);
+const char *kjit_objective_name(kjit_objective objective);
+/* The status or objective whose word is name, into *out (untouched on
+ * failure); KJIT_ERR_INVALID_ARG naming name for any other word (NULL
+ * included) or a NULL out. */
+kjit_status kjit_result_status_parse(const char *name, kjit_result_status *out);
+kjit_status kjit_objective_parse(const char *name, kjit_objective *out);
 
 /*
  * Profiling a variant: what one launch does on the hardware (CUPTI's

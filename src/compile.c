@@ -36,7 +36,7 @@ static void make_nvrtc_id(void)
 	kjit__library_id(nvrtc_id, sizeof nvrtc_id, "nvrtc", major, minor, (const void *)nvrtcVersion);
 }
 
-const char *kjit__nvrtc_id(void)
+const char *kjit_nvrtc_id(void)
 {
 	pthread_once(&nvrtc_id_once, make_nvrtc_id);
 	return nvrtc_id;
@@ -70,7 +70,7 @@ kjit_status kjit__nvrtc_archs(const int **out, size_t *n)
 	return archs_status == KJIT_OK
 		? KJIT_OK
 		: kjit__error(archs_status, "nvrtcGetSupportedArchs failed: NVRTC %s does not say "
-		              "which architectures it compiles for", kjit__nvrtc_id());
+		              "which architectures it compiles for", kjit_nvrtc_id());
 }
 
 void kjit__compiled_free(kjit__compiled *c)

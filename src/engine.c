@@ -113,7 +113,7 @@ static kjit_status check_arch(const char *a)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%ssm_%d", i ? " " : "",
 		                        known[i]);
 	return kjit__error(KJIT_ERR_INVALID_ARG, "unknown arch '%s': NVRTC %s compiles for %s "
-	                   "(and compute_NN of those)", a, kjit__nvrtc_id(), list);
+	                   "(and compute_NN of those)", a, kjit_nvrtc_id(), list);
 }
 
 /* The one message of an engine with no GPU and no arch to compile for. */
@@ -422,7 +422,7 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 
 	if (opts->db_path && *opts->db_path)
 		e->db_path = strdup(opts->db_path);
-	else if ((st = kjit__store_default_path(&e->db_path)) != KJIT_OK)
+	else if ((st = kjit_store_default_path(&e->db_path)) != KJIT_OK)
 		goto fail;
 	if (!e->db_path) {
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -432,7 +432,7 @@ kjit_status kjit_engine_open(const kjit_engine_options *opts, kjit_engine **out)
 	    (st = kjit__store_prepare_binaries(e->store)) != KJIT_OK)
 		goto fail;
 	/* once per process, here rather than on a first kernel or lookup */
-	(void)kjit__nvrtc_id();
+	(void)kjit_nvrtc_id();
 	kjit__headers_init();
 
 	if (opts->flags & KJIT_ENGINE_NO_GPU) {

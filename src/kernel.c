@@ -59,7 +59,7 @@ static void key_seed(kjit_kernel *k)
 	if (headers)
 		kjit__hash_hex(kjit__hash(headers, strlen(headers), 0), hex);
 	int seed_len = snprintf(seed_text, sizeof seed_text, "%s\n%s%s%s", k->signature,
-	                        kjit__nvrtc_id(), headers ? "\n" : "", headers ? hex : "");
+	                        kjit_nvrtc_id(), headers ? "\n" : "", headers ? hex : "");
 	kjit__hash128 seed = kjit__hash(seed_text, (size_t)seed_len, 0x6b6a6974u);
 	k->key_seed = seed.lo ^ seed.hi;
 }

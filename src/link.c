@@ -114,7 +114,7 @@ static kjit_status get_ir(kjit_engine *e, const ir_job *w, kjit__compiled *out)
 	kjit__binary b = {
 		.key = key, .signature = w->signature, .kernel_name = w->name, .source = w->source,
 		.params = w->params, .options = w->options, .arch = e->arch,
-		.nvrtc = kjit__nvrtc_id(), .lowered_name = out->lowered, .cubin = out->cubin,
+		.nvrtc = kjit_nvrtc_id(), .lowered_name = out->lowered, .cubin = out->cubin,
 		.size = out->size, .compile_ms = out->ms,
 	};
 	if ((st = kjit__store_binary_put(e->store, &b, e->cache_max)) != KJIT_OK)
@@ -132,7 +132,7 @@ static kjit_status source_ir(kjit_engine *e, link_input *in, const char *text)
 	kjit_status st = kjit__signature(in->name, text, "", signature);
 	if (st != KJIT_OK)
 		return st;
-	char *seed_text = kjit__strdup_printf("%s\n%s", signature, kjit__nvrtc_id());
+	char *seed_text = kjit__strdup_printf("%s\n%s", signature, kjit_nvrtc_id());
 	if (!seed_text)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	kjit__hash128 seed = kjit__hash(seed_text, strlen(seed_text), 0x6b6a6974u);

@@ -272,7 +272,7 @@ static kjit_status store_compiled(kjit_kernel *k, job *j)
 	kjit__binary b = {
 		.key = key, .signature = k->signature, .kernel_name = k->name, .source = k->source,
 		.params = k->params, .options = j->kt.text, .arch = e->arch,
-		.nvrtc = kjit__nvrtc_id(), .lowered_name = j->c.lowered, .cubin = j->c.cubin,
+		.nvrtc = kjit_nvrtc_id(), .lowered_name = j->c.lowered, .cubin = j->c.cubin,
 		.size = j->c.size, .compile_ms = j->c.ms, .base_key = base,
 		.manifest = j->headers ? j->headers->manifest : NULL,
 	};

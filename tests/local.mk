@@ -21,6 +21,7 @@ KJIT_CPU_TESTS = \
 	tests/test-engine-telemetry \
 	tests/test-expr \
 	tests/test-store-words \
+	tests/test-store-paths \
 	tests/test-stats \
 	tests/test-launch-tag \
 	tests/test-table \
@@ -120,6 +121,10 @@ tests_test_expr_LDADD = $(KJIT_TEST_LDADD) -lm
 tests_test_store_words_SOURCES = tests/test-store-words.c tests/testutil.h
 tests_test_store_words_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_store_words_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_store_paths_SOURCES = tests/test-store-paths.c tests/testutil.h
+tests_test_store_paths_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_store_paths_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_stats_SOURCES = tests/test-stats.c tests/testutil.h
 tests_test_stats_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -96,7 +96,7 @@ static void add_row(const char *sig, const char *dev, long long n, const char *c
 	snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO best(signature, device_key, problem,"
 	         " arch, config, median_ns, nvrtc, stale, updated) VALUES('%s', '%s',"
 	         " '{\"n\":%lld}', 'sm_90', '%s', %g, '%s', 0, 0)", sig, dev, n, config, median,
-	         kjit__nvrtc_id());
+	         kjit_nvrtc_id());
 	CHECK_SQL(db, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 }

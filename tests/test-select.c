@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	OK("signature %s: the spec, the C description and kjit-tune agree", tune_sig);
 
 	/* The database: rows of this device, another H100, another NVRTC. */
-	const char *nv = kjit__nvrtc_id();
+	const char *nv = kjit_nvrtc_id();
 	sqlite3 *db;
 	CHECK_SQL(db, sqlite3_open(db_path, &db), SQLITE_OK);
 	sqlite3_busy_timeout(db, 10000);
@@ -279,14 +279,14 @@ int main(int argc, char **argv)
 		  .binary_key = "k1", .timer = "cupti", .median_ns = 905, .spread_ns = NAN,
 		  .min_ns = 900, .max_ns = 910, .samples = s1, .n_samples = 3, .objective = 905,
 		  .compile_ms = NAN, .message = "online", .arch = "sm_90",
-		  .nvrtc = kjit__nvrtc_id() },
+		  .nvrtc = kjit_nvrtc_id() },
 		{ .config = "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":4}", .status = "ok",
 		  .binary_key = "k2", .timer = "cupti", .median_ns = 795, .spread_ns = NAN,
 		  .min_ns = 790, .max_ns = 800, .samples = s2, .n_samples = 3, .objective = 795,
 		  .compile_ms = NAN, .message = "online", .arch = "sm_90",
-		  .nvrtc = kjit__nvrtc_id() },
+		  .nvrtc = kjit_nvrtc_id() },
 	};
-	CHECK_OK(kjit__record_search(e->store, tune_sig, DEV, "{\"n\":123456}", KJIT__OBJ_TIME, tr,
+	CHECK_OK(kjit__record_search(e->store, tune_sig, DEV, "{\"n\":123456}", KJIT_OBJECTIVE_TIME, tr,
 	                             2, 1));
 	expect(ks, 123456, "exact", "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":4}",
 	       "{\"n\":123456}", DEV);
@@ -301,7 +301,7 @@ int main(int argc, char **argv)
 	/* measured again online: no longer the device's that measured it before */
 	CHECK_SQL(db, sqlite3_exec(db, "UPDATE results SET device_ordinal = 1, device_uuid = 'GPU-1'"
 	                           " WHERE message = 'online'", NULL, NULL, NULL), SQLITE_OK);
-	CHECK_OK(kjit__record_search(e->store, tune_sig, DEV, "{\"n\":123456}", KJIT__OBJ_TIME, tr,
+	CHECK_OK(kjit__record_search(e->store, tune_sig, DEV, "{\"n\":123456}", KJIT_OBJECTIVE_TIME, tr,
 	                             2, 1));
 	CHECK_SQL(db, sqlite3_prepare_v2(db, "SELECT count(*) FROM results WHERE message = 'online'"
 	                                 " AND device_ordinal IS NULL AND device_uuid IS NULL", -1,

@@ -19,28 +19,28 @@ static void test_statuses(void)
 		                              "timeout", "wrong_result", "stopped_early" };
 	CHECK_EQ_U64(KJIT__RS_COUNT, sizeof stored / sizeof stored[0]);
 	for (int i = 0; i < KJIT__RS_COUNT; i++) {
-		CHECK_STREQ(kjit__result_status_name((kjit__result_status)i), stored[i]);
-		kjit__result_status s = KJIT__RS_COUNT;
-		CHECK_OK(kjit__result_status_parse(stored[i], &s));
-		CHECK(s == (kjit__result_status)i);
+		CHECK_STREQ(kjit_result_status_name((kjit_result_status)i), stored[i]);
+		kjit_result_status s = KJIT__RS_COUNT;
+		CHECK_OK(kjit_result_status_parse(stored[i], &s));
+		CHECK(s == (kjit_result_status)i);
 	}
 	OK("7 result statuses, stored as ok ... stopped_early, each parsed back");
 
 	static const char *const bad[] = { "OK", "Ok", "ok ", "stopped", "", "unknown", "crash" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		kjit__result_status s = KJIT__RS_TIMEOUT;
-		CHECK_ST(kjit__result_status_parse(bad[i], &s), KJIT_ERR_INVALID_ARG);
-		CHECK(s == KJIT__RS_TIMEOUT);
+		kjit_result_status s = KJIT_RESULT_TIMEOUT;
+		CHECK_ST(kjit_result_status_parse(bad[i], &s), KJIT_ERR_INVALID_ARG);
+		CHECK(s == KJIT_RESULT_TIMEOUT);
 		CHECK_CONTAINS(kjit__error_msg(), "is not a result status");
 	}
-	kjit__result_status s = KJIT__RS_CRASHED;
-	CHECK_ST(kjit__result_status_parse(NULL, &s), KJIT_ERR_INVALID_ARG);
-	CHECK(s == KJIT__RS_CRASHED);
+	kjit_result_status s = KJIT_RESULT_CRASHED;
+	CHECK_ST(kjit_result_status_parse(NULL, &s), KJIT_ERR_INVALID_ARG);
+	CHECK(s == KJIT_RESULT_CRASHED);
 	CHECK_CONTAINS(kjit__error_msg(), "(null)");
-	CHECK_ST(kjit__result_status_parse("wrong_results", &s), KJIT_ERR_INVALID_ARG);
+	CHECK_ST(kjit_result_status_parse("wrong_results", &s), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit__error_msg(), "'wrong_results'");
-	CHECK_STREQ(kjit__result_status_name(KJIT__RS_COUNT), "unknown");
-	CHECK_STREQ(kjit__result_status_name((kjit__result_status)-1), "unknown");
+	CHECK_STREQ(kjit_result_status_name(KJIT__RS_COUNT), "unknown");
+	CHECK_STREQ(kjit_result_status_name((kjit_result_status)-1), "unknown");
 	OK("unknown texts, NULL and another case are errors naming the text, the output kept");
 
 #define ABBREV(id, text, abbrev) abbrev,

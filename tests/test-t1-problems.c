@@ -99,8 +99,8 @@ static void one_form(const char *dir, size_t f, const char *db_path)
 		          .timer = "cupti", .median_ns = 700, .spread_ns = NAN, .min_ns = 700,
 		          .max_ns = 700, .samples = s, .n_samples = 1, .objective = 700,
 		          .compile_ms = NAN, .message = "online", .arch = "sm_90",
-		          .nvrtc = kjit__nvrtc_id() };
-	CHECK_OK(kjit__record_search(e->store, sig, DEV, problem, KJIT__OBJ_TIME, &tr, 1, 0));
+		          .nvrtc = kjit_nvrtc_id() };
+	CHECK_OK(kjit__record_search(e->store, sig, DEV, problem, KJIT_OBJECTIVE_TIME, &tr, 1, 0));
 	kjit_explanation x;
 	CHECK_OK(kjit_explain(k, forms[f].values, n, &x));
 	CHECK_STREQ(x.rule, "exact");

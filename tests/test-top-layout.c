@@ -280,8 +280,8 @@ static void check_sizes(void)
 	   "for a finished run");
 	top_run_device g = { .ordinal = 1, .evaluated = 18, .best_ns = 1100, .last = 1.8e9 - 22 };
 	snprintf(g.uuid, sizeof g.uuid, "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d");
-	g.by_status[KJIT__RS_OK] = 15;
-	g.by_status[KJIT__RS_TIMEOUT] = 2;
+	g.by_status[KJIT_RESULT_OK] = 15;
+	g.by_status[KJIT_RESULT_TIMEOUT] = 2;
 	top_format_run_device(&g, 1.8e9, row, 100);
 	CHECK_CONTAINS(row, "     gpu 1 3f9d7b25    18 evaluated  best 1.10 us  last 22s ago  ok 15 to 2 ");
 	g.ordinal = -1;

@@ -92,24 +92,24 @@ static void check_known(const char *path)
 	CHECK_EQ_U64(m.n_runs, 3);
 	CHECK(m.runs[0].id == 4 && m.runs[1].id == 1 && m.runs[2].id == 2);
 	const top_run *r = run(&m, 1);
-	CHECK(r->by_status[KJIT__RS_OK] == 30 && r->by_status[KJIT__RS_COMPILE_ERROR] == 5 &&
-	      r->by_status[KJIT__RS_TIMEOUT] == 3 && r->by_status[KJIT__RS_CRASHED] == 2 &&
-	      r->by_status[KJIT__RS_LAUNCH_ERROR] == 0);
+	CHECK(r->by_status[KJIT_RESULT_OK] == 30 && r->by_status[KJIT_RESULT_COMPILE_ERROR] == 5 &&
+	      r->by_status[KJIT_RESULT_TIMEOUT] == 3 && r->by_status[KJIT_RESULT_CRASHED] == 2 &&
+	      r->by_status[KJIT_RESULT_LAUNCH_ERROR] == 0);
 	CHECK(NEAR(r->best_ns, 1000) && r->total == 100 && r->evaluated == 40);
 	CHECK(NEAR(r->eta_s, 285));
 	OK("run 1: ok 30, compile_error 5, timeout 3, crashed 2, best 1 us, ETA 285 s");
 	CHECK_EQ_U64(r->n_devices, 3);
 	const top_run_device *dv = &m.devices[r->first_device];
 	CHECK(dv[0].ordinal == 0 && strcmp(dv[0].uuid, UUID_GPU0) == 0 && dv[0].evaluated == 17 &&
-	      dv[0].by_status[KJIT__RS_OK] == 15 && dv[0].by_status[KJIT__RS_TIMEOUT] == 1 &&
-	      dv[0].by_status[KJIT__RS_CRASHED] == 1 && NEAR(dv[0].best_ns, 1000) &&
+	      dv[0].by_status[KJIT_RESULT_OK] == 15 && dv[0].by_status[KJIT_RESULT_TIMEOUT] == 1 &&
+	      dv[0].by_status[KJIT_RESULT_CRASHED] == 1 && NEAR(dv[0].best_ns, 1000) &&
 	      NEAR(dv[0].last, now - 24));
 	CHECK(dv[1].ordinal == 1 && strcmp(dv[1].uuid, UUID_GPU1) == 0 && dv[1].evaluated == 18 &&
-	      dv[1].by_status[KJIT__RS_OK] == 15 && dv[1].by_status[KJIT__RS_TIMEOUT] == 2 &&
-	      dv[1].by_status[KJIT__RS_CRASHED] == 1 && NEAR(dv[1].best_ns, 1100) &&
+	      dv[1].by_status[KJIT_RESULT_OK] == 15 && dv[1].by_status[KJIT_RESULT_TIMEOUT] == 2 &&
+	      dv[1].by_status[KJIT_RESULT_CRASHED] == 1 && NEAR(dv[1].best_ns, 1100) &&
 	      NEAR(dv[1].last, now - 22));
 	CHECK(dv[2].ordinal == -1 && dv[2].uuid[0] == '\0' && dv[2].evaluated == 5 &&
-	      dv[2].by_status[KJIT__RS_COMPILE_ERROR] == 5 && isnan(dv[2].best_ns));
+	      dv[2].by_status[KJIT_RESULT_COMPILE_ERROR] == 5 && isnan(dv[2].best_ns));
 	CHECK(top_run_device_lines(&m, r) == 3);
 	OK("run 1 by device: gpu 0 17 (best 1 us, 24 s ago), gpu 1 18 (best 1.1 us, 22 s "
 	   "ago), no device 5 compile errors");
@@ -316,7 +316,7 @@ static void check_words(const char *dir)
 	snprintf(sql, sizeof sql, "SELECT %s('launch') = %d AND %s('Launch') IS NULL AND %s(NULL)"
 	         " IS NULL AND %s('timeout') = %d AND %s('levitated') IS NULL",
 	         KJIT__F_EVENT_KIND, KJIT__EV_LAUNCH, KJIT__F_EVENT_KIND, KJIT__F_EVENT_KIND,
-	         KJIT__F_RESULT_STATUS, KJIT__RS_TIMEOUT, KJIT__F_RESULT_STATUS);
+	         KJIT__F_RESULT_STATUS, KJIT_RESULT_TIMEOUT, KJIT__F_RESULT_STATUS);
 	sqlite3_stmt *st = NULL;
 	CHECK(sqlite3_prepare_v2(r, sql, -1, &st, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1);
@@ -345,7 +345,7 @@ static void check_words(const char *dir)
 	int64_t sum = 0;
 	for (int i = 0; i < KJIT__RS_COUNT; i++)
 		sum += run1->by_status[i];
-	CHECK(sum == 40 && run1->by_status[KJIT__RS_OK] == 30);
+	CHECK(sum == 40 && run1->by_status[KJIT_RESULT_OK] == 30);
 	CHECK(top_model_load_detail(&m, SIG_REDUCE, 0, TOP_TEST_NOW) == 0);
 	CHECK(NEAR(m.detail.v[0].median_ns, 2000) && m.detail.v[0].n_samples == 3);
 	CHECK(top_model_load_detail(&m, SIG_SAXPY, 0, TOP_TEST_NOW) == 0);

@@ -180,7 +180,7 @@ static kjit__eval eval_profiled(const char *config, double median, double energy
 	return e;
 }
 
-static kjit__run *start(kjit__records *r, const char *problem, kjit__objective objective)
+static kjit__run *start(kjit__records *r, const char *problem, kjit_objective objective)
 {
 	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k", .spec = "k.json",
 		             .strategy = "exhaustive", .problem = problem, .total = 4,
@@ -207,7 +207,7 @@ static char *best_of(sqlite3 *db, const char *problem)
 
 static void test_store(kjit__records *r, sqlite3 *db)
 {
-	kjit__run *run = start(r, "{\"n\":1}", KJIT__OBJ_TIME);
+	kjit__run *run = start(r, "{\"n\":1}", KJIT_OBJECTIVE_TIME);
 	kjit__eval e = eval_profiled("{\"B\":1}", 100, NAN);
 	e.profile.counters_reason = formula_reason;
 	int64_t id;
@@ -219,11 +219,11 @@ static void test_store(kjit__records *r, sqlite3 *db)
 	         " achieved_occupancy = 0.75 AND energy_reason = 'NVML is not there' AND"
 	         " counters_reason = ?1 AND created > 1.7e9", (long long)id);
 	CHECK(tu_db_int(db, sql, formula_reason) == 1);
-	kjit__objective obj = KJIT__OBJ_EDP;
+	kjit_objective obj = KJIT_OBJECTIVE_EDP;
 	kjit_profile back;
 	int has = 0;
 	CHECK_OK(kjit__record_best(r, "sig", "dev", "{\"n\":1}", NULL, NULL, &obj, &back, &has));
-	CHECK(has && obj == KJIT__OBJ_TIME);
+	CHECK(has && obj == KJIT_OBJECTIVE_TIME);
 	kjit_profile want = e.profile;
 	want.counters_reason = want.energy_reason = NULL;
 	check_same(&want, &back);
@@ -257,7 +257,7 @@ static void test_store(kjit__records *r, sqlite3 *db)
 static void test_best(kjit__records *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":2}";
-	kjit__run *run = start(r, prob, KJIT__OBJ_ENERGY);
+	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
 	kjit__eval fast_plain = eval_ok("{\"B\":1}", 50);
 	int improved = 1;
 	CHECK_OK(kjit__record_eval(r, run, &fast_plain, NULL, &improved));
@@ -271,10 +271,10 @@ static void test_best(kjit__records *r, sqlite3 *db)
 
 	kjit__eval fast = eval_profiled("{\"B\":2}", 100, 5), frugal = eval_profiled("{\"B\":3}", 300, 1);
 	kjit__eval middle = eval_profiled("{\"B\":4}", 120, 2);
-	CHECK(kjit__eval_score(&fast, KJIT__OBJ_TIME) == 100);
-	CHECK(kjit__eval_score(&fast, KJIT__OBJ_ENERGY) == 5);
-	CHECK(kjit__eval_score(&fast, KJIT__OBJ_EDP) == 500);
-	CHECK(isnan(kjit__eval_score(&fast_plain, KJIT__OBJ_EDP)));
+	CHECK(kjit__eval_score(&fast, KJIT_OBJECTIVE_TIME) == 100);
+	CHECK(kjit__eval_score(&fast, KJIT_OBJECTIVE_ENERGY) == 5);
+	CHECK(kjit__eval_score(&fast, KJIT_OBJECTIVE_EDP) == 500);
+	CHECK(isnan(kjit__eval_score(&fast_plain, KJIT_OBJECTIVE_EDP)));
 	CHECK_OK(kjit__record_eval(r, run, &fast, NULL, &improved));
 	CHECK(improved);
 	CHECK_OK(kjit__record_eval(r, run, &frugal, NULL, &improved));
@@ -290,13 +290,13 @@ static void test_best(kjit__records *r, sqlite3 *db)
 	kjit__run_free(run);
 
 	/* the same problem under edp: the best is chosen again, by 2 J x 120 ns */
-	run = start(r, prob, KJIT__OBJ_EDP);
+	run = start(r, prob, KJIT_OBJECTIVE_EDP);
 	kjit__eval again = eval_profiled("{\"B\":2}", 100, 5);
 	CHECK_OK(kjit__record_eval(r, run, &again, NULL, &improved));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
 	kjit__run_free(run);
 	/* and under time: the fastest, profiled or not */
-	run = start(r, prob, KJIT__OBJ_TIME);
+	run = start(r, prob, KJIT_OBJECTIVE_TIME);
 	CHECK_OK(kjit__record_eval(r, run, &again, NULL, &improved));
 	CHECK_BEST(db, prob, "{\"B\":1} time");
 	kjit__run_free(run);
@@ -306,20 +306,20 @@ static void test_best(kjit__records *r, sqlite3 *db)
 	/* a run that records nothing (every configuration stored) still
 	 * answers by its objective when it finishes; under the same one that
 	 * is a no-op */
-	run = start(r, prob, KJIT__OBJ_EDP);
+	run = start(r, prob, KJIT_OBJECTIVE_EDP);
 	CHECK_OK(kjit__record_run_finish(r, run, "done"));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
 	CHECK_OK(kjit__record_run_finish(r, run, "done"));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
 	kjit__run_free(run);
-	run = start(r, prob, KJIT__OBJ_TIME);
+	run = start(r, prob, KJIT_OBJECTIVE_TIME);
 	CHECK_OK(kjit__record_run_finish(r, run, "done"));
 	CHECK_BEST(db, prob, "{\"B\":1} time");
 	kjit__run_free(run);
 	OK("nothing recorded: the best is chosen again by the run's objective alone");
 
 	/* a re-measured energy best that lost its energy gives way */
-	run = start(r, prob, KJIT__OBJ_ENERGY);
+	run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
 	CHECK_OK(kjit__record_eval(r, run, &frugal, NULL, NULL));
 	CHECK_BEST(db, prob, "{\"B\":3} energy");
 	kjit__eval lost = eval_ok("{\"B\":3}", 310);
@@ -332,11 +332,11 @@ static void test_best(kjit__records *r, sqlite3 *db)
 		               .objective = KJIT__OBJ_COUNT };
 	CHECK_ST(kjit__record_run_start(r, &bad, &run), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "objective");
-	kjit__objective o;
-	CHECK_ST(kjit__objective_parse("watts", &o), KJIT_ERR_INVALID_ARG);
+	kjit_objective o;
+	CHECK_ST(kjit_objective_parse("watts", &o), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "'watts' is not an objective (time, energy or edp)");
-	CHECK_OK(kjit__objective_parse("edp", &o));
-	CHECK(o == KJIT__OBJ_EDP && strcmp(kjit__objective_name(o), "edp") == 0);
+	CHECK_OK(kjit_objective_parse("edp", &o));
+	CHECK(o == KJIT_OBJECTIVE_EDP && strcmp(kjit_objective_name(o), "edp") == 0);
 	OK("objectives: time, energy, edp; another word refused (\"%s\")", kjit_last_error());
 }
 
@@ -360,7 +360,7 @@ static void test_load(kjit__records *r)
 	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 	CHECK(space->size == 4);
 	char *prob = kjit__problem_json(&spec->problems[0]);
-	kjit__run *run = start(r, prob, KJIT__OBJ_TIME);
+	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
 	kjit__eval timed = eval_ok("{\"B\":1}", 50), profiled = eval_profiled("{\"B\":2}", 100, 5);
 	kjit__eval failed = eval_ok("{\"B\":3}", NAN), raced = eval_ok("{\"B\":4}", 900);
 	failed.status = "launch_error";
@@ -371,13 +371,13 @@ static void test_load(kjit__records *r)
 	CHECK_OK(kjit__record_eval(r, run, &raced, NULL, NULL));
 	kjit__run_free(run);
 	static const struct {
-		kjit__objective by;
+		kjit_objective by;
 		uint8_t have[4];
 		double score[4];
 	} want[] = {
-		{ KJIT__OBJ_TIME, { 1, 1, 1, 1 }, { 50, 100, INFINITY, INFINITY } },
-		{ KJIT__OBJ_ENERGY, { 0, 1, 1, 0 }, { INFINITY, 5, INFINITY, INFINITY } },
-		{ KJIT__OBJ_EDP, { 0, 1, 1, 0 }, { INFINITY, 500, INFINITY, INFINITY } },
+		{ KJIT_OBJECTIVE_TIME, { 1, 1, 1, 1 }, { 50, 100, INFINITY, INFINITY } },
+		{ KJIT_OBJECTIVE_ENERGY, { 0, 1, 1, 0 }, { INFINITY, 5, INFINITY, INFINITY } },
+		{ KJIT_OBJECTIVE_EDP, { 0, 1, 1, 0 }, { INFINITY, 500, INFINITY, INFINITY } },
 	};
 	for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
 		double *score;
@@ -389,7 +389,7 @@ static void test_load(kjit__records *r)
 			size_t at = (size_t)kjit__space_config(space, i)[0]; /* B's index */
 			CHECK_MSG(have[i] == want[w].have[at] && score[i] == want[w].score[at],
 			          "under %s, B=%zu: have %d score %g, expected %d %g",
-			          kjit__objective_name(want[w].by), at + 1, have[i], score[i],
+			          kjit_objective_name(want[w].by), at + 1, have[i], score[i],
 			          want[w].have[at], want[w].score[at]);
 		}
 		free(score);
@@ -406,7 +406,7 @@ static void test_load(kjit__records *r)
 static void test_online(const char *path, kjit__records *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":7}";
-	kjit__run *run = start(r, prob, KJIT__OBJ_ENERGY);
+	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
 	kjit__eval frugal = eval_profiled("{\"B\":3}", 300, 1);
 	CHECK_OK(kjit__record_eval(r, run, &frugal, NULL, NULL));
 	kjit__run_free(run);
@@ -418,13 +418,13 @@ static void test_online(const char *path, kjit__records *r, sqlite3 *db)
 	kjit__eval trials[2] = { eval_ok("{\"B\":3}", 280), eval_ok("{\"B\":4}", 250) };
 	for (int i = 0; i < 2; i++)
 		trials[i].message = "online";
-	CHECK_OK(kjit__record_search(store, "sig", "dev", prob, KJIT__OBJ_TIME, trials, 2, 1));
+	CHECK_OK(kjit__record_search(store, "sig", "dev", prob, KJIT_OBJECTIVE_TIME, trials, 2, 1));
 	CHECK_BEST(db, prob, "{\"B\":4} time");
 	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
 	                " WHERE r.problem = ?1", prob) == 0);
 	CHECK(tu_db_int(db, "SELECT count(*) FROM results WHERE problem = ?1 AND run_id IS NULL"
 	                " AND message = 'online'", prob) == 2);
-	CHECK_ST(kjit__record_search(store, "sig", "dev", prob, KJIT__OBJ_TIME, trials, 2, 2),
+	CHECK_ST(kjit__record_search(store, "sig", "dev", prob, KJIT_OBJECTIVE_TIME, trials, 2, 2),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK_OK(kjit__store_close(store));
 	OK("an online search's choice is the best, by time, over an energy best; the result it "
@@ -465,7 +465,7 @@ static char *export_to(kjit__records *r, const char *prob, kt_export_format fmt,
 static void test_export(kjit__records *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":3}";
-	kjit__run *run = start(r, prob, KJIT__OBJ_TIME);
+	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
 	kjit__eval with = eval_profiled("{\"B\":1}", 100, NAN), without = eval_ok("{\"B\":2}", 200);
 	with.profile.counters_reason = formula_reason;
 	CHECK_OK(kjit__record_eval(r, run, &with, NULL, NULL));

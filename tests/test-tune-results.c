@@ -530,7 +530,7 @@ int main(int argc, char **argv)
 	double *obj;
 	uint8_t *have;
 	size_t ignored;
-	CHECK_OK(kjit__record_load(r, space, sig, dev, KJIT__OBJ_TIME, &obj, &have, &ignored));
+	CHECK_OK(kjit__record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &obj, &have, &ignored));
 	CHECK(ignored == 0);
 	size_t n_have = 0;
 	for (size_t i = 0; i < space->size; i++)
@@ -582,7 +582,7 @@ int main(int argc, char **argv)
 		e.device_uuid = i % 2 ? "GPU-3f9d7b25" : NULL;
 		CHECK_OK(kjit__record_eval(r, run1, &e, NULL, NULL));
 	}
-	CHECK_OK(kjit__record_load(r, space1, sig, dev, KJIT__OBJ_TIME, &obj, NULL, &ignored));
+	CHECK_OK(kjit__record_load(r, space1, sig, dev, KJIT_OBJECTIVE_TIME, &obj, NULL, &ignored));
 	for (size_t i = 0; i < space1->size; i++)
 		CHECK(i % 7 == 3 ? isinf(obj[i]) : obj[i] == synthetic(space1, i));
 	kt_replay_result rr;
@@ -671,10 +671,10 @@ int main(int argc, char **argv)
 
 	/* no device key: the only one; two are present for this signature */
 	double *none_obj = NULL;
-	CHECK_ST(kjit__record_load(r, space1, sig, NULL, KJIT__OBJ_TIME, &none_obj, NULL, NULL),
+	CHECK_ST(kjit__record_load(r, space1, sig, NULL, KJIT_OBJECTIVE_TIME, &none_obj, NULL, NULL),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK(strstr(kjit_last_error(), "--device-key") != NULL);
-	CHECK_ST(kjit__record_load(r, space1, "nosuchsig", NULL, KJIT__OBJ_TIME, &none_obj, NULL,
+	CHECK_ST(kjit__record_load(r, space1, "nosuchsig", NULL, KJIT_OBJECTIVE_TIME, &none_obj, NULL,
 	                           NULL), KJIT_ERR_NOT_FOUND);
 	CHECK(none_obj == NULL);
 	{
@@ -752,7 +752,7 @@ int main(int argc, char **argv)
 		               " (SELECT min(rowid) FROM results)");
 		double *o2;
 		size_t ign2;
-		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT__OBJ_TIME, &o2, NULL, &ign2),
+		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &o2, NULL, &ign2),
 		         KJIT_ERR_DB);
 		CHECK_CONTAINS(kjit_last_error(), "loading results");
 		OK("a configuration that is not JSON: KJIT_ERR_DB, \"%s\"", kjit_last_error());
@@ -760,7 +760,7 @@ int main(int argc, char **argv)
 		tu_db_exec(db, "UPDATE results SET config = '{\"BLOCK_SIZE\":64,[{\"config\":"
 		               "{\"BLOCK_SIZE\":32}}]:{\"config\":{\"BLOCK_SIZE\":32}},\"a,b\":\"e\"}'"
 		               " WHERE rowid = (SELECT min(rowid) FROM results)");
-		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT__OBJ_TIME, &o2, NULL, &ign2),
+		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &o2, NULL, &ign2),
 		         KJIT_ERR_DB);
 		CHECK_CONTAINS(kjit_last_error(), "loading results");
 		OK("a configuration with an array as a key: KJIT_ERR_DB, \"%s\"", kjit_last_error());

@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	static const char *const statuses[] = { "ok", "compile_error", "launch_error", "crashed",
 		                                "timeout", "wrong_result", "stopped_early" };
 	for (int p = 0; p < 2; p++) {
-		kjit__run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT__OBJ_TIME };
+		kjit__run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT_OBJECTIVE_TIME };
 		kjit__run *run;
 		CHECK_OK(kjit__record_run_start(r, &d, &run));
 		for (int m = 0; m < 7; m++) {

@@ -431,7 +431,7 @@ void top_format_kernel_best(const top_kernel *k, char *buf, int width)
 /* "ok 40 ce 2 cr 1": the non-zero counts by result status. */
 static void fmt_counts(const int64_t *by_status, char *out, size_t size)
 {
-#define ABBREV(id, text, abbrev) abbrev,
+#define ABBREV(id, text, abbrev) [KJIT_RESULT_##id] = abbrev,
 	static const char *const abbr[KJIT__RS_COUNT] = { KJIT__RESULT_STATUSES(ABBREV) };
 #undef ABBREV
 	size_t n = 0;

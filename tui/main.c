@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	char *path = NULL;
 	if (db)
 		path = strdup(db);
-	else if (kjit__store_default_path(&path) != KJIT_OK) {
+	else if (kjit_store_default_path(&path) != KJIT_OK) {
 		fprintf(stderr, "kjit-top: %s\n", kjit_last_error());
 		return 1;
 	}

@@ -894,7 +894,7 @@ static int run_results(top_model *m, sqlite3_stmt *runs, top_run *r)
 			continue;
 		r->by_status[s] += sqlite3_column_int64(st, 3);
 		d->by_status[s] += sqlite3_column_int64(st, 3);
-		if (s == KJIT__RS_OK && sqlite3_column_type(st, 4) != SQLITE_NULL) {
+		if (s == KJIT_RESULT_OK && sqlite3_column_type(st, 4) != SQLITE_NULL) {
 			d->best_ns = col_ns(st, 4);
 			if (isnan(r->best_ns) || d->best_ns < r->best_ns)
 				r->best_ns = d->best_ns;
@@ -1110,7 +1110,7 @@ static int detail_results(top_model *m, const char *sig, size_t *cap)
 		top_config_text(col_text(st, 1), v->config, sizeof v->config);
 		copy_col(st, 2, v->status, sizeof v->status);
 		int rs = col_enum(st, 6, KJIT__RS_COUNT);
-		v->failed = rs != KJIT__RS_COUNT && rs != KJIT__RS_OK;
+		v->failed = rs != KJIT__RS_COUNT && rs != KJIT_RESULT_OK;
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			v->median_ns = col_ns(st, 3);
 		v->n_samples = col_count(st, 4);

@@ -176,7 +176,7 @@ static void json_by_status(FILE *f, const int64_t *by_status)
 	fputc('{', f);
 	for (int s = 0; s < KJIT__RS_COUNT; s++)
 		fprintf(f, "%s\"%s\":%lld", s ? "," : "",
-		        kjit__result_status_name((kjit__result_status)s), (long long)by_status[s]);
+		        kjit_result_status_name((kjit_result_status)s), (long long)by_status[s]);
 	fputc('}', f);
 }
 

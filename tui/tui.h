@@ -112,7 +112,7 @@ typedef struct top_run {
 	char kernel[64], strategy[32], status[16];
 	int64_t total;             /* -1: unknown */
 	int64_t evaluated;
-	int64_t by_status[KJIT__RS_COUNT]; /* results by kjit__result_status */
+	int64_t by_status[KJIT__RS_COUNT]; /* results by kjit_result_status */
 	double best_ns;            /* best ok median so far; NAN: none */
 	double eta_s;              /* running runs at the rate so far; NAN: unknown */
 	double started, updated;

@@ -64,7 +64,7 @@ kjit_status kt_mpi_db_where(const char *db, char **real, int *shared)
 	*shared = 0;
 	kjit_status st = db ? ((path = strdup(db)) ? KJIT_OK
 	                                            : kjit__error(KJIT_ERR_NOMEM, "out of memory"))
-	                    : kjit__store_default_path(&path);
+	                    : kjit_store_default_path(&path);
 	if (st != KJIT_OK)
 		return st;
 	/* the file may not be there yet; its folder is, once opened */
@@ -207,7 +207,7 @@ int kt_mpi_setup(const kt_setup *s, const char *db, int quiet)
 		ret = check_databases(host, real, shared);
 	free(real);
 	for (int r = 1; ret == KT_EXIT_OK && !quiet && r < n; r++)
-		print_role(r, &R.roles[r], kjit__nvrtc_id());
+		print_role(r, &R.roles[r], kjit_nvrtc_id());
 	return ret;
 }
 
@@ -222,7 +222,7 @@ size_t kt_mpi_compilers(int *ranks, int *slots, size_t max)
 	size_t k = 0;
 	for (int r = 1; r < kt_mpi_size() && k < max; r++) {
 		const kt_role *role = kt_mpi_role(r);
-		if (!role || role->slots < 1 || strcmp(role->nvrtc, kjit__nvrtc_id()) != 0 ||
+		if (!role || role->slots < 1 || strcmp(role->nvrtc, kjit_nvrtc_id()) != 0 ||
 		    kt_mpi_lost(r, NULL, 0))
 			continue;
 		ranks[k] = r;

@@ -99,24 +99,23 @@ static void put_samples(FILE *f, const kjit__record_row *r, double per)
  * verified and measured, only cut short as certainly slow. */
 static const char *t4_invalidity(const char *text)
 {
-	kjit__result_status status;
+	kjit_result_status status;
 	if (!text)
 		return "correct";
-	if (kjit__result_status_parse(text, &status) != KJIT_OK)
+	if (kjit_result_status_parse(text, &status) != KJIT_OK)
 		return "runtime";
 	switch (status) {
-	case KJIT__RS_OK:
-	case KJIT__RS_STOPPED_EARLY:
+	case KJIT_RESULT_OK:
+	case KJIT_RESULT_STOPPED_EARLY:
 		return "correct";
-	case KJIT__RS_COMPILE_ERROR:
+	case KJIT_RESULT_COMPILE_ERROR:
 		return "compile";
-	case KJIT__RS_WRONG_RESULT:
+	case KJIT_RESULT_WRONG_RESULT:
 		return "correctness";
-	case KJIT__RS_TIMEOUT:
+	case KJIT_RESULT_TIMEOUT:
 		return "timeout";
-	case KJIT__RS_LAUNCH_ERROR:
-	case KJIT__RS_CRASHED:
-	case KJIT__RS_COUNT:
+	case KJIT_RESULT_LAUNCH_ERROR:
+	case KJIT_RESULT_CRASHED:
 		break;
 	}
 	return "runtime";

@@ -39,13 +39,13 @@ typedef struct kt_tune_opts {
 	kt_devices devices;    /* the GPUs to measure on (--devices) */
 	int mpi;               /* --mpi: rank 0 of an MPI run */
 	int objective_set;     /* --objective given: objective, else the spec's metric */
-	kjit__objective objective;
+	kjit_objective objective;
 	kt_profile_mode profile; /* --profile; the workers have it (kt_meas_opts) */
 } kt_tune_opts;
 
 /* What a run of o on spec minimises: --objective, else the spec's metric
  * (gbps and gflops order as time does), else time. */
-kjit__objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec);
+kjit_objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec);
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);

@@ -529,7 +529,7 @@ static void prepare(server *s)
 	kjit__store *st = NULL;
 	gethostname(host, sizeof host - 1);
 	r->host = strdup(host);
-	r->nvrtc = strdup(kjit__nvrtc_id());
+	r->nvrtc = strdup(kjit_nvrtc_id());
 	r->slots = n > KT_POOL_MAX_WORKERS ? KT_POOL_MAX_WORKERS : n;
 	if (!(s->db = rank_db(s->o->db)) || !r->host || !r->nvrtc) {
 		refuse(s, KT_EXIT_RUNTIME, "out of memory");

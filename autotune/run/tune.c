@@ -53,12 +53,12 @@ typedef struct problem_run {
 	size_t p;
 	int64_t run_id;
 	size_t space, evaluated, skipped;
-	size_t counts[KJIT__RS_COUNT]; /* by kjit__result_status */
+	size_t counts[KJIT__RS_COUNT]; /* by kjit_result_status */
 	char *problem_json;
 	char *best_config;     /* from the best row */
 	double best_median;
 	double best_gbps, best_gflops; /* its rates (spec bytes, flops), NAN unknown */
-	kjit__objective best_objective; /* the objective that chose it */
+	kjit_objective best_objective; /* the objective that chose it */
 	int unmet;             /* ok results, none with the objective's figure: no best */
 	int has_profile;       /* best_profile is the best's (reasons NULL) */
 	kjit_profile best_profile;
@@ -95,7 +95,7 @@ typedef struct tuner {
 	problem_run *runs;
 	size_t n_runs;
 	int broken;            /* the database failed for good: no problem goes on */
-	kjit__objective objective; /* --objective, else the spec's metric */
+	kjit_objective objective; /* --objective, else the spec's metric */
 	int said_no_energy;    /* "no result has energy" was said */
 } tuner;
 
@@ -126,7 +126,7 @@ static void progress(const tuner *t, const problem_run *pr, size_t done, size_t 
 	fprintf(stderr, "\r\033[K%zu/%zu", done, total);
 	for (int i = 0; i < KJIT__RS_COUNT; i++)
 		if (pr->counts[i])
-			fprintf(stderr, " %s %zu", kjit__result_status_name((kjit__result_status)i),
+			fprintf(stderr, " %s %zu", kjit_result_status_name((kjit_result_status)i),
 			        pr->counts[i]);
 	if (isfinite(best))
 		fprintf(stderr, ", best %.1f us", best / 1000);
@@ -197,13 +197,13 @@ static void read_best(tuner *t, problem_run *pr)
 	                                   &pr->best_profile, &pr->has_profile);
 	if (st != KJIT_OK && st != KJIT_ERR_NOT_FOUND)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
-	pr->unmet = st == KJIT_ERR_NOT_FOUND && t->objective != KJIT__OBJ_TIME &&
-	            pr->counts[KJIT__RS_OK];
+	pr->unmet = st == KJIT_ERR_NOT_FOUND && t->objective != KJIT_OBJECTIVE_TIME &&
+	            pr->counts[KJIT_RESULT_OK];
 	if (pr->unmet && !t->said_no_energy) {
 		t->said_no_energy = 1;
 		fprintf(stderr, "kjit-tune: objective %s: no result has an energy measurement, so "
 		        "none can be the best (energy needs NVML on the GPU's host; see --profile "
-		        "in kjit-tune(1))\n", kjit__objective_name(t->objective));
+		        "in kjit-tune(1))\n", kjit_objective_name(t->objective));
 	}
 }
 
@@ -336,7 +336,7 @@ typedef struct heard {
  * Returns -2 when nothing more can be kept or the problem cannot be set
  * up, else 0; *message (malloc'ed) holds a compile log's head. */
 static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eval *e,
-                   kjit__result_status *status, int *known, char **message)
+                   kjit_result_status *status, int *known, char **message)
 {
 	kt_compile_job *j = task->job;
 	kt_reply *rep = &task->rep[mode];
@@ -356,8 +356,8 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 		return -2;
 	}
 	if (j->status != KJIT_OK) {
-		*status = KJIT__RS_COMPILE_ERROR;
-		e->status = kjit__result_status_name(*status);
+		*status = KJIT_RESULT_COMPILE_ERROR;
+		e->status = kjit_result_status_name(*status);
 		*message = log_head(j->error ? j->error : kjit_status_str(j->status));
 		e->message = *message;
 		return 0;
@@ -376,10 +376,10 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 		            rep->message ? rep->message : "cannot be set up");
 		return -2;
 	}
-	*status = KJIT__RS_CRASHED;
+	*status = KJIT_RESULT_CRASHED;
 	if (rep->status)
-		*known = kjit__result_status_parse(rep->status, status) == KJIT_OK;
-	e->status = *known ? kjit__result_status_name(*status) : rep->status;
+		*known = kjit_result_status_parse(rep->status, status) == KJIT_OK;
+	e->status = *known ? kjit_result_status_name(*status) : rep->status;
 	e->message = rep->message ? rep->message : task->why[mode][0] ? task->why[mode] : NULL;
 	e->timer = rep->timer;
 	e->median_ns = rep->median_ns;
@@ -393,7 +393,7 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 	/* the strategy hears the objective's figure; time while the results
 	 * have none (no energy measured) */
 	double score = kjit__eval_score(e, t->objective);
-	if (*known && *status == KJIT__RS_OK)
+	if (*known && *status == KJIT_RESULT_OK)
 		e->objective = isnan(score) ? e->median_ns : score;
 	return 0;
 }
@@ -423,13 +423,13 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 			         .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
 			         .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
 			         .compile_ms = j->compile_ms, .arch = t->hello->arch,
-			         .nvrtc = kjit__nvrtc_id() };
+			         .nvrtc = kjit_nvrtc_id() };
 		if (task->device_uuid[0]) {
 			e.has_device_ordinal = 1;
 			e.device_ordinal = task->device;
 			e.device_uuid = task->device_uuid;
 		}
-		kjit__result_status status;
+		kjit_result_status status;
 		int known;
 		char *message = NULL;
 		if ((ret = eval_of(t, pr, task, mode, &e, &status, &known, &message)) != 0)
@@ -441,16 +441,16 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 		/* an unknown status is counted nowhere (recording it failed) */
 		if (known) {
 			pr->counts[status]++;
-			if (status == KJIT__RS_WRONG_RESULT)
+			if (status == KJIT_RESULT_WRONG_RESULT)
 				h->verdict = -1;
 			else if (h->verdict == 0 &&
-			         (status == KJIT__RS_OK || status == KJIT__RS_STOPPED_EARLY))
+			         (status == KJIT_RESULT_OK || status == KJIT_RESULT_STOPPED_EARLY))
 				h->verdict = 1;
 		}
 		if (mode == 0 || !(t->o->l2 & 1)) {
 			if (!isnan(e.objective))
 				h->objective = e.objective;
-			else if (known && status == KJIT__RS_STOPPED_EARLY)
+			else if (known && status == KJIT_RESULT_STOPPED_EARLY)
 				h->objective = e.median_ns; /* a lower bound: slower */
 		}
 		plain_line(t, done, s->n, &e, wi.name);
@@ -923,7 +923,7 @@ static void print_workers(kt_meas *m)
 static void put_best_profile(kjit__buf *b, const problem_run *pr)
 {
 	kjit__buf_str(b, ", \"objective\": ");
-	kjit__buf_json_str(b, kjit__objective_name(pr->best_objective));
+	kjit__buf_json_str(b, kjit_objective_name(pr->best_objective));
 	if (!pr->has_profile)
 		return;
 	double rate;
@@ -966,7 +966,7 @@ static void put_problem_json(kjit__buf *b, const tuner *t, const problem_run *pr
 	kjit__buf_str(b, s);
 	for (int k = 0; k < KJIT__RS_COUNT; k++) {
 		snprintf(s, sizeof s, "%s\"%s\": %zu", k ? ", " : "",
-		         kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
+		         kjit_result_status_name((kjit_result_status)k), pr->counts[k]);
 		kjit__buf_str(b, s);
 	}
 	kjit__buf_str(b, "}, \"best\": ");
@@ -1058,7 +1058,7 @@ static void print_text(tuner *t, int was_interrupted)
 		       pr->evaluated, pr->skipped);
 		for (int k = 0; k < KJIT__RS_COUNT; k++)
 			printf("%s%s %zu", k ? ", " : "",
-			       kjit__result_status_name((kjit__result_status)k), pr->counts[k]);
+			       kjit_result_status_name((kjit_result_status)k), pr->counts[k]);
 		printf("), %.1f s\n", pr->wall_s);
 		if (pr->best_config) {
 			double g = pr->best_gbps;
@@ -1066,7 +1066,7 @@ static void print_text(tuner *t, int was_interrupted)
 			if (pr->has_profile)
 				kt_profile_peak_text(&pr->best_profile, peak, sizeof peak);
 			printf("  best %s %.0f ns by %s", pr->best_config, pr->best_median,
-			       kjit__objective_name(pr->best_objective));
+			       kjit_objective_name(pr->best_objective));
 			if (pr->has_profile && !isnan(pr->best_profile.energy_j))
 				printf(", %.3g J per launch", pr->best_profile.energy_j);
 			if (peak[0])
@@ -1207,11 +1207,11 @@ static void catch_signals(void)
 
 /* The command line's objective, else the spec's metric (gbps and gflops
  * order as time does). */
-kjit__objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec)
+kjit_objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec)
 {
-	kjit__objective by = o->objective;
-	if (!o->objective_set && spec->metric && kjit__objective_parse(spec->metric, &by) != KJIT_OK)
-		by = KJIT__OBJ_TIME;
+	kjit_objective by = o->objective;
+	if (!o->objective_set && spec->metric && kjit_objective_parse(spec->metric, &by) != KJIT_OK)
+		by = KJIT_OBJECTIVE_TIME;
 	return by;
 }
 
@@ -1287,10 +1287,10 @@ int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
 	catch_signals();
 
 	t.db = o->db;
-	if (!t.db && kjit__store_default_path(&def) == KJIT_OK)
+	if (!t.db && kjit_store_default_path(&def) == KJIT_OK)
 		t.db = def;
 	/* the database refused here, naming it, not by the first worker */
-	if (!t.db || kjit__store_check_path(t.db) != KJIT_OK || open_workers(&t) != KJIT_OK)
+	if (!t.db || kjit_store_check_path(t.db) != KJIT_OK || open_workers(&t) != KJIT_OK)
 		goto fail;
 	t.start_s = (double)(kjit__now_ns() - t0) * 1e-9;
 	t.hello = kt_meas_hello(t.meas);

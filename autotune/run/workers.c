@@ -293,11 +293,11 @@ static int run_task(worker *w, kt_task *t)
 		pthread_mutex_unlock(&m->lock);
 		if (o->profile == KT_PROFILE_ALL || t->profile)
 			q.profile |= KT_PROF_COUNTERS;
-		if (o->objective != KJIT__OBJ_TIME)
+		if (o->objective != KJIT_OBJECTIVE_TIME)
 			q.profile |= KT_PROF_ENERGY;
 		/* the more frugal may be the slower, and the best measured again
 		 * to be profiled must not race itself */
-		if (o->objective != KJIT__OBJ_TIME || t->profile)
+		if (o->objective != KJIT_OBJECTIVE_TIME || t->profile)
 			q.early_factor = 0;
 		kt_reply *rep = &t->rep[mode];
 		uint64_t t0 = kjit__now_ns();

@@ -46,7 +46,7 @@ typedef struct kt_meas_opts {
 	double timeout_s, early_stop, warmup_ms, budget_ms;
 	int quiet;
 	kt_profile_mode profile;   /* --profile: what the workers profile */
-	kjit__objective objective; /* energy or edp: the profile measures energy */
+	kjit_objective objective; /* energy or edp: the profile measures energy */
 } kt_meas_opts;
 
 /* A worker as the summary reports it (hello: while no task is out). */

@@ -396,8 +396,8 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 		get_profile(b, r);
 	}
 	kjit_status st = close_msg(b, "reply");
-	kjit__result_status status;
-	if (st == KJIT_OK && kjit__result_status_parse(r->status, &status) != KJIT_OK)
+	kjit_result_status status;
+	if (st == KJIT_OK && kjit_result_status_parse(r->status, &status) != KJIT_OK)
 		st = kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a reply with status '%s'",
 		                 r->status ? r->status : "(none)");
 	if (st != KJIT_OK)

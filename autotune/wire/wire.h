@@ -74,7 +74,7 @@ typedef struct kt_request {
  * or for each problem's best once its search is over. */
 typedef enum kt_profile_mode { KT_PROFILE_OFF = 0, KT_PROFILE_ALL, KT_PROFILE_BEST } kt_profile_mode;
 
-/* The answer: the text of a kjit__result_status and the measurement. fatal: the
+/* The answer: the text of a kjit_result_status and the measurement. fatal: the
  * worker exits after sending it (a sticky CUDA error). setup: the
  * problem's arguments or expected outputs could not be made, so no
  * configuration of it can be evaluated (message says why). */
@@ -174,7 +174,7 @@ void kt_setup_clear(kt_setup *s);
 typedef struct kt_role {
 	int32_t code;        /* 0: ready; else the exit code of why it is not (error) */
 	char *error;
-	char *host, *nvrtc;  /* kjit__nvrtc_id(): binaries of the same keys as rank 0's */
+	char *host, *nvrtc;  /* kjit_nvrtc_id(): binaries of the same keys as rank 0's */
 	char *db;            /* its database, a real path */
 	int32_t db_shared;   /* db is on a network file system */
 	int32_t slots;       /* compile jobs it takes at once */

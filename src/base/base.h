@@ -331,22 +331,14 @@ struct kjit__store {
 kjit_status kjit__store_prepare_binaries(kjit__store *store);
 void kjit__store_finalize_binaries(kjit__store *store);
 
-/* The default database path ($KJIT_DB, $XDG_CACHE_HOME/kjit/kjit.db,
- * ~/.cache/kjit/kjit.db); malloc'ed, the caller frees it. */
-kjit_status kjit__store_default_path(char **out);
-
 /* The path of a database in memory, gone at its close. */
 #define KJIT__STORE_MEMORY ":memory:"
 /* Refuses a database path that SQLite reads as something else than the
  * file of that name (a "file:" URI) and the empty one. */
 kjit_status kjit__store_check_name(const char *path);
-/* The checks of kjit__store_open() on a path, creating nothing: the
- * name, the folder (the user's or root's, writable by no one else unless
- * sticky), the database and its side files (regular files of the user's
- * or root's, writable by no one else), and the schema version and schema
- * of a database there (as kjit__store_open() refuses them);
- * KJIT__STORE_MEMORY passes. */
-kjit_status kjit__store_check_path(const char *path);
+/* kjit_store_default_path() and kjit_store_check_path() of kjit.h are
+ * the store's: the default path, and the checks of kjit__store_open() on
+ * a path, creating nothing. */
 /* KJIT_ERR_DB naming path and version unless 0 <= version <=
  * KJIT__SCHEMA_VERSION. */
 kjit_status kjit__store_check_version(const char *path, long long version);
@@ -371,7 +363,7 @@ typedef enum kjit__reader_fail {
 } kjit__reader_fail;
 /* Opens the kjit database at path for a reader that never writes:
  * read-only, hardened, extended result codes and a 1 s busy timeout,
- * after the checks of kjit__store_check_path() and of the schema's
+ * after the checks of kjit_store_check_path() and of the schema's
  * version and SQL, creating nothing. In a folder this user cannot write,
  * a WAL database with no -wal file is read as immutable. Its SQL has the
  * functions KJIT__F_EVENT_KIND and KJIT__F_RESULT_STATUS (store_schema.h),

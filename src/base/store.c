@@ -182,8 +182,11 @@ kjit_status kjit__store_prepare(kjit__store *s, const char *sql, sqlite3_stmt **
 	return rc == SQLITE_OK ? KJIT_OK : kjit__store_fail(s, rc, what);
 }
 
-kjit_status kjit__store_default_path(char **out)
+kjit_status kjit_store_default_path(char **out)
 {
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_store_default_path: out is NULL");
+	*out = NULL;
 	const char *env = kjit__env(KJIT__ENV_DB);
 	if (env)
 		*out = strdup(env);
@@ -394,12 +397,18 @@ static kjit_status check_contents(const char *path)
 	    kjit__store_harden(s.db, path) == KJIT_OK)
 		st = check_kjit_file(&s, &version);
 	sqlite3_close(s.db);
-	/* a verdict on the file stands; a failure to read it is the open's to say */
-	return st == KJIT_ERR_DB && !atomic_load(&s.broken) ? st : KJIT_OK;
+	/* a verdict on the file stands (another schema, no database, a damaged
+	 * one); a failure to read it is the open's to say */
+	int code = atomic_load(&s.broken) & 0xff;
+	return st == KJIT_ERR_DB && (!code || code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+	               ? st
+	               : KJIT_OK;
 }
 
-kjit_status kjit__store_check_path(const char *path)
+kjit_status kjit_store_check_path(const char *path)
 {
+	if (!path)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_store_check_path: path is NULL");
 	if (strcmp(path, KJIT__STORE_MEMORY) == 0)
 		return KJIT_OK;
 	kjit_status st = kjit__store_check_name(path);
@@ -859,12 +868,23 @@ kjit_status kjit__store_device_put(kjit__store *s, const char *device_key, const
 
 /* ---- the words of the enumerated columns --------------------------------- */
 
-#define RS_TEXT(id, text, abbrev) text,
+/* kjit.h's enums are the homes of the values, the lists of
+ * store_schema.h of their words: each word is put at its value, and a
+ * list that names fewer values than its enum has does not compile. */
+#define RS_TEXT(id, text, abbrev) [KJIT_RESULT_##id] = text,
+#define RS_ONE(id, text, abbrev) +1
 static const char *const result_statuses[KJIT__RS_COUNT] = { KJIT__RESULT_STATUSES(RS_TEXT) };
+_Static_assert(0 KJIT__RESULT_STATUSES(RS_ONE) == KJIT__RS_COUNT, "a result status has no word");
 #undef RS_TEXT
+#undef RS_ONE
+#define OBJ_TEXT(id, text) [KJIT_OBJECTIVE_##id] = text,
+#define OBJ_ONE(id, text) +1
+static const char *const objectives[KJIT__OBJ_COUNT] = { KJIT__OBJECTIVES(OBJ_TEXT) };
+_Static_assert(0 KJIT__OBJECTIVES(OBJ_ONE) == KJIT__OBJ_COUNT, "an objective has no word");
+#undef OBJ_TEXT
+#undef OBJ_ONE
 #define EV_TEXT(id, text) text,
 static const char *const event_kinds[KJIT__EV_COUNT] = { KJIT__EVENT_KINDS(EV_TEXT) };
-static const char *const objectives[KJIT__OBJ_COUNT] = { KJIT__OBJECTIVES(EV_TEXT) };
 #undef EV_TEXT
 
 static const char *word_of(const char *const *words, size_t n, unsigned i)
@@ -884,17 +904,19 @@ static kjit_status word_find(const char *const *words, size_t n, const char *wha
 	return kjit__error(KJIT_ERR_INVALID_ARG, "'%s' is not %s", name ? name : "(null)", what);
 }
 
-const char *kjit__result_status_name(kjit__result_status status)
+const char *kjit_result_status_name(kjit_result_status status)
 {
 	return word_of(result_statuses, KJIT__RS_COUNT, (unsigned)status);
 }
 
-kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out)
+kjit_status kjit_result_status_parse(const char *name, kjit_result_status *out)
 {
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_result_status_parse: out is NULL");
 	size_t i;
 	kjit_status st = word_find(result_statuses, KJIT__RS_COUNT, "a result status", name, &i);
 	if (st == KJIT_OK)
-		*out = (kjit__result_status)i;
+		*out = (kjit_result_status)i;
 	return st;
 }
 
@@ -912,30 +934,31 @@ kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out)
 	return st;
 }
 
-const char *kjit__objective_name(kjit__objective objective)
+const char *kjit_objective_name(kjit_objective objective)
 {
 	return word_of(objectives, KJIT__OBJ_COUNT, (unsigned)objective);
 }
 
-kjit_status kjit__objective_parse(const char *name, kjit__objective *out)
+kjit_status kjit_objective_parse(const char *name, kjit_objective *out)
 {
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_objective_parse: out is NULL");
 	size_t i;
 	kjit_status st = word_find(objectives, KJIT__OBJ_COUNT, "an objective (time, energy or edp)",
 	                           name, &i);
 	if (st == KJIT_OK)
-		*out = (kjit__objective)i;
+		*out = (kjit_objective)i;
 	return st;
 }
 
-const char *kjit__objective_sql(kjit__objective objective)
+const char *kjit__objective_sql(kjit_objective objective)
 {
 	switch (objective) {
-	case KJIT__OBJ_ENERGY:
+	case KJIT_OBJECTIVE_ENERGY:
 		return "p.energy_j";
-	case KJIT__OBJ_EDP:
+	case KJIT_OBJECTIVE_EDP:
 		return "p.energy_j * r.median_ns";
-	case KJIT__OBJ_TIME:
-	case KJIT__OBJ_COUNT:
+	case KJIT_OBJECTIVE_TIME:
 		break;
 	}
 	return "r.median_ns";

@@ -161,9 +161,9 @@ static void event_kind_fn(sqlite3_context *c, int argc, sqlite3_value **argv)
 
 static void result_status_fn(sqlite3_context *c, int argc, sqlite3_value **argv)
 {
-	kjit__result_status s;
+	kjit_result_status s;
 	(void)argc;
-	if (kjit__result_status_parse((const char *)sqlite3_value_text(argv[0]), &s) == KJIT_OK)
+	if (kjit_result_status_parse((const char *)sqlite3_value_text(argv[0]), &s) == KJIT_OK)
 		sqlite3_result_int(c, (int)s);
 	else
 		sqlite3_result_null(c);
@@ -221,7 +221,7 @@ kjit_status kjit__store_open_reader(const char *path, sqlite3 **out, kjit__reade
 		            strerror(errno));
 	/* where this user's kjit refuses to make it, waiting is for another
 	 * user's: say why */
-	if (stat(path, &sb) != 0 && kjit__store_check_path(path) != KJIT_OK) {
+	if (stat(path, &sb) != 0 && kjit_store_check_path(path) != KJIT_OK) {
 		char *why_not = kjit__strdup_printf("%s", kjit__error_msg());
 		kjit_status st = fail(&r, KJIT__READER_MISSING, "no database at %s yet, and no kjit "
 		                      "program of yours makes one there: %s", path,

@@ -95,8 +95,9 @@
 
 /* ---- results.status --------------------------------------------------- */
 
-/* X(ID, text, two-letter abbreviation), in the order every count by
- * status is shown. */
+/* X(ID, text, two-letter abbreviation) of each kjit_result_status of
+ * kjit.h (ID: its enumerator's name past the prefix), in its order, the
+ * order every count by status is shown. */
 #define KJIT__RESULT_STATUSES(X)                                             \
 	X(OK, "ok", "ok")                                                    \
 	X(COMPILE_ERROR, "compile_error", "ce")                              \
@@ -105,19 +106,7 @@
 	X(TIMEOUT, "timeout", "to")                                          \
 	X(WRONG_RESULT, "wrong_result", "wr")                                \
 	X(STOPPED_EARLY, "stopped_early", "se") /* verified, cut short as certainly slow */
-
-typedef enum kjit__result_status {
-#define KJIT__RS_ENUM(id, text, abbrev) KJIT__RS_##id,
-	KJIT__RESULT_STATUSES(KJIT__RS_ENUM)
-#undef KJIT__RS_ENUM
-	KJIT__RS_COUNT
-} kjit__result_status;
-
-/* The text of status, as stored; "unknown" for a value beyond the list. */
-const char *kjit__result_status_name(kjit__result_status status);
-/* The status whose text is name into *out; KJIT_ERR_INVALID_ARG naming
- * it for any other text (NULL included), *out untouched. */
-kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out);
+#define KJIT__RS_COUNT (KJIT_RESULT_STOPPED_EARLY + 1)
 
 /* ---- profiles ---------------------------------------------------------- */
 
@@ -157,31 +146,19 @@ kjit_status kjit__result_status_parse(const char *name, kjit__result_status *out
 
 /* ---- best.objective --------------------------------------------------- */
 
-/* What "best" means: the least median time, the least energy per launch
- * (kjit_profile.energy_j), or the least energy-delay product (energy_j
- * times the median time). A result without energy cannot be the best of
- * the last two. */
+/* X(ID, text) of each kjit_objective of kjit.h (ID as above), the text
+ * as best.objective stores it. A result without energy cannot be the
+ * best of energy or edp. */
 #define KJIT__OBJECTIVES(X)                                                  \
 	X(TIME, "time")                                                      \
 	X(ENERGY, "energy")                                                  \
 	X(EDP, "edp")
+#define KJIT__OBJ_COUNT (KJIT_OBJECTIVE_EDP + 1)
 
-typedef enum kjit__objective {
-#define KJIT__OBJ_ENUM(id, text) KJIT__OBJ_##id,
-	KJIT__OBJECTIVES(KJIT__OBJ_ENUM)
-#undef KJIT__OBJ_ENUM
-	KJIT__OBJ_COUNT
-} kjit__objective;
-
-/* The text stored in best.objective; "unknown" beyond the list. */
-const char *kjit__objective_name(kjit__objective objective);
-/* The objective whose text is name into *out; KJIT_ERR_INVALID_ARG naming
- * it and the choices for any other text (NULL included), *out untouched. */
-kjit_status kjit__objective_parse(const char *name, kjit__objective *out);
 /* A result's score under objective as an SQL expression over results r
  * and profiles p (NULL where the result has no figure for it, energy
  * unmeasured): the one home of what each objective minimises in SQL. */
-const char *kjit__objective_sql(kjit__objective objective);
+const char *kjit__objective_sql(kjit_objective objective);
 
 /* ---- events.kind and events.tier -------------------------------------- */
 
@@ -208,7 +185,7 @@ const char *kjit__event_kind_name(kjit__event_kind kind);
 kjit_status kjit__event_kind_parse(const char *name, kjit__event_kind *out);
 
 /* SQL functions of a reader's connection (kjit__store_open_reader): the
- * kjit__event_kind of an events.kind word and the kjit__result_status of
+ * kjit__event_kind of an events.kind word and the kjit_result_status of
  * a results.status word, as integers; NULL for a word this kjit does not
  * know (NULL included). A reader's rows so come with the enums. */
 #define KJIT__F_EVENT_KIND "kjit_event_kind"

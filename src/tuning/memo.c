@@ -175,7 +175,7 @@ static kjit_status entry_make(kjit_kernel *k, const int64_t *values, uint64_t h,
 	if (st == KJIT_OK) {
 		int64_t r;
 		kjit__rule rule = kjit__select(rows, n_rows, values, t->n, e->device_key,
-		                               kjit__nvrtc_id(), en->space, &r);
+		                               kjit_nvrtc_id(), en->space, &r);
 		size_t index = 0;
 		if (r >= 0) {
 			index = (size_t)kjit__space_find(en->space, rows[r].cfg);

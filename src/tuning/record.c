@@ -263,18 +263,17 @@ static kjit_status write_profile(record_ctx *c, double now)
 	return step_done(c->store, s, "recording a profile");
 }
 
-double kjit__eval_score(const kjit__eval *e, kjit__objective objective)
+double kjit__eval_score(const kjit__eval *e, kjit_objective objective)
 {
 	if (!e->status || strcmp(e->status, "ok") != 0)
 		return NAN;
 	double energy = e->has_profile ? e->profile.energy_j : NAN;
 	switch (objective) {
-	case KJIT__OBJ_ENERGY:
+	case KJIT_OBJECTIVE_ENERGY:
 		return energy;
-	case KJIT__OBJ_EDP:
+	case KJIT_OBJECTIVE_EDP:
 		return energy * e->median_ns;
-	case KJIT__OBJ_TIME:
-	case KJIT__OBJ_COUNT:
+	case KJIT_OBJECTIVE_TIME:
 		break;
 	}
 	return e->median_ns;
@@ -292,7 +291,7 @@ static kjit_status read_best(record_ctx *c, best_now *b)
 	if (st != KJIT_OK)
 		return st;
 	bind_key(s, c->run);
-	bind_text(s, 4, kjit__objective_name(c->run->objective));
+	bind_text(s, 4, kjit_objective_name(c->run->objective));
 	int rc = sqlite3_step(s);
 	*b = (best_now){ 0, NAN, 0, 0 };
 	if (rc == SQLITE_ROW) {
@@ -332,7 +331,7 @@ static kjit_status write_best(kjit__store *store, const kjit__run *run, int64_t 
 	bind_text(s, 2, arch ? arch : "");
 	bind_text(s, 3, nvrtc ? nvrtc : "");
 	sqlite3_bind_double(s, 4, now);
-	bind_text(s, 5, kjit__objective_name(run->objective));
+	bind_text(s, 5, kjit_objective_name(run->objective));
 	return step_done(store, s, "updating the best");
 }
 
@@ -386,7 +385,7 @@ static kjit_status rechoose_tx(kjit__store *store, void *arg)
 	if (st != KJIT_OK)
 		return st;
 	bind_key(s, c->run);
-	bind_text(s, 4, kjit__objective_name(c->run->objective));
+	bind_text(s, 4, kjit_objective_name(c->run->objective));
 	int rc = sqlite3_step(s);
 	char *arch = NULL, *nvrtc = NULL;
 	if (rc == SQLITE_ROW) {
@@ -579,8 +578,8 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
 
 static kjit_status check_eval(const kjit__eval *e)
 {
-	kjit__result_status status;
-	if (!e->config || kjit__result_status_parse(e->status, &status) != KJIT_OK)
+	kjit_result_status status;
+	if (!e->config || kjit_result_status_parse(e->status, &status) != KJIT_OK)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
 		                   "a result needs a configuration and a status (%s), got '%s'",
 		                   STATUS_LIST, e->status ? e->status : "(null)");
@@ -637,7 +636,7 @@ static kjit_status search_tx(kjit__store *store, void *arg)
 
 kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 const char *device_key, const char *problem,
-                                kjit__objective objective, const kjit__eval *evals, size_t n,
+                                kjit_objective objective, const kjit__eval *evals, size_t n,
                                 size_t best)
 {
 	if (best >= n)

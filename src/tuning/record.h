@@ -20,7 +20,7 @@ struct kjit_spec;
 /* A connection of the record room's own to the kjit database. */
 typedef struct kjit__records kjit__records;
 
-/* Opens the database at path (NULL: kjit__store_default_path()) as
+/* Opens the database at path (NULL: kjit_store_default_path()) as
  * kjit__store_open() does; with must_exist, a missing file is
  * KJIT_ERR_NOT_FOUND naming it instead of a new, empty database. The
  * caller closes *out with kjit__records_close(). */
@@ -32,7 +32,7 @@ kjit_status kjit__records_close(kjit__records *rec);
 typedef struct kjit__run_desc {
 	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
 	int64_t total; /* configurations to evaluate, 0 unknown */
-	kjit__objective objective; /* what the best is the least of; zero: time */
+	kjit_objective objective; /* what the best is the least of; zero: time */
 } kjit__run_desc;
 
 /* The (signature, device key, problem) that results are recorded under,
@@ -41,7 +41,7 @@ typedef struct kjit__run_desc {
 typedef struct kjit__run {
 	int64_t id;
 	char *signature, *device_key, *problem;
-	kjit__objective objective;
+	kjit_objective objective;
 	int resumed; /* an earlier run row (same signature, device key,
 	              * problem and spec, not done) was continued */
 } kjit__run;
@@ -63,7 +63,7 @@ kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
  * NULL; l2 NULL is "warm". */
 typedef struct kjit__eval {
 	const char *config;     /* JSON, sorted keys */
-	const char *status;     /* the text of a kjit__result_status */
+	const char *status;     /* the text of a kjit_result_status */
 	const char *timer;      /* cupti|events */
 	const char *l2;         /* warm|cold */
 	const char *binary_key;
@@ -87,7 +87,7 @@ typedef struct kjit__eval {
 
 /* The figure that e is the best by under objective: its median time, its
  * energy per launch, or their product; NAN when e is not ok or lacks it. */
-double kjit__eval_score(const kjit__eval *e, kjit__objective objective);
+double kjit__eval_score(const kjit__eval *e, kjit_objective objective);
 
 /* Records e in ONE transaction: the results row (upsert on signature,
  * device key, problem, config, l2; the device columns too, so that they
@@ -109,7 +109,7 @@ kjit_status kjit__record_eval(kjit__records *rec, const kjit__run *run, const kj
  * were measured together, under the same conditions. */
 kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 const char *device_key, const char *problem,
-                                kjit__objective objective, const kjit__eval *evals, size_t n,
+                                kjit_objective objective, const kjit__eval *evals, size_t n,
                                 size_t best);
 
 /* Marks a best row stale. */
@@ -133,7 +133,7 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
  * counted in *ignored (may be NULL). The caller frees the arrays. */
 kjit_status kjit__record_load(kjit__records *rec, const struct kjit_space *space,
                               const char *signature, const char *device_key,
-                              kjit__objective by, double **objective, uint8_t **have,
+                              kjit_objective by, double **objective, uint8_t **have,
                               size_t *ignored);
 
 /* The best row of (signature, device_key, problem), into each output
@@ -143,7 +143,7 @@ kjit_status kjit__record_load(kjit__records *rec, const struct kjit_space *space
  * 1, or 0 when it has none. KJIT_ERR_NOT_FOUND when there is none. */
 kjit_status kjit__record_best(kjit__records *rec, const char *signature,
                               const char *device_key, const char *problem, char **config,
-                              double *median_ns, kjit__objective *objective,
+                              double *median_ns, kjit_objective *objective,
                               kjit_profile *profile, int *has_profile);
 
 /* Which results rows to read: run_id's (when > 0), or else those of

@@ -25,7 +25,7 @@ kjit_status kjit__records_open(const char *path, int must_exist, kjit__records *
 	kjit_status st;
 	*out = NULL;
 	if (!path) {
-		if ((st = kjit__store_default_path(&def)) != KJIT_OK)
+		if ((st = kjit_store_default_path(&def)) != KJIT_OK)
 			return st;
 		path = def;
 	}
@@ -108,7 +108,7 @@ static kjit_status only_device(kjit__records *rec, const char *signature, char *
 
 /* The rows of s (config, status, score) into obj and have. */
 static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__space *space,
-                             kjit__objective by, double *obj, uint8_t *have, uint16_t *cfg,
+                             kjit_objective by, double *obj, uint8_t *have, uint16_t *cfg,
                              size_t *ignored)
 {
 	int rc;
@@ -130,25 +130,25 @@ static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__sp
 		 * the objective's figure (energy measured, for energy), and a
 		 * configuration a race of times stopped as slow, under time
 		 * alone: it may still spend the least energy */
-		kjit__result_status rs = KJIT__RS_COUNT;
+		kjit_result_status rs = KJIT__RS_COUNT;
 		const char *status = col_text(s, 1);
 		if (status)
-			(void)kjit__result_status_parse(status, &rs);
+			(void)kjit_result_status_parse(status, &rs);
 		int scored = sqlite3_column_type(s, 2) != SQLITE_NULL;
-		if (rs == KJIT__RS_OK && scored) {
+		if (rs == KJIT_RESULT_OK && scored) {
 			double o = sqlite3_column_double(s, 2);
 			if (o < obj[idx])
 				obj[idx] = o;
 		}
-		have[idx] |= rs == KJIT__RS_OK ? scored
-		           : rs != KJIT__RS_STOPPED_EARLY || by == KJIT__OBJ_TIME;
+		have[idx] |= rs == KJIT_RESULT_OK ? scored
+		           : rs != KJIT_RESULT_STOPPED_EARLY || by == KJIT_OBJECTIVE_TIME;
 	}
 	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(rec->store, rc, "loading results");
 }
 
 kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
                               const char *signature, const char *device_key,
-                              kjit__objective by, double **objective, uint8_t **have,
+                              kjit_objective by, double **objective, uint8_t **have,
                               size_t *ignored)
 {
 	const kjit__spec *spec = space->spec;
@@ -207,7 +207,7 @@ done:
 
 kjit_status kjit__record_best(kjit__records *rec, const char *signature,
                               const char *device_key, const char *problem, char **config,
-                              double *median_ns, kjit__objective *objective,
+                              double *median_ns, kjit_objective *objective,
                               kjit_profile *profile, int *has_profile)
 {
 	if (config)
@@ -240,8 +240,8 @@ kjit_status kjit__record_best(kjit__records *rec, const char *signature,
 			if (median_ns)
 				*median_ns = sqlite3_column_double(s, 1);
 			/* an objective of a later kjit is not this one's to judge: time */
-			if (objective && kjit__objective_parse(col_text(s, 2), objective) != KJIT_OK)
-				*objective = KJIT__OBJ_TIME;
+			if (objective && kjit_objective_parse(col_text(s, 2), objective) != KJIT_OK)
+				*objective = KJIT_OBJECTIVE_TIME;
 			if (profile && (*has_profile = sqlite3_column_int(s, 3)))
 				kjit__profile_sql_read(s, 4, profile);
 		} else if (rc == SQLITE_DONE) {

@@ -25,15 +25,11 @@
 	X(kjit__json_parse) X(kjit__json_free) X(kjit__json_get) X(kjit__json_scalar_text) \
 	/* the generator (base.h) */ \
 	X(kjit__rng_next) X(kjit__rng_seed) X(kjit__splitmix) \
-	/* the store: its path, its checks, a binary's checksum (base.h) */ \
-	X(kjit__store_default_path) X(kjit__store_check_path) X(kjit__store_checksum) \
+	/* a binary's checksum (base.h) */ \
+	X(kjit__store_checksum) \
 	/* MPI ranks only: a binary another rank compiled, stored (mpi_link.c, serve.c) */ \
 	X(kjit__store_open) X(kjit__store_close) \
 	X(kjit__store_binary_put) X(kjit__store_binary_read) \
-	/* the store's words, parsed and printed at the edges (store_schema.h) */ \
-	X(kjit__objective_name) X(kjit__objective_parse) \
-	X(kjit__result_status_name) \
-	X(kjit__result_status_parse) \
 	/* the record room: the tuning tables, written and read (record.h) */ \
 	X(kjit__records_open) X(kjit__records_close) \
 	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
@@ -51,7 +47,7 @@
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
 	X(kjit__arch_is_virtual) \
-	X(kjit__engine_store_broken) X(kjit__kernel_args_refused) X(kjit__nvrtc_id) \
+	X(kjit__engine_store_broken) X(kjit__kernel_args_refused) \
 	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record) \
 	X(kjit__variant_cached)
 
@@ -60,7 +56,7 @@
 #define KJIT_TOOLS_TOP(X) \
 	/* the environment, a hash table, statistics (base.h) */ \
 	X(kjit__env) X(kjit__table_insert) X(kjit__table_free) X(kjit__sort_doubles) \
-	/* the store's path, a reader's connection, a status's word (base.h, store_schema.h) */ \
-	X(kjit__store_default_path) X(kjit__store_open_reader) X(kjit__result_status_name)
+	/* a reader's connection to the store (base.h) */ \
+	X(kjit__store_open_reader)
 
 #endif /* KJIT_TOOLS_H */

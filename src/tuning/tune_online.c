@@ -226,7 +226,7 @@ static kjit_status finish(kjit__online *o)
 			continue;
 		kjit__eval *r = &res[n_res];
 		r->config = tr->config;
-		r->status = kjit__result_status_name(KJIT__RS_OK);
+		r->status = kjit_result_status_name(KJIT_RESULT_OK);
 		r->message = "online";
 		r->binary_key = tr->v->key;
 		r->timer = timer ? kjit__timer_name(kjit__timer_kind_of(timer)) : "events";
@@ -235,7 +235,7 @@ static kjit_status finish(kjit__online *o)
 		r->max_ns = sorted[m - 1];
 		r->spread_ns = r->compile_ms = NAN;
 		r->arch = e->arch;
-		r->nvrtc = kjit__nvrtc_id();
+		r->nvrtc = kjit_nvrtc_id();
 		r->samples = tr->samples;
 		r->n_samples = m;
 		if (best == SIZE_MAX || median < res[best].median_ns) {
@@ -249,7 +249,7 @@ static kjit_status finish(kjit__online *o)
 		                 en->problem_json);
 	if (st == KJIT_OK && e->device_key[0])
 		st = kjit__record_search(e->store, k->signature, e->device_key, en->problem_json,
-		                         KJIT__OBJ_TIME, res, n_res, best);
+		                         KJIT_OBJECTIVE_TIME, res, n_res, best);
 	kjit__choice *c = NULL;
 	if (st == KJIT_OK) {
 		kjit__best_row row = { .device_key = e->device_key, .problem = en->problem_json,

@@ -135,7 +135,7 @@ typedef struct kjit_spec {
 	double atol, rtol;
 	char *bytes, *flops; /* objective formulas, NULL when absent */
 	char *metric;        /* objective.metric: time, gbps, gflops (time's order), energy
-	                      * or edp (kjit__objective); NULL: time */
+	                      * or edp (kjit_objective); NULL: time */
 	int64_t max_threads; /* threads per block limit (1024) */
 	int64_t max_shared;  /* dynamic shared memory limit in bytes */
 	/* what the spec asks of a run (T1 Search, Budget, General); 0/NULL unset */

@@ -59,8 +59,8 @@ static void write_rows(kjit__store *s)
 		         .timer = "events", .median_ns = 1.5, .objective = 1.5,
 		         .compile_ms = NAN, .message = "online", .samples = samples, .n_samples = 2,
 		         .arch = "sm_90",
-		         .nvrtc = kjit__nvrtc_id() };
-	if (kjit__record_search(s, SIG, "sm_90|fuzz|1|1", "{\"n\":1024}", KJIT__OBJ_TIME, &t, 1,
+		         .nvrtc = kjit_nvrtc_id() };
+	if (kjit__record_search(s, SIG, "sm_90|fuzz|1|1", "{\"n\":1024}", KJIT_OBJECTIVE_TIME, &t, 1,
 	                        0) != KJIT_OK)
 		abort();
 	if (sqlite3_exec(kjit__store_db(s), "INSERT INTO profiles(result_id, dram_read_bytes,"
