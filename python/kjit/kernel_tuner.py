@@ -16,9 +16,15 @@ process, is loaded, not compiled), verified against
 answer= or verify= (the comparison runs while the GPU measures), and timed by
 kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
-(objective="nvml_energy" then picks the best by it). A parameter kjit cannot honour raises
-UnsupportedParameter naming it; nothing is silently ignored. Without a GPU the
-call raises kjit.NoGPUError after checking its arguments.
+(objective="nvml_energy" then picks the best by it). The inputs are read as
+Kernel Tuner 1.5.0 reads them (kernel_source, restrictions, problem_size,
+grid divisors, block_size_names, defines, metrics, objective, verify) and bad
+ones refused with its exception types (ValueError, TypeError) and its
+warnings; the cache file is read and written in its format, with its checks
+of device, kernel, problem size and tune_params. A parameter kjit cannot
+honour raises UnsupportedParameter (a ValueError) naming it; nothing is
+silently ignored. Without a GPU the call raises kjit.NoGPUError (a
+RuntimeError, as Kernel Tuner's missing CUDA) after checking its arguments.
 
 Strategies. brute_force (the default) and random_sample run here, as above,
 with strategy_options max_fevals, time_limit (s) and fraction: random_sample
@@ -81,12 +87,17 @@ diff_evo, firefly_algorithm, greedy_mls, ordered_greedy_mls, mls, greedy_ils
 with kicks and restarts), pyatf_strategies, hybrid_vndx,
 adaptive_tabu_greywolf, nsga2 and nsga3 (multi-objective).
 """
+import datetime
+import inspect
 import itertools
 import json
 import logging
 import math
+import numbers
 import os
+import pathlib
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -96,22 +107,24 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import kjit
-from kjit import tuning
+from kjit import _types, tuning
 
 __all__ = ["tune_kernel", "run_kernel", "UnsupportedParameter"]
 _log = logging.getLogger("kjit.kernel_tuner")
 
 
-class UnsupportedParameter(kjit.ArgumentError):
+class UnsupportedParameter(kjit.ArgumentError, ValueError):
     """A Kernel Tuner parameter (or value) that kjit cannot honour; the
-    message names it."""
+    message names it. A ValueError too, as Kernel Tuner's refusals of a
+    value (an unknown strategy or strategy option) are."""
 
 
 def _unsupported(name, why):
     return UnsupportedParameter("KJIT_ERR_INVALID_ARG", "%s: %s" % (name, why))
 
 
-_LANGS = (None, "cuda", "cupy", "nvcuda")
+# Kernel Tuner's languages that are its CUDA backends
+_LANGS = ("CUDA", "CUPY", "NVCUDA", "PYCUDA")
 # The strategies that run here, with their strategy_options.
 _LOOP_STRATEGIES = (None, "brute_force", "random_sample")
 _LOOP_OPTIONS = {"max_fevals", "time_limit", "fraction"}
@@ -157,32 +170,205 @@ _MEASURE_BUDGET_MS = 10.0
 _WARMUP_MS = 5.0
 
 
-def _check_common(lang, platform, texmem_args, compiler, log=None):
-    if log:  # Kernel Tuner's log=: the level of this module's logger
-        _log.setLevel(log)
-    if lang is not None and str(lang).lower() not in _LANGS:
-        raise _unsupported("lang", "kjit runs CUDA kernels only (got %r)" % (lang,))
-    if platform not in (0, None):
+def _check_common(o):
+    """Kernel Tuner's checks of what tune_kernel() and run_kernel() share,
+    made before the GPU is looked for; sets o["block_size_names"] to the
+    three names."""
+    if o["log"]:  # Kernel Tuner's log=: a log file of that level, named after the kernel
+        logging.basicConfig(filename=o["kernel_name"] + datetime.datetime.now().strftime(
+            "%Y%m%d-%H:%M:%S") + ".log", level=o["log"])
+    _check_lang(o["lang"], o["kernel_source"])
+    if o["platform"] not in (0, None):
         raise _unsupported("platform", "an OpenCL platform; kjit runs CUDA only")
-    if texmem_args:
+    if o["texmem_args"]:
         raise _unsupported("texmem_args", "texture memory is not supported by kjit")
-    if compiler is not None:
+    if o["compiler"] is not None:
         raise _unsupported("compiler", "kjit compiles with NVRTC; a host compiler "
                            "(the C backend) is not supported")
+    o["block_size_names"] = _block_names(o["block_size_names"], o.get("tune_params"))
+
+
+def _sources(kernel_source):
+    """kernel_source as Kernel Tuner reads it: a list (the kernel, then
+    files it includes) or one source."""
+    return kernel_source if isinstance(kernel_source, list) else [kernel_source]
+
+
+def _looks_like_a_file(source):
+    """Kernel Tuner's test of a string naming a file rather than holding code."""
+    return (isinstance(source, str) and len(source) <= 250 and
+            not any(c in source for c in "();{}\\") and
+            not any(s in source for s in ("__global__ ", "__kernel ", "void ", "float ")) and
+            any(s in source for s in (".c", ".opencl", ".F", ".jl")))
+
+
+def _text(source, params=None):
+    """One source's code: a generator's for params, a file's, or the string."""
+    if callable(source):
+        return source(params)
+    if isinstance(source, pathlib.Path):
+        return source.read_text(encoding="utf-8")
+    if not isinstance(source, str):
+        raise TypeError("kernel_source: expected code or a file name (a string or a "
+                        "pathlib.Path), a list of them, or a function returning the code "
+                        "(got %s)" % type(source).__name__)
+    if _looks_like_a_file(source):
+        with open(source, encoding="utf-8") as f:  # a missing file is an error, not code
+            return f.read()
+    return source
+
+
+def _check_lang(lang, kernel_source):
+    """Refuses a language other than CUDA, given or as Kernel Tuner detects it."""
+    if lang is None:
+        first = _sources(kernel_source)[0]
+        if callable(first):
+            raise TypeError("lang: Kernel Tuner needs the language when kernel_source is a "
+                            "code generator function (pass lang='CUDA')")
+        text = _text(first).lower()
+        if "__global__" not in text:
+            detected = ("OpenCL" if "__kernel" in text else
+                        "Julia" if any(t in text for t in ("@cuda", "@kernel", "@device_code"))
+                        else "C")
+            raise _unsupported("lang", "kernel_source has no __global__ function, so Kernel "
+                               "Tuner takes it for %s; kjit runs CUDA kernels only (pass "
+                               "lang='CUDA' if it is CUDA)" % detected)
+    elif str(lang).upper() not in _LANGS:
+        raise _unsupported("lang", "kjit runs CUDA kernels only (got %r)" % (lang,))
+
+
+def _block_names(names, tune_params=None):
+    """The three block_size_names, checked as Kernel Tuner checks them. With
+    tune_params (tune_kernel()), Kernel Tuner warns of a name that is no
+    parameter, and without names takes parameters that spell the default
+    names in another case (BLOCK_SIZE_X) as the first names."""
+    if names is not None:
+        if not isinstance(names, list):
+            raise ValueError("block_size_names should be a list of strings (got %s)"
+                             % type(names).__name__)
+        if len(names) > 3:
+            raise ValueError("block_size_names should not contain more than 3 names (got %r)"
+                             % (names,))
+        if not all(isinstance(n, str) for n in names):
+            raise ValueError("block_size_names should contain only strings (got %r)" % (names,))
+    if isinstance(tune_params, dict):
+        if names is not None:
+            for n in names:
+                if n not in tune_params:
+                    warnings.warn("Block size name %s is not specified in the tunable "
+                                  "parameters list!" % n, UserWarning, stacklevel=4)
+        elif not any(k.lower() in _DEFAULT_BLOCK_NAMES for k in tune_params):
+            warnings.warn("None of the tunable parameters specify thread block dimensions!",
+                          UserWarning, stacklevel=4)
+        else:
+            names = sorted((k for k in tune_params
+                            if k.lower() in _DEFAULT_BLOCK_NAMES and k not in _DEFAULT_BLOCK_NAMES),
+                           key=str.casefold)
+    names = list(names or [])
+    return names + _DEFAULT_BLOCK_NAMES[len(names):]
 
 
 def _check_tuning(o):
+    """Kernel Tuner's checks of tune_kernel()'s own parameters, and
+    refusals of what kjit cannot honour; sets o["objective"],
+    o["objective_higher_is_better"] and o["verify"] as they are used."""
     if o["simulation_mode"]:
         raise _unsupported("simulation_mode", "replay a cache with kjit-tune --replay")
     if o["parallel"]:
         raise _unsupported("parallel", "tune on several GPUs with kjit-tune --devices")
-    if o["objectives"]:
-        raise _unsupported("objectives", "multi-objective tuning is not supported")
-    _check_strategy(o["strategy"], dict(o["strategy_options"] or {}))
-    _observables(o["observers"])
     if not isinstance(o["tune_params"], dict) or not o["tune_params"]:
         raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
                                  "tune_params: expected a dict of parameter lists")
+    o["objective"], o["objective_higher_is_better"] = _objective(
+        o["objective"], o["objective_higher_is_better"], o["objectives"])
+    _check_tune_params(o["tune_params"], o["observers"])
+    _check_strategy(o["strategy"], dict(o["strategy_options"] or {}))
+    _observables(o["observers"])
+    if o["metrics"] is not None:
+        if not isinstance(o["metrics"], dict):
+            raise ValueError("metrics should be a dictionary to preserve order and support "
+                             "composability (got %s)" % type(o["metrics"]).__name__)
+        for name, f in o["metrics"].items():
+            if not isinstance(f, str) and not callable(f):
+                raise ValueError("metrics[%r]: metric dicts values should be strings or "
+                                 "callable (got %s)" % (name, type(f).__name__))
+    verify = o["verify"]
+    if o["answer"] is not None:
+        _check_answer(o["answer"], o["arguments"], verify is None)
+    if verify is not None and "atol" not in inspect.signature(verify).parameters:
+        # Kernel Tuner passes atol= only to a verify function that takes it
+        o["verify"] = lambda answer, result_host, atol: verify(answer, result_host)
+
+
+# Kernel Tuner's objectives whose direction it knows without
+# objective_higher_is_better
+_HIGHER_IS_BETTER = {"time": False, "energy": False, "fitness": True, "cost": False,
+                     "loss": False, "GFLOP/s": True, "TFLOP/s": True, "GB/s": True,
+                     "TB/s": True, "GFLOPS/W": True, "TFLOPS/W": True, "GFLOP/J": True,
+                     "TFLOP/J": True}
+
+
+def _objective(objective, higher, objectives):
+    """(objective, higher is better) as Kernel Tuner sets them; several
+    objectives are refused."""
+    if objectives:
+        if not isinstance(objectives, dict):
+            raise ValueError("objectives should be a dict of (objective, higher_is_better) "
+                             "pairs")
+        raise _unsupported("objectives", "multi-objective tuning is not supported")
+    if isinstance(objective, list):
+        if len(objective) != 1:
+            raise _unsupported("objective", "%r: multi-objective tuning is not supported"
+                               % (objective,))
+        objective = objective[0]
+        higher = higher[0] if isinstance(higher, list) else higher
+    objective = objective or "time"
+    if higher is None:
+        if objective not in _HIGHER_IS_BETTER:
+            raise ValueError("Please specify objective_higher_is_better for objective %s"
+                             % objective)
+        higher = _HIGHER_IS_BETTER[objective]
+    return objective, bool(higher)
+
+
+def _check_tune_params(tune_params, observers):
+    """Kernel Tuner's refusals of parameter names: those it defines itself,
+    and nvml_ parameters (GPU clocks and power limits it sets through an
+    NVMLObserver, which kjit does not)."""
+    for name, values in tune_params.items():
+        if name in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
+            raise ValueError("Tune parameter %s with value %s has a forbidden name!"
+                             % (name, values))
+    nvml = [k for k in tune_params if "nvml_" in k]
+    if nvml and not any(type(obs).__name__ == "NVMLObserver" for obs in observers or ()):
+        raise ValueError("tune_params %s: Tune parameters starting with nvml_ require an "
+                         "NVMLObserver!" % ", ".join(nvml))
+    if nvml:
+        raise _unsupported("tune_params", "%s: kjit does not set the GPU's clocks or power "
+                           "limit" % ", ".join(nvml))
+
+
+def _check_answer(answer, arguments, compared):
+    """Kernel Tuner's checks of answer= against the arguments: one entry
+    each; when compared (no verify function), each entry given an array of
+    the argument's size and of a type its output casts to."""
+    import numpy as np
+    if len(answer) != len(arguments):
+        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "answer: %d entries for %d "
+                                 "arguments" % (len(answer), len(arguments)))
+    for i, (want, arg) in enumerate(zip(answer, arguments)):
+        if want is None or not compared:
+            continue
+        want = np.asarray(want)  # as Kernel Tuner converts each entry
+        if not isinstance(arg, np.ndarray):
+            raise TypeError("answer[%d]: the argument is a %s, not an array an answer can "
+                            "be compared with" % (i, type(arg).__name__))
+        if not np.can_cast(arg.dtype, want.dtype):
+            raise TypeError("answer[%d]: its dtype %s is not compatible with the kernel "
+                            "output's %s" % (i, want.dtype, arg.dtype))
+        if want.size != arg.size:
+            raise ValueError("answer[%d]: its size %d differs from the argument's %d"
+                             % (i, want.size, arg.size))
 
 
 def _check_strategy(strategy, options):
@@ -211,26 +397,28 @@ def _check_strategy(strategy, options):
             raise _unsupported("strategy_options", "%s: expected %s (got %r)"
                                % (key, "a count of 1 or more" if lo else "seconds > 0", v))
     if strategy in _LOOP_STRATEGIES:
-        known = _LOOP_OPTIONS
-    else:
-        if strategy in _KT_MAPPED:
-            passed, other = _KT_MAPPED[strategy]
-            known = _SEARCH_OPTIONS | _SEARCH_UNUSED | set(passed) | set(other)
-        else:  # kjit-tune's own names: it checks their options (_strategy_args)
-            other, known = (), set(options)
-        unused = sorted((set(options) & (set(other) | _SEARCH_UNUSED)) - {"constraint_aware"})
-        if "constraint_aware" in other and options.get("constraint_aware", True) is not True:
-            unused.append("constraint_aware")
-        if unused:
-            warnings.warn("kjit.kernel_tuner: strategy %r: strategy_options %s set Kernel "
-                          "Tuner's own implementation and are not used: kjit-tune's strategy "
-                          "keeps its settings (kjit-tune(1)); max_fevals and time_limit bound "
-                          "the search" % (strategy, ", ".join(unused)), UserWarning, stacklevel=4)
+        # Kernel Tuner's random_sample takes searchspace_construction_options,
+        # its brute_force no option at all
+        other = ()
+        known = _LOOP_OPTIONS | (_SEARCH_UNUSED if strategy == "random_sample" else set())
+    elif strategy in _KT_MAPPED:
+        passed, other = _KT_MAPPED[strategy]
+        known = _SEARCH_OPTIONS | _SEARCH_UNUSED | set(passed) | set(other)
+    else:  # kjit-tune's own names: it checks their options (_strategy_args)
+        other, known = (), set(options)
     extra = set(options) - known
     if extra:
         raise _unsupported("strategy_options", "%s: not an option of strategy %r (its options: "
                            "%s)" % (", ".join(sorted(extra)), strategy or "brute_force",
                                     ", ".join(sorted(known))))
+    unused = sorted((set(options) & (set(other) | _SEARCH_UNUSED)) - {"constraint_aware"})
+    if "constraint_aware" in other and options.get("constraint_aware", True) is not True:
+        unused.append("constraint_aware")
+    if unused:
+        warnings.warn("kjit.kernel_tuner: strategy %r: strategy_options %s set Kernel "
+                      "Tuner's own implementation and are not used: kjit's strategy "
+                      "keeps its settings (kjit-tune(1)); max_fevals and time_limit bound "
+                      "the search" % (strategy, ", ".join(unused)), UserWarning, stacklevel=4)
 
 
 _ENERGY_OBSERVABLES = ("nvml_energy", "nvml_power")
@@ -256,73 +444,114 @@ def _observables(observers):
 
 
 def _source(kernel_source, params):
-    """The kernel's text for params, and the folders to search for headers."""
-    if callable(kernel_source):
-        return kernel_source(params), []
-    files = kernel_source if isinstance(kernel_source, (list, tuple)) else [kernel_source]
-    main = files[0]
-    if isinstance(main, (str, os.PathLike)) and os.path.isfile(main):
-        with open(main, encoding="utf-8") as f:
-            text = f.read()
-        dirs = sorted({os.path.dirname(os.path.abspath(x)) for x in files})
-        return text, dirs
-    if len(files) > 1:
-        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
-                                 "kernel_source: a list must name files (%r is none)" % (main,))
-    return str(main), []
+    """The kernel's text for params, and the folders to search for headers
+    (those of the files named)."""
+    sources = _sources(kernel_source)
+    for f in sources[1:]:
+        if not _looks_like_a_file(f) and not isinstance(f, pathlib.Path):
+            raise ValueError("kernel_source[%d]: when passing multiple kernel sources, the "
+                             "secondary entries must be filenames (got %.40r)"
+                             % (sources.index(f), f))
+    dirs = sorted({os.path.dirname(os.path.abspath(f)) for f in sources
+                   if isinstance(f, pathlib.Path) or _looks_like_a_file(f)})
+    return _text(sources[0], params), dirs
+
+
+def _substitute(text, params):
+    """text with each parameter name replaced by its value, as Kernel Tuner
+    fills in a define's value or an expression."""
+    return "".join(str(params[t]) if t in params else t
+                   for t in re.split("([a-zA-Z0-9_]+)", text))
+
+
+def _evaluate_expr(expr, params):
+    """A Kernel Tuner expression (a problem size, grid divisor, shared
+    memory size or metric) over the parameters' values: Python with them
+    filled in."""
+    return eval(_substitute(expr, params), {})
 
 
 def _problem(problem_size, params):
+    """The problem's three sizes, as Kernel Tuner reads problem_size: an
+    int, a string (an expression), a tuple of those, or a function of the
+    parameters returning one."""
     p = problem_size(params) if callable(problem_size) else problem_size
-    p = [p] if isinstance(p, (int, str)) or not hasattr(p, "__len__") else list(p)
-    out = []
-    for x in p:
-        out.append(int(eval(x, {"__builtins__": {}}, dict(params))) if isinstance(x, str)
-                   else int(x))
-    return (out + [1, 1, 1])[:3]
+    if isinstance(p, (str, numbers.Integral)):
+        p = (p,)
+    out = [1, 1, 1]
+    if len(p) > 3:
+        raise ValueError("problem_size: at most 3 dimensions (got %r)" % (p,))
+    for i, x in enumerate(p):
+        if isinstance(x, str):
+            out[i] = int(_evaluate_expr(x, params))
+        elif isinstance(x, numbers.Integral):
+            out[i] = int(x)
+        else:
+            raise TypeError("problem_size should only contain strings or integers (got %r)"
+                            % (x,))
+    return out
 
 
-def _grid_div(div, params, default):
+def _grid_div(div, params, default, axis="x"):
+    """A grid divisor as Kernel Tuner reads grid_div_x/y/z: None (the block
+    size parameter default names), an int, a string (an expression), a
+    function of the parameters, or a list of those, multiplied."""
     if div is None:
-        div = default
+        return params.get(default, 1)
+    if isinstance(div, int):
+        return div
     if callable(div):
         return div(params)
     if isinstance(div, str):
-        div = [div]
-    value = 1
-    for d in div:
-        value *= eval(d, {"__builtins__": {}}, dict(params)) if isinstance(d, str) else d
-    return value
+        return int(_evaluate_expr(div, params))
+    if isinstance(div, (list, tuple)):
+        return math.prod(_grid_div(d, params, 1, axis) for d in div)
+    raise ValueError("grid_div_%s: unrecognized type in grid divisor list, should be any of "
+                     "int, str, callable, or iterable (got %s)" % (axis, type(div).__name__))
 
 
 def _geometry(o, params):
-    names = o["block_size_names"] or _DEFAULT_BLOCK_NAMES
-    defaults = {"block_size_x": 256, "block_size_y": 1, "block_size_z": 1}
-    block = tuple(int(params.get(n, defaults.get(_DEFAULT_BLOCK_NAMES[i], 1)))
-                  for i, n in enumerate(names[:3]))
-    block = (block + (1, 1, 1))[:3]
+    """(grid, block) of a configuration, as Kernel Tuner computes them."""
+    names = o["block_size_names"]
+    block = tuple(int(params.get(n, d)) for n, d in zip(names, (256, 1, 1)))
     size = _problem(o["problem_size"], params)
-    grid = []
-    for axis, n in enumerate(size):
-        dflt = [names[axis]] if names[axis] in params else [1]
-        div = _grid_div(o["grid_div_" + "xyz"[axis]], params, dflt)
-        grid.append(max(1, int(math.ceil(n / div))))
-    return tuple(grid), block
+    grid = tuple(int(math.ceil(n / _grid_div(o["grid_div_" + axis], params, name, axis)))
+                 for n, axis, name in zip(size, "xyz", names))
+    return grid, block
 
 
 def _defines(o, params, grid, block):
-    d = {k: v for k, v in params.items()}
-    names = o["block_size_names"] or _DEFAULT_BLOCK_NAMES
-    for i, n in enumerate(names[:3]):
-        d.setdefault(n, block[i])
-    for axis, g in zip("xyz", grid):
-        d["grid_size_" + axis] = g
-    for axis, n in zip("xyz", _problem(o["problem_size"], params)):
-        d["problem_size_" + axis] = n
-    for k, v in (o["defines"] or {}).items():
-        d[k] = v(params) if callable(v) else v
-    d["kernel_tuner"] = 1
-    return d
+    """The preprocessor definitions of a configuration, as Kernel Tuner
+    makes them: defines= (values, strings with the parameters filled in,
+    or functions of the parameters), else the grid and block sizes, the
+    parameters and kernel_tuner."""
+    defines = o["defines"]
+    if defines is None:
+        defines = dict(zip(("grid_size_x", "grid_size_y", "grid_size_z"), grid))
+        defines.update(zip(o["block_size_names"], block))
+        defines.update(params)
+        defines["kernel_tuner"] = 1
+    out = {}
+    for k, v in defines.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise ValueError("defines: name is not a valid identifier: %r" % (k,))
+        out[k] = v(params) if callable(v) else _substitute(v, params) if isinstance(v, str) else v
+    return out
+
+
+def _unroll_factors(text, defines):
+    """Kernel Tuner's loop_unroll_factor definitions in CUDA: each a
+    constexpr int (what #pragma unroll takes) before the code, or, at 0,
+    the #pragma unroll naming it removed; the other definitions."""
+    prefix, rest = "", {}
+    for k, v in defines.items():
+        if "loop_unroll_factor" not in k:
+            rest[k] = v
+        elif str(v) == "0":
+            text = re.sub(r"\n\s*#pragma\s+unroll\s+" + k, "\n", text)
+        else:
+            prefix += "constexpr int %s = %s;\n" % (k, v)
+    return (prefix + "#line 1\n" + text if prefix else text), rest
 
 
 class _Device:
@@ -377,19 +606,50 @@ def _engine(device, what):
     return engine
 
 
-def _check_arguments(arguments):
+# Kernel Tuner's C spellings of NumPy's types, each looked for within a
+# parameter's declaration
+_C_SPELLINGS = {"bool": ("bool",), "uint8": ("uchar", "unsigned char", "uint8_t"),
+                "int8": ("char", "int8_t"), "uint16": ("ushort", "unsigned short", "uint16_t"),
+                "int16": ("short", "int16_t"), "uint32": ("uint", "unsigned int", "uint32_t"),
+                "int32": ("int", "int32_t"), "uint64": ("ulong", "unsigned long", "uint64_t"),
+                "int64": ("long", "int64_t"), "float16": ("half",), "float32": ("float",),
+                "float64": ("double",), "complex64": ("float2",), "complex128": ("double2",)}
+
+
+def _check_arguments(o):
+    """Kernel Tuner's checks of the arguments: NumPy arrays and scalars, and
+    against the kernel's declaration in each source (a generator's is not
+    read), a warning where their count or a type does not match it."""
     import numpy as np
-    for i, a in enumerate(arguments):
+    args = o["arguments"]
+    for i, a in enumerate(args):
         if not isinstance(a, (np.ndarray, np.generic)):
             raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "arguments[%d]: expected a NumPy "
                                      "array or scalar (got %s)" % (i, type(a).__name__))
+    for source in _sources(o["kernel_source"]):
+        parsed = None if callable(source) else _types.parse_params(_text(source),
+                                                                   o["kernel_name"])
+        if parsed is None:
+            continue
+        decls = [t + " " + n for t, n in zip(*parsed)]
+        if len(decls) != len(args):
+            warnings.warn("Kernel (%d) and host argument (%d) lists do not match in size."
+                          % (len(decls), len(args)), UserWarning, stacklevel=3)
+            continue
+        for i, (a, decl) in enumerate(zip(args, decls)):
+            if ((isinstance(a, np.ndarray) and "*" not in decl) or
+                    not any(c in decl for c in _C_SPELLINGS.get(str(a.dtype), ()))):
+                warnings.warn("Argument at position %d of dtype: %s does not match %s."
+                              % (i, a.dtype, decl), UserWarning, stacklevel=3)
+                break
 
 
 def _kernel_inputs(o, params):
     """(source text, header folders, defines, grid, block) of a configuration."""
     grid, block = _geometry(o, params)
     text, dirs = _source(o["kernel_source"], params)
-    return text, dirs, _defines(o, params, grid, block), grid, block
+    text, defines = _unroll_factors(text, _defines(o, params, grid, block))
+    return text, dirs, defines, grid, block
 
 
 def _make_kernel(o, params, engine):
@@ -398,10 +658,12 @@ def _make_kernel(o, params, engine):
                     flags=o["compiler_options"] or (), include_dirs=dirs or None, engine=engine)
     for name, value in (o["cmem_args"] or {}).items():
         k.set_symbol(name, value.tobytes())
-    smem = o["smem_args"] or {}
-    shared = smem.get("size", 0)
-    shared = shared(params) if callable(shared) else int(shared)
-    return k, grid, block, shared
+    shared = (o["smem_args"] or {}).get("size", 0)
+    if callable(shared):
+        shared = shared(params)
+    elif isinstance(shared, str):
+        shared = _evaluate_expr(shared, params)
+    return k, grid, block, int(shared)
 
 
 def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None,
@@ -414,8 +676,8 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     scalars as given. The parameters are those of Kernel Tuner 1.5.0's
     run_kernel()."""
     o = dict(locals())
-    _check_common(lang, platform, texmem_args, compiler, log)
-    _check_arguments(arguments)
+    _check_common(o)
+    _check_arguments(o)
     engine = _engine(device, "run_kernel")
     k, grid, block, shared = _make_kernel(o, dict(params), engine)
     dev = _Device(engine, arguments)
@@ -428,20 +690,47 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
         dev.close()
 
 
-def _space(tune_params, restrictions):
-    keys = list(tune_params)
+def _restrictions(restrictions):
+    """Kernel Tuner's restrictions as a list: a list or tuple of them, or one."""
     if restrictions is None:
-        restrictions = []
-    elif callable(restrictions) or isinstance(restrictions, str):
-        restrictions = [restrictions]
+        return []
+    return list(restrictions) if isinstance(restrictions, (list, tuple)) else [restrictions]
+
+
+def _restriction_test(r, keys, alone):
+    """A test of a configuration (a dict) for one of Kernel Tuner's
+    restrictions: a string is a Python expression over the parameters; a
+    function alone, of one argument, with several parameters, gets the
+    configuration, as a lambda of one argument that is no parameter does
+    (Kernel Tuner rewrites its p["name"] to name); another lambda gets the
+    parameters its arguments name, another function every value in order."""
+    if isinstance(r, str):
+        return lambda p: eval(r, {}, dict(p))
+    if not callable(r):
+        raise ValueError("restrictions: %r is neither a string nor a function" % (r,))
+    args = list(inspect.signature(r).parameters)
+    lam = getattr(r, "__name__", None) == "<lambda>"
+    if len(args) == 1 and ((alone and len(keys) > 1) or (lam and args[0] not in keys)):
+        return r
+    if lam:
+        return lambda p: r(**{a: p[a] for a in args})
+    return lambda p: r(*p.values())
+
+
+# a block's most threads on every CUDA GPU: Kernel Tuner restricts the
+# product of the default block size parameters to the device's
+_MAX_THREADS = 1024
+
+
+def _space(tune_params, restrictions):
+    """The valid configurations, in the order of the product of the values."""
+    keys = list(tune_params)
+    rs = _restrictions(restrictions)
+    tests = [_restriction_test(r, keys, len(rs) == 1) for r in rs]
+    block = [n for n in _DEFAULT_BLOCK_NAMES if n in keys]
     for values in itertools.product(*(tune_params[k] for k in keys)):
         p = dict(zip(keys, values))
-        ok = True
-        for r in restrictions:
-            ok = r(p) if callable(r) else eval(r, {"__builtins__": {}}, dict(p))
-            if not ok:
-                break
-        if ok:
+        if math.prod(p[n] for n in block) <= _MAX_THREADS and all(t(p) for t in tests):
             yield p
 
 
@@ -482,47 +771,104 @@ def _verify(o, results, out_idx):
                for i in out_idx)
 
 
+def _json_value(x):
+    """A NumPy value in a cache file: as Python's."""
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError("cache: %s is not JSON serializable" % type(x).__name__)
+
+
 class _Cache:
-    """Kernel Tuner's cache file: read to skip what it holds, rewritten whole
-    (its closed form) after each new result."""
+    """Kernel Tuner's cache file, in its format: a JSON object whose "cache"
+    holds each result under its parameter values ("v1,v2,..."), kept open
+    (without its last two braces) while tuning, a line appended for each
+    new result, and closed at the end. A file left open (an interrupted
+    run) is read as if closed. A file of another device, kernel, problem
+    size or tune_params is refused, as Kernel Tuner refuses it."""
 
     def __init__(self, path, o, device_name):
-        self.path, self.data = path, None
+        self.path, self.entries = None, {}
         if not path:
             return
+        path = str(path.resolve()) if isinstance(path, pathlib.Path) else path
+        self.path = path if path.endswith(".json") else path + ".json"
         keys = list(o["tune_params"])
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                text = f.read().strip()
-            if text and text[-3:] not in ("}\n}", "}}}"):
-                text = text.rstrip(",") + "}\n}"
-            self.data = json.loads(text)
-            for field, want in (("device_name", device_name), ("kernel_name", o["kernel_name"]),
-                                ("tune_params_keys", keys)):
-                if self.data.get(field) != want:
-                    raise ValueError("cache %s: %s is %r, this run's %r"
-                                     % (path, field, self.data.get(field), want))
-        else:
-            ps = o["problem_size"]
-            self.data = {"device_name": device_name, "kernel_name": o["kernel_name"],
-                         "problem_size": "callable" if callable(ps) else ps,
-                         "tune_params_keys": keys, "tune_params": o["tune_params"],
-                         "objective": o["objective"] or "time", "cache": {}}
+        ps = o["problem_size"]
+        if not os.path.isfile(self.path):
+            head = {"device_name": device_name, "kernel_name": o["kernel_name"],
+                    "problem_size": "callable" if callable(ps) else ps,
+                    "tune_params_keys": keys, "tune_params": o["tune_params"],
+                    "objective": [o["objective"]], "cache": {}}
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write(json.dumps(head, default=_json_value, indent="")[:-3])
+            return
+        with open(self.path, encoding="utf-8") as f:
+            text = f.read().strip()
+        closed = text[-3:] in ("}\n}", "}}}")
+        data = json.loads(text if closed else text.rstrip(",") + "}\n}")
+        for field, what, want in (("device_name", "device", device_name),
+                                  ("kernel_name", "kernel", o["kernel_name"])):
+            if data[field] != want:
+                raise ValueError("Cannot load cache which contains results for different %s "
+                                 "(cache: %s, actual: %s)" % (what, data[field], want))
+        if "problem_size" in data and not callable(ps):
+            def flat(x):
+                return list(x) if isinstance(x, (list, tuple)) else [x]
+            if flat(data["problem_size"]) != flat(ps):
+                raise ValueError("Cannot load cache which contains results for different "
+                                 "problem_size, cache: %s, requested: %s"
+                                 % (data["problem_size"], ps))
+        if data["tune_params_keys"] != keys:
+            raise ValueError("Cannot load cache %s: its tunable parameters are %s, tune_params "
+                             "has %s%s" % (self.path, data["tune_params_keys"], keys,
+                                           " (the same in another order, which must be kept "
+                                           "to look configurations up)"
+                                           if sorted(data["tune_params_keys"]) == sorted(keys)
+                                           else ""))
+        self.entries = data["cache"]
+        if closed:  # opened again, for appending
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write(text[:-3] + ",")
 
-    def key(self, params):
+    @staticmethod
+    def key(params):
         return ",".join(str(v) for v in params.values())
 
     def get(self, params):
-        return self.data["cache"].get(self.key(params)) if self.data else None
+        """The result stored for params (a copy), or None."""
+        r = self.entries.get(self.key(params))
+        return None if r is None else dict(r)
 
     def put(self, params, result):
-        if not self.data:
+        key = self.key(params)
+        if self.path is None or key in self.entries:
             return
-        self.data["cache"][self.key(params)] = result
-        tmp = self.path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.data, f, default=lambda x: x.item() if hasattr(x, "item") else str(x))
-        os.replace(tmp, self.path)
+        self.entries[key] = result
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write("\n" + json.dumps({key: result}, default=_json_value)[1:-1] + ",")
+
+    def close(self):
+        if self.path is None:
+            return
+        with open(self.path, encoding="utf-8") as f:
+            text = f.read()
+        if text.endswith(","):
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write(text[:-1] + "}\n}")
+
+
+def _failed(r):
+    """Whether a result is a failure (Kernel Tuner's __error__, or kjit's
+    failed time)."""
+    return "__error__" in r or isinstance(r.get("time"), str)
+
+
+def _metrics(o, r):
+    """r with the metrics added, as Kernel Tuner computes them: in order,
+    each from the result and the metrics before it."""
+    for name, f in (o["metrics"] or {}).items():
+        r[name] = f(r) if callable(f) else _evaluate_expr(f, r)
+    return r
 
 
 def _evaluate(o, p, k, geo, dev, out_idx, checker):
@@ -553,9 +899,7 @@ def _evaluate(o, p, k, geo, dev, out_idx, checker):
                                   + prof["energy_reason"])
         r["nvml_energy"] = prof["energy_j"]
         r["nvml_power"] = prof["power_w"]
-    for name, f in (o["metrics"] or {}).items():
-        r[name] = f(r) if callable(f) else eval(f, {"__builtins__": {}}, dict(r))
-    return r
+    return _metrics(o, r)
 
 
 def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
@@ -571,18 +915,13 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     parameters, "time" in ms, "times", timings, metrics), env a dict of the
     device and the run. See the module's help for what is supported."""
     o = dict(locals())
-    _check_common(lang, platform, texmem_args, compiler, log)
+    _check_common(o)
+    _check_arguments(o)
     _check_tuning(o)
-    _check_arguments(arguments)
-    if answer is not None and len(answer) != len(arguments):
-        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "answer: %d entries for %d arguments"
-                                 % (len(answer), len(arguments)))
-    objective = objective or "time"
-    higher = bool(objective_higher_is_better)
     # kjit-tune reads the space (and refuses what it cannot search) first
     search = None if strategy in _LOOP_STRATEGIES else _Search(o)
     try:
-        return _tune(o, _engine(device, "tune_kernel"), objective, higher, search)
+        return _tune(o, _engine(device, "tune_kernel"), search)
     finally:
         if search is not None:
             search.close()
@@ -693,11 +1032,7 @@ def _t1_space(o):
     for name, values in o["tune_params"].items():
         values = [v.item() if hasattr(v, "item") else v for v in values]
         params.append({"Name": name, "Type": _t1_type(name, values), "Values": values})
-    restrictions = o["restrictions"]
-    if restrictions is None:
-        restrictions = []
-    elif callable(restrictions) or isinstance(restrictions, str):
-        restrictions = [restrictions]
+    restrictions = _restrictions(o["restrictions"])
     for r in restrictions:
         if not isinstance(r, str):
             raise _unsupported("restrictions", "%s: a function; kjit's strategies search a "
@@ -861,12 +1196,18 @@ def _compile_all(o, configs, engine):
         pool.shutdown(cancel_futures=True)
 
 
+def _timestamp():
+    """A result's timestamp, as Kernel Tuner writes it (UTC)."""
+    return str(datetime.datetime.now(datetime.timezone.utc))
+
+
 def _result(o, p, built, dev, out_idx, checker):
     """The result of configuration p, built by _build(): measured, or its
     failure."""
     k, geo, compile_ms, err = built
+    failed = dict(compile_time=compile_ms, verification_time=0, benchmark_time=0)
     if err is not None:
-        r = dict(p, time="CompilationFailedConfig", compile_time=compile_ms)
+        r = dict(p, time="CompilationFailedConfig", **failed)
     else:
         try:
             r = _evaluate(o, p, k, geo, dev, out_idx, checker)
@@ -874,68 +1215,100 @@ def _result(o, p, built, dev, out_idx, checker):
         except kjit.NoGPUError:
             raise
         except kjit.Error as e:
-            r = dict(p, time="RuntimeFailedConfig", compile_time=compile_ms)
+            r = dict(p, time="RuntimeFailedConfig", **failed)
             if "differs from answer" in str(e):
                 raise
-    r["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    r["timestamp"] = _timestamp()
     _log.debug("%s", r)
     if o["verbose"] and not o["quiet"]:
         print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
     return r
 
 
-def _tune(o, engine, objective, higher, search=None):
+def _tune(o, engine, search=None):
     """Evaluates the configurations brute_force or random_sample choose
-    (search None: compiled ahead, in parallel), or those search proposes."""
+    (search None: compiled ahead, in parallel), or those search proposes;
+    those the cache holds are taken from it, as Kernel Tuner takes them
+    (no compile, verification or benchmark time; metrics computed again)."""
     start = time.perf_counter()
+    objective, higher = o["objective"], o["objective_higher_is_better"]
     configs = list(_space(o["tune_params"], o["restrictions"]))
     limit = (o["strategy_options"] or {}).get("time_limit")
     cache = _Cache(o["cache"], o, engine.device_name)
-    answer = o["answer"]
-    out_idx = [i for i, a in enumerate(answer or []) if a is not None]
+    out_idx = [i for i, a in enumerate(o["answer"] or []) if a is not None]
     dev = _Device(engine, o["arguments"])
     checker = ThreadPoolExecutor(max_workers=1)
     results = []
+    strategy_s = 0.0
 
     def over():
         return limit and time.perf_counter() - start > float(limit)
 
-    def run(p, built):
-        r = _result(o, p, built, dev, out_idx, checker)
+    def evaluate(p, build):
+        r = cache.get(p)
+        if r is None:
+            r = _result(o, p, build(), dev, out_idx, checker)
+            cache.put(p, r)
+        else:
+            r.update(compile_time=0, verification_time=0, benchmark_time=0)
+            if not _failed(r):
+                _metrics(o, r)
+            r["timestamp"] = _timestamp()
         results.append(r)
-        cache.put(p, r)
         return r
     try:
         if search is None:
             chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
-            todo = [p for p in chosen if cache.get(p) is None]
-            results += [cache.get(p) for p in chosen if cache.get(p) is not None]
-            for p, built in _compile_all(o, todo, engine):
-                if over():
-                    break
-                run(p, built)
+            built = _compile_all(o, [p for p in chosen if cache.get(p) is None], engine)
+            try:
+                for p in chosen:
+                    if over():
+                        break
+                    evaluate(p, lambda: next(built)[1])
+            finally:
+                built.close()
         else:
             p = search.proposal
             while p is not None and not over():
-                r = cache.get(p)
-                if r is None:
-                    r = run(p, _build(o, p, engine))
-                else:
-                    results.append(r)
+                r = evaluate(p, lambda: _build(o, p, engine))
+                t0 = time.perf_counter()
                 p = search.tell(_answer(r, objective, higher))
+                strategy_s += time.perf_counter() - t0
     finally:
+        cache.close()
         checker.shutdown()
         dev.close()
-    ok = [r for r in results if isinstance(r.get(objective), (int, float))]
-    best = (max if higher else min)(ok, key=lambda r: r[objective]) if ok else None
-    if best is not None and not o["quiet"]:
-        print("best performing configuration:",
-              ", ".join("%s=%s" % (k2, best[k2]) for k2 in list(o["tune_params"]) + [objective]))
+    total_ms = (time.perf_counter() - start) * 1e3
     env = {"device_name": engine.device_name, "arch": engine.arch,
            "kjit_version": kjit.version(), "kernel_name": o["kernel_name"],
            "problem_size": o["problem_size"] if not callable(o["problem_size"]) else "callable",
-           "iterations": o["iterations"], "strategy": o["strategy"] or "brute_force",
-           "objective": objective, "configurations": len(configs),
-           "evaluated": len(results), "total_time_ms": (time.perf_counter() - start) * 1e3,
-           "best_config": best}
+           "iterations": o["iterations"], "compiler_options": o["compiler_options"],
+           "strategy": o["strategy"] or "brute_force", "objective": objective,
+           "configurations": len(configs), "evaluated": len(results),
+           "total_time_ms": total_ms}
+    _timings(results, env, strategy_s * 1e3, total_ms)
+    ok = [r for r in results if not _failed(r) and isinstance(r.get(objective), (int, float))]
+    if ok:
+        best = env["best_config"] = (max if higher else min)(ok, key=lambda r: r[objective])
+        if not o["quiet"]:
+            print("best performing configuration:",
+                  ", ".join("%s=%s" % (k2, best[k2])
+                            for k2 in list(o["tune_params"]) + [objective]))
     return results, env
+
+
+_STAGES = ("compile_time", "verification_time", "benchmark_time")
+
+
+def _timings(results, env, strategy_ms, total_ms):
+    """Kernel Tuner's timings: each result's share of the strategy's time
+    and of the rest (framework_time), and env's totals of each."""
+    worker_ms = sum(r[k] for r in results for k in _STAGES)
+    framework_ms = max(total_ms - strategy_ms - worker_ms, 0.0)
+    for r in results:
+        r["strategy_time"] = strategy_ms / len(results)
+        r["framework_time"] = framework_ms / len(results)
+    for k in _STAGES + ("strategy_time", "framework_time"):
+        env["total_" + k] = sum(r[k] for r in results)
+    env["overhead_time"] = total_ms - sum(env["total_" + k] for k in _STAGES +
+                                          ("strategy_time", "framework_time"))

@@ -2,9 +2,11 @@
 kjit-tune processes, NumPy arrays. Run by tests/test-python.sh (make check),
 with the package on PYTHONPATH, $KJIT_ARCH set and $KJIT_DB in a private folder.
 """
+import collections
 import inspect
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -442,6 +444,348 @@ class Strategies(unittest.TestCase):
                            strategy="pso")
 
 
+def tune_options(**kw):
+    """tune_kernel()'s options as it reads them (its defaults, then kw),
+    checked as it checks them."""
+    o = {k: p.default for k, p in inspect.signature(kt.tune_kernel).parameters.items()
+         if p.default is not inspect.Parameter.empty}
+    o.update(kernel_name="scale", kernel_source=SCALE, problem_size=64,
+             tune_params={"block_size_x": [32, 64]})
+    o.update(kw)
+    kt._check_common(o)
+    kt._check_tuning(o)
+    return o
+
+
+class KernelTunerInputs(unittest.TestCase):
+    """Kernel Tuner scripts' inputs, read and refused as Kernel Tuner 1.5.0
+    reads and refuses them, before any GPU is looked for."""
+
+    def setUp(self):
+        self.a, self.n = np.zeros(64, np.float32), np.int32(64)
+        self.args = [self.a, self.a, np.float32(2), self.n]
+
+    def tune(self, tune_params=None, **kw):
+        return kt.tune_kernel("scale", kw.pop("kernel_source", SCALE), kw.pop("problem_size", 64),
+                              kw.pop("arguments", self.args),
+                              tune_params or {"block_size_x": [32, 64]}, **kw)
+
+    def test_refusals(self):
+        """Each refusal with Kernel Tuner's exception type."""
+        with tempfile.TemporaryDirectory() as d:
+            c_file = os.path.join(d, "host.c")
+            with open(c_file, "w") as f:
+                f.write("void scale(float *y, const float *x, float a, int n) {}\n")
+            cases = [
+                (dict(tune_params={"block_size_x": [32], "time": [1]}), ValueError,
+                 "Tune parameter time with value [1] has a forbidden name"),
+                (dict(tune_params={"block_size_x": [32], "grid_size_y": [1]}), ValueError,
+                 "forbidden name"),
+                (dict(tune_params={"block_size_x": [32], "nvml_gr_clock": [1000]}), ValueError,
+                 "nvml_gr_clock: Tune parameters starting with nvml_ require an NVMLObserver"),
+                (dict(block_size_names=("block_size_x",)), ValueError,
+                 "block_size_names should be a list of strings"),
+                (dict(block_size_names=["a", "b", "c", "d"]), ValueError, "more than 3 names"),
+                (dict(block_size_names=["block_size_x", 2]), ValueError, "only strings"),
+                (dict(objective="GFLOPS"), ValueError,
+                 "Please specify objective_higher_is_better for objective GFLOPS"),
+                (dict(objectives=["time"]), ValueError, "objectives should be a dict"),
+                (dict(objective=["time", "GB/s"], objective_higher_is_better=[False, True]),
+                 kt.UnsupportedParameter, "objective: ['time', 'GB/s']: multi-objective"),
+                (dict(metrics=[("GFLOP/s", "1 / time")]), ValueError,
+                 "metrics should be a dictionary"),
+                (dict(metrics={"GFLOP/s": 2.0}), ValueError,
+                 "metrics['GFLOP/s']: metric dicts values should be strings or callable"),
+                (dict(strategy="hill_climbing"), ValueError, "unknown strategy 'hill_climbing'"),
+                (dict(strategy="random_sample", strategy_options={"max_fevals": 0}), ValueError,
+                 "max_fevals"),
+                (dict(strategy="random_sample", strategy_options={"popsize": 3}), ValueError,
+                 "popsize: not an option of strategy 'random_sample'"),
+                (dict(strategy="brute_force",
+                      strategy_options={"searchspace_construction_options": {}}), ValueError,
+                 "not an option of strategy 'brute_force'"),
+                (dict(answer=[None, None]), TypeError, "answer: 2 entries for 4 arguments"),
+                (dict(answer=[np.zeros(64, np.int32), None, None, None]), TypeError,
+                 "answer[0]: its dtype int32 is not compatible with the kernel output's float32"),
+                (dict(answer=[np.zeros(32, np.float32), None, None, None]), ValueError,
+                 "answer[0]: its size 32 differs from the argument's 64"),
+                (dict(answer=[None, None, np.float32(2), None]), TypeError,
+                 "answer[2]: the argument is a float32"),
+                (dict(kernel_source=os.path.join(d, "missing.cu")), FileNotFoundError,
+                 "missing.cu"),
+                (dict(kernel_source=lambda p: SCALE), TypeError,
+                 "lang: Kernel Tuner needs the language"),
+                (dict(kernel_source=42), TypeError, "kernel_source: expected code or a file"),
+                (dict(kernel_source=c_file), kt.UnsupportedParameter,
+                 "lang: kernel_source has no __global__ function, so Kernel Tuner takes it "
+                 "for C"),
+                (dict(kernel_source="__kernel void scale() {}"), kt.UnsupportedParameter,
+                 "takes it for OpenCL"),
+                (dict(arguments=[[1.0, 2.0]]), TypeError, "arguments[0]: expected a NumPy"),
+            ]
+            for kw, exc, want in cases:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    with self.assertRaises(exc, msg=kw) as cm:
+                        self.tune(**kw)
+                self.assertIn(want, str(cm.exception), kw)
+        with self.assertRaises(ValueError) as cm:
+            kt.run_kernel("scale", SCALE, 64, self.args, {"block_size_x": 32},
+                          block_size_names="block_size_x")
+        self.assertIn("block_size_names should be a list", str(cm.exception))
+
+    def test_accepted_forms(self):
+        """What Kernel Tuner scripts pass gets as far as the GPU: kjit.NoGPUError
+        here, where Kernel Tuner raises its RuntimeError for a missing CUDA."""
+        if kjit.default_engine().has_gpu:
+            self.skipTest("a GPU is here")
+        self.assertTrue(issubclass(kjit.NoGPUError, RuntimeError))
+
+        def verify(answer, result):  # no atol: Kernel Tuner calls it without
+            return True
+        metrics = collections.OrderedDict()
+        metrics["GB/s"] = lambda p: 3 * 64 * 4 / (p["time"] / 1e3) / 1e9
+        metrics["GB/s2"] = "2 * GB/s"
+        with tempfile.TemporaryDirectory() as d:
+            path = pathlib.Path(d) / "scale.cu"
+            path.write_text(SCALE)
+            header = os.path.join(d, "scale_helpers.cuh")
+            with open(header, "w") as f:
+                f.write("#define HELPER 1\n")
+            for kw in (dict(kernel_source=path), dict(kernel_source=str(path)),
+                       dict(kernel_source=[str(path), header]),
+                       dict(kernel_source=lambda p: SCALE, lang="CUDA"),
+                       dict(lang="PyCUDA"), dict(lang="cupy"), dict(lang="NVCUDA"),
+                       dict(restrictions="block_size_x > 32"),
+                       dict(restrictions=["block_size_x > 32", "block_size_x < 1024"]),
+                       dict(restrictions=lambda p: p["block_size_x"] > 32),
+                       dict(problem_size=(64, 1)), dict(problem_size="2 * 32"),
+                       dict(problem_size=lambda p: (64,)),
+                       dict(grid_div_x=["block_size_x", lambda p: 1]), dict(grid_div_x=[]),
+                       dict(answer=[np.zeros(64, np.float64), None, None, None]),
+                       dict(answer=[None] * 4, verify=verify, atol=1e-3),
+                       dict(metrics=metrics, objective="GB/s"),
+                       dict(objective="score", objective_higher_is_better=True),
+                       dict(defines={"N": 64, "BLOCK": lambda p: p["block_size_x"]}),
+                       dict(strategy="random_sample",
+                            strategy_options={"fraction": 0.5, "time_limit": 10}),
+                       dict(cache=os.path.join(d, "cache")), dict(iterations=3, seed=5,
+                                                                  quiet=True, verbose=True)):
+                with self.assertRaises(kjit.NoGPUError, msg=kw):
+                    self.tune(**kw)
+
+    def test_warnings(self):
+        """Kernel Tuner's warnings: arguments that do not match the kernel's
+        declaration, block size names."""
+        cases = [
+            (dict(arguments=self.args[:3]),
+             "Kernel (4) and host argument (3) lists do not match in size."),
+            (dict(arguments=[self.a, self.a, np.float32(2), np.float32(64)]),
+             "Argument at position 3 of dtype: float32 does not match int n."),
+            (dict(arguments=[self.a, self.a, self.a, self.n]),
+             "Argument at position 2 of dtype: float32 does not match float a."),
+            (dict(tune_params={"threads": [32]}),
+             "None of the tunable parameters specify thread block dimensions!"),
+            (dict(block_size_names=["threads"]),
+             "Block size name threads is not specified in the tunable parameters list!"),
+        ]
+        for kw, want in cases:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    self.tune(**kw)
+                except kjit.NoGPUError:
+                    pass
+            self.assertIn(want, [str(w.message) for w in caught], kw)
+        with warnings.catch_warnings():  # a generator's source is not read
+            warnings.simplefilter("error")
+            with self.assertRaises(kjit.NoGPUError if not kjit.default_engine().has_gpu
+                                   else Exception):
+                self.tune(arguments=self.args[:3], kernel_source=lambda p: SCALE, lang="CUDA")
+
+    def test_geometry_and_defines(self):
+        """Problem sizes, grid divisors, block sizes and defines as Kernel
+        Tuner computes them."""
+        p = {"block_size_x": 32, "block_size_y": 4, "tile": 2}
+        self.assertEqual(kt._problem(1000, p), [1000, 1, 1])
+        self.assertEqual(kt._problem(np.int64(10), p), [10, 1, 1])
+        self.assertEqual(kt._problem(("tile * 100", 20), p), [200, 20, 1])
+        self.assertEqual(kt._problem(lambda q: (q["tile"], 3), p), [2, 3, 1])
+        for bad in ((10.0,), (1, 2, 3, 4)):
+            with self.assertRaises((TypeError, ValueError)):
+                kt._problem(bad, p)
+        self.assertEqual(kt._grid_div(None, p, "block_size_x"), 32)
+        self.assertEqual(kt._grid_div(["block_size_x", "tile", 2], p, None), 128)
+        self.assertEqual(kt._grid_div([lambda q: q["tile"], "block_size_x/3"], p, None), 20)
+        self.assertEqual(kt._grid_div([], p, "block_size_x"), 1)
+        with self.assertRaises(ValueError) as cm:
+            kt._grid_div(2.5, p, None, "y")
+        self.assertIn("grid_div_y: unrecognized type", str(cm.exception))
+        o = dict(block_size_names=kt._block_names(None), problem_size=(1000, "tile * 50"),
+                 grid_div_x=None, grid_div_y=["tile"], grid_div_z=None, defines=None)
+        self.assertEqual(kt._geometry(o, p), ((32, 50, 1), (32, 4, 1)))
+        self.assertEqual(kt._geometry(dict(o, block_size_names=kt._block_names(["tile"])), p),
+                         ((500, 50, 1), (2, 4, 1)))
+        self.assertEqual(kt._defines(o, p, (32, 50, 1), (32, 4, 1)),
+                         {"grid_size_x": 32, "grid_size_y": 50, "grid_size_z": 1,
+                          "block_size_x": 32, "block_size_y": 4, "block_size_z": 1, "tile": 2,
+                          "kernel_tuner": 1})
+        # defines= replaces them all: values, strings filled in, functions
+        o["defines"] = {"N": 7, "SIZE": "block_size_x * tile", "F": lambda q: q["tile"] + 1}
+        self.assertEqual(kt._defines(o, p, (1, 1, 1), (1, 1, 1)),
+                         {"N": 7, "SIZE": "32 * 2", "F": 3})
+        o["defines"] = {"not valid": 1}
+        with self.assertRaises(ValueError):
+            kt._defines(o, p, (1, 1, 1), (1, 1, 1))
+        # BLOCK_SIZE_X spells a default name: Kernel Tuner takes it as the block's x
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            self.assertEqual(kt._block_names(None, {"BLOCK_SIZE_X": [32], "n": [1]}),
+                             ["BLOCK_SIZE_X", "block_size_y", "block_size_z"])
+            self.assertEqual(kt._block_names(["bx"], {"bx": [1]}),
+                             ["bx", "block_size_y", "block_size_z"])
+
+    def test_unroll_factors(self):
+        """loop_unroll_factor parameters, as Kernel Tuner passes them in CUDA:
+        a constexpr int for #pragma unroll, or at 0 the pragma removed; the
+        kernel compiles either way."""
+        src = SCALE.replace("if (i < n)", "#pragma unroll loop_unroll_factor_0\n"
+                            "    for (int j = 0; j < 4; j++)\n    if (i < n)")
+        for factor, pragma in ((2, True), (0, False)):
+            text, defines = kt._unroll_factors(src, {"loop_unroll_factor_0": factor, "B": 1})
+            self.assertEqual(defines, {"B": 1})
+            self.assertEqual("#pragma unroll" in text, pragma)
+            self.assertEqual(text.startswith("constexpr int loop_unroll_factor_0 = 2;\n"
+                                             "#line 1\n"), pragma)
+            kjit.kernel(text, "scale", params=defines).compile()
+
+    def test_sources(self):
+        with tempfile.TemporaryDirectory() as d:
+            main, extra = os.path.join(d, "k.cu"), os.path.join(d, "sub", "h.cuh")
+            os.mkdir(os.path.dirname(extra))
+            for f in (main, extra):
+                with open(f, "w") as fh:
+                    fh.write(SCALE)
+            self.assertEqual(kt._source([main, extra], {}),
+                             (SCALE, sorted([d, os.path.dirname(extra)])))
+            self.assertEqual(kt._source([SCALE, extra], {}), (SCALE, [os.path.dirname(extra)]))
+            with self.assertRaises(ValueError) as cm:
+                kt._source([main, SCALE], {})
+            self.assertIn("secondary entries must be filenames", str(cm.exception))
+            self.assertEqual(kt._source(lambda p: "code %d" % p["x"], {"x": 3}), ("code 3", []))
+
+    def test_restrictions(self):
+        """Each form of Kernel Tuner's restrictions selects the same space;
+        the block's threads are limited to 1024 through the default names."""
+        tp = {"block_size_x": [16, 32, 64], "t": [1, 2, 4]}
+
+        def positional(bx, t):  # a function gets every value, in order
+            return bx * t <= 64
+
+        def whole(p):  # alone, with one argument: the configuration
+            return p["block_size_x"] * p["t"] <= 64
+        want = [{"block_size_x": b, "t": t} for b, t in
+                ((16, 1), (16, 2), (16, 4), (32, 1), (32, 2), (64, 1))]
+        for r in ("block_size_x * t <= 64", ["block_size_x * t <= 64"], [positional],
+                  positional, whole, (whole,), [lambda p: p["block_size_x"] * p["t"] <= 64],
+                  [lambda block_size_x, t: block_size_x * t <= 64],
+                  ["min(block_size_x * t, 100) <= 64"]):
+            self.assertEqual(list(kt._space(tp, r)), want, r)
+        self.assertEqual(list(kt._space({"x": [1, 2, 3]}, [lambda x: x > 1])),
+                         [{"x": 2}, {"x": 3}])
+        with self.assertRaises(ValueError):
+            list(kt._space(tp, [3]))
+        threads = {"block_size_x": [512, 1024, 2048], "block_size_y": [1, 2]}
+        self.assertEqual(list(kt._space(threads, None)),
+                         [{"block_size_x": 512, "block_size_y": 1},
+                          {"block_size_x": 512, "block_size_y": 2},
+                          {"block_size_x": 1024, "block_size_y": 1}])
+        self.assertEqual(len(list(kt._space({"bx": [512, 2048]}, None))), 2)
+
+    def test_verify_without_atol(self):
+        seen = []
+        o = tune_options(verify=lambda answer, result: seen.append((answer, result)) or True,
+                         arguments=self.args, answer=[None, self.a, None, None])
+        self.assertTrue(kt._verify(o, [None, self.a, None, None], [1]))
+        self.assertEqual(len(seen), 1)
+        o = tune_options(verify=lambda answer, result, atol=None: seen.append(atol) or True,
+                         arguments=self.args, atol=0.5)
+        self.assertTrue(kt._verify(o, [None] * 4, []))
+        self.assertEqual(seen[-1], 0.5)
+        self.assertEqual(tune_options(objective="GFLOP/s")["objective_higher_is_better"], True)
+        self.assertEqual(tune_options(objective=["GB/s"])["objective"], "GB/s")
+
+
+class KernelTunerCache(unittest.TestCase):
+    """The cache file in Kernel Tuner 1.5.0's format, with its checks."""
+
+    def options(self, **kw):
+        o = dict(kernel_name="scale", problem_size=(1024, 2), objective="time",
+                 tune_params={"block_size_x": [32, 64], "tile": [1, 2]})
+        o.update(kw)
+        return o
+
+    def test_format_and_resume(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = kt._Cache(os.path.join(d, "scale"), self.options(), "NVIDIA H100")
+            self.assertEqual(c.path, os.path.join(d, "scale.json"))  # .json added
+            with open(c.path) as f:
+                head = f.read()
+            self.assertTrue(head.endswith('"cache": {'), head)  # open, as written
+            r1 = {"block_size_x": 32, "tile": 1, "time": np.float32(0.5), "times": [0.5]}
+            c.put({"block_size_x": 32, "tile": 1}, r1)
+            c.put({"block_size_x": 64, "tile": 2},
+                  {"block_size_x": 64, "tile": 2, "time": "CompilationFailedConfig"})
+            with open(c.path) as f:
+                lines = f.read().split("\n")
+            self.assertEqual(lines[-2], '"32,1": {"block_size_x": 32, "tile": 1, "time": 0.5, '
+                             '"times": [0.5]},')
+            self.assertTrue(lines[-1].startswith('"64,2": '))
+            # an interrupted run's open file is read, and appended to
+            again = kt._Cache(pathlib.Path(d) / "scale.json", self.options(), "NVIDIA H100")
+            self.assertEqual(again.get({"block_size_x": 32, "tile": 1})["time"], 0.5)
+            self.assertIsNone(again.get({"block_size_x": 32, "tile": 2}))
+            again.put({"block_size_x": 32, "tile": 2}, {"time": 1.0})
+            again.close()
+            with open(c.path) as f:
+                data = json.load(f)  # closed: JSON
+            self.assertEqual(data["device_name"], "NVIDIA H100")
+            self.assertEqual(data["problem_size"], [1024, 2])
+            self.assertEqual(data["tune_params_keys"], ["block_size_x", "tile"])
+            self.assertEqual(data["objective"], ["time"])
+            self.assertEqual(list(data["cache"]), ["32,1", "64,2", "32,2"])
+            # a closed file is opened again for appending
+            third = kt._Cache(c.path, self.options(), "NVIDIA H100")
+            self.assertEqual(len(third.entries), 3)
+            with open(c.path) as f:
+                self.assertTrue(f.read().endswith("},"))
+            third.close()
+            with open(c.path) as f:
+                self.assertEqual(json.load(f), data)
+
+    def test_mismatches(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "c.json")
+            kt._Cache(path, self.options(), "NVIDIA H100").close()
+            cases = [
+                ((self.options(), "NVIDIA A100"), "different device (cache: NVIDIA H100, "
+                 "actual: NVIDIA A100)"),
+                ((self.options(kernel_name="other"), "NVIDIA H100"), "different kernel"),
+                ((self.options(problem_size=(1024, 4)), "NVIDIA H100"),
+                 "different problem_size, cache: [1024, 2], requested: (1024, 4)"),
+                ((self.options(tune_params={"tile": [1, 2], "block_size_x": [32, 64]}),
+                  "NVIDIA H100"), "the same in another order"),
+                ((self.options(tune_params={"block_size_x": [32]}), "NVIDIA H100"),
+                 "its tunable parameters are ['block_size_x', 'tile']"),
+            ]
+            for (o, device), want in cases:
+                with self.assertRaises(ValueError) as cm:
+                    kt._Cache(path, o, device)
+                self.assertIn(want, str(cm.exception))
+            # a problem size given by a function is not compared
+            kt._Cache(path, self.options(problem_size=lambda p: (1, 1)), "NVIDIA H100").close()
+
+
 class Compile(unittest.TestCase):
     def test_compile_and_store_shared(self):
         src = SCALE.replace("a * x[i]", "a * x[i] + 1.0f")  # a fresh binary key
@@ -463,7 +807,8 @@ class Compile(unittest.TestCase):
         compile is left to it (its error is the tuning process's)."""
         src = SCALE.replace("a * x[i]", "a * x[i] * SCALE_BY EXTRA")
         o = dict(kernel_name="scale", kernel_source=src, problem_size=1000,
-                 block_size_names=None, grid_div_x=None, grid_div_y=None, grid_div_z=None,
+                 block_size_names=kt._block_names(None), grid_div_x=None, grid_div_y=None,
+                 grid_div_z=None,
                  defines=None, compiler_options=["-DSCALE_BY=3.0f"], cmem_args=None,
                  smem_args=None)
         configs = [{"block_size_x": b, "EXTRA": "* 1.0f"} for b in (32, 64, 128)]
