@@ -91,7 +91,7 @@ def retime(params, size):
     from kjit import kernel_tuner as kt
     args, tune_params, kw = setup(size)
     o = dict(kernel_name="matmul_kernel", kernel_source=KERNEL, problem_size=(size, size),
-             arguments=args, tune_params=tune_params, block_size_names=None,
+             arguments=args, tune_params=tune_params, block_size_names=kt._block_names(None),
              grid_div_x=kw["grid_div_x"], grid_div_y=kw["grid_div_y"], grid_div_z=None,
              defines=None, compiler_options=kw["compiler_options"], cmem_args=None,
              smem_args=None)
