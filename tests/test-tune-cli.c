@@ -575,6 +575,16 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "is a FIFO, not a regular file");
 	RUN(1, &out, "%s/saxpy.json --compile-only --arch sm_90 --db %s", examples, dir);
 	CHECK_CONTAINS(out, "is a directory");
+	/* a file that is no database: refused before any worker starts, kept */
+	char notes[TU_PATH];
+	static const char text[] = "these are not the pages of a database\n";
+	FILE *nf = fopen(tu_path(notes, dir, "notes.db"), "w");
+	CHECK(nf && fputs(text, nf) >= 0 && fclose(nf) == 0 && chmod(notes, 0600) == 0);
+	RUN(1, &out, "%s/saxpy.json --budget 2 --db %s", examples, notes);
+	CHECK_CONTAINS(out, "file is not a database");
+	CHECK_CONTAINS(out, notes);
+	struct stat sb;
+	CHECK(stat(notes, &sb) == 0 && sb.st_size == (off_t)strlen(text));
 	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
 	char *kdb = getenv("KJIT_DB") ? strdup(getenv("KJIT_DB")) : NULL;
 	CHECK(unsetenv("HOME") == 0 && unsetenv("KJIT_DB") == 0 && unsetenv("XDG_CACHE_HOME") == 0);
@@ -587,7 +597,8 @@ int main(int argc, char **argv)
 		CHECK(setenv("KJIT_DB", kdb, 1) == 0);
 	free(home);
 	free(kdb);
-	OK("a folder or a FIFO as spec, a folder as database, no HOME: refused, saying so");
+	OK("a folder or a FIFO as spec, a folder or a file that is no database as database, no "
+	   "HOME: refused, saying so");
 
 	/* tuning options are checked before the GPU is looked for */
 	RUN(2, &out, "%s/saxpy.json --timeout 0", examples);
