@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	kjit__run *run;
 	CHECK_OK(kjit__record_run_start(r, &d, &run));
 	CHECK(run->resumed && run->id == 3);
-	kjit__eval e = { .config = "{\"BLOCK\":256}", .status = "ok", .timer = "cupti", .l2 = "warm",
+	kjit__eval e = { .config = "{\"BLOCK\":256}", .status = KJIT_RESULT_OK, .timer = "cupti", .l2 = "warm",
 		      .median_ns = 1000, .spread_ns = 1, .min_ns = 999, .max_ns = 1001,
 		      .objective = 1000, .compile_ms = 40, .arch = "sm_90", .nvrtc = "13.0",
 		      .has_device_ordinal = 1, .device_ordinal = 1,

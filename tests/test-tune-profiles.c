@@ -62,7 +62,7 @@ static void check_same(const kjit_profile *a, const kjit_profile *b)
 static kt_reply sample_reply(void)
 {
 	static double samples[] = { 101, 99, 100 };
-	kt_reply r = { .status = "ok", .timer = "cupti", .regs = 32, .median_ns = 100,
+	kt_reply r = { .status = KJIT_RESULT_OK, .has_status = 1, .timer = "cupti", .regs = 32, .median_ns = 100,
 		       .spread_ns = 1, .min_ns = 99, .max_ns = 101, .ci_high_ns = 101,
 		       .samples = samples, .n_samples = 3 };
 	return r;
@@ -165,7 +165,7 @@ static void test_wire(void)
 
 static kjit__eval eval_ok(const char *config, double median)
 {
-	kjit__eval e = { .config = config, .status = "ok", .timer = "cupti", .l2 = "warm",
+	kjit__eval e = { .config = config, .status = KJIT_RESULT_OK, .timer = "cupti", .l2 = "warm",
 		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
 		        .max_ns = median + 1, .objective = median, .compile_ms = 10,
 		        .arch = "sm_90", .nvrtc = "13.0" };
@@ -363,8 +363,8 @@ static void test_load(kjit__records *r)
 	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
 	kjit__eval timed = eval_ok("{\"B\":1}", 50), profiled = eval_profiled("{\"B\":2}", 100, 5);
 	kjit__eval failed = eval_ok("{\"B\":3}", NAN), raced = eval_ok("{\"B\":4}", 900);
-	failed.status = "launch_error";
-	raced.status = "stopped_early";
+	failed.status = KJIT_RESULT_LAUNCH_ERROR;
+	raced.status = KJIT_RESULT_STOPPED_EARLY;
 	CHECK_OK(kjit__record_eval(r, run, &timed, NULL, NULL));
 	CHECK_OK(kjit__record_eval(r, run, &profiled, NULL, NULL));
 	CHECK_OK(kjit__record_eval(r, run, &failed, NULL, NULL));

@@ -51,14 +51,14 @@ static char *q_text(sqlite3 *db, const char *sql)
 
 static kjit__eval eval_ok(const char *config, double median)
 {
-	kjit__eval e = { .config = config, .status = "ok", .timer = "events", .l2 = "warm",
+	kjit__eval e = { .config = config, .status = KJIT_RESULT_OK, .timer = "events", .l2 = "warm",
 		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
 		        .max_ns = median + 1, .objective = median, .compile_ms = 12.5,
 		        .arch = "sm_90", .nvrtc = "12.4" };
 	return e;
 }
 
-static kjit__eval eval_fail(const char *config, const char *status)
+static kjit__eval eval_fail(const char *config, kjit_result_status status)
 {
 	kjit__eval e = { .config = config, .status = status, .median_ns = NAN, .spread_ns = NAN,
 		        .min_ns = NAN, .max_ns = NAN, .objective = NAN, .compile_ms = NAN,
@@ -167,7 +167,7 @@ static void test_csv_formulas(void)
 		CHECK((cfg[i] = kjit__config_json(space, i)));
 		kjit__eval e = eval_ok(cfg[i], 100.0 + (double)i);
 		if (i == 0) {
-			e = eval_fail(cfg[i], "compile_error");
+			e = eval_fail(cfg[i], KJIT_RESULT_COMPILE_ERROR);
 			e.message = "=HYPERLINK(\"http://x\")";
 		}
 		CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
@@ -335,15 +335,16 @@ int main(int argc, char **argv)
 	e = eval_ok(cfg[1], 2000);
 	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
-	e = eval_fail(cfg[2], "compile_error");
+	e = eval_fail(cfg[2], KJIT_RESULT_COMPILE_ERROR);
 	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
-	e = eval_fail(cfg[3], "wrong_result");
+	e = eval_fail(cfg[3], KJIT_RESULT_WRONG_RESULT);
 	e.median_ns = 1; /* a fast wrong result never becomes the best */
 	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
-	e = eval_fail(cfg[4], "bogus");
+	e = eval_fail(cfg[4], (kjit_result_status)KJIT__RS_COUNT);
 	CHECK_ST(kjit__record_eval(r, run, &e, &id, &improved), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "status 7");
 	CHECK(q_int(db, "SELECT evaluated FROM runs") == 4);
 	CHECK(q_int(db, "SELECT count(*) FROM results") == 4);
 	CHECK(q_real(db, "SELECT median_ns FROM best") == 1000);
@@ -572,7 +573,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < space1->size; i++) {
 		e = eval_ok(cfg[i], synthetic(space1, i));
 		if (i % 7 == 3) {
-			e = eval_fail(cfg[i], "launch_error");
+			e = eval_fail(cfg[i], KJIT_RESULT_LAUNCH_ERROR);
 		} else if (synthetic(space1, i) < synthetic(space1, argmin) || argmin % 7 == 3) {
 			argmin = i;
 		}
@@ -712,7 +713,7 @@ int main(int argc, char **argv)
 		CHECK_STREQ(t, want);
 		free(t);
 		free(want);
-		e = eval_fail(cfg[1], "crashed"); /* the new best now fails */
+		e = eval_fail(cfg[1], KJIT_RESULT_CRASHED); /* the new best now fails */
 		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
 		want = kjit__strdup_printf("%s|300.0", cfg[0]);
 		t = q_text(db, bq);
@@ -727,9 +728,9 @@ int main(int argc, char **argv)
 		CHECK_STREQ(t, want);
 		free(t);
 		free(want);
-		e = eval_fail(cfg[0], "wrong_result");
+		e = eval_fail(cfg[0], KJIT_RESULT_WRONG_RESULT);
 		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
-		e = eval_fail(cfg[2], "timeout");
+		e = eval_fail(cfg[2], KJIT_RESULT_TIMEOUT);
 		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
 		CHECK(q_int(db, "SELECT count(*) FROM best WHERE device_key = 'force|gpu'") == 0);
 		char *bestc = NULL;

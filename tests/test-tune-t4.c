@@ -80,7 +80,8 @@ static int validate(const char *schemas, const char *doc)
 	return code;
 }
 
-static kjit__eval eval_of(const char *config, const char *status, double median, double compile_ms)
+static kjit__eval eval_of(const char *config, kjit_result_status status, double median,
+                          double compile_ms)
 {
 	static const double samples[] = { 1000, 1200, 1100 };
 	int timed = !isnan(median);
@@ -88,7 +89,7 @@ static kjit__eval eval_of(const char *config, const char *status, double median,
 		        .l2 = "warm", .median_ns = median, .spread_ns = timed ? 50 : NAN,
 		        .min_ns = timed ? 1000 : NAN, .max_ns = timed ? 1200 : NAN,
 		        .samples = timed ? samples : NULL, .n_samples = timed ? 3 : 0,
-		        .objective = strcmp(status, "ok") == 0 ? median : NAN,
+		        .objective = status == KJIT_RESULT_OK ? median : NAN,
 		        .compile_ms = compile_ms, .message = timed ? NULL : "it failed",
 		        .arch = "sm_90", .nvrtc = "nvrtc-test" };
 	return e;
@@ -115,6 +116,7 @@ int main(int argc, char **argv)
 
 	kjit__records *r;
 	CHECK_OK(kjit__records_open(tu_path(db_path, dir, "kjit.db"), 0, &r));
+	/* the words the export must hold, of the statuses in kjit.h's order */
 	static const char *const statuses[] = { "ok", "compile_error", "launch_error", "crashed",
 		                                "timeout", "wrong_result", "stopped_early" };
 	for (int p = 0; p < 2; p++) {
@@ -125,11 +127,11 @@ int main(int argc, char **argv)
 			char cfg[64];
 			snprintf(cfg, sizeof cfg, "{\"F\":\"\",\"M\":%d}", m);
 			int timed = m == 0 || m == 6;
-			kjit__eval e = eval_of(cfg, statuses[m], timed ? 1100.0 * (p + 1) : NAN,
+			kjit__eval e = eval_of(cfg, (kjit_result_status)m, timed ? 1100.0 * (p + 1) : NAN,
 			                    m == 3 ? NAN : 12.5);
 			CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
 		}
-		kjit__eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", "ok", 5000, 20);
+		kjit__eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", KJIT_RESULT_OK, 5000, 20);
 		cold.l2 = "cold";
 		CHECK_OK(kjit__record_eval(r, run, &cold, NULL, NULL));
 		CHECK_OK(kjit__record_run_finish(r, run, "done"));

@@ -161,12 +161,13 @@ static void plain_line(const tuner *t, size_t done, size_t total, const kjit__ev
 {
 	if (t->o->quiet || t->tty)
 		return;
-	fprintf(stderr, "%zu/%zu %s %s %s", done, total, e->config, e->l2, e->status);
+	fprintf(stderr, "%zu/%zu %s %s %s", done, total, e->config, e->l2,
+	        kjit_result_status_name(e->status));
 	if (!isnan(e->median_ns))
 		fprintf(stderr, " %.0f ns", e->median_ns);
 	if (kt_meas_count(t->meas) > 1)
 		fprintf(stderr, " (%s)", worker);
-	if (e->message && strcmp(e->status, "ok") != 0)
+	if (e->message && e->status != KJIT_RESULT_OK)
 		fprintf(stderr, ": %s", e->message);
 	fprintf(stderr, "\n");
 }
@@ -330,17 +331,14 @@ typedef struct heard {
 	int verdict;
 } heard;
 
-/* The evaluation of a task in one L2 mode: *e filled in, its status
- * parsed once into *status (*known 0 when the reply's word is none of
- * kjit's: e->status keeps it, so that recording refuses it, naming it).
- * Returns -2 when nothing more can be kept or the problem cannot be set
- * up, else 0; *message (malloc'ed) holds a compile log's head. */
+/* The evaluation of a task in one L2 mode: *e filled in. Returns -2 when
+ * nothing more can be kept or the problem cannot be set up, else 0;
+ * *message (malloc'ed) holds a compile log's head. */
 static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eval *e,
-                   kjit_result_status *status, int *known, char **message)
+                   char **message)
 {
 	kt_compile_job *j = task->job;
 	kt_reply *rep = &task->rep[mode];
-	*known = 1;
 	if (j->broken) { /* not the configuration's doing: nothing more can be kept */
 		kjit__error(KJIT_ERR_DB, "stopping: the database cannot keep binaries: %s",
 		            j->error ? j->error : kjit_status_str(j->status));
@@ -356,8 +354,7 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 		return -2;
 	}
 	if (j->status != KJIT_OK) {
-		*status = KJIT_RESULT_COMPILE_ERROR;
-		e->status = kjit_result_status_name(*status);
+		e->status = KJIT_RESULT_COMPILE_ERROR;
 		*message = log_head(j->error ? j->error : kjit_status_str(j->status));
 		e->message = *message;
 		return 0;
@@ -376,10 +373,7 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 		            rep->message ? rep->message : "cannot be set up");
 		return -2;
 	}
-	*status = KJIT_RESULT_CRASHED;
-	if (rep->status)
-		*known = kjit_result_status_parse(rep->status, status) == KJIT_OK;
-	e->status = *known ? kjit_result_status_name(*status) : rep->status;
+	e->status = rep->has_status ? rep->status : KJIT_RESULT_CRASHED;
 	e->message = rep->message ? rep->message : task->why[mode][0] ? task->why[mode] : NULL;
 	e->timer = rep->timer;
 	e->median_ns = rep->median_ns;
@@ -393,7 +387,7 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 	/* the strategy hears the objective's figure; time while the results
 	 * have none (no energy measured) */
 	double score = kjit__eval_score(e, t->objective);
-	if (*known && *status == KJIT_RESULT_OK)
+	if (e->status == KJIT_RESULT_OK)
 		e->objective = isnan(score) ? e->median_ns : score;
 	return 0;
 }
@@ -429,32 +423,27 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 			e.device_ordinal = task->device;
 			e.device_uuid = task->device_uuid;
 		}
-		kjit_result_status status;
-		int known;
 		char *message = NULL;
-		if ((ret = eval_of(t, pr, task, mode, &e, &status, &known, &message)) != 0)
+		if ((ret = eval_of(t, pr, task, mode, &e, &message)) != 0)
 			break;
 		uint64_t t1 = kjit__now_ns();
 		if (kjit__record_eval(t->res, s->run, &e, NULL, NULL) != KJIT_OK)
 			ret = -2;
 		pr->record_s += (double)(kjit__now_ns() - t1) * 1e-9;
-		/* an unknown status is counted nowhere (recording it failed) */
-		if (known) {
-			pr->counts[status]++;
-			if (status == KJIT_RESULT_WRONG_RESULT)
-				h->verdict = -1;
-			else if (h->verdict == 0 &&
-			         (status == KJIT_RESULT_OK || status == KJIT_RESULT_STOPPED_EARLY))
-				h->verdict = 1;
-		}
+		pr->counts[e.status]++;
+		if (e.status == KJIT_RESULT_WRONG_RESULT)
+			h->verdict = -1;
+		else if (h->verdict == 0 &&
+		         (e.status == KJIT_RESULT_OK || e.status == KJIT_RESULT_STOPPED_EARLY))
+			h->verdict = 1;
 		if (mode == 0 || !(t->o->l2 & 1)) {
 			if (!isnan(e.objective))
 				h->objective = e.objective;
-			else if (known && status == KJIT_RESULT_STOPPED_EARLY)
+			else if (e.status == KJIT_RESULT_STOPPED_EARLY)
 				h->objective = e.median_ns; /* a lower bound: slower */
 		}
 		plain_line(t, done, s->n, &e, wi.name);
-		tune_event(t, s->run->id, e.status, pr->evaluated + 1);
+		tune_event(t, s->run->id, kjit_result_status_name(e.status), pr->evaluated + 1);
 		free(message);
 	}
 	free(config);

@@ -138,6 +138,13 @@ static kjit_status start(worker *w)
 	return st == KJIT_OK ? greet(w) : st;
 }
 
+/* The status of a reply that did not come: a timeout or a crash. */
+static void no_reply(kt_reply *rep, kjit_result_status status)
+{
+	rep->status = status;
+	rep->has_status = 1;
+}
+
 /* Reads the reply to the request just sent into rep, or sets its status
  * and why for a timeout or a crash. */
 static int read_reply(worker *w, kt_reply *rep, char *why, size_t why_size)
@@ -159,14 +166,14 @@ static int read_reply(worker *w, kt_reply *rep, char *why, size_t why_size)
 			l->ops->stop(l, 1);
 			snprintf(why, why_size, "no answer after %g s%s (the worker was killed)",
 			         begun ? timeout_s : SETUP_S + timeout_s, begun ? "" : " of set-up");
-			rep->status = strdup("timeout");
+			no_reply(rep, KJIT_RESULT_TIMEOUT);
 			break;
 		}
 		if (fr != KT_FRAME_OK) {
 			if (l->ops->reason(l, why, why_size) == KT_END_LOST)
 				ret = R_LOST;
 			else
-				rep->status = strdup("crashed");
+				no_reply(rep, KJIT_RESULT_CRASHED);
 			break;
 		}
 		if (!begun && kt_msg_type(&b) == KT_MSG_BEGIN) {
@@ -177,7 +184,7 @@ static int read_reply(worker *w, kt_reply *rep, char *why, size_t why_size)
 		if (kt_reply_decode(&b, rep) != KJIT_OK) {
 			snprintf(why, why_size, "%s", kjit_last_error());
 			l->ops->stop(l, 1);
-			rep->status = strdup("crashed");
+			no_reply(rep, KJIT_RESULT_CRASHED);
 		} else if (rep->fatal) {
 			l->ops->stop(l, 0);
 		}
@@ -199,13 +206,13 @@ static int request(worker *w, const kt_request *q, kt_reply *rep, char *why, siz
 		if (l->ops->reason(l, why, why_size) == KT_END_LOST)
 			ret = R_LOST;
 		else
-			rep->status = strdup("crashed");
+			no_reply(rep, KJIT_RESULT_CRASHED);
 	} else {
 		ret = read_reply(w, rep, why, why_size);
 	}
 	kt_buf_free(&b);
-	if (ret == R_DONE && !rep->status)
-		rep->status = strdup("crashed");
+	if (ret == R_DONE && !rep->has_status)
+		no_reply(rep, KJIT_RESULT_CRASHED);
 	return ret;
 }
 
@@ -313,7 +320,7 @@ static int run_task(worker *w, kt_task *t)
 			t->setup = 1;
 			break;
 		}
-		if (strcmp(rep->status, "ok") == 0) {
+		if (rep->status == KJIT_RESULT_OK) {
 			pthread_mutex_lock(&m->lock);
 			if (rep->median_ns < m->best_ns[mode]) {
 				m->best_ns[mode] = rep->median_ns;

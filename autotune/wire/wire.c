@@ -344,7 +344,7 @@ static void get_profile(kt_buf *b, kt_reply *r)
 void kt_reply_encode(kt_buf *b, const kt_reply *r)
 {
 	start(b, KT_MSG_REPLY);
-	put_str(b, r->status);
+	put_str(b, kjit_result_status_name(r->status));
 	put_str(b, r->message);
 	put_str(b, r->timer);
 	put_str(b, r->stop);
@@ -368,8 +368,9 @@ void kt_reply_encode(kt_buf *b, const kt_reply *r)
 kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 {
 	memset(r, 0, sizeof *r);
+	char *status = NULL;
 	if (open_msg(b, KT_MSG_REPLY)) {
-		r->status = get_str(b);
+		status = get_str(b);
 		r->message = get_str(b);
 		r->timer = get_str(b);
 		r->stop = get_str(b);
@@ -396,10 +397,11 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 		get_profile(b, r);
 	}
 	kjit_status st = close_msg(b, "reply");
-	kjit_result_status status;
-	if (st == KJIT_OK && kjit_result_status_parse(r->status, &status) != KJIT_OK)
+	if (st == KJIT_OK && kjit_result_status_parse(status, &r->status) != KJIT_OK)
 		st = kjit__error(KJIT_ERR_CORRUPT, "worker protocol: a reply with status '%s'",
-		                 r->status ? r->status : "(none)");
+		                 status ? status : "(none)");
+	free(status);
+	r->has_status = st == KJIT_OK;
 	if (st != KJIT_OK)
 		kt_reply_clear(r);
 	return st;
@@ -407,7 +409,6 @@ kjit_status kt_reply_decode(kt_buf *b, kt_reply *r)
 
 void kt_reply_clear(kt_reply *r)
 {
-	free(r->status);
 	free(r->message);
 	free(r->timer);
 	free(r->stop);

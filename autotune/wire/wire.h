@@ -74,12 +74,17 @@ typedef struct kt_request {
  * or for each problem's best once its search is over. */
 typedef enum kt_profile_mode { KT_PROFILE_OFF = 0, KT_PROFILE_ALL, KT_PROFILE_BEST } kt_profile_mode;
 
-/* The answer: the text of a kjit_result_status and the measurement. fatal: the
- * worker exits after sending it (a sticky CUDA error). setup: the
- * problem's arguments or expected outputs could not be made, so no
- * configuration of it can be evaluated (message says why). */
+/* The answer: how the evaluation ended (its word on the wire, parsed
+ * where it is decoded) and the measurement. has_status: status is set,
+ * by the worker's reply or, where none came, by the tuner (a timeout, a
+ * crash). fatal: the worker exits after sending it (a sticky CUDA
+ * error). setup: the problem's arguments or expected outputs could not
+ * be made, so no configuration of it can be evaluated (message says
+ * why). */
 typedef struct kt_reply {
-	char *status, *message, *timer, *stop;
+	kjit_result_status status;
+	int32_t has_status;
+	char *message, *timer, *stop;
 	int32_t regs, fatal, setup;
 	double median_ns, spread_ns, min_ns, max_ns, ci_high_ns;
 	double *samples;

@@ -90,11 +90,11 @@ static void fail_reply(kt_reply *r, kjit_status st, const char *prefix, const ch
 	snprintf(text, sizeof text, "%s%s", prefix, msg);
 	r->message = text;
 	if (st == KJIT_ERR_COMPILE || st == KJIT_ERR_LINK) {
-		r->status = "compile_error";
+		r->status = KJIT_RESULT_COMPILE_ERROR;
 	} else if (st == KJIT_ERR_LAUNCH && !sticky(msg)) {
-		r->status = "launch_error";
+		r->status = KJIT_RESULT_LAUNCH_ERROR;
 	} else {
-		r->status = "crashed";
+		r->status = KJIT_RESULT_CRASHED;
 		r->fatal = 1;
 	}
 }
@@ -267,7 +267,7 @@ static int verify(worker *w, kt_reply *r)
 		}
 		if (m.failed) {
 			kt_mismatch_text(a, &c, &m, text, sizeof text);
-			r->status = "wrong_result";
+			r->status = KJIT_RESULT_WRONG_RESULT;
 			r->message = text;
 			return -1;
 		}
@@ -335,7 +335,7 @@ static kjit_status profile(worker *w, kjit_variant *v, const kt_launch *l, uint3
 /* Answers one request; *fatal set when the worker must exit. */
 static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 {
-	kt_reply r = { .status = "ok", .regs = -1, .median_ns = NAN, .spread_ns = NAN,
+	kt_reply r = { .status = KJIT_RESULT_OK, .has_status = 1, .regs = -1, .median_ns = NAN, .spread_ns = NAN,
 		       .min_ns = NAN, .max_ns = NAN, .ci_high_ns = NAN };
 	kjit_measurement m = { 0 }, checked = { 0 };
 	kt_launch l = { 0 };
@@ -429,8 +429,8 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	r.samples = m.samples_ns;
 	r.n_samples = (uint32_t)m.n_samples;
 	if (strcmp(m.stop, "stopped_early") == 0)
-		r.status = "stopped_early";
-	if (q->profile && strcmp(r.status, "ok") == 0 &&
+		r.status = KJIT_RESULT_STOPPED_EARLY;
+	if (q->profile && r.status == KJIT_RESULT_OK &&
 	    (st = profile(w, v, &l, q->profile, &r)) != KJIT_OK)
 		fail_reply(&r, st, "profiling: ", kjit_last_error());
 reply:

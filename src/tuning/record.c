@@ -265,7 +265,7 @@ static kjit_status write_profile(record_ctx *c, double now)
 
 double kjit__eval_score(const kjit__eval *e, kjit_objective objective)
 {
-	if (!e->status || strcmp(e->status, "ok") != 0)
+	if (e->status != KJIT_RESULT_OK)
 		return NAN;
 	double energy = e->has_profile ? e->profile.energy_j : NAN;
 	switch (objective) {
@@ -498,7 +498,7 @@ static kjit_status write_result(record_ctx *c, double now)
 	bind_text(s, 4, run->problem);
 	bind_text(s, 5, e->config);
 	bind_text(s, 6, e->binary_key);
-	bind_text(s, 7, e->status);
+	bind_text(s, 7, kjit_result_status_name(e->status));
 	bind_text(s, 8, e->timer);
 	bind_text(s, 9, l2);
 	bind_real(s, 10, e->median_ns);
@@ -572,17 +572,13 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
 	return st;
 }
 
-/* "ok|compile_error|...": each status after a '|', the first '|' skipped. */
-#define STATUS_PIPED(id, text, abbrev) "|" text
-#define STATUS_LIST (&(KJIT__RESULT_STATUSES(STATUS_PIPED))[1])
-
 static kjit_status check_eval(const kjit__eval *e)
 {
-	kjit_result_status status;
-	if (!e->config || kjit_result_status_parse(e->status, &status) != KJIT_OK)
-		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "a result needs a configuration and a status (%s), got '%s'",
-		                   STATUS_LIST, e->status ? e->status : "(null)");
+	if (!e->config)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a result needs a configuration");
+	if ((unsigned)e->status >= KJIT__RS_COUNT)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a result's status %d is none of the %d "
+		                   "kjit_result_status values", (int)e->status, KJIT__RS_COUNT);
 	if (e->n_samples > (size_t)INT32_MAX / 8)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "too many samples: %zu", e->n_samples);
 	if (e->has_device_ordinal && e->device_ordinal < 0)

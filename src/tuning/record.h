@@ -63,7 +63,7 @@ kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
  * NULL; l2 NULL is "warm". */
 typedef struct kjit__eval {
 	const char *config;     /* JSON, sorted keys */
-	const char *status;     /* the text of a kjit_result_status */
+	kjit_result_status status; /* how it ended (zero: ok) */
 	const char *timer;      /* cupti|events */
 	const char *l2;         /* warm|cold */
 	const char *binary_key;

@@ -226,7 +226,7 @@ static kjit_status finish(kjit__online *o)
 			continue;
 		kjit__eval *r = &res[n_res];
 		r->config = tr->config;
-		r->status = kjit_result_status_name(KJIT_RESULT_OK);
+		r->status = KJIT_RESULT_OK;
 		r->message = "online";
 		r->binary_key = tr->v->key;
 		r->timer = timer ? kjit__timer_name(kjit__timer_kind_of(timer)) : "events";
