@@ -489,8 +489,7 @@ static int open_targets(const kjit__spec *spec, const opts *o, const char *list,
 		eo.flags = KJIT_ENGINE_NO_GPU;
 		kjit_status st = kjit_engine_open(&eo, &targets[t].engine);
 		if (st == KJIT_OK)
-			st = kjit__spec_kernel(targets[t].engine, spec, spec->entry, NULL, NULL,
-			                       &targets[t].kernel);
+			st = kjit_spec_kernel(targets[t].engine, spec, 0, &targets[t].kernel);
 		if (st == KJIT_ERR_INVALID_ARG && !targets[t].engine) {
 			ret = usage_error("--arch: %s", kjit_last_error());
 		} else if (st != KJIT_OK) {

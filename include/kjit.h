@@ -666,6 +666,20 @@ kjit_status kjit_spec_problem(const kjit_spec *spec, size_t p, const char *const
  * source cannot be read. */
 kjit_status kjit_spec_signature(const kjit_spec *spec, char **out);
 
+/*
+ * The kernel a loaded spec describes (kjit_spec_load()), as a
+ * plain kernel whose variants kjit_variant_get() compiles with the
+ * spec's parameters as defines: its entry, source, parameter names,
+ * headers and link inputs, and, where the spec gives its arguments,
+ * those arguments expected (kjit_kernel_expect_args()). With reference
+ * set, the spec's reference kernel instead. The engine owns *out.
+ * KJIT_ERR_INVALID_ARG: a NULL argument, a spec that cannot be compiled
+ * (a T1 language other than CUDA, said), no reference kernel to make;
+ * KJIT_ERR_IO: its source cannot be read.
+ */
+kjit_status kjit_spec_kernel(kjit_engine *engine, const kjit_spec *spec, int reference,
+                             kjit_kernel **out);
+
 /* How a space is built and counted: the spec's limits (0: the spec's own,
  * else its defaults of 1024 threads and 227 KiB of dynamic shared memory
  * per block), and for a space too large to hold whole, a uniform random

@@ -7,7 +7,9 @@
  *    equal what Python itself computes (tests/t1/space-oracle.py); the
  *    count without building equals the built space's size; every
  *    configuration finds its own index; its JSON names every parameter;
- *  - a kjit spec's problem (examples/saxpy) and value types;
+ *  - a kjit spec's problem (examples/saxpy) and value types; its kernel
+ *    (the signature its results are stored under, a variant compiled)
+ *    and sgemm's reference kernel;
  *  - a space too large to hold: refused naming it, sampled when asked;
  *  - a T1 key kjit does not know is a warning naming it;
  *  - every misuse and a bad file are errors with messages, nothing
@@ -142,6 +144,37 @@ static void threads(const kjit_spec *spec, long long want)
 	}
 }
 
+/* The plain kernels of a spec: saxpy's, of the signature its results are
+ * stored under, compiles its default variant and has no reference
+ * kernel; sgemm's reference kernel is its own. */
+static void spec_kernels(kjit_engine *e, const kjit_spec *saxpy, const char *sig)
+{
+	kjit_kernel *k = NULL;
+	CHECK_OK(kjit_spec_kernel(e, saxpy, 0, &k));
+	CHECK_STREQ(kjit_kernel_signature(k), sig);
+	kjit_define defs[] = { { "BLOCK_SIZE", "256" }, { "ITEMS_PER_THREAD", "2" } };
+	kjit_variant_desc d = { defs, 2, NULL, 0 };
+	kjit_variant *v = NULL;
+	kjit_cache_tier tier;
+	CHECK_OK(kjit_variant_get(k, &d, &v, &tier));
+	CHECK(v != NULL && tier == KJIT_TIER_COMPILED);
+	CHECK(kjit_spec_kernel(e, saxpy, 1, &k) == KJIT_ERR_INVALID_ARG && !k);
+	CHECK_CONTAINS(kjit_last_error(), "no reference kernel");
+	CHECK(kjit_spec_kernel(NULL, saxpy, 0, &k) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_spec_kernel(e, NULL, 0, &k) == KJIT_ERR_INVALID_ARG);
+
+	char path[TU_PATH];
+	snprintf(path, sizeof path, "%s/examples/sgemm/sgemm.json", tu_srcdir());
+	kjit_spec *sgemm = load(path);
+	kjit_kernel *kernel = NULL, *reference = NULL;
+	CHECK_OK(kjit_spec_kernel(e, sgemm, 0, &kernel));
+	CHECK_OK(kjit_spec_kernel(e, sgemm, 1, &reference));
+	CHECK(strcmp(kjit_kernel_signature(kernel), kjit_kernel_signature(reference)) != 0);
+	kjit_spec_free(sgemm);
+	OK("a spec's kernel and reference kernel: the stored signature, a variant compiled; "
+	   "no reference kernel and NULL arguments refused");
+}
+
 static void kjit_spec_problem_and_types(void)
 {
 	char path[TU_PATH];
@@ -165,6 +198,7 @@ static void kjit_spec_problem_and_types(void)
 	kjit_kernel *k;
 	CHECK_OK(kjit_kernel_create_from_spec(e, path, &k));
 	CHECK_STREQ(kjit_kernel_signature(k), sig);
+	spec_kernels(e, spec, sig);
 	kjit_engine_close(e);
 	free(sig);
 	CHECK(kjit_spec_signature(NULL, &sig) == KJIT_ERR_INVALID_ARG);

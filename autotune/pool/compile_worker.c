@@ -80,7 +80,7 @@ static void setup(cworker *w, const char *db, const char *arch)
 	kjit_kernel *k = NULL;
 	kjit_status st = kjit_engine_open(&eo, &w->engine);
 	if (st == KJIT_OK)
-		st = kjit__spec_kernel(w->engine, w->spec, w->spec->entry, NULL, NULL, &k);
+		st = kjit_spec_kernel(w->engine, w->spec, 0, &k);
 	if (st == KJIT_OK) {
 		w->kernel = k;
 	} else {

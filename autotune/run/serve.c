@@ -107,7 +107,7 @@ static target *target_for(server *s, const char *arch)
 	eo.flags = KJIT_ENGINE_NO_GPU;
 	t->st = kjit_engine_open(&eo, &t->engine);
 	if (t->st == KJIT_OK)
-		t->st = kjit__spec_kernel(t->engine, s->spec, s->spec->entry, NULL, NULL, &t->kernel);
+		t->st = kjit_spec_kernel(t->engine, s->spec, 0, &t->kernel);
 	kt_pool_opts po = { .spec = s->spec, .spec_path = s->setup.spec_path, .engine = t->engine,
 		            .kernel = t->kernel, .workers = s->role.slots, .mode = s->o->pool };
 	if (t->st == KJIT_OK)

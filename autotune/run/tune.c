@@ -1174,7 +1174,7 @@ static kjit_status open_parts(tuner *t)
 	eo.flags = KJIT_ENGINE_NO_GPU;
 	kjit_status st = kjit_engine_open(&eo, &t->engine);
 	if (st == KJIT_OK)
-		st = kjit__spec_kernel(t->engine, t->spec, t->spec->entry, NULL, NULL, &t->kernel);
+		st = kjit_spec_kernel(t->engine, t->spec, 0, &t->kernel);
 	kt_pool_opts po = { .spec = t->spec, .spec_path = t->o->spec_path, .engine = t->engine,
 		            .kernel = t->kernel, .workers = t->o->jobs, .mode = t->o->pool };
 	if (st == KJIT_OK)

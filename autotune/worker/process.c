@@ -461,10 +461,9 @@ static kjit_status open_worker(worker *w, const char *db, int device, kt_hello *
 	if (st == KJIT_OK && !kjit_engine_has_gpu(w->engine))
 		st = kjit__error(KJIT_ERR_NO_GPU, "no GPU: %s", kjit_engine_gpu_reason(w->engine));
 	if (st == KJIT_OK)
-		st = kjit__spec_kernel(w->engine, w->spec, w->spec->entry, NULL, NULL, &w->kernel);
+		st = kjit_spec_kernel(w->engine, w->spec, 0, &w->kernel);
 	if (st == KJIT_OK && strcmp(w->spec->verify, "reference") == 0)
-		st = kjit__spec_kernel(w->engine, w->spec, w->spec->reference_entry, NULL, NULL,
-		                       &w->reference);
+		st = kjit_spec_kernel(w->engine, w->spec, 1, &w->reference);
 	if (st == KJIT_OK && strcmp(w->spec->verify, "none") != 0)
 		st = kt_verify_open(w->engine, &w->verify);
 	if (st != KJIT_OK)

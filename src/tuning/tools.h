@@ -38,7 +38,6 @@
 	X(kjit__record_rows) \
 	/* the spec, its expressions and its space (tuning.h), beyond kjit.h's kjit_spec_* \
 	 * and kjit_space_*, which load, count, build and free them */ \
-	X(kjit__spec_kernel) \
 	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \
 	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) X(kjit__space_match) \
 	X(kjit__config_json) X(kjit__problem_json) \

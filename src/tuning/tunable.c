@@ -337,6 +337,25 @@ kjit_status kjit__spec_kernel(kjit_engine *e, const kjit__spec *spec, const char
 	return st;
 }
 
+kjit_status kjit_spec_kernel(kjit_engine *engine, const kjit_spec *spec, int reference,
+                             kjit_kernel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!engine || !spec || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_kernel: engine, spec and out "
+		                   "must not be NULL");
+	const char *entry = reference ? spec->reference_entry : spec->entry;
+	kjit_status st = KJIT_OK;
+	if (spec->unrunnable)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s", spec->unrunnable);
+	else if (!entry)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: the spec names no reference kernel",
+		                 spec->path);
+	return st == KJIT_OK ? kjit__spec_kernel(engine, spec, entry, NULL, NULL, out)
+	                     : kjit__engine_fail(engine, st);
+}
+
 static kjit_status make_tunable(kjit_engine *e, const char *source, kjit__spec *spec,
                                 char **sizes, size_t n, kjit_grid_fn grid_fn, void *grid_user,
                                 const kjit_kernel_options *opts, kjit_kernel **out)
