@@ -5,7 +5,8 @@
 # tests/python/test_cpu.py runs with NumPy: compiles through NVRTC, the
 # store, argument conversions and refusals, DLPack capsules parsed in C,
 # kjit-tune as a subprocess, Kernel Tuner's signatures and strategies
-# (kjit-tune --ask).
+# (kjit-tune --ask); then, where mypy is installed, the type stubs
+# against the module as it runs (stubtest).
 # Skips (77) without python3, its headers, setuptools or NumPy
 # ($KJIT_PYTHON names another interpreter), in a static build (no
 # libkjit.so) and in a sanitizer build (python3 would need the runtime
@@ -32,7 +33,15 @@ if grep -E 'warning:' "$tmp/build.log"; then
 	echo "FAIL: the extension builds with warnings (above)"
 	exit 1
 fi
-# its Python files beside the built extension
-cp "$src"/python/kjit/*.py "$tmp/lib/kjit/"
+# its Python files and type stubs beside the built extension
+cp "$src"/python/kjit/*.py "$src"/python/kjit/*.pyi "$src"/python/kjit/py.typed "$tmp/lib/kjit/"
 cd "$tmp" && PYTHONPATH="$tmp/lib" KJIT_ARCH=${KJIT_ARCH:-sm_90} KJIT_DB="$tmp/db/kjit.db" \
-	KJIT_TUNE_BIN="$build/autotune/kjit-tune" "$py" "$src/tests/python/test_cpu.py"
+	KJIT_TUNE_BIN="$build/autotune/kjit-tune" "$py" "$src/tests/python/test_cpu.py" || exit 1
+# the stubs against the module as it runs (mypy's stubtest), where mypy is
+if "$py" -c "import mypy.stubtest" 2>/dev/null; then
+	(cd "$tmp/lib" && KJIT_ARCH=${KJIT_ARCH:-sm_90} KJIT_DB="$tmp/db/kjit.db" \
+		"$py" -m mypy.stubtest kjit) ||
+		{ echo "FAIL: the type stubs differ from the module (stubtest, above)"; exit 1; }
+else
+	echo "note: no mypy for $py: the type stubs were not checked (pip install mypy)"
+fi

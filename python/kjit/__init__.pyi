@@ -1,4 +1,4 @@
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union, final
 import os
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
@@ -7,6 +7,11 @@ _Path = Union[str, os.PathLike]
 _Stream = Any  # None, an int handle, or an object with __cuda_stream__
 
 __version__: str
+_kjit: Any  # the C extension, whose public names are declared below
+__all__ = ["Engine", "Kernel", "Error", "NoGPUError", "CompileError", "ArgumentError",
+           "Spec", "Space", "SpaceCount",
+           "default_engine", "kernel", "tunable", "from_spec", "pointers", "version",
+           "tune", "results"]
 
 class Error(RuntimeError):
     @property
@@ -15,9 +20,10 @@ class NoGPUError(Error): ...
 class CompileError(Error): ...
 class ArgumentError(Error, TypeError): ...
 
+@final
 class Engine:
-    def __init__(self, db_path: Optional[str] = ..., device: int = ..., arch: Optional[str] = ...,
-                 tune: Optional[str] = ..., compile_threads: int = ...) -> None: ...
+    def __new__(cls, db_path: Optional[str] = ..., device: int = ..., arch: Optional[str] = ...,
+                tune: Optional[str] = ..., compile_threads: int = ...) -> "Engine": ...
     has_gpu: bool
     arch: str
     device_name: str
@@ -31,6 +37,7 @@ class Engine:
     def htod(self, address: int, data: bytes) -> None: ...
     def dtoh(self, address: int, nbytes: int) -> bytes: ...
 
+@final
 class Kernel:
     signature: str
     problem_names: Tuple[str, ...]
@@ -42,15 +49,21 @@ class Kernel:
     def explain(self, problem: _Problem) -> dict: ...
     def set_symbol(self, name: str, data: bytes) -> None: ...
 
+@final
 class SpaceCount(Tuple[float, bool, float, float, float]):
+    n_fields: int
+    n_sequence_fields: int
+    n_unnamed_fields: int
+    __match_args__ = ("valid", "exact", "product", "rel_error", "upper")
     valid: float
     exact: bool
     product: float
     rel_error: float
     upper: float
 
+@final
 class Spec:
-    def __init__(self, path: _Path) -> None: ...
+    def __new__(cls, path: _Path) -> "Spec": ...
     path: _Path
     params: dict
     defaults: dict
@@ -62,12 +75,13 @@ class Spec:
     def space(self, problem: int = ..., *, max_threads: int = ..., max_shared: int = ...,
               sample: int = ..., seed: int = ...) -> "Space": ...
 
+@final
 class Space(Sequence[dict]):
     sampled: bool
     problem: dict
     spec: Spec
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> dict: ...  # type: ignore[override]
+    def __getitem__(self, i: int, /) -> dict: ...  # type: ignore[override]
     def index(self, config: Mapping[str, Any]) -> int: ...  # type: ignore[override]
 
 def version() -> str: ...

@@ -560,7 +560,7 @@ class _Device:
 
     def __init__(self, engine, arguments):
         import numpy as np
-        self.np, self.engine, self.host, self.ptrs, self.bytes = np, engine, arguments, [], []
+        self.engine, self.host, self.ptrs, self.bytes = engine, arguments, [], []
         for a in arguments:
             if isinstance(a, np.ndarray):
                 raw = np.ascontiguousarray(a).tobytes()
@@ -581,9 +581,10 @@ class _Device:
 
     def read(self, i, copy=True):
         """Argument i as it is on the GPU (read-only unless copy)."""
+        import numpy as np
         a = self.host[i]
         raw = self.engine.dtoh(self.ptrs[i], a.nbytes)
-        out = self.np.frombuffer(raw, dtype=a.dtype).reshape(a.shape)
+        out = np.frombuffer(raw, dtype=a.dtype).reshape(a.shape)
         return out.copy() if copy else out
 
     def close(self):
