@@ -293,8 +293,12 @@ static void eighty_columns(void)
 	snprintf(args, sizeof args, "--db '%s' --interval 0.2", db_path);
 	start_top(args, 80, 24);
 	SHOWS(5, "hit 90.6% mem 81.2 disk 3.1 ptx 6.2 miss 9.4 | compile p50", "compiles 10/min");
-	/* the title and the footer whole: words dropped, none cut */
-	const char *t = screen(), *nl = strchr(t, '\n');
+	/* the title and the footer whole: words dropped, none cut (a capture
+	 * taken while the screen is redrawn may hold no title yet) */
+	const char *t = screen();
+	for (double t0 = now_s(); (*t == ' ' || *t == '\n') && now_s() - t0 < 2; sleep_s(0.05))
+		t = screen();
+	const char *nl = strchr(t, '\n');
 	CHECK_MSG(nl, "%s", t);
 	size_t len = (size_t)(nl - t);
 	while (len && t[len - 1] == ' ')
