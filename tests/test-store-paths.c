@@ -93,7 +93,7 @@ static void test_check(void)
 {
 	const char *dir = tu_tmpdir();
 	char path[TU_PATH];
-	snprintf(path, sizeof path, "%s/new.db", dir);
+	tu_path(path, dir, "new.db");
 	CHECK_OK(kjit_store_check_path(path));
 	CHECK(access(path, F_OK) != 0);
 	CHECK_OK(kjit_store_check_path(":memory:"));
@@ -108,17 +108,17 @@ static void test_check(void)
 	/* an engine's "" is its default path: the check alone */
 	CHECK_ST(kjit_store_check_path(""), KJIT_ERR_IO);
 	CHECK_CONTAINS(kjit_last_error(), "empty");
-	char uri[TU_PATH + 8];
-	snprintf(uri, sizeof uri, "file:%s", path);
+	char uri[TU_PATH];
+	CHECK(snprintf(uri, sizeof uri, "file:%s", path) < (int)sizeof uri);
 	refused(uri, KJIT_ERR_IO, "URI");
 	CHECK_ST(kjit_store_check_path(NULL), KJIT_ERR_INVALID_ARG);
 	OK("\"\", a file: URI and NULL are refused");
 
-	char open_dir[TU_PATH], in_open[TU_PATH + 8];
-	snprintf(open_dir, sizeof open_dir, "%s/everyone", dir);
+	char open_dir[TU_PATH], in_open[TU_PATH];
+	tu_path(open_dir, dir, "everyone");
 	CHECK(mkdir(open_dir, 0700) == 0);
 	CHECK(chmod(open_dir, 0777) == 0);
-	snprintf(in_open, sizeof in_open, "%s/k.db", open_dir);
+	tu_path(in_open, open_dir, "k.db");
 	refused(in_open, KJIT_ERR_IO, open_dir);
 	OK("a store in a folder others may write is refused, naming the folder");
 
@@ -127,8 +127,8 @@ static void test_check(void)
 	chmod(path, 0600);
 	OK("a store others may write is refused, naming it");
 
-	char junk[TU_PATH + 8];
-	snprintf(junk, sizeof junk, "%s/notes.db", dir);
+	char junk[TU_PATH];
+	tu_path(junk, dir, "notes.db");
 	write_file(junk, "these are not the pages of a database\n", 0600);
 	refused(junk, KJIT_ERR_DB, junk);
 	OK("a file that is no SQLite database is refused, naming it");
