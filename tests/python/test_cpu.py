@@ -457,6 +457,15 @@ def tune_options(**kw):
     return o
 
 
+def check(o, out_idx, outputs):
+    """kjit.kernel_tuner's check of one run's outputs, as tuning makes it."""
+    checker = kt._Checker(o, out_idx)
+    try:
+        return checker.submit(outputs).result()
+    finally:
+        checker.shutdown()
+
+
 class KernelTunerInputs(unittest.TestCase):
     """Kernel Tuner scripts' inputs, read and refused as Kernel Tuner 1.5.0
     reads and refuses them, before any GPU is looked for."""
@@ -706,12 +715,47 @@ class KernelTunerInputs(unittest.TestCase):
         seen = []
         o = tune_options(verify=lambda answer, result: seen.append((answer, result)) or True,
                          arguments=self.args, answer=[None, self.a, None, None])
-        self.assertTrue(kt._verify(o, [None, self.a, None, None], [1]))
+        self.assertTrue(check(o, [1], [None, self.a, None, None]))
         self.assertEqual(len(seen), 1)
         o = tune_options(verify=lambda answer, result, atol=None: seen.append(atol) or True,
                          arguments=self.args, atol=0.5)
-        self.assertTrue(kt._verify(o, [None] * 4, []))
+        self.assertTrue(check(o, [], [None] * 4))
         self.assertEqual(seen[-1], 0.5)
+
+    def test_answer_compared_as_kernel_tuner(self):
+        """answer= is compared as Kernel Tuner compares it,
+        np.allclose(expected, output, atol=atol), the answer's NaNs equal to
+        NaNs (with its warning), whichever path the comparison takes."""
+        rng = np.random.default_rng(7)
+        e32 = rng.standard_normal(4096).astype(np.float32)
+        e64 = np.array([1e6, 2.0, -3.0])
+        cases = [  # (expected, output, atol)
+            (e32, e32.copy(), 1e-6),
+            (e32, e32 + np.float32(1e-4), 1e-3),       # within atol
+            (e32, e32 + np.float32(1e-2), 1e-3),       # beyond it
+            (e32, np.where(np.arange(4096) == 9, np.float32(np.nan), e32), 1e-3),
+            (e32, np.where(np.arange(4096) == 9, np.float32(np.inf), e32), 1e-3),
+            (np.where(np.arange(4096) == 5, np.float32(np.inf), e32),
+             np.where(np.arange(4096) == 5, np.float32(np.inf), e32), 1e-6),
+            (e32.astype(np.float64), e32, 1e-6),     # another dtype: np.allclose alone
+            (np.arange(10), np.arange(10), 0),        # integers
+            # 1e-5 of the output, not of the answer: Kernel Tuner's order
+            (e64, e64 + np.array([10.0000005, 0, 0]), 0.0),
+            (e64, e64 + np.array([10.1, 0, 0]), 0.0),
+        ]
+        for expected, output, atol in cases:
+            o = tune_options(arguments=[output, self.n], answer=[expected, None], atol=atol)
+            want = np.allclose(expected, output, atol=atol)
+            self.assertEqual(check(o, [0], [output, None]), want, (expected[:3], output[:3], atol))
+        self.assertTrue(check(tune_options(arguments=[e64, self.n], answer=[e64, None], atol=0.0),
+                              [0], [e64 + np.array([10.0000005, 0, 0]), None]))
+        nan = np.where(np.arange(4096) == 3, np.float32(np.nan), e32)
+        o = tune_options(arguments=[nan, self.n], answer=[nan, None])
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            self.assertTrue(check(o, [0], [nan.copy(), None]))
+            self.assertFalse(check(o, [0], [e32, None]))
+        self.assertTrue(any("Answer contains 1 NaNs" in str(x.message) for x in w))
         self.assertEqual(tune_options(objective="GFLOP/s")["objective_higher_is_better"], True)
         self.assertEqual(tune_options(objective=["GB/s"])["objective"], "GB/s")
 
