@@ -1336,16 +1336,13 @@ static int search_option(int c, const char *arg, opts *o)
 			                   arg);
 		break;
 	case O_BATCH:
-		if (parse_u64(arg, &u) || u == 0 || u > KT_BATCH_MAX)
-			return usage_error("--batch: expected a count from 1 to "
-			                   KT_STR(KT_BATCH_MAX) ", got '%s'", arg);
-		o->batch = (size_t)u;
-		break;
 	case O_GPUS:
 		if (parse_u64(arg, &u) || u == 0 || u > KT_BATCH_MAX)
-			return usage_error("--gpus: expected a count from 1 to "
-			                   KT_STR(KT_BATCH_MAX) ", got '%s'", arg);
-		o->gpus = (size_t)u;
+			return usage_error(c == O_BATCH ? "--batch: expected a count from 1 to "
+			                                  KT_STR(KT_BATCH_MAX) ", got '%s'"
+			                                : "--gpus: expected a count from 1 to "
+			                                  KT_STR(KT_BATCH_MAX) ", got '%s'", arg);
+		*(c == O_BATCH ? &o->batch : &o->gpus) = (size_t)u;
 		break;
 	case O_PROBLEM:
 		if (parse_u64(arg, &o->problem) || o->problem > INT64_MAX)
