@@ -875,22 +875,6 @@ static int problem_space(const kjit__spec *spec, const opts *o, const kjit_space
 	return KT_EXIT_OK;
 }
 
-/* The options of strategy into *out (NULL: none set): the spec's (T1
- * Search.Attributes), then --strategy-option's. KT_EXIT_OK, or the exit
- * code, having said why. */
-static int strategy_opts(const kt_strategy *strategy, const kjit__spec *spec, const opts *o,
-                         void **out)
-{
-	int from_spec;
-	if (kt_options_load(strategy, spec, o->strategy_args, o->n_strategy_args, stderr, out,
-	                    &from_spec) == KJIT_OK)
-		return KT_EXIT_OK;
-	if (!from_spec)
-		return usage_error("%s", kjit_last_error());
-	fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
-	return KT_EXIT_SPEC;
-}
-
 static int do_replay(const kjit__spec *spec, const opts *o)
 {
 	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy
@@ -903,7 +887,8 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	if (!strategy)
 		return usage_error("unknown strategy '%s' (see --help)", o->strategy);
 	void *so;
-	if ((ret = strategy_opts(strategy, spec, o, &so)) != KT_EXIT_OK)
+	ret = kt_strategy_options(strategy, spec, o->strategy_args, o->n_strategy_args, &so);
+	if (ret != KT_EXIT_OK)
 		return ret;
 	kjit_space_options l = limits_of(spec, o);
 	if ((ret = problem_space(spec, o, &l, &space)) != KT_EXIT_OK) {
@@ -940,7 +925,7 @@ static int do_ask(const kjit__spec *spec, const opts *o)
 		kt_strategy_find(kt_strategy_choose(o->strategy, spec->strategy, &o->budget));
 	kjit__space *space = NULL;
 	void *so = NULL;
-	int ret = strategy_opts(strategy, spec, o, &so);
+	int ret = kt_strategy_options(strategy, spec, o->strategy_args, o->n_strategy_args, &so);
 	if (ret != KT_EXIT_OK)
 		return ret;
 	kjit_space_options l = limits_of(spec, o);

@@ -75,9 +75,6 @@ int kjit__arch_is_virtual(const char *arch);
  * ascending, into *archs (static) and *n. */
 kjit_status kjit__nvrtc_archs(const int **archs, size_t *n);
 
-/* kjit_nvrtc_id() of kjit.h: the NVRTC identity that enters every binary
- * key. */
-
 /* "NAME-MAJOR.MINOR+SIZE" into out[cap]: a toolkit library's identity,
  * the size of the file that holds symbol standing for its build, so that
  * a patched library of the same version gives new keys. */

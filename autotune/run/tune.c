@@ -1253,9 +1253,15 @@ static int settle(tuner *t)
 	}
 	/* last, the spec's then the command line's: nothing after them fails,
 	 * so that kt_tune() frees them */
+	return kt_strategy_options(t->strategy, spec, o->strategy_args, o->n_strategy_args,
+	                           &t->strategy_opts);
+}
+
+int kt_strategy_options(const kt_strategy *strategy, const kjit__spec *spec,
+                        const char *const *args, size_t n, void **opts)
+{
 	int from_spec;
-	if (kt_options_load(t->strategy, spec, o->strategy_args, o->n_strategy_args, stderr,
-	                    &t->strategy_opts, &from_spec) == KJIT_OK)
+	if (kt_options_load(strategy, spec, args, n, stderr, opts, &from_spec) == KJIT_OK)
 		return KT_EXIT_OK;
 	fprintf(stderr, "kjit-tune: %s\n%s", kjit_last_error(),
 	        from_spec ? "" : "Try 'kjit-tune --help'.\n");

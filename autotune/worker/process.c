@@ -335,7 +335,7 @@ static kjit_status profile(worker *w, kjit_variant *v, const kt_launch *l, uint3
 /* Answers one request; *fatal set when the worker must exit. */
 static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 {
-	kt_reply r = { .status = KJIT_RESULT_OK, .has_status = 1, .regs = -1, .median_ns = NAN, .spread_ns = NAN,
+	kt_reply r = { .status = KJIT_RESULT_OK, .regs = -1, .median_ns = NAN, .spread_ns = NAN,
 		       .min_ns = NAN, .max_ns = NAN, .ci_high_ns = NAN };
 	kjit_measurement m = { 0 }, checked = { 0 };
 	kt_launch l = { 0 };

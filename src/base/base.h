@@ -336,9 +336,6 @@ void kjit__store_finalize_binaries(kjit__store *store);
 /* Refuses a database path that SQLite reads as something else than the
  * file of that name (a "file:" URI) and the empty one. */
 kjit_status kjit__store_check_name(const char *path);
-/* kjit_store_default_path() and kjit_store_check_path() of kjit.h are
- * the store's: the default path, and the checks of kjit__store_open() on
- * a path, creating nothing. */
 /* KJIT_ERR_DB naming path and version unless 0 <= version <=
  * KJIT__SCHEMA_VERSION. */
 kjit_status kjit__store_check_version(const char *path, long long version);
