@@ -760,16 +760,16 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space, const opts *o,
                                 double **obj, size_t *ignored)
 {
-	kjit__records *res = NULL;
+	kjit_records *res = NULL;
 	char *sig = NULL;
 	kjit_status st = kjit_spec_signature(spec, &sig);
 	if (st == KJIT_OK)
-		st = kjit__records_open(o->replay_db, 1, &res);
+		st = kjit_records_open(o->replay_db, 1, &res);
 	if (st == KJIT_OK)
-		st = kjit__record_load(res, space, sig, o->device_key,
+		st = kjit_record_load(res, space, sig, o->device_key,
 		                       kt_objective_of(&o->tune, spec), obj, NULL, ignored);
 	free(sig);
-	kjit__records_close(res);
+	kjit_records_close(res);
 	return st;
 }
 
@@ -954,12 +954,12 @@ static int do_export(const kjit__spec *spec, const opts *o)
 		return usage_error("--export: expected csv, json or t4, got '%s'", o->export_format);
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
-	kjit__records *res = NULL;
+	kjit_records *res = NULL;
 	char *sig = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
 	kjit_status st = problem ? kjit_spec_signature(spec, &sig)
 	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	if (st == KJIT_OK)
-		st = kjit__records_open(o->db, 1, &res);
+		st = kjit_records_open(o->db, 1, &res);
 	if (st == KJIT_OK) {
 		const char *problems[1] = { problem };
 		st = kt_results_export(res, spec, (int64_t)o->run_id, sig, o->device_key, problems,
@@ -971,7 +971,7 @@ static int do_export(const kjit__spec *spec, const opts *o)
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 	free(sig);
 	free(problem);
-	kjit__records_close(res);
+	kjit_records_close(res);
 	return st == KJIT_OK ? KT_EXIT_OK : KT_EXIT_RUNTIME;
 }
 

@@ -195,7 +195,7 @@ static void first_launch(int runs)
 	BENCH_KJIT(kjit_kernel_create_from_spec(e, spec_path, &k));
 	/* A tuned row for 2^20, as online tuning or kjit-tune writes it. */
 	double s[1] = { 10000 };
-	kjit__eval tr = { .config = "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}", .status = KJIT_RESULT_OK,
+	kjit_eval tr = { .config = "{\"BLOCK_SIZE\":512,\"ITEMS_PER_THREAD\":2}", .status = KJIT_RESULT_OK,
 		          .binary_key = "", .timer = "cupti", .median_ns = 10000, .min_ns = 10000,
 		          .max_ns = 10000, .samples = s, .n_samples = 1, .objective = 10000,
 		          .compile_ms = NAN, .message = "online", .arch = e->arch,

@@ -953,6 +953,187 @@ kjit_status kjit_power_read(kjit_power *power, double *watts);
 const char *kjit_power_gpu_name(const kjit_power *power);
 void kjit_power_close(kjit_power *power);
 
+/*
+ * Tuning records: the store's runs, results, profiles and best rows,
+ * written and read by kjit-tune, by online tuning and by any other front
+ * end through one record room, which is also the one home of the best-row
+ * policy (time, energy or EDP). What a front end measures and records here
+ * is what kjit_launch() then chooses from. A NULL handle, or a NULL where
+ * an argument is needed, is KJIT_ERR_INVALID_ARG. One kjit_records is used
+ * by one thread at a time.
+ */
+
+/* A connection of the record room's own to a store. */
+typedef struct kjit_records kjit_records;
+
+/* Opens the store at path (NULL: kjit_store_default_path()) after the
+ * checks of kjit_store_check_path(), creating it as kjit_engine_open()
+ * would; with must_exist, a missing file is KJIT_ERR_NOT_FOUND naming it
+ * instead of a new, empty store. The caller closes *out with
+ * kjit_records_close(). */
+kjit_status kjit_records_open(const char *path, int must_exist, kjit_records **out);
+/* Closes rec; its status says whether the last writes landed. */
+kjit_status kjit_records_close(kjit_records *rec);
+
+/* What a run is about: the kernel's signature (kjit_spec_signature()),
+ * the device key, names of the kernel, spec and strategy, and the problem
+ * as JSON with sorted keys ({"m":1024,"n":512}). */
+typedef struct kjit_run_desc {
+	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
+	int64_t total; /* configurations to evaluate, 0 unknown */
+	kjit_objective objective; /* what the best is the least of; zero: time */
+} kjit_run_desc;
+
+/* The (signature, device key, problem) that results are recorded under,
+ * and the objective that chooses their best. id 0: no runs row (online
+ * tuning): the results belong to no run. */
+typedef struct kjit_run {
+	int64_t id;
+	char *signature, *device_key, *problem;
+	kjit_objective objective;
+	int resumed; /* an earlier run row (same signature, device key,
+	              * problem and spec, not done) was continued */
+} kjit_run;
+
+/* Starts a run (a runs row, status running) or resumes the latest
+ * unfinished one with the same signature, device key, problem and spec.
+ * The caller frees *out with kjit_run_free(). */
+kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
+                                   kjit_run **out);
+void kjit_run_free(kjit_run *run);
+/* How a run ended, as the runs table keeps it ("done", "interrupted",
+ * "failed"). */
+typedef enum kjit_run_end {
+	KJIT_RUN_DONE,        /* it evaluated what it set out to */
+	KJIT_RUN_INTERRUPTED, /* a signal or the caller stopped it */
+	KJIT_RUN_FAILED       /* an error ended it */
+} kjit_run_end;
+/* Sets how the run ended and when; then, when another objective chose
+ * the run's best row, chooses it again under the run's from every stored
+ * ok result with a score (a run that measured nothing new still answers
+ * by its objective). KJIT_ERR_INVALID_ARG for an end beyond the list. */
+kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_run_end end);
+
+/* One evaluated configuration. NULL text and NAN numbers are stored as
+ * NULL; l2 NULL is "warm". config is JSON with sorted keys, as
+ * kjit_record_rows() gives it back. */
+typedef struct kjit_eval {
+	const char *config;     /* JSON, sorted keys */
+	kjit_result_status status; /* how it ended (zero: ok) */
+	const char *timer;      /* cupti|events */
+	const char *l2;         /* warm|cold */
+	const char *binary_key;
+	double median_ns, spread_ns, min_ns, max_ns;
+	const double *samples;  /* stored as little-endian float64 */
+	size_t n_samples;
+	double objective, compile_ms;
+	const char *message;
+	const char *arch, *nvrtc; /* for the best row */
+	/* The device that measured it, among those sharing the device key.
+	 * Zero, as in an initialiser that names neither, is unknown: stored
+	 * NULL. */
+	int has_device_ordinal;   /* 1: device_ordinal is set */
+	int32_t device_ordinal;   /* its CUDA ordinal on its host, >= 0 */
+	const char *device_uuid;  /* "GPU-..." as nvidia-smi -L has it; NULL: unknown */
+	/* What the launch did on the hardware and cost (kjit_variant_profile());
+	 * NAN figures are unknown, stored NULL. */
+	int has_profile;          /* 1: profile is set */
+	kjit_profile profile;
+} kjit_eval;
+
+/* The figure that e is the best by under objective: its median time, its
+ * energy per launch, or their product; NAN when e is not ok or lacks it. */
+double kjit_eval_score(const kjit_eval *e, kjit_objective objective);
+
+/* Records e in ONE transaction: the results row (upsert on signature,
+ * device key, problem, config, l2; the device columns too, so that they
+ * name the latest measurement's), its profiles row (replaced, or removed
+ * when e has none), runs.evaluated/updated and, when e is ok and its
+ * score under the run's objective (kjit_eval_score()) is below the stored
+ * best's (or the stored best is stale, or was chosen by another
+ * objective), the best row (stale = 0, its objective the run's). A
+ * negative device_ordinal that is set is KJIT_ERR_INVALID_ARG, nothing
+ * stored. *result_id and *improved (1: the best is now e, newly or
+ * lower) may be NULL. */
+kjit_status kjit_record_eval(kjit_records *rec, const kjit_run *run, const kjit_eval *e,
+                              int64_t *result_id, int *improved);
+
+/* A device_key NULL below is the one device key that the results of the
+ * signature have: KJIT_ERR_NOT_FOUND when they have none, and
+ * KJIT_ERR_INVALID_ARG asking for one when they have several. */
+
+/* The objective table of space for (signature, device_key, its problem)
+ * under objective by: *objective (kjit_space_size() doubles, by index)
+ * holds each configuration's score (as kjit_eval_score() has it),
+ * INFINITY for a failure or no score; *have (may be NULL) marks the
+ * configurations known under by: a failure, a success with the
+ * objective's figure, and under time a configuration a race stopped as
+ * slow, so that a result measured for time alone is measured again for
+ * energy. With several l2 rows, the lowest score counts. Rows whose
+ * configuration is not in the space are counted in *ignored (may be
+ * NULL). The caller frees the arrays. */
+kjit_status kjit_record_load(kjit_records *rec, const kjit_space *space,
+                              const char *signature, const char *device_key,
+                              kjit_objective by, double **objective, uint8_t **have,
+                              size_t *ignored);
+
+/* The best row of (signature, device_key, problem), into each output
+ * that is not NULL: its configuration (malloc'ed; NULL first), its
+ * median, the objective that chose it (one of a later kjit: time), and
+ * its result's profile (reasons NULL; cleared first) with *has_profile
+ * 1, or 0 when it has none. KJIT_ERR_NOT_FOUND when there is none. */
+kjit_status kjit_record_best(kjit_records *rec, const char *signature,
+                              const char *device_key, const char *problem, char **config,
+                              double *median_ns, kjit_objective *objective,
+                              kjit_profile *profile, int *has_profile);
+
+/* Which results rows to read: run_id's (when > 0), or else those of
+ * (signature, device_key; NULL: the one) for the problems (JSON, as the
+ * results table has them; at most KJIT_RECORD_PROBLEMS_MAX). spec (may
+ * be NULL) names the parameters whose values each row carries. */
+#define KJIT_RECORD_PROBLEMS_MAX 30000
+typedef struct kjit_record_query {
+	int64_t run_id;
+	const char *signature, *device_key;
+	const char *const *problems;
+	size_t n_problems;
+	const kjit_spec *spec;
+} kjit_record_query;
+
+/* A results row and its profile, valid during the callback. A NULL
+ * column is a NULL text or a NAN number. status is the stored word
+ * (kjit_result_status_parse() reads it; a later kjit may write others). */
+typedef struct kjit_record_row {
+	int64_t id;
+	double run_id;
+	const char *signature, *device_key, *problem, *config, *status, *timer, *l2;
+	double median_ns, spread_ns, min_ns, max_ns, n_samples;
+	const double *samples; /* the samples column, n_blob of them */
+	size_t n_blob;
+	double objective, compile_ms;
+	const char *message;
+	double created, device_ordinal;
+	const char *device_uuid;
+	const char *const *values; /* each parameter's value (json_extract's text) */
+	int has_profile;
+	const double *figures; /* in kjit_profile_fields() order */
+	const char *counters_reason, *energy_reason;
+} kjit_record_row;
+
+/* What reads the rows: begin once, before them, with the subject (the
+ * query's signature and device key, or the run's), then row for each in
+ * id order. */
+typedef struct kjit_record_reader {
+	void (*begin)(void *ctx, const char *signature, const char *device_key);
+	void (*row)(void *ctx, const kjit_record_row *row);
+	void *ctx;
+} kjit_record_reader;
+
+/* Reads the rows of q, in one read under the store's lock. begin is not
+ * called when the query cannot start. */
+kjit_status kjit_record_rows(kjit_records *rec, const kjit_record_query *q,
+                              const kjit_record_reader *reader);
+
 /* Device memory helpers, so that a program needs no libcuda link. */
 kjit_status kjit_mem_alloc(kjit_engine *engine, size_t bytes, kjit_devptr *out);
 kjit_status kjit_mem_free(kjit_engine *engine, kjit_devptr ptr);

@@ -22,6 +22,7 @@ KJIT_CPU_TESTS = \
 	tests/test-expr \
 	tests/test-store-words \
 	tests/test-store-paths \
+	tests/test-records-api \
 	tests/test-stats \
 	tests/test-launch-tag \
 	tests/test-table \
@@ -125,6 +126,10 @@ tests_test_store_words_LDADD = $(KJIT_TEST_LDADD)
 tests_test_store_paths_SOURCES = tests/test-store-paths.c tests/testutil.h
 tests_test_store_paths_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
 tests_test_store_paths_LDADD = $(KJIT_TEST_LDADD)
+
+tests_test_records_api_SOURCES = tests/test-records-api.c tests/testutil.h
+tests_test_records_api_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)
+tests_test_records_api_LDADD = $(KJIT_TEST_LDADD)
 
 tests_test_stats_SOURCES = tests/test-stats.c tests/testutil.h
 tests_test_stats_CPPFLAGS = $(KJIT_TEST_CPPFLAGS)

@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 	e = engine_as(DEV);
 	CHECK_OK(kjit_kernel_create_from_spec(e, spec_path, &ks));
 	double s1[3] = { 900, 910, 905 }, s2[3] = { 800, 790, 795 };
-	kjit__eval tr[2] = {
+	kjit_eval tr[2] = {
 		{ .config = "{\"BLOCK_SIZE\":256,\"ITEMS_PER_THREAD\":1}", .status = KJIT_RESULT_OK,
 		  .binary_key = "k1", .timer = "cupti", .median_ns = 905, .spread_ns = NAN,
 		  .min_ns = 900, .max_ns = 910, .samples = s1, .n_samples = 3, .objective = 905,

@@ -95,7 +95,7 @@ static void one_form(const char *dir, size_t f, const char *db_path)
 		CHECK_STREQ(names[i], forms[f].names[i]);
 
 	double s[1] = { 700 };
-	kjit__eval tr = { .config = "{\"block_size_x\":256}", .status = KJIT_RESULT_OK, .binary_key = "k",
+	kjit_eval tr = { .config = "{\"block_size_x\":256}", .status = KJIT_RESULT_OK, .binary_key = "k",
 		          .timer = "cupti", .median_ns = 700, .spread_ns = NAN, .min_ns = 700,
 		          .max_ns = 700, .samples = s, .n_samples = 1, .objective = 700,
 		          .compile_ms = NAN, .message = "online", .arch = "sm_90",

@@ -94,9 +94,9 @@ static void migrate_from(const char *dir, int version, char *path)
 	CHECK(tu_db_int(db, "SELECT count(*) FROM results", NULL) == 3);
 	tu_db_close(db);
 
-	kjit__records *r;
-	CHECK_OK(kjit__records_open(path, 0, &r));
-	CHECK_OK(kjit__records_close(r));
+	kjit_records *r;
+	CHECK_OK(kjit_records_open(path, 0, &r));
+	CHECK_OK(kjit_records_close(r));
 	db = tu_db_open(path);
 	CHECK(tu_db_int(db, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION);
 	for (size_t i = 0; i < N_TABLES; i++) {
@@ -129,17 +129,17 @@ int main(int argc, char **argv)
 	char path[TU_PATH];
 	migrate_from(dir, 4, path);
 	migrate_from(dir, 2, path);
-	kjit__records *r;
+	kjit_records *r;
 	sqlite3 *db;
 
 	/* the run goes on, on a known device */
-	CHECK_OK(kjit__records_open(path, 0, &r));
-	kjit__run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
+	CHECK_OK(kjit_records_open(path, 0, &r));
+	kjit_run_desc d = { .signature = SIG, .device_key = DEV, .kernel = "saxpy",
 		             .spec = "saxpy.json", .strategy = "random", .problem = PROB, .total = 10 };
-	kjit__run *run;
-	CHECK_OK(kjit__record_run_start(r, &d, &run));
+	kjit_run *run;
+	CHECK_OK(kjit_record_run_start(r, &d, &run));
 	CHECK(run->resumed && run->id == 3);
-	kjit__eval e = { .config = "{\"BLOCK\":256}", .status = KJIT_RESULT_OK, .timer = "cupti", .l2 = "warm",
+	kjit_eval e = { .config = "{\"BLOCK\":256}", .status = KJIT_RESULT_OK, .timer = "cupti", .l2 = "warm",
 		      .median_ns = 1000, .spread_ns = 1, .min_ns = 999, .max_ns = 1001,
 		      .objective = 1000, .compile_ms = 40, .arch = "sm_90", .nvrtc = "13.0",
 		      .has_device_ordinal = 1, .device_ordinal = 1,
@@ -147,10 +147,10 @@ int main(int argc, char **argv)
 	kjit_profile_clear(&e.profile);
 	e.profile.dram_bytes_per_s = 3e12;
 	int improved = 0;
-	CHECK_OK(kjit__record_eval(r, run, &e, NULL, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, NULL, &improved));
 	CHECK(improved);
-	kjit__run_free(run);
-	CHECK_OK(kjit__records_close(r));
+	kjit_run_free(run);
+	CHECK_OK(kjit_records_close(r));
 	db = tu_db_open(path);
 	char text[256];
 	tu_db_text(db, "SELECT device_ordinal || ' ' || device_uuid FROM results WHERE config = ?1",
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	char *rcols = columns_of(db, "results");
 	char *results_now = dump(db, "results", rcols);
 	tu_db_close(db);
-	CHECK_ST(kjit__records_open(path, 0, &r), KJIT_ERR_DB);
+	CHECK_ST(kjit_records_open(path, 0, &r), KJIT_ERR_DB);
 	CHECK_CONTAINS(kjit_last_error(), want);
 	db = tu_db_open(path);
 	CHECK(tu_db_int(db, "PRAGMA user_version", NULL) == KJIT__SCHEMA_VERSION + 1);

@@ -163,30 +163,30 @@ static void test_wire(void)
 	kt_buf_free(&plain);
 }
 
-static kjit__eval eval_ok(const char *config, double median)
+static kjit_eval eval_ok(const char *config, double median)
 {
-	kjit__eval e = { .config = config, .status = KJIT_RESULT_OK, .timer = "cupti", .l2 = "warm",
+	kjit_eval e = { .config = config, .status = KJIT_RESULT_OK, .timer = "cupti", .l2 = "warm",
 		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
 		        .max_ns = median + 1, .objective = median, .compile_ms = 10,
 		        .arch = "sm_90", .nvrtc = "13.0" };
 	return e;
 }
 
-static kjit__eval eval_profiled(const char *config, double median, double energy_j)
+static kjit_eval eval_profiled(const char *config, double median, double energy_j)
 {
-	kjit__eval e = eval_ok(config, median);
+	kjit_eval e = eval_ok(config, median);
 	e.has_profile = 1;
 	e.profile = sample_profile(energy_j);
 	return e;
 }
 
-static kjit__run *start(kjit__records *r, const char *problem, kjit_objective objective)
+static kjit_run *start(kjit_records *r, const char *problem, kjit_objective objective)
 {
-	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k", .spec = "k.json",
+	kjit_run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k", .spec = "k.json",
 		             .strategy = "exhaustive", .problem = problem, .total = 4,
 		             .objective = objective };
-	kjit__run *run;
-	CHECK_OK(kjit__record_run_start(r, &d, &run));
+	kjit_run *run;
+	CHECK_OK(kjit_record_run_start(r, &d, &run));
 	return run;
 }
 
@@ -205,13 +205,13 @@ static char *best_of(sqlite3 *db, const char *problem)
 		free(got_);                                                     \
 	} while (0)
 
-static void test_store(kjit__records *r, sqlite3 *db)
+static void test_store(kjit_records *r, sqlite3 *db)
 {
-	kjit__run *run = start(r, "{\"n\":1}", KJIT_OBJECTIVE_TIME);
-	kjit__eval e = eval_profiled("{\"B\":1}", 100, NAN);
+	kjit_run *run = start(r, "{\"n\":1}", KJIT_OBJECTIVE_TIME);
+	kjit_eval e = eval_profiled("{\"B\":1}", 100, NAN);
 	e.profile.counters_reason = formula_reason;
 	int64_t id;
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, NULL));
 	char sql[512];
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM profiles WHERE result_id = %lld AND"
 	         " duration_ns = 1e4 AND passes = 9 AND registers = 32 AND static_shared_bytes = 0"
@@ -222,7 +222,7 @@ static void test_store(kjit__records *r, sqlite3 *db)
 	kjit_objective obj = KJIT_OBJECTIVE_EDP;
 	kjit_profile back;
 	int has = 0;
-	CHECK_OK(kjit__record_best(r, "sig", "dev", "{\"n\":1}", NULL, NULL, &obj, &back, &has));
+	CHECK_OK(kjit_record_best(r, "sig", "dev", "{\"n\":1}", NULL, NULL, &obj, &back, &has));
 	CHECK(has && obj == KJIT_OBJECTIVE_TIME);
 	kjit_profile want = e.profile;
 	want.counters_reason = want.energy_reason = NULL;
@@ -232,18 +232,18 @@ static void test_store(kjit__records *r, sqlite3 *db)
 
 	/* re-measured: replaced, or removed when the new measurement has none */
 	e = eval_profiled("{\"B\":1}", 90, 2.5);
-	CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &e, NULL, NULL));
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM profiles WHERE result_id = %lld AND"
 	         " energy_j = 2.5 AND energy_reason IS NULL AND counters_reason IS NULL",
 	         (long long)id);
 	CHECK(tu_db_int(db, sql, NULL) == 1);
 	e = eval_ok("{\"B\":1}", 95);
-	CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &e, NULL, NULL));
 	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles", NULL) == 0);
-	CHECK_OK(kjit__record_best(r, "sig", "dev", "{\"n\":1}", NULL, NULL, &obj, &back, &has));
+	CHECK_OK(kjit_record_best(r, "sig", "dev", "{\"n\":1}", NULL, NULL, &obj, &back, &has));
 	CHECK(!has && isnan(back.energy_j));
 	e = eval_profiled("{\"B\":2}", 200, 1);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, NULL));
 	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles", NULL) == 1);
 	snprintf(sql, sizeof sql, "PRAGMA foreign_keys = ON; DELETE FROM results WHERE id = %lld",
 	         (long long)id);
@@ -251,55 +251,55 @@ static void test_store(kjit__records *r, sqlite3 *db)
 	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles", NULL) == 0);
 	OK("a re-measured result's profile is replaced, or removed when it has none; a deleted "
 	   "result takes its profile along");
-	kjit__run_free(run);
+	kjit_run_free(run);
 }
 
-static void test_best(kjit__records *r, sqlite3 *db)
+static void test_best(kjit_records *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":2}";
-	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
-	kjit__eval fast_plain = eval_ok("{\"B\":1}", 50);
+	kjit_run *run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
+	kjit_eval fast_plain = eval_ok("{\"B\":1}", 50);
 	int improved = 1;
-	CHECK_OK(kjit__record_eval(r, run, &fast_plain, NULL, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &fast_plain, NULL, &improved));
 	CHECK(!improved);
 	CHECK(tu_db_int(db, "SELECT count(*) FROM best WHERE problem = ?1", prob) == 0);
 	char *cfg = NULL;
 	double median;
-	CHECK_ST(kjit__record_best(r, "sig", "dev", prob, &cfg, &median, NULL, NULL, NULL),
+	CHECK_ST(kjit_record_best(r, "sig", "dev", prob, &cfg, &median, NULL, NULL, NULL),
 	         KJIT_ERR_NOT_FOUND);
 	OK("objective energy: a result without energy is no best");
 
-	kjit__eval fast = eval_profiled("{\"B\":2}", 100, 5), frugal = eval_profiled("{\"B\":3}", 300, 1);
-	kjit__eval middle = eval_profiled("{\"B\":4}", 120, 2);
-	CHECK(kjit__eval_score(&fast, KJIT_OBJECTIVE_TIME) == 100);
-	CHECK(kjit__eval_score(&fast, KJIT_OBJECTIVE_ENERGY) == 5);
-	CHECK(kjit__eval_score(&fast, KJIT_OBJECTIVE_EDP) == 500);
-	CHECK(isnan(kjit__eval_score(&fast_plain, KJIT_OBJECTIVE_EDP)));
-	CHECK_OK(kjit__record_eval(r, run, &fast, NULL, &improved));
+	kjit_eval fast = eval_profiled("{\"B\":2}", 100, 5), frugal = eval_profiled("{\"B\":3}", 300, 1);
+	kjit_eval middle = eval_profiled("{\"B\":4}", 120, 2);
+	CHECK(kjit_eval_score(&fast, KJIT_OBJECTIVE_TIME) == 100);
+	CHECK(kjit_eval_score(&fast, KJIT_OBJECTIVE_ENERGY) == 5);
+	CHECK(kjit_eval_score(&fast, KJIT_OBJECTIVE_EDP) == 500);
+	CHECK(isnan(kjit_eval_score(&fast_plain, KJIT_OBJECTIVE_EDP)));
+	CHECK_OK(kjit_record_eval(r, run, &fast, NULL, &improved));
 	CHECK(improved);
-	CHECK_OK(kjit__record_eval(r, run, &frugal, NULL, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &frugal, NULL, &improved));
 	CHECK(improved);
-	CHECK_OK(kjit__record_eval(r, run, &middle, NULL, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &middle, NULL, &improved));
 	CHECK(!improved);
 	CHECK_BEST(db, prob, "{\"B\":3} energy");
-	CHECK_OK(kjit__record_best(r, "sig", "dev", prob, &cfg, &median, NULL, NULL, NULL));
+	CHECK_OK(kjit_record_best(r, "sig", "dev", prob, &cfg, &median, NULL, NULL, NULL));
 	CHECK(median == 300);
 	free(cfg);
 	OK("objective energy: the least energy per launch wins (1 J at 300 ns over 5 J at "
 	   "100 ns), not the fastest; the best row says energy");
-	kjit__run_free(run);
+	kjit_run_free(run);
 
 	/* the same problem under edp: the best is chosen again, by 2 J x 120 ns */
 	run = start(r, prob, KJIT_OBJECTIVE_EDP);
-	kjit__eval again = eval_profiled("{\"B\":2}", 100, 5);
-	CHECK_OK(kjit__record_eval(r, run, &again, NULL, &improved));
+	kjit_eval again = eval_profiled("{\"B\":2}", 100, 5);
+	CHECK_OK(kjit_record_eval(r, run, &again, NULL, &improved));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
-	kjit__run_free(run);
+	kjit_run_free(run);
 	/* and under time: the fastest, profiled or not */
 	run = start(r, prob, KJIT_OBJECTIVE_TIME);
-	CHECK_OK(kjit__record_eval(r, run, &again, NULL, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &again, NULL, &improved));
 	CHECK_BEST(db, prob, "{\"B\":1} time");
-	kjit__run_free(run);
+	kjit_run_free(run);
 	OK("a run under another objective chooses the best again: edp {\"B\":4} (2 J x 120 ns), "
 	   "time {\"B\":1} (50 ns)");
 
@@ -307,30 +307,30 @@ static void test_best(kjit__records *r, sqlite3 *db)
 	 * answers by its objective when it finishes; under the same one that
 	 * is a no-op */
 	run = start(r, prob, KJIT_OBJECTIVE_EDP);
-	CHECK_OK(kjit__record_run_finish(r, run, "done"));
+	CHECK_OK(kjit_record_run_finish(r, run, KJIT_RUN_DONE));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
-	CHECK_OK(kjit__record_run_finish(r, run, "done"));
+	CHECK_OK(kjit_record_run_finish(r, run, KJIT_RUN_DONE));
 	CHECK_BEST(db, prob, "{\"B\":4} edp");
-	kjit__run_free(run);
+	kjit_run_free(run);
 	run = start(r, prob, KJIT_OBJECTIVE_TIME);
-	CHECK_OK(kjit__record_run_finish(r, run, "done"));
+	CHECK_OK(kjit_record_run_finish(r, run, KJIT_RUN_DONE));
 	CHECK_BEST(db, prob, "{\"B\":1} time");
-	kjit__run_free(run);
+	kjit_run_free(run);
 	OK("nothing recorded: the best is chosen again by the run's objective alone");
 
 	/* a re-measured energy best that lost its energy gives way */
 	run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
-	CHECK_OK(kjit__record_eval(r, run, &frugal, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &frugal, NULL, NULL));
 	CHECK_BEST(db, prob, "{\"B\":3} energy");
-	kjit__eval lost = eval_ok("{\"B\":3}", 310);
-	CHECK_OK(kjit__record_eval(r, run, &lost, NULL, &improved));
+	kjit_eval lost = eval_ok("{\"B\":3}", 310);
+	CHECK_OK(kjit_record_eval(r, run, &lost, NULL, &improved));
 	CHECK(!improved);
 	CHECK_BEST(db, prob, "{\"B\":4} energy");
-	kjit__run_free(run);
+	kjit_run_free(run);
 	OK("an energy best re-measured without energy gives way to the next by energy");
-	kjit__run_desc bad = { .signature = "sig", .device_key = "dev", .problem = prob,
+	kjit_run_desc bad = { .signature = "sig", .device_key = "dev", .problem = prob,
 		               .objective = KJIT__OBJ_COUNT };
-	CHECK_ST(kjit__record_run_start(r, &bad, &run), KJIT_ERR_INVALID_ARG);
+	CHECK_ST(kjit_record_run_start(r, &bad, &run), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "objective");
 	kjit_objective o;
 	CHECK_ST(kjit_objective_parse("watts", &o), KJIT_ERR_INVALID_ARG);
@@ -347,7 +347,7 @@ static void test_best(kjit__records *r, sqlite3 *db)
  * a time, or a configuration a race of times stopped as slow, under time
  * alone, a profiled result with its energy under all; the table holds
  * each objective's score. */
-static void test_load(kjit__records *r)
+static void test_load(kjit_records *r)
 {
 	static const char src[] = "extern \"C\" __global__ void k(float *x) { x[0] = 1; }\n";
 	char path[TU_PATH];
@@ -360,16 +360,16 @@ static void test_load(kjit__records *r)
 	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 	CHECK(space->size == 4);
 	char *prob = kjit__problem_json(&spec->problems[0]);
-	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
-	kjit__eval timed = eval_ok("{\"B\":1}", 50), profiled = eval_profiled("{\"B\":2}", 100, 5);
-	kjit__eval failed = eval_ok("{\"B\":3}", NAN), raced = eval_ok("{\"B\":4}", 900);
+	kjit_run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
+	kjit_eval timed = eval_ok("{\"B\":1}", 50), profiled = eval_profiled("{\"B\":2}", 100, 5);
+	kjit_eval failed = eval_ok("{\"B\":3}", NAN), raced = eval_ok("{\"B\":4}", 900);
 	failed.status = KJIT_RESULT_LAUNCH_ERROR;
 	raced.status = KJIT_RESULT_STOPPED_EARLY;
-	CHECK_OK(kjit__record_eval(r, run, &timed, NULL, NULL));
-	CHECK_OK(kjit__record_eval(r, run, &profiled, NULL, NULL));
-	CHECK_OK(kjit__record_eval(r, run, &failed, NULL, NULL));
-	CHECK_OK(kjit__record_eval(r, run, &raced, NULL, NULL));
-	kjit__run_free(run);
+	CHECK_OK(kjit_record_eval(r, run, &timed, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &profiled, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &failed, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &raced, NULL, NULL));
+	kjit_run_free(run);
 	static const struct {
 		kjit_objective by;
 		uint8_t have[4];
@@ -383,7 +383,7 @@ static void test_load(kjit__records *r)
 		double *score;
 		uint8_t *have;
 		/* under time, no device key: "dev", the only one the store has */
-		CHECK_OK(kjit__record_load(r, space, "sig", w ? "dev" : NULL, want[w].by, &score, &have,
+		CHECK_OK(kjit_record_load(r, space, "sig", w ? "dev" : NULL, want[w].by, &score, &have,
 		                           NULL));
 		for (size_t i = 0; i < 4; i++) {
 			size_t at = (size_t)kjit__space_config(space, i)[0]; /* B's index */
@@ -403,19 +403,19 @@ static void test_load(kjit__records *r)
 	   "under all; no device key reads the only one");
 }
 
-static void test_online(const char *path, kjit__records *r, sqlite3 *db)
+static void test_online(const char *path, kjit_records *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":7}";
-	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
-	kjit__eval frugal = eval_profiled("{\"B\":3}", 300, 1);
-	CHECK_OK(kjit__record_eval(r, run, &frugal, NULL, NULL));
-	kjit__run_free(run);
+	kjit_run *run = start(r, prob, KJIT_OBJECTIVE_ENERGY);
+	kjit_eval frugal = eval_profiled("{\"B\":3}", 300, 1);
+	CHECK_OK(kjit_record_eval(r, run, &frugal, NULL, NULL));
+	kjit_run_free(run);
 	CHECK_BEST(db, prob, "{\"B\":3} energy");
 	CHECK(tu_db_int(db, "SELECT count(*) FROM profiles p JOIN results r ON r.id = p.result_id"
 	                " WHERE r.problem = ?1", prob) == 1);
 	kjit__store *store;
 	CHECK_OK(kjit__store_open(path, &store));
-	kjit__eval trials[2] = { eval_ok("{\"B\":3}", 280), eval_ok("{\"B\":4}", 250) };
+	kjit_eval trials[2] = { eval_ok("{\"B\":3}", 280), eval_ok("{\"B\":4}", 250) };
 	for (int i = 0; i < 2; i++)
 		trials[i].message = "online";
 	CHECK_OK(kjit__record_search(store, "sig", "dev", prob, KJIT_OBJECTIVE_TIME, trials, 2, 1));
@@ -450,7 +450,7 @@ static void test_peak(void)
 	   "of peak\"); nothing without peaks");
 }
 
-static char *export_to(kjit__records *r, const char *prob, kt_export_format fmt, const char *name)
+static char *export_to(kjit_records *r, const char *prob, kt_export_format fmt, const char *name)
 {
 	char path[TU_PATH];
 	tu_path(path, dir, name);
@@ -462,15 +462,15 @@ static char *export_to(kjit__records *r, const char *prob, kt_export_format fmt,
 	return tu_read_file(path, NULL);
 }
 
-static void test_export(kjit__records *r, sqlite3 *db)
+static void test_export(kjit_records *r, sqlite3 *db)
 {
 	const char *prob = "{\"n\":3}";
-	kjit__run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
-	kjit__eval with = eval_profiled("{\"B\":1}", 100, NAN), without = eval_ok("{\"B\":2}", 200);
+	kjit_run *run = start(r, prob, KJIT_OBJECTIVE_TIME);
+	kjit_eval with = eval_profiled("{\"B\":1}", 100, NAN), without = eval_ok("{\"B\":2}", 200);
 	with.profile.counters_reason = formula_reason;
-	CHECK_OK(kjit__record_eval(r, run, &with, NULL, NULL));
-	CHECK_OK(kjit__record_eval(r, run, &without, NULL, NULL));
-	kjit__run_free(run);
+	CHECK_OK(kjit_record_eval(r, run, &with, NULL, NULL));
+	CHECK_OK(kjit_record_eval(r, run, &without, NULL, NULL));
+	kjit_run_free(run);
 
 	char *csv = export_to(r, prob, KT_EXPORT_CSV, "p.csv");
 	CHECK_CONTAINS(csv, ",device_uuid,duration_ns,dram_read_bytes,");
@@ -536,8 +536,8 @@ int main(int argc, char **argv)
 	test_wire();
 	test_peak();
 	char path[TU_PATH];
-	kjit__records *r;
-	CHECK_OK(kjit__records_open(tu_path(path, dir, "kjit.db"), 0, &r));
+	kjit_records *r;
+	CHECK_OK(kjit_records_open(tu_path(path, dir, "kjit.db"), 0, &r));
 	sqlite3 *db = tu_db_open(path);
 	test_store(r, db);
 	test_best(r, db);
@@ -545,7 +545,7 @@ int main(int argc, char **argv)
 	test_online(path, r, db);
 	test_export(r, db);
 	tu_db_close(db);
-	CHECK_OK(kjit__records_close(r));
+	CHECK_OK(kjit_records_close(r));
 	printf("PASS\n");
 	return 0;
 }

@@ -49,18 +49,18 @@ static char *q_text(sqlite3 *db, const char *sql)
 	return v;
 }
 
-static kjit__eval eval_ok(const char *config, double median)
+static kjit_eval eval_ok(const char *config, double median)
 {
-	kjit__eval e = { .config = config, .status = KJIT_RESULT_OK, .timer = "events", .l2 = "warm",
+	kjit_eval e = { .config = config, .status = KJIT_RESULT_OK, .timer = "events", .l2 = "warm",
 		        .median_ns = median, .spread_ns = 1, .min_ns = median - 1,
 		        .max_ns = median + 1, .objective = median, .compile_ms = 12.5,
 		        .arch = "sm_90", .nvrtc = "12.4" };
 	return e;
 }
 
-static kjit__eval eval_fail(const char *config, kjit_result_status status)
+static kjit_eval eval_fail(const char *config, kjit_result_status status)
 {
-	kjit__eval e = { .config = config, .status = status, .median_ns = NAN, .spread_ns = NAN,
+	kjit_eval e = { .config = config, .status = status, .median_ns = NAN, .spread_ns = NAN,
 		        .min_ns = NAN, .max_ns = NAN, .objective = NAN, .compile_ms = NAN,
 		        .message = "it failed, \"badly\"\nline 2" };
 	return e;
@@ -75,7 +75,7 @@ static double synthetic(const kjit__space *space, size_t i)
 }
 
 /* Export to a file, read it back. */
-static char *export_to(kjit__records *r, const kjit__spec *spec, int64_t run_id, const char *sig,
+static char *export_to(kjit_records *r, const kjit__spec *spec, int64_t run_id, const char *sig,
                        const char *dev, const char *prob, kt_export_format fmt,
                        const char *name)
 {
@@ -155,22 +155,22 @@ static void test_csv_formulas(void)
 	kjit__space *space;
 	CHECK_OK(kjit__space_build(spec, 0, NULL, &space));
 	CHECK(space->size == 14);
-	kjit__records *r;
-	CHECK_OK(kjit__records_open(tu_path(db_path, dir, "formulas.db"), 0, &r));
+	kjit_records *r;
+	CHECK_OK(kjit_records_open(tu_path(db_path, dir, "formulas.db"), 0, &r));
 	char *prob = kjit__problem_json(&spec->problems[0]);
-	kjit__run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k",
+	kjit_run_desc d = { .signature = "sig", .device_key = "dev", .kernel = "k",
 		             .spec = spec->path, .strategy = "exhaustive", .problem = prob, .total = 14 };
-	kjit__run *run;
-	CHECK_OK(kjit__record_run_start(r, &d, &run));
+	kjit_run *run;
+	CHECK_OK(kjit_record_run_start(r, &d, &run));
 	char *cfg[14];
 	for (size_t i = 0; i < space->size; i++) {
 		CHECK((cfg[i] = kjit__config_json(space, i)));
-		kjit__eval e = eval_ok(cfg[i], 100.0 + (double)i);
+		kjit_eval e = eval_ok(cfg[i], 100.0 + (double)i);
 		if (i == 0) {
 			e = eval_fail(cfg[i], KJIT_RESULT_COMPILE_ERROR);
 			e.message = "=HYPERLINK(\"http://x\")";
 		}
-		CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, run, &e, NULL, NULL));
 	}
 	char *csv = export_to(r, spec, run->id, NULL, NULL, NULL, KT_EXPORT_CSV, "formulas.csv");
 	CHECK_CONTAINS(csv, "\n'=1+2,-3,");
@@ -196,8 +196,8 @@ static void test_csv_formulas(void)
 	for (size_t i = 0; i < space->size; i++)
 		free(cfg[i]);
 	free(prob);
-	kjit__run_free(run);
-	kjit__records_close(r);
+	kjit_run_free(run);
+	kjit_records_close(r);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
 	OK("CSV export: fields a spreadsheet would run start with a single quote; replay reads "
@@ -227,14 +227,14 @@ static void test_t4_planted_links(void)
 	CHECK(pid >= 0);
 	if (pid == 0) {
 		char c;
-		kjit__records *r;
+		kjit_records *r;
 		close(go[1]);
-		if (read(go[0], &c, 1) != 1 || kjit__records_open(tu_path(path, dir, "o.db"), 0, &r))
+		if (read(go[0], &c, 1) != 1 || kjit_records_open(tu_path(path, dir, "o.db"), 0, &r))
 			_exit(2);
 		kjit_status st = kt_results_write_t4(r, spec, "sig", "dev", NULL, 0, out);
 		if (st != KJIT_OK)
 			fprintf(stderr, "%s\n", kjit_last_error());
-		kjit__records_close(r);
+		kjit_records_close(r);
 		_exit(st == KJIT_OK ? 0 : 1);
 	}
 	close(go[0]);
@@ -305,16 +305,16 @@ int main(int argc, char **argv)
 	}
 	OK("spec signature %.12s... matches kjit_kernel_signature", sig);
 
-	kjit__records *r;
-	CHECK_OK(kjit__records_open(db_path, 0, &r));
+	kjit_records *r;
+	CHECK_OK(kjit_records_open(db_path, 0, &r));
 	sqlite3 *db;
 	CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
 	sqlite3_busy_timeout(db, 10000);
 	const char *dev = "sm_90|Test GPU|132|12040";
-	kjit__run_desc d = { .signature = sig, .device_key = dev, .kernel = "k",
+	kjit_run_desc d = { .signature = sig, .device_key = dev, .kernel = "k",
 		             .spec = spec->path, .strategy = "random", .problem = prob, .total = 30 };
-	kjit__run *run;
-	CHECK_OK(kjit__record_run_start(r, &d, &run));
+	kjit_run *run;
+	CHECK_OK(kjit_record_run_start(r, &d, &run));
 	CHECK(!run->resumed && run->id > 0);
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE status = 'running' AND total = 30 AND"
 	                " evaluated = 0 AND pid > 0 AND started > 1e9 AND finished IS NULL") == 1);
@@ -329,28 +329,28 @@ int main(int argc, char **argv)
 		CHECK((cfg[i] = kjit__config_json(space, i)));
 	int64_t id1, id;
 	int improved;
-	kjit__eval e = eval_ok(cfg[0], 1000);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id1, &improved));
+	kjit_eval e = eval_ok(cfg[0], 1000);
+	CHECK_OK(kjit_record_eval(r, run, &e, &id1, &improved));
 	CHECK(improved == 1);
 	e = eval_ok(cfg[1], 2000);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
 	e = eval_fail(cfg[2], KJIT_RESULT_COMPILE_ERROR);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
 	e = eval_fail(cfg[3], KJIT_RESULT_WRONG_RESULT);
 	e.median_ns = 1; /* a fast wrong result never becomes the best */
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
 	e = eval_fail(cfg[4], (kjit_result_status)KJIT__RS_COUNT);
-	CHECK_ST(kjit__record_eval(r, run, &e, &id, &improved), KJIT_ERR_INVALID_ARG);
+	CHECK_ST(kjit_record_eval(r, run, &e, &id, &improved), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "status 7");
 	CHECK(q_int(db, "SELECT evaluated FROM runs") == 4);
 	CHECK(q_int(db, "SELECT count(*) FROM results") == 4);
 	CHECK(q_real(db, "SELECT median_ns FROM best") == 1000);
 	CHECK(q_int(db, "SELECT result_id FROM best") == id1);
 	e = eval_ok(cfg[5], 500);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 1);
 	CHECK(q_real(db, "SELECT median_ns FROM best") == 500);
 	CHECK(q_int(db, "SELECT result_id FROM best") == id);
@@ -365,7 +365,7 @@ int main(int argc, char **argv)
 	                " AND l2 = 'warm'") == 1);
 	/* a re-measurement upserts: same row, new numbers */
 	e = eval_ok(cfg[1], 1500);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 0);
 	CHECK(q_int(db, "SELECT count(*) FROM results") == 5);
 	CHECK(q_real(db, "SELECT median_ns FROM results WHERE id = (SELECT max(id) FROM results"
@@ -374,17 +374,17 @@ int main(int argc, char **argv)
 	/* another l2 is another row */
 	e = eval_ok(cfg[1], 1700);
 	e.l2 = "cold";
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(q_int(db, "SELECT count(*) FROM results") == 6);
 	/* a stale best gives way to any ok result */
 	CHECK(sqlite3_exec(db, "UPDATE best SET stale = 1", NULL, NULL, NULL) == SQLITE_OK);
 	e = eval_ok(cfg[1], 1800);
 	e.l2 = "cold";
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 1);
 	CHECK(q_real(db, "SELECT median_ns FROM best WHERE stale = 0") == 1800);
 	e = eval_ok(cfg[5], 500);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(improved == 1 && q_real(db, "SELECT median_ns FROM best") == 500);
 	OK("results rows; the best moves only on faster ok results; upsert per l2");
 
@@ -399,24 +399,24 @@ int main(int argc, char **argv)
 	e.has_device_ordinal = 1;
 	e.device_ordinal = 1;
 	e.device_uuid = "GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d";
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	t = q_text(db, dev5);
 	CHECK_STREQ(t, "1|GPU-3f9d7b25-6a1e-4c8b-b2d4-9e0f1a2b3c4d");
 	free(t);
 	e.device_ordinal = 0;
 	e.device_uuid = "GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11";
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	t = q_text(db, dev5);
 	CHECK_STREQ(t, "0|GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11");
 	free(t);
 	e.device_ordinal = -1;
-	CHECK_ST(kjit__record_eval(r, run, &e, &id, &improved), KJIT_ERR_INVALID_ARG);
+	CHECK_ST(kjit_record_eval(r, run, &e, &id, &improved), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "device ordinal -1");
 	t = q_text(db, dev5);
 	CHECK_STREQ(t, "0|GPU-8c4e2a1f-0b6d-4e3a-9f1c-2d5e7a9b0c11");
 	free(t);
 	e = eval_ok(cfg[5], 500); /* names no device */
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	t = q_text(db, dev5);
 	CHECK_STREQ(t, "null|null");
 	free(t);
@@ -431,7 +431,7 @@ int main(int argc, char **argv)
 	e = eval_ok(cfg[6], 900);
 	e.samples = samples;
 	e.n_samples = sizeof samples / sizeof *samples;
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	{
 		sqlite3_stmt *s;
 		CHECK(sqlite3_prepare_v2(db, "SELECT samples, n_samples FROM results WHERE id = ?1",
@@ -460,7 +460,7 @@ int main(int argc, char **argv)
 	int64_t ev_before = q_int(db, "SELECT evaluated FROM runs");
 	double up_before = q_real(db, "SELECT updated FROM runs");
 	e = eval_ok(cfg[7], 100);
-	CHECK_ST(kjit__record_eval(r, run, &e, &id, &improved), KJIT_ERR_DB);
+	CHECK_ST(kjit_record_eval(r, run, &e, &id, &improved), KJIT_ERR_DB);
 	CHECK_CONTAINS(kjit_last_error(), "best refused on purpose");
 	CHECK(q_int(db, "SELECT count(*) FROM results") == n_before);
 	CHECK(q_int(db, "SELECT evaluated FROM runs") == ev_before);
@@ -468,30 +468,30 @@ int main(int argc, char **argv)
 	CHECK(q_real(db, "SELECT median_ns FROM best") == 500);
 	/* a slower result does not touch best, so it goes through */
 	e = eval_ok(cfg[7], 5000);
-	CHECK_OK(kjit__record_eval(r, run, &e, &id, &improved));
+	CHECK_OK(kjit_record_eval(r, run, &e, &id, &improved));
 	CHECK(q_int(db, "SELECT count(*) FROM results") == n_before + 1);
 	CHECK(sqlite3_exec(db, "DROP TRIGGER no_best", NULL, NULL, NULL) == SQLITE_OK);
 	OK("a failed best update rolls back the results row and the run's progress");
 
 	/* a reader in another process never sees half an evaluation */
 	{
-		kjit__run *run2;
-		kjit__run_desc d2 = d;
+		kjit_run *run2;
+		kjit_run_desc d2 = d;
 		d2.device_key = "sm_90|Other GPU|132|12040";
-		CHECK_OK(kjit__record_run_start(r, &d2, &run2));
+		CHECK_OK(kjit_record_run_start(r, &d2, &run2));
 		pid_t pid = fork();
 		CHECK(pid >= 0);
 		if (pid == 0) {
-			kjit__records *rc;
-			if (kjit__records_open(db_path, 0, &rc) != KJIT_OK)
+			kjit_records *rc;
+			if (kjit_records_open(db_path, 0, &rc) != KJIT_OK)
 				_exit(2);
 			for (int k = 0; k < 3; k++)
 				for (size_t i = 0; i < space->size; i++) {
-					kjit__eval ce = eval_ok(cfg[i], 10000.0 - 100.0 * (double)(k * 30 + (int)i));
-					if (kjit__record_eval(rc, run2, &ce, NULL, NULL) != KJIT_OK)
+					kjit_eval ce = eval_ok(cfg[i], 10000.0 - 100.0 * (double)(k * 30 + (int)i));
+					if (kjit_record_eval(rc, run2, &ce, NULL, NULL) != KJIT_OK)
 						_exit(3);
 				}
-			kjit__records_close(rc);
+			kjit_records_close(rc);
 			_exit(0);
 		}
 		char *sql = kjit__strdup_printf(
@@ -518,20 +518,20 @@ int main(int argc, char **argv)
 		                " 'sm_90|Other GPU|132|12040'") == 30);
 		CHECK(q_real(db, "SELECT median_ns FROM best WHERE device_key ="
 		                 " 'sm_90|Other GPU|132|12040'") == 10000.0 - 100.0 * 89);
-		kjit__run_free(run2);
+		kjit_run_free(run2);
 		OK("a concurrent reader saw whole evaluations only (%d checks)", checks);
 	}
 
 	/* resume */
-	kjit__run *again;
-	CHECK_OK(kjit__record_run_start(r, &d, &again));
+	kjit_run *again;
+	CHECK_OK(kjit_record_run_start(r, &d, &again));
 	CHECK(again->resumed && again->id == run->id);
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE device_key = 'sm_90|Test GPU|132|12040'")
 	      == 1);
 	double *obj;
 	uint8_t *have;
 	size_t ignored;
-	CHECK_OK(kjit__record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &obj, &have, &ignored));
+	CHECK_OK(kjit_record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &obj, &have, &ignored));
 	CHECK(ignored == 0);
 	size_t n_have = 0;
 	for (size_t i = 0; i < space->size; i++)
@@ -542,24 +542,24 @@ int main(int argc, char **argv)
 	CHECK(isinf(obj[2]) && isinf(obj[3]) && obj[5] == 500 && obj[1] == 1500);
 	free(obj);
 	free(have);
-	kjit__run_free(again);
+	kjit_run_free(again);
 	OK("resume continues the run and knows the 7 evaluated configurations");
 
 	/* finish */
-	CHECK_ST(kjit__record_run_finish(r, run, "later"), KJIT_ERR_INVALID_ARG);
-	CHECK_OK(kjit__record_run_finish(r, run, "interrupted"));
+	CHECK_ST(kjit_record_run_finish(r, run, (kjit_run_end)7), KJIT_ERR_INVALID_ARG);
+	CHECK_OK(kjit_record_run_finish(r, run, KJIT_RUN_INTERRUPTED));
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE status = 'interrupted' AND"
 	                " finished IS NOT NULL") == 1);
-	CHECK_OK(kjit__record_run_start(r, &d, &again));
+	CHECK_OK(kjit_record_run_start(r, &d, &again));
 	CHECK(again->resumed && again->id == run->id);
-	kjit__run_free(again);
-	CHECK_OK(kjit__record_run_finish(r, run, "done"));
+	kjit_run_free(again);
+	CHECK_OK(kjit_record_run_finish(r, run, KJIT_RUN_DONE));
 	CHECK(q_int(db, "SELECT count(*) FROM runs WHERE status = 'done' AND"
 	                " finished >= started") == 1);
-	CHECK_OK(kjit__record_run_start(r, &d, &again));
+	CHECK_OK(kjit_record_run_start(r, &d, &again));
 	CHECK(!again->resumed && again->id != run->id);
-	CHECK_OK(kjit__record_run_finish(r, again, "failed"));
-	kjit__run_free(again);
+	CHECK_OK(kjit_record_run_finish(r, again, KJIT_RUN_FAILED));
+	kjit_run_free(again);
 	OK("finish sets the status; a done run is not resumed");
 
 	/* the objective table drives a replay to the right best */
@@ -567,8 +567,8 @@ int main(int argc, char **argv)
 	CHECK_OK(kjit__space_build(spec, 1, NULL, &space1));
 	char *prob1 = kjit__problem_json(&spec->problems[1]);
 	d.problem = prob1;
-	kjit__run *run1;
-	CHECK_OK(kjit__record_run_start(r, &d, &run1));
+	kjit_run *run1;
+	CHECK_OK(kjit_record_run_start(r, &d, &run1));
 	size_t argmin = 0;
 	for (size_t i = 0; i < space1->size; i++) {
 		e = eval_ok(cfg[i], synthetic(space1, i));
@@ -581,9 +581,9 @@ int main(int argc, char **argv)
 		e.has_device_ordinal = i % 2;
 		e.device_ordinal = 1;
 		e.device_uuid = i % 2 ? "GPU-3f9d7b25" : NULL;
-		CHECK_OK(kjit__record_eval(r, run1, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, run1, &e, NULL, NULL));
 	}
-	CHECK_OK(kjit__record_load(r, space1, sig, dev, KJIT_OBJECTIVE_TIME, &obj, NULL, &ignored));
+	CHECK_OK(kjit_record_load(r, space1, sig, dev, KJIT_OBJECTIVE_TIME, &obj, NULL, &ignored));
 	for (size_t i = 0; i < space1->size; i++)
 		CHECK(i % 7 == 3 ? isinf(obj[i]) : obj[i] == synthetic(space1, i));
 	kt_replay_result rr;
@@ -672,10 +672,10 @@ int main(int argc, char **argv)
 
 	/* no device key: the only one; two are present for this signature */
 	double *none_obj = NULL;
-	CHECK_ST(kjit__record_load(r, space1, sig, NULL, KJIT_OBJECTIVE_TIME, &none_obj, NULL, NULL),
+	CHECK_ST(kjit_record_load(r, space1, sig, NULL, KJIT_OBJECTIVE_TIME, &none_obj, NULL, NULL),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK(strstr(kjit_last_error(), "--device-key") != NULL);
-	CHECK_ST(kjit__record_load(r, space1, "nosuchsig", NULL, KJIT_OBJECTIVE_TIME, &none_obj, NULL,
+	CHECK_ST(kjit_record_load(r, space1, "nosuchsig", NULL, KJIT_OBJECTIVE_TIME, &none_obj, NULL,
 	                           NULL), KJIT_ERR_NOT_FOUND);
 	CHECK(none_obj == NULL);
 	{
@@ -689,39 +689,39 @@ int main(int argc, char **argv)
 	/* --force re-measures: when the best configuration comes back slower
 	 * (or failing), the best row is recomputed from the ok rows. */
 	{
-		kjit__run_desc df = d;
+		kjit_run_desc df = d;
 		df.device_key = "force|gpu";
-		kjit__run *rf;
-		CHECK_OK(kjit__record_run_start(r, &df, &rf));
+		kjit_run *rf;
+		CHECK_OK(kjit_record_run_start(r, &df, &rf));
 		const char *bq = "SELECT config || '|' || median_ns FROM best WHERE"
 		                 " device_key = 'force|gpu'";
 		e = eval_ok(cfg[0], 100);
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, NULL));
 		e = eval_ok(cfg[1], 200);
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, NULL));
 		e = eval_ok(cfg[2], 400);
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, NULL));
 		want = kjit__strdup_printf("%s|100.0", cfg[0]);
 		t = q_text(db, bq);
 		CHECK_STREQ(t, want);
 		free(t);
 		free(want);
 		e = eval_ok(cfg[0], 300); /* the best, re-measured slower */
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, &improved));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, &improved));
 		want = kjit__strdup_printf("%s|200.0", cfg[1]);
 		t = q_text(db, bq);
 		CHECK_STREQ(t, want);
 		free(t);
 		free(want);
 		e = eval_fail(cfg[1], KJIT_RESULT_CRASHED); /* the new best now fails */
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, NULL));
 		want = kjit__strdup_printf("%s|300.0", cfg[0]);
 		t = q_text(db, bq);
 		CHECK_STREQ(t, want);
 		free(t);
 		free(want);
 		e = eval_ok(cfg[0], 50); /* faster again: an ordinary improvement */
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, &improved));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, &improved));
 		CHECK(improved == 1);
 		want = kjit__strdup_printf("%s|50.0", cfg[0]);
 		t = q_text(db, bq);
@@ -729,18 +729,18 @@ int main(int argc, char **argv)
 		free(t);
 		free(want);
 		e = eval_fail(cfg[0], KJIT_RESULT_WRONG_RESULT);
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, NULL));
 		e = eval_fail(cfg[2], KJIT_RESULT_TIMEOUT);
-		CHECK_OK(kjit__record_eval(r, rf, &e, NULL, NULL));
+		CHECK_OK(kjit_record_eval(r, rf, &e, NULL, NULL));
 		CHECK(q_int(db, "SELECT count(*) FROM best WHERE device_key = 'force|gpu'") == 0);
 		char *bestc = NULL;
 		double bm;
-		CHECK_ST(kjit__record_best(r, sig, "force|gpu", prob, &bestc, &bm, NULL, NULL, NULL),
+		CHECK_ST(kjit_record_best(r, sig, "force|gpu", prob, &bestc, &bm, NULL, NULL, NULL),
 		         KJIT_ERR_NOT_FOUND);
-		CHECK_OK(kjit__record_best(r, sig, dev, prob, &bestc, &bm, NULL, NULL, NULL));
+		CHECK_OK(kjit_record_best(r, sig, dev, prob, &bestc, &bm, NULL, NULL, NULL));
 		CHECK(bm == 500);
 		free(bestc);
-		kjit__run_free(rf);
+		kjit_run_free(rf);
 		OK("a re-measured best that got slower or failed gives way to the best ok row");
 	}
 
@@ -753,7 +753,7 @@ int main(int argc, char **argv)
 		               " (SELECT min(rowid) FROM results)");
 		double *o2;
 		size_t ign2;
-		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &o2, NULL, &ign2),
+		CHECK_ST(kjit_record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &o2, NULL, &ign2),
 		         KJIT_ERR_DB);
 		CHECK_CONTAINS(kjit_last_error(), "loading results");
 		OK("a configuration that is not JSON: KJIT_ERR_DB, \"%s\"", kjit_last_error());
@@ -761,7 +761,7 @@ int main(int argc, char **argv)
 		tu_db_exec(db, "UPDATE results SET config = '{\"BLOCK_SIZE\":64,[{\"config\":"
 		               "{\"BLOCK_SIZE\":32}}]:{\"config\":{\"BLOCK_SIZE\":32}},\"a,b\":\"e\"}'"
 		               " WHERE rowid = (SELECT min(rowid) FROM results)");
-		CHECK_ST(kjit__record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &o2, NULL, &ign2),
+		CHECK_ST(kjit_record_load(r, space, sig, dev, KJIT_OBJECTIVE_TIME, &o2, NULL, &ign2),
 		         KJIT_ERR_DB);
 		CHECK_CONTAINS(kjit_last_error(), "loading results");
 		OK("a configuration with an array as a key: KJIT_ERR_DB, \"%s\"", kjit_last_error());
@@ -772,21 +772,21 @@ int main(int argc, char **argv)
 		free(was);
 	}
 
-	kjit__run_free(run1);
-	kjit__run_free(run);
-	kjit__records_close(r);
+	kjit_run_free(run1);
+	kjit_run_free(run);
+	kjit_records_close(r);
 
 	/* --export and --replay-db read an existing database; they never make one */
 	{
 		char missing[TU_PATH];
-		kjit__records *none;
+		kjit_records *none;
 		tu_path(missing, dir, "no-such.db");
-		CHECK_ST(kjit__records_open(missing, 1, &none), KJIT_ERR_NOT_FOUND);
+		CHECK_ST(kjit_records_open(missing, 1, &none), KJIT_ERR_NOT_FOUND);
 		CHECK_CONTAINS(kjit_last_error(), "no-such.db");
 		CHECK(!tu_exists(missing));
-		CHECK_OK(kjit__records_open(db_path, 1, &none));
-		kjit__records_close(none);
-		OK("kjit__records_open(must_exist) refuses a missing file and creates nothing");
+		CHECK_OK(kjit_records_open(db_path, 1, &none));
+		kjit_records_close(none);
+		OK("kjit_records_open(must_exist) refuses a missing file and creates nothing");
 	}
 
 	/* the command, when built next to the test */

@@ -1,6 +1,6 @@
 /*
  * test-tune-t4: kjit-tune's T4 export validates. Results of every status
- * go into a real database through kjit__record_eval(), the T4 file is
+ * go into a real database through kjit_record_eval(), the T4 file is
  * written as a run's OutputFile would be (kt_results_write_t4), its numbers are checked in milliseconds and in
  * microseconds (one time unit throughout), and the file is validated by
  * Python's jsonschema against Kernel Tuner 1.5.0's T4 1.0.0 results and
@@ -80,12 +80,12 @@ static int validate(const char *schemas, const char *doc)
 	return code;
 }
 
-static kjit__eval eval_of(const char *config, kjit_result_status status, double median,
+static kjit_eval eval_of(const char *config, kjit_result_status status, double median,
                           double compile_ms)
 {
 	static const double samples[] = { 1000, 1200, 1100 };
 	int timed = !isnan(median);
-	kjit__eval e = { .config = config, .status = status, .timer = timed ? "events" : NULL,
+	kjit_eval e = { .config = config, .status = status, .timer = timed ? "events" : NULL,
 		        .l2 = "warm", .median_ns = median, .spread_ns = timed ? 50 : NAN,
 		        .min_ns = timed ? 1000 : NAN, .max_ns = timed ? 1200 : NAN,
 		        .samples = timed ? samples : NULL, .n_samples = timed ? 3 : 0,
@@ -114,28 +114,28 @@ int main(int argc, char **argv)
 		           kjit__problem_json(&spec->problems[1]) };
 	CHECK(probs[0] && probs[1]);
 
-	kjit__records *r;
-	CHECK_OK(kjit__records_open(tu_path(db_path, dir, "kjit.db"), 0, &r));
+	kjit_records *r;
+	CHECK_OK(kjit_records_open(tu_path(db_path, dir, "kjit.db"), 0, &r));
 	/* the words the export must hold, of the statuses in kjit.h's order */
 	static const char *const statuses[] = { "ok", "compile_error", "launch_error", "crashed",
 		                                "timeout", "wrong_result", "stopped_early" };
 	for (int p = 0; p < 2; p++) {
-		kjit__run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT_OBJECTIVE_TIME };
-		kjit__run *run;
-		CHECK_OK(kjit__record_run_start(r, &d, &run));
+		kjit_run_desc d = { sig, dev, "k", spec->path, "exhaustive", probs[p], 7, KJIT_OBJECTIVE_TIME };
+		kjit_run *run;
+		CHECK_OK(kjit_record_run_start(r, &d, &run));
 		for (int m = 0; m < 7; m++) {
 			char cfg[64];
 			snprintf(cfg, sizeof cfg, "{\"F\":\"\",\"M\":%d}", m);
 			int timed = m == 0 || m == 6;
-			kjit__eval e = eval_of(cfg, (kjit_result_status)m, timed ? 1100.0 * (p + 1) : NAN,
+			kjit_eval e = eval_of(cfg, (kjit_result_status)m, timed ? 1100.0 * (p + 1) : NAN,
 			                    m == 3 ? NAN : 12.5);
-			CHECK_OK(kjit__record_eval(r, run, &e, NULL, NULL));
+			CHECK_OK(kjit_record_eval(r, run, &e, NULL, NULL));
 		}
-		kjit__eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", KJIT_RESULT_OK, 5000, 20);
+		kjit_eval cold = eval_of("{\"F\":\"-use_fast_math\",\"M\":0}", KJIT_RESULT_OK, 5000, 20);
 		cold.l2 = "cold";
-		CHECK_OK(kjit__record_eval(r, run, &cold, NULL, NULL));
-		CHECK_OK(kjit__record_run_finish(r, run, "done"));
-		kjit__run_free(run);
+		CHECK_OK(kjit_record_eval(r, run, &cold, NULL, NULL));
+		CHECK_OK(kjit_record_run_finish(r, run, KJIT_RUN_DONE));
+		kjit_run_free(run);
 	}
 
 	char *path = kjit__strdup_printf("%s/Results.json", dir);
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	if (code == 77)
 		printf("SKIP: no python3 jsonschema or no T4 schemas (KJIT_T4_SCHEMA_DIR%s)\n",
 		       schemas ? "" : " unset and no kernel_tuner installed");
-	kjit__records_close(r);
+	kjit_records_close(r);
 	free(path);
 	free(sig);
 	free(probs[0]);

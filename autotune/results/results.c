@@ -1,6 +1,6 @@
 /*
  * results.c - tuning results written out (doc/DESIGN.md, "The store"): the
- * rows the record room reads (kjit__record_rows()) as CSV, JSON and T4,
+ * rows the record room reads (kjit_record_rows()) as CSV, JSON and T4,
  * and a profile's place against the device's peak.
  */
 #include "config.h"
@@ -87,7 +87,7 @@ static void put_csv_text(FILE *f, const char *t)
 }
 
 /* A row's samples as a JSON array, each divided by per. */
-static void put_samples(FILE *f, const kjit__record_row *r, double per)
+static void put_samples(FILE *f, const kjit_record_row *r, double per)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < r->n_blob; i++)
@@ -201,7 +201,7 @@ static void t4_metadata(FILE *f, const t4_unit *u, int64_t run_id, const char *s
 }
 
 /* CSV: every figure, then the reasons; empty fields without a profile. */
-static void put_profile_csv(FILE *f, const kjit__record_row *r)
+static void put_profile_csv(FILE *f, const kjit_record_row *r)
 {
 	size_t n;
 	kjit_profile_fields(&n);
@@ -218,7 +218,7 @@ static void put_profile_csv(FILE *f, const kjit__record_row *r)
 /* JSON and T4: the figures and reasons a profile has, each as
  * "NAME":value (JSON's object) or as a measurement {name, value, unit}
  * (T4's list), after a comma; nothing without a profile. */
-static void put_profile(FILE *f, const kjit__record_row *r, int t4)
+static void put_profile(FILE *f, const kjit_record_row *r, int t4)
 {
 	if (!r->has_profile)
 		return;
@@ -254,7 +254,7 @@ static void put_profile(FILE *f, const kjit__record_row *r, int t4)
 }
 
 /* One result in T4 (results-schema.json 1.0.0), times in the unit. */
-static void t4_result(FILE *f, const kjit__record_row *r, const t4_unit *u)
+static void t4_result(FILE *f, const kjit_record_row *r, const t4_unit *u)
 {
 	const char *inv = t4_invalidity(r->status);
 	fputs("{\"timestamp\":", f);
@@ -304,7 +304,7 @@ static void put_csv_header(FILE *f, const kjit__spec *spec, size_t np)
 	fputs("," KJIT__C_COUNTERS_REASON "," KJIT__C_ENERGY_REASON "\n", f);
 }
 
-static void put_csv_row(FILE *f, const kjit__record_row *r, size_t np)
+static void put_csv_row(FILE *f, const kjit_record_row *r, size_t np)
 {
 	for (size_t i = 0; i < np; i++) {
 		put_csv_text(f, r->values[i]);
@@ -338,7 +338,7 @@ static void put_csv_row(FILE *f, const kjit__record_row *r, size_t np)
 	fputc('\n', f);
 }
 
-static void put_json_row(FILE *f, const kjit__record_row *r)
+static void put_json_row(FILE *f, const kjit_record_row *r)
 {
 	fprintf(f, "{\"id\":%lld,\"run_id\":", (long long)r->id);
 	put_num(f, r->run_id, 1);
@@ -406,7 +406,7 @@ static void export_begin(void *ctx, const char *signature, const char *device_ke
 	}
 }
 
-static void export_row(void *ctx, const kjit__record_row *r)
+static void export_row(void *ctx, const kjit_record_row *r)
 {
 	export *x = ctx;
 	if (x->format == KT_EXPORT_CSV) {
@@ -421,15 +421,15 @@ static void export_row(void *ctx, const kjit__record_row *r)
 		put_json_row(x->f, r);
 }
 
-kjit_status kt_results_export(kjit__records *rec, const kjit__spec *spec, int64_t run_id,
+kjit_status kt_results_export(kjit_records *rec, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *const *problems, size_t n_problems,
                               kt_export_format format, FILE *f)
 {
 	export x = { f, spec, run_id, format, t4_unit_of(spec), 0, 1 };
-	kjit__record_query q = { run_id, signature, device_key, problems, n_problems, spec };
-	kjit__record_reader reader = { export_begin, export_row, &x };
-	kjit_status st = kjit__record_rows(rec, &q, &reader);
+	kjit_record_query q = { run_id, signature, device_key, problems, n_problems, spec };
+	kjit_record_reader reader = { export_begin, export_row, &x };
+	kjit_status st = kjit_record_rows(rec, &q, &reader);
 	if (x.begun && format != KT_EXPORT_CSV)
 		fputs(x.first ? "]}\n" : "\n]}\n", f);
 	if (st == KJIT_OK && ferror(f))
@@ -438,7 +438,7 @@ kjit_status kt_results_export(kjit__records *rec, const kjit__spec *spec, int64_
 }
 
 typedef struct t4_file {
-	kjit__records *rec;
+	kjit_records *rec;
 	const kjit__spec *spec;
 	const char *signature, *device_key;
 	const char *const *problems;
@@ -452,7 +452,7 @@ static kjit_status write_t4(FILE *f, void *ctx)
 	                         t->n_problems, KT_EXPORT_T4, f);
 }
 
-kjit_status kt_results_write_t4(kjit__records *rec, const kjit__spec *spec,
+kjit_status kt_results_write_t4(kjit_records *rec, const kjit__spec *spec,
                                 const char *signature, const char *device_key,
                                 const char *const *problems, size_t n_problems,
                                 const char *path)

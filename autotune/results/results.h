@@ -16,24 +16,24 @@
 /* ---- tuning results as kjit-tune writes them out (results.c) ---------- */
 
 /* The database is the record room's (record.h): kjit-tune opens it with
- * kjit__records_open(), records its runs and reads them back there. */
+ * kjit_records_open(), records its runs and reads them back there. */
 
 typedef enum { KT_EXPORT_CSV, KT_EXPORT_JSON, KT_EXPORT_T4 } kt_export_format;
 
 /* Writes the results of run_id (when > 0), or else of (signature,
- * device_key; NULL: the one, kjit__record_rows()) for the problems (JSON, as the results table has them), to
+ * device_key; NULL: the one, kjit_record_rows()) for the problems (JSON, as the results table has them), to
  * f. spec (may be NULL) gives the parameter names: CSV then has one
  * column per parameter and "time" (the objective), so that --replay
  * reads it back; and T4's time unit (spec->time_unit, default ms). T4
  * follows the T4 1.0.0 results and metadata schemas (doc/spec-format.md). */
-kjit_status kt_results_export(kjit__records *rec, const kjit__spec *spec, int64_t run_id,
+kjit_status kt_results_export(kjit_records *rec, const kjit__spec *spec, int64_t run_id,
                               const char *signature, const char *device_key,
                               const char *const *problems, size_t n_problems,
                               kt_export_format format, FILE *f);
 
 /* Writes the T4 export of (signature, device_key, problems) to path,
  * through a temporary file renamed into place. */
-kjit_status kt_results_write_t4(kjit__records *rec, const kjit__spec *spec,
+kjit_status kt_results_write_t4(kjit_records *rec, const kjit__spec *spec,
                                 const char *signature, const char *device_key,
                                 const char *const *problems, size_t n_problems,
                                 const char *path);

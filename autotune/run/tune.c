@@ -88,7 +88,7 @@ typedef struct tuner {
 	kjit_engine *engine;
 	kjit_kernel *kernel;
 	kt_pool *pool;
-	kjit__records *res;
+	kjit_records *res;
 	int tty;
 	long cores;            /* for the floor */
 	double start_s;        /* the workers' first start */
@@ -156,7 +156,7 @@ static size_t window_size(const tuner *t, problem_run *pr)
 
 /* One plain line per evaluation when stderr is not a terminal; with
  * several workers, the one that measured it. */
-static void plain_line(const tuner *t, size_t done, size_t total, const kjit__eval *e,
+static void plain_line(const tuner *t, size_t done, size_t total, const kjit_eval *e,
                        const char *worker)
 {
 	if (t->o->quiet || t->tty)
@@ -193,7 +193,7 @@ static void tune_event(const tuner *t, int64_t run_id, const char *status, size_
 static void read_best(tuner *t, problem_run *pr)
 {
 	const char *sig = kjit_kernel_signature(t->kernel), *dev = t->hello->device_key;
-	kjit_status st = kjit__record_best(t->res, sig, dev, pr->problem_json, &pr->best_config,
+	kjit_status st = kjit_record_best(t->res, sig, dev, pr->problem_json, &pr->best_config,
 	                                   &pr->best_median, &pr->best_objective,
 	                                   &pr->best_profile, &pr->has_profile);
 	if (st != KJIT_OK && st != KJIT_ERR_NOT_FOUND)
@@ -310,7 +310,7 @@ kjit_status kt_space_empty(const kjit__spec *spec, size_t p,
 typedef struct search {
 	problem_run *pr;
 	kjit__space *space;
-	kjit__run *run;
+	kjit_run *run;
 	size_t n;              /* the evaluations the budget allows */
 	double *known;         /* the objective the strategy heard, by index */
 	uint8_t *have, *seen;
@@ -334,7 +334,7 @@ typedef struct heard {
 /* The evaluation of a task in one L2 mode: *e filled in. Returns -2 when
  * nothing more can be kept or the problem cannot be set up, else 0;
  * *message (malloc'ed) holds a compile log's head. */
-static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eval *e,
+static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit_eval *e,
                    char **message)
 {
 	kt_compile_job *j = task->job;
@@ -386,7 +386,7 @@ static int eval_of(tuner *t, problem_run *pr, kt_task *task, int mode, kjit__eva
 	e->profile = rep->profile;
 	/* the strategy hears the objective's figure; time while the results
 	 * have none (no energy measured) */
-	double score = kjit__eval_score(e, t->objective);
+	double score = kjit_eval_score(e, t->objective);
 	if (e->status == KJIT_RESULT_OK)
 		e->objective = isnan(score) ? e->median_ns : score;
 	return 0;
@@ -413,7 +413,7 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 	for (int mode = 0; mode < 2 && ret == 0; mode++) {
 		if (!(task->modes & (1 << mode)))
 			continue;
-		kjit__eval e = { .config = config, .l2 = mode ? "cold" : "warm",
+		kjit_eval e = { .config = config, .l2 = mode ? "cold" : "warm",
 			         .binary_key = j->key[0] ? j->key : NULL, .median_ns = NAN,
 			         .spread_ns = NAN, .min_ns = NAN, .max_ns = NAN, .objective = NAN,
 			         .compile_ms = j->compile_ms, .arch = t->hello->arch,
@@ -427,7 +427,7 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 		if ((ret = eval_of(t, pr, task, mode, &e, &message)) != 0)
 			break;
 		uint64_t t1 = kjit__now_ns();
-		if (kjit__record_eval(t->res, s->run, &e, NULL, NULL) != KJIT_OK)
+		if (kjit_record_eval(t->res, s->run, &e, NULL, NULL) != KJIT_OK)
 			ret = -2;
 		pr->record_s += (double)(kjit__now_ns() - t1) * 1e-9;
 		pr->counts[e.status]++;
@@ -552,10 +552,10 @@ static int search_open(tuner *t, search *s)
 		return -2;
 	s->n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
-	kjit__run_desc d = { sig, t->hello->device_key, spec->entry, t->o->spec_path,
+	kjit_run_desc d = { sig, t->hello->device_key, spec->entry, t->o->spec_path,
 		             t->strategy->name, pr->problem_json, (int64_t)s->n, t->objective };
-	if (kjit__record_run_start(t->res, &d, &s->run) != KJIT_OK ||
-	    kjit__record_load(t->res, space, sig, t->hello->device_key, t->objective, &s->known,
+	if (kjit_record_run_start(t->res, &d, &s->run) != KJIT_OK ||
+	    kjit_record_load(t->res, space, sig, t->hello->device_key, t->objective, &s->known,
 	                      &s->have, NULL) != KJIT_OK)
 		return -2;
 	pr->run_id = s->run->id;
@@ -704,8 +704,8 @@ static void search_close(tuner *t, search *s, int ret)
 	if (ret == -2)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	if (s->run) {
-		if (kjit__record_run_finish(t->res, s->run, !ret ? KJIT__RUN_DONE : ret == -1
-		                            ? KJIT__RUN_INTERRUPTED : KJIT__RUN_FAILED) != KJIT_OK)
+		if (kjit_record_run_finish(t->res, s->run, !ret ? KJIT_RUN_DONE : ret == -1
+		                            ? KJIT_RUN_INTERRUPTED : KJIT_RUN_FAILED) != KJIT_OK)
 			fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		read_best(t, pr);
 		best_rates(t, s);
@@ -725,7 +725,7 @@ static void search_close(tuner *t, search *s, int ret)
 	pr->wall_s = (double)(kjit__now_ns() - s->t0) * 1e-9;
 	if (s->sst)
 		t->strategy->free(s->sst);
-	kjit__run_free(s->run);
+	kjit_run_free(s->run);
 	free(s->known);
 	free(s->have);
 	free(s->seen);
@@ -1179,7 +1179,7 @@ static kjit_status open_parts(tuner *t)
 		            .kernel = t->kernel, .workers = t->o->jobs, .mode = t->o->pool };
 	if (st == KJIT_OK)
 		st = kt_pool_open(&po, &t->pool);
-	return st == KJIT_OK ? kjit__records_open(t->db, 0, &t->res) : st;
+	return st == KJIT_OK ? kjit_records_open(t->db, 0, &t->res) : st;
 }
 
 /* SIGINT and SIGTERM end the run between evaluations (interrupted);
@@ -1332,7 +1332,7 @@ done:
 	}
 	free(t.runs);
 	free(t.strategy_opts);
-	if (kjit__records_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
+	if (kjit_records_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		ret = KT_EXIT_RUNTIME;
 	}

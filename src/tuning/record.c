@@ -24,7 +24,7 @@ static void bind_text(sqlite3_stmt *s, int i, const char *t)
 }
 
 /* The run's problem key as ?1-?3 (signature, device key, problem). */
-static void bind_key(sqlite3_stmt *s, const kjit__run *run)
+static void bind_key(sqlite3_stmt *s, const kjit_run *run)
 {
 	bind_text(s, 1, run->signature);
 	bind_text(s, 2, run->device_key);
@@ -48,14 +48,14 @@ static const char *col_text(sqlite3_stmt *s, int col)
 
 typedef struct start_ctx {
 	kjit__store *store;
-	const kjit__run_desc *d;
-	kjit__run *run;
+	const kjit_run_desc *d;
+	kjit_run *run;
 } start_ctx;
 
 static kjit_status start_tx(kjit__store *store, void *arg)
 {
 	start_ctx *c = arg;
-	const kjit__run_desc *d = c->d;
+	const kjit_run_desc *d = c->d;
 	sqlite3_stmt *s = NULL;
 	kjit_status st;
 	int rc;
@@ -120,9 +120,11 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	return KJIT_OK;
 }
 
-kjit_status kjit__record_run_start(kjit__records *rec, const kjit__run_desc *d,
-                                   kjit__run **out)
+kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
+                                   kjit_run **out)
 {
+	if (!rec || !d || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "starting a run: a NULL argument");
 	kjit__store *store = rec->store;
 	*out = NULL;
 	if (!d->signature || !d->device_key || !d->problem)
@@ -131,12 +133,12 @@ kjit_status kjit__record_run_start(kjit__records *rec, const kjit__run_desc *d,
 	if ((unsigned)d->objective >= KJIT__OBJ_COUNT)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a run's objective: %d is none of time, "
 		                   "energy, edp", (int)d->objective);
-	kjit__run *run = calloc(1, sizeof *run);
+	kjit_run *run = calloc(1, sizeof *run);
 	if (run)
 		run->objective = d->objective;
 	if (!run || !(run->signature = strdup(d->signature)) ||
 	    !(run->device_key = strdup(d->device_key)) || !(run->problem = strdup(d->problem))) {
-		kjit__run_free(run);
+		kjit_run_free(run);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
 	start_ctx c = { store, d, run };
@@ -144,14 +146,14 @@ kjit_status kjit__record_run_start(kjit__records *rec, const kjit__run_desc *d,
 	kjit_status st = kjit__store_transaction(store, start_tx, &c);
 	kjit__store_unlock(store);
 	if (st != KJIT_OK) {
-		kjit__run_free(run);
+		kjit_run_free(run);
 		return st;
 	}
 	*out = run;
 	return KJIT_OK;
 }
 
-void kjit__run_free(kjit__run *run)
+void kjit_run_free(kjit_run *run)
 {
 	if (!run)
 		return;
@@ -161,18 +163,24 @@ void kjit__run_free(kjit__run *run)
 	free(run);
 }
 
-static kjit_status rechoose(kjit__store *store, const kjit__run *run);
+static kjit_status rechoose(kjit__store *store, const kjit_run *run);
 
-kjit_status kjit__record_run_finish(kjit__records *rec, const kjit__run *run,
-                                    const char *status)
+kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_run_end end)
 {
-	kjit__store *store = rec->store;
-	if (!status || (strcmp(status, KJIT__RUN_DONE) && strcmp(status, KJIT__RUN_INTERRUPTED) &&
-	                strcmp(status, KJIT__RUN_FAILED)))
+	/* the stored words, at their kjit_run_end values */
+	static const char *const words[] = {
+		[KJIT_RUN_DONE] = KJIT__RUN_DONE,
+		[KJIT_RUN_INTERRUPTED] = KJIT__RUN_INTERRUPTED,
+		[KJIT_RUN_FAILED] = KJIT__RUN_FAILED,
+	};
+	if (!rec || !run)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "finishing a run: no records or no run");
+	if ((unsigned)end >= sizeof words / sizeof *words)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "run status: expected " KJIT__RUN_DONE ", " KJIT__RUN_INTERRUPTED
-		                   " or " KJIT__RUN_FAILED ", got '%s'",
-		                   status ? status : "(null)");
+		                   "finishing a run: its end %d is not one of " KJIT__RUN_DONE ", "
+		                   KJIT__RUN_INTERRUPTED " or " KJIT__RUN_FAILED, (int)end);
+	const char *status = words[end];
+	kjit__store *store = rec->store;
 	sqlite3_stmt *s;
 	kjit__store_lock(store);
 	kjit_status st = kjit__store_prepare(store, "UPDATE runs SET status = ?1, finished = ?2, updated = ?2"
@@ -206,8 +214,8 @@ typedef struct best_now {
 
 typedef struct record_ctx {
 	kjit__store *store;
-	const kjit__run *run;
-	const kjit__eval *e;
+	const kjit_run *run;
+	const kjit_eval *e;
 	int64_t id;
 	int improved;
 	best_now before; /* the best row as the transaction found it */
@@ -263,9 +271,9 @@ static kjit_status write_profile(record_ctx *c, double now)
 	return step_done(c->store, s, "recording a profile");
 }
 
-double kjit__eval_score(const kjit__eval *e, kjit_objective objective)
+double kjit_eval_score(const kjit_eval *e, kjit_objective objective)
 {
-	if (e->status != KJIT_RESULT_OK)
+	if (!e || e->status != KJIT_RESULT_OK)
 		return NAN;
 	double energy = e->has_profile ? e->profile.energy_j : NAN;
 	switch (objective) {
@@ -310,7 +318,7 @@ static kjit_status read_best(record_ctx *c, best_now *b)
 /* The one writer of best rows: result id of the run's problem becomes
  * its best (stale cleared), chosen by the run's objective, with arch and
  * nvrtc, its configuration and median read from the results row. */
-static kjit_status write_best(kjit__store *store, const kjit__run *run, int64_t id,
+static kjit_status write_best(kjit__store *store, const kjit_run *run, int64_t id,
                               const char *arch, const char *nvrtc, double now)
 {
 	sqlite3_stmt *s;
@@ -338,7 +346,7 @@ static kjit_status write_best(kjit__store *store, const kjit__run *run, int64_t 
 /* The best row again, from every ok result that has a score: when it
  * pointed at the row just replaced (a re-measurement with --force), or
  * another objective chose it. None when no result has a score. */
-static kjit_status recompute_best(kjit__store *store, const kjit__run *run, const char *arch,
+static kjit_status recompute_best(kjit__store *store, const kjit_run *run, const char *arch,
                                   const char *nvrtc, double now)
 {
 	sqlite3_stmt *s;
@@ -369,7 +377,7 @@ static kjit_status recompute_best(kjit__store *store, const kjit__run *run, cons
 
 typedef struct rechoose_ctx {
 	kjit__store *store;
-	const kjit__run *run;
+	const kjit_run *run;
 } rechoose_ctx;
 
 /* The best row of another objective, chosen again under the run's, with
@@ -404,7 +412,7 @@ static kjit_status rechoose_tx(kjit__store *store, void *arg)
 	return st;
 }
 
-static kjit_status rechoose(kjit__store *store, const kjit__run *run)
+static kjit_status rechoose(kjit__store *store, const kjit_run *run)
 {
 	rechoose_ctx c = { store, run };
 	kjit__store_lock(store);
@@ -418,11 +426,11 @@ static kjit_status rechoose(kjit__store *store, const kjit__run *run)
  * objective's. */
 static kjit_status update_best(record_ctx *c, double now)
 {
-	const kjit__eval *e = c->e;
-	const kjit__run *run = c->run;
+	const kjit_eval *e = c->e;
+	const kjit_run *run = c->run;
 	best_now before = c->before, after;
 	kjit_status st;
-	double score = kjit__eval_score(e, run->objective);
+	double score = kjit_eval_score(e, run->objective);
 	if (before.id && (before.id == c->id || before.other)) {
 		if ((st = recompute_best(c->store, c->run, c->e->arch, c->e->nvrtc, now)) != KJIT_OK)
 			return st;
@@ -440,7 +448,7 @@ static kjit_status update_best(record_ctx *c, double now)
 /* The id of the results row of c->e in mode l2 into c->id. */
 static kjit_status read_result_id(record_ctx *c, const char *l2)
 {
-	const kjit__run *run = c->run;
+	const kjit_run *run = c->run;
 	sqlite3_stmt *s;
 	kjit_status st;
 	int rc;
@@ -465,8 +473,8 @@ static kjit_status read_result_id(record_ctx *c, const char *l2)
  * the row's profile. */
 static kjit_status write_result(record_ctx *c, double now)
 {
-	const kjit__eval *e = c->e;
-	const kjit__run *run = c->run;
+	const kjit_eval *e = c->e;
+	const kjit_run *run = c->run;
 	const char *l2 = e->l2 ? e->l2 : "warm";
 	sqlite3_stmt *s;
 	kjit_status st;
@@ -572,7 +580,7 @@ kjit_status kjit__record_stale(kjit__store *store, const char *signature,
 	return st;
 }
 
-static kjit_status check_eval(const kjit__eval *e)
+static kjit_status check_eval(const kjit_eval *e)
 {
 	if (!e->config)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a result needs a configuration");
@@ -587,9 +595,11 @@ static kjit_status check_eval(const kjit__eval *e)
 	return KJIT_OK;
 }
 
-kjit_status kjit__record_eval(kjit__records *rec, const kjit__run *run, const kjit__eval *e,
+kjit_status kjit_record_eval(kjit_records *rec, const kjit_run *run, const kjit_eval *e,
                               int64_t *result_id, int *improved)
 {
+	if (!rec || !run || !e)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "recording an evaluation: a NULL argument");
 	kjit__store *store = rec->store;
 	kjit_status st = check_eval(e);
 	if (st != KJIT_OK)
@@ -608,8 +618,8 @@ kjit_status kjit__record_eval(kjit__records *rec, const kjit__run *run, const kj
 }
 
 typedef struct search_ctx {
-	const kjit__run *run;
-	const kjit__eval *evals;
+	const kjit_run *run;
+	const kjit_eval *evals;
 	size_t n, best;
 } search_ctx;
 
@@ -626,13 +636,13 @@ static kjit_status search_tx(kjit__store *store, void *arg)
 		if (i == sc->best)
 			best_id = c.id;
 	}
-	const kjit__eval *b = &sc->evals[sc->best];
+	const kjit_eval *b = &sc->evals[sc->best];
 	return write_best(store, sc->run, best_id, b->arch, b->nvrtc, now);
 }
 
 kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 const char *device_key, const char *problem,
-                                kjit_objective objective, const kjit__eval *evals, size_t n,
+                                kjit_objective objective, const kjit_eval *evals, size_t n,
                                 size_t best)
 {
 	if (best >= n)
@@ -644,7 +654,7 @@ kjit_status kjit__record_search(kjit__store *store, const char *signature,
 			return st;
 	}
 	/* no runs row; the run's texts are only read */
-	kjit__run run = { 0, (char *)signature, (char *)device_key, (char *)problem, objective, 0 };
+	kjit_run run = { 0, (char *)signature, (char *)device_key, (char *)problem, objective, 0 };
 	search_ctx c = { &run, evals, n, best };
 	kjit__store_lock(store);
 	kjit_status st = kjit__store_transaction(store, search_tx, &c);

@@ -1,6 +1,6 @@
 /*
  * record_read.c - the record room's reading (doc/DESIGN.md, "The store"):
- * a connection of its own (kjit__records), through which record.c writes
+ * a connection of its own (kjit_records), through which record.c writes
  * runs, results and best rows, and from which kjit-tune reads the
  * objective table, the best row and the rows it exports. The rows leave
  * as values; how they are printed is the reader's.
@@ -18,18 +18,20 @@
 
 /* ---- the connection ------------------------------------------------------ */
 
-kjit_status kjit__records_open(const char *path, int must_exist, kjit__records **out)
+kjit_status kjit_records_open(const char *path, int must_exist, kjit_records **out)
 {
 	char *def = NULL;
 	struct stat sb;
 	kjit_status st;
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "opening the records: no out");
 	*out = NULL;
 	if (!path) {
 		if ((st = kjit_store_default_path(&def)) != KJIT_OK)
 			return st;
 		path = def;
 	}
-	kjit__records *rec = NULL;
+	kjit_records *rec = NULL;
 	if (must_exist && stat(path, &sb) != 0)
 		st = kjit__error(KJIT_ERR_NOT_FOUND, "no database %s: %s", path, strerror(errno));
 	else if (!(rec = calloc(1, sizeof *rec)))
@@ -45,7 +47,7 @@ kjit_status kjit__records_open(const char *path, int must_exist, kjit__records *
 	return KJIT_OK;
 }
 
-kjit_status kjit__records_close(kjit__records *rec)
+kjit_status kjit_records_close(kjit_records *rec)
 {
 	if (!rec)
 		return KJIT_OK;
@@ -69,7 +71,7 @@ static double col_num(sqlite3_stmt *s, int col)
 
 /* The device key of the results of signature when exactly one is
  * present; *out malloc'ed. */
-static kjit_status only_device(kjit__records *rec, const char *signature, char **out)
+static kjit_status only_device(kjit_records *rec, const char *signature, char **out)
 {
 	sqlite3_stmt *s;
 	*out = NULL;
@@ -107,7 +109,7 @@ static kjit_status only_device(kjit__records *rec, const char *signature, char *
 /* ---- the objective table ------------------------------------------------- */
 
 /* The rows of s (config, status, score) into obj and have. */
-static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__space *space,
+static kjit_status load_rows(kjit_records *rec, sqlite3_stmt *s, const kjit__space *space,
                              kjit_objective by, double *obj, uint8_t *have, uint16_t *cfg,
                              size_t *ignored)
 {
@@ -146,11 +148,13 @@ static kjit_status load_rows(kjit__records *rec, sqlite3_stmt *s, const kjit__sp
 	return rc == SQLITE_DONE ? KJIT_OK : kjit__store_fail(rec->store, rc, "loading results");
 }
 
-kjit_status kjit__record_load(kjit__records *rec, const kjit__space *space,
+kjit_status kjit_record_load(kjit_records *rec, const kjit__space *space,
                               const char *signature, const char *device_key,
                               kjit_objective by, double **objective, uint8_t **have,
                               size_t *ignored)
 {
+	if (!rec || !space || !signature || !objective)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "loading results: a NULL argument");
 	const kjit__spec *spec = space->spec;
 	char *problem = kjit__problem_json(&spec->problems[space->problem]);
 	double *obj = malloc((space->size ? space->size : 1) * sizeof *obj);
@@ -205,11 +209,13 @@ done:
 
 /* ---- the best row ----------------------------------------- */
 
-kjit_status kjit__record_best(kjit__records *rec, const char *signature,
+kjit_status kjit_record_best(kjit_records *rec, const char *signature,
                               const char *device_key, const char *problem, char **config,
                               double *median_ns, kjit_objective *objective,
                               kjit_profile *profile, int *has_profile)
 {
+	if (!rec || !signature || !device_key || !problem || (profile && !has_profile))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "reading the best: a NULL argument");
 	if (config)
 		*config = NULL;
 	if (profile) {
@@ -266,7 +272,7 @@ enum { P_HAS, P_COUNTERS_REASON, P_ENERGY_REASON, P_FIELDS };
 
 /* The rows' query: of run_id (?1) or of (signature ?2, device_key ?3,
  * problems ?4...). NULL when out of memory. */
-static char *rows_sql(const kjit__record_query *q)
+static char *rows_sql(const kjit_record_query *q)
 {
 	kjit__buf b = { 0 };
 	kjit__buf_str(&b, "SELECT r.id, r.run_id, r.signature, r.device_key, r.problem, r.config,"
@@ -300,8 +306,8 @@ static char *rows_sql(const kjit__record_query *q)
 }
 
 /* Calls begin with the query's subject: a run's from its row. */
-static kjit_status rows_begin(kjit__records *rec, const kjit__record_query *q,
-                              const kjit__record_reader *reader)
+static kjit_status rows_begin(kjit_records *rec, const kjit_record_query *q,
+                              const kjit_record_reader *reader)
 {
 	if (q->run_id <= 0) {
 		reader->begin(reader->ctx, q->signature, q->device_key);
@@ -333,7 +339,7 @@ typedef struct row_space {
 } row_space;
 
 /* Row s as *r, its arrays in m (the samples grown as needed). */
-static kjit_status row_of(sqlite3_stmt *s, size_t np, row_space *m, kjit__record_row *r)
+static kjit_status row_of(sqlite3_stmt *s, size_t np, row_space *m, kjit_record_row *r)
 {
 	const unsigned char *blob = sqlite3_column_blob(s, C_SAMPLES);
 	size_t n = blob ? (size_t)sqlite3_column_bytes(s, C_SAMPLES) / 8 : 0;
@@ -351,7 +357,7 @@ static kjit_status row_of(sqlite3_stmt *s, size_t np, row_space *m, kjit__record
 	int pcol = C_PARAMS + (int)np;
 	for (size_t i = 0; i < m->n_figures; i++)
 		m->figures[i] = col_num(s, pcol + P_FIELDS + (int)i);
-	*r = (kjit__record_row){
+	*r = (kjit_record_row){
 		.id = sqlite3_column_int64(s, C_ID), .run_id = col_num(s, C_RUN),
 		.signature = col_text(s, C_SIG), .device_key = col_text(s, C_DEV),
 		.problem = col_text(s, C_PROB), .config = col_text(s, C_CONFIG),
@@ -372,7 +378,7 @@ static kjit_status row_of(sqlite3_stmt *s, size_t np, row_space *m, kjit__record
 
 /* Hands each row of s to the reader; the SQLite code that ended them, or
  * SQLITE_NOMEM with *st set. */
-static int rows_read(sqlite3_stmt *s, size_t np, const kjit__record_reader *reader,
+static int rows_read(sqlite3_stmt *s, size_t np, const kjit_record_reader *reader,
                      kjit_status *st)
 {
 	row_space m = { 0 };
@@ -384,7 +390,7 @@ static int rows_read(sqlite3_stmt *s, size_t np, const kjit__record_reader *read
 		*st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	else
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			kjit__record_row r;
+			kjit_record_row r;
 			if ((*st = row_of(s, np, &m, &r)) != KJIT_OK) {
 				rc = SQLITE_NOMEM;
 				break;
@@ -397,13 +403,15 @@ static int rows_read(sqlite3_stmt *s, size_t np, const kjit__record_reader *read
 	return rc;
 }
 
-kjit_status kjit__record_rows(kjit__records *rec, const kjit__record_query *q,
-                              const kjit__record_reader *reader)
+kjit_status kjit_record_rows(kjit_records *rec, const kjit_record_query *q,
+                              const kjit_record_reader *reader)
 {
-	if (q->run_id <= 0 && q->n_problems > KJIT__RECORD_PROBLEMS_MAX)
+	if (!rec || !q || !reader || !reader->begin || !reader->row)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "reading results: a NULL argument");
+	if (q->run_id <= 0 && q->n_problems > KJIT_RECORD_PROBLEMS_MAX)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most %d)",
-		                   q->n_problems, KJIT__RECORD_PROBLEMS_MAX);
-	kjit__record_query one = *q;
+		                   q->n_problems, KJIT_RECORD_PROBLEMS_MAX);
+	kjit_record_query one = *q;
 	char *only = NULL;
 	if (q->run_id <= 0 && !q->device_key) {
 		kjit_status st = only_device(rec, q->signature, &only);

@@ -6,8 +6,8 @@
  * tests/test-tools-borrow.sh reads the two lists below and fails when a
  * tool's objects use a kjit__ name that is not on its list.
  *
- * A tool that needs more asks for a small kjit_ API or a record-room
- * function (record.h) before it grows a list.
+ * A tool that needs more asks for a small kjit_ API before it grows a
+ * list; the record room, for one, is kjit.h's kjit_records.
  */
 #ifndef KJIT_TOOLS_H
 #define KJIT_TOOLS_H
@@ -30,12 +30,6 @@
 	/* MPI ranks only: a binary another rank compiled, stored (mpi_link.c, serve.c) */ \
 	X(kjit__store_open) X(kjit__store_close) \
 	X(kjit__store_binary_put) X(kjit__store_binary_read) \
-	/* the record room: the tuning tables, written and read (record.h) */ \
-	X(kjit__records_open) X(kjit__records_close) \
-	X(kjit__record_run_start) X(kjit__record_run_finish) X(kjit__record_eval) \
-	X(kjit__run_free) X(kjit__eval_score) \
-	X(kjit__record_load) X(kjit__record_best) \
-	X(kjit__record_rows) \
 	/* the spec, its expressions and its space (tuning.h), beyond kjit.h's kjit_spec_* \
 	 * and kjit_space_*, which load, count, build and free them */ \
 	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \

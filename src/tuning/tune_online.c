@@ -208,7 +208,7 @@ static kjit_status finish(kjit__online *o)
 	kjit_kernel *k = o->k;
 	kjit_engine *e = k->engine;
 	kjit__memo_entry *en = o->en;
-	kjit__eval *res = calloc(o->n + 1, sizeof *res);
+	kjit_eval *res = calloc(o->n + 1, sizeof *res);
 	double *sorted = malloc((o->samples + 1) * sizeof *sorted);
 	size_t n_res = 0, best = SIZE_MAX, best_trial = 0;
 	kjit_status st = res && sorted ? KJIT_OK : kjit__error(KJIT_ERR_NOMEM, "out of memory");
@@ -224,7 +224,7 @@ static kjit_status finish(kjit__online *o)
 		double median = kjit__median_sorted(sorted, m);
 		if (!isfinite(median))
 			continue;
-		kjit__eval *r = &res[n_res];
+		kjit_eval *r = &res[n_res];
 		r->config = tr->config;
 		r->status = KJIT_RESULT_OK;
 		r->message = "online";

@@ -10,7 +10,7 @@
 
 /* The record room's connection (record.h): record.c writes through it,
  * record_read.c opens it and reads. */
-struct kjit__records {
+struct kjit_records {
 	kjit__store *store;
 };
 

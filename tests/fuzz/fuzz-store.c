@@ -55,7 +55,7 @@ static void write_rows(kjit__store *s)
 	if (kjit__store_binary_put(s, &b, 0) != KJIT_OK)
 		abort();
 	double samples[2] = { 1, 2 };
-	kjit__eval t = { .config = "{\"B\":64}", .status = KJIT_RESULT_OK, .binary_key = KEY,
+	kjit_eval t = { .config = "{\"B\":64}", .status = KJIT_RESULT_OK, .binary_key = KEY,
 		         .timer = "events", .median_ns = 1.5, .objective = 1.5,
 		         .compile_ms = NAN, .message = "online", .samples = samples, .n_samples = 2,
 		         .arch = "sm_90",
