@@ -232,7 +232,10 @@ static void count_out(const kjit__spec *spec, size_t p, int first, int json,
                       const kjit_space_count *c, kjit__buf *b)
 {
 	char line[200];
-	char *key = kjit__problem_key(&spec->problems[p]), *pj = kjit__problem_json(&spec->problems[p]);
+	char *key = NULL, *pj = NULL;
+	if (kjit_spec_problem_text(spec, p, KJIT_PROBLEM_KEY, &key) != KJIT_OK ||
+	    kjit_spec_problem_text(spec, p, KJIT_PROBLEM_JSON, &pj) != KJIT_OK)
+		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 	const char *name = key && *key ? key : "(none)";
 	int none_drawn = isinf(c->rel_error);
 	if (!json && none_drawn)
@@ -955,9 +958,10 @@ static int do_export(const kjit__spec *spec, const opts *o)
 	if (o->problem >= spec->n_problems)
 		return usage_error("--problem: the spec %s has fewer problems", spec->path);
 	kjit_records *res = NULL;
-	char *sig = NULL, *problem = kjit__problem_json(&spec->problems[o->problem]);
-	kjit_status st = problem ? kjit_spec_signature(spec, &sig)
-	                         : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	char *sig = NULL, *problem = NULL;
+	kjit_status st = kjit_spec_problem_text(spec, o->problem, KJIT_PROBLEM_JSON, &problem);
+	if (st == KJIT_OK)
+		st = kjit_spec_signature(spec, &sig);
 	if (st == KJIT_OK)
 		st = kjit_records_open(o->db, 1, &res);
 	if (st == KJIT_OK) {

@@ -658,6 +658,14 @@ kjit_status kjit_spec_value(const kjit_spec *spec, size_t i, size_t j, kjit_valu
 size_t kjit_spec_problem_count(const kjit_spec *spec);
 kjit_status kjit_spec_problem(const kjit_spec *spec, size_t p, const char *const **names,
                               const int64_t **values, size_t *n);
+/* Problem p as text, malloc'ed into *out (the caller frees it): as the
+ * store keeps it (KJIT_PROBLEM_JSON: {"m":1024,"n":512}, sorted keys, as
+ * kjit_run_desc.problem and kjit_record_best() take it), or as messages
+ * name it (KJIT_PROBLEM_KEY: "n=512,m=1024", the spec's order; "" for a
+ * spec without problem sizes). */
+typedef enum kjit_problem_form { KJIT_PROBLEM_JSON, KJIT_PROBLEM_KEY } kjit_problem_form;
+kjit_status kjit_spec_problem_text(const kjit_spec *spec, size_t p, kjit_problem_form form,
+                                   char **out);
 
 /* The kernel signature the store keeps the spec's results under (as
  * kjit_kernel_signature() of the kernel kjit_kernel_create_from_spec()
@@ -726,8 +734,9 @@ kjit_status kjit_space_config(const kjit_space *space, size_t index, size_t *val
 /* The index of a configuration given as value indices; KJIT_ERR_NOT_FOUND
  * when the space does not hold it. */
 kjit_status kjit_space_find(const kjit_space *space, const size_t *values, size_t *index);
-/* Configuration index as JSON ({"NAME": value, ...}, in the parameters'
- * order), malloc'ed into *out: the caller frees it. */
+/* Configuration index as JSON as the store keeps it ({"NAME":value,...},
+ * sorted keys, no spaces: kjit_eval.config, kjit_explanation.config),
+ * malloc'ed into *out: the caller frees it. */
 kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char **out);
 
 /*
@@ -977,7 +986,8 @@ kjit_status kjit_records_close(kjit_records *rec);
 
 /* What a run is about: the kernel's signature (kjit_spec_signature()),
  * the device key, names of the kernel, spec and strategy, and the problem
- * as JSON with sorted keys ({"m":1024,"n":512}). */
+ * as the store keeps it (kjit_spec_problem_text()'s KJIT_PROBLEM_JSON:
+ * {"m":1024,"n":512}; another form is KJIT_ERR_INVALID_ARG). */
 typedef struct kjit_run_desc {
 	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
 	int64_t total; /* configurations to evaluate, 0 unknown */
@@ -1015,8 +1025,9 @@ typedef enum kjit_run_end {
 kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_run_end end);
 
 /* One evaluated configuration. NULL text and NAN numbers are stored as
- * NULL; l2 NULL is "warm". config is JSON with sorted keys, as
- * kjit_record_rows() gives it back. */
+ * NULL; l2 NULL is "warm". config is the configuration as the store
+ * keeps it (kjit_space_config_json(): sorted keys, no spaces); another
+ * form is KJIT_ERR_INVALID_ARG, nothing stored. */
 typedef struct kjit_eval {
 	const char *config;     /* JSON, sorted keys */
 	kjit_result_status status; /* how it ended (zero: ok) */

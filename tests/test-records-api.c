@@ -12,6 +12,9 @@
  *    words and parameter values; a second start of the unfinished run
  *    resumes it, a start after it is done does not;
  *  - the score of an evaluation under each objective;
+ *  - a configuration or a problem in another form than the store's
+ *    (spaces, keys out of order, an array, not JSON) is refused, naming
+ *    it, and nothing is stored; kjit_spec_problem_text()'s two forms;
  *  - a run end beyond the list and every NULL argument are
  *    KJIT_ERR_INVALID_ARG;
  *  - on a GPU: a configuration recorded here for the engine's device key
@@ -185,6 +188,42 @@ static void test_run(const char *dir, const kjit_spec *spec, const kjit_space *s
 	   "failure");
 
 	e.status = KJIT_RESULT_OK;
+	e.has_profile = 0;
+	static const char *const bad[] = {
+		"{\"BLOCK_SIZE\": 64,\"ITEMS_PER_THREAD\":1}",
+		"{\"ITEMS_PER_THREAD\":1,\"BLOCK_SIZE\":64}",
+		"{\"BLOCK_SIZE\":[64],\"ITEMS_PER_THREAD\":1}",
+		"{\"BLOCK_SIZE\":64,\"BLOCK_SIZE\":64}",
+		"{\"BLOCK_SIZE\":64",
+		"[64,1]",
+	};
+	kjit_run_desc dd = d;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		e.config = bad[i];
+		CHECK_ST(kjit_record_eval(rec, run, &e, NULL, NULL), KJIT_ERR_INVALID_ARG);
+		CHECK_CONTAINS(kjit_last_error(), "configuration");
+		dd.problem = bad[i];
+		CHECK_ST(kjit_record_run_start(rec, &dd, &again), KJIT_ERR_INVALID_ARG);
+		CHECK_CONTAINS(kjit_last_error(), "problem");
+	}
+	e.config = cfg[0];
+	seen none = { 0 };
+	kjit_record_reader count = { on_begin, on_row, &none };
+	CHECK_OK(kjit_record_rows(rec, &q, &count));
+	CHECK(none.rows == 4);
+	char *pj = NULL, *pk = NULL;
+	CHECK_OK(kjit_spec_problem_text(spec, 0, KJIT_PROBLEM_JSON, &pj));
+	CHECK_OK(kjit_spec_problem_text(spec, 0, KJIT_PROBLEM_KEY, &pk));
+	CHECK_STREQ(pj, SAXPY_PROBLEM);
+	CHECK_STREQ(pk, "n=67108864");
+	free(pj);
+	free(pk);
+	CHECK_ST(kjit_spec_problem_text(spec, 1, KJIT_PROBLEM_JSON, &pj), KJIT_ERR_INVALID_ARG);
+	CHECK_ST(kjit_spec_problem_text(spec, 0, (kjit_problem_form)2, &pj), KJIT_ERR_INVALID_ARG);
+	CHECK(pj == NULL);
+	OK("a configuration or problem in another form refused, nothing stored; the problem's "
+	   "two forms");
+
 	CHECK_ST(kjit_records_open(path, 0, NULL), KJIT_ERR_INVALID_ARG);
 	CHECK_ST(kjit_record_run_start(NULL, &d, &again), KJIT_ERR_INVALID_ARG);
 	CHECK_ST(kjit_record_run_start(rec, NULL, &again), KJIT_ERR_INVALID_ARG);

@@ -390,8 +390,8 @@ int main(int argc, char **argv)
 	lim = (kjit__limits){ .max_shared = 16384 }; /* x*y*32 <= 16 KiB: x*y <= 512 */
 	CHECK(count_is_build(spec, 0, &lim) == 3 * 2);
 	CHECK_OK(kjit__space_build(spec, 0, &lim, &space));
-	char *json = kjit__space_config_json(space, 1);
-	CHECK_STREQ(json, "{\"X\":256,\"Y\":1,\"F\":\"--use_fast_math\"}");
+	char *json = kjit__config_json(space, 1);
+	CHECK_STREQ(json, "{\"F\":\"--use_fast_math\",\"X\":256,\"Y\":1}");
 	free(json);
 	kjit__space_free(space);
 	CHECK(count_is_build(spec, 1, NULL) == 5 * 2); /* grid n/(x*y) >= 1: x*y <= 1024 */

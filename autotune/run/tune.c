@@ -295,7 +295,8 @@ kjit_status kt_space_empty(const kjit__spec *spec, size_t p,
 	double product = 1;
 	for (size_t j = 0; j < spec->n_params; j++)
 		product *= (double)spec->params[j].n_values;
-	char *key = kjit__problem_key(&spec->problems[p]);
+	char *key = NULL;
+	kjit_spec_problem_text(spec, p, KJIT_PROBLEM_KEY, &key); /* NULL: "(none)" below */
 	kjit_status st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: problem %s: no valid "
 	                             "configuration: the restrictions and the limits (%lld threads "
 	                             "per block, %lld bytes of shared memory) rule out all %.0f",
@@ -399,10 +400,10 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 {
 	problem_run *pr = s->pr;
 	kt_compile_job *j = task->job;
-	char *config = kjit__config_json(s->space, j->index);
+	char *config = NULL;
 	int ret = 0;
 	*h = (heard){ INFINITY, 0 };
-	if (!config)
+	if (kjit_space_config_json(s->space, j->index, &config) != KJIT_OK)
 		return -2;
 	kt_worker_info wi;
 	kt_meas_info(t->meas, task->worker, &wi);
@@ -548,7 +549,7 @@ static int search_open(tuner *t, search *s)
 		        "configurations\n",
 		        pr->p, space->product, space->size);
 	pr->space = space->size;
-	if (!(pr->problem_json = kjit__problem_json(&spec->problems[pr->p])))
+	if (kjit_spec_problem_text(spec, pr->p, KJIT_PROBLEM_JSON, &pr->problem_json) != KJIT_OK)
 		return -2;
 	s->n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
@@ -675,8 +676,8 @@ static void best_rates(tuner *t, search *s)
 	pr->best_gbps = pr->best_gflops = NAN;
 	if (b == SIZE_MAX || !pr->best_config)
 		return;
-	char *c = kjit__config_json(s->space, b);
-	if (c && strcmp(c, pr->best_config) == 0) {
+	char *c = NULL;
+	if (kjit_space_config_json(s->space, b, &c) == KJIT_OK && strcmp(c, pr->best_config) == 0) {
 		const uint16_t *cfg = kjit__space_config(s->space, b);
 		pr->best_gbps = rate(t->spec, pr->p, t->spec->bytes, cfg, pr->best_median);
 		pr->best_gflops = rate(t->spec, pr->p, t->spec->flops, cfg, pr->best_median);

@@ -120,6 +120,50 @@ static kjit_status start_tx(kjit__store *store, void *arg)
 	return KJIT_OK;
 }
 
+/* KJIT_OK when text (what names it) is a JSON object of numbers and
+ * strings in the store's form, the one selection and the readers match
+ * by text: keys in ascending byte order, no spaces, each number as
+ * written and each string as kjit writes it (kjit_space_config_json(),
+ * kjit_spec_problem_text()). Front ends hand the record room any text;
+ * another form would be stored and never found. */
+static kjit_status check_form(const char *text, const char *what)
+{
+	kjit__json *v = NULL;
+	kjit_status st = kjit__json_parse(text, strlen(text), what, &v);
+	if (st != KJIT_OK)
+		return st;
+	int ok = v->type == KJIT__JSON_OBJECT;
+	kjit__buf b = { 0 };
+	kjit__buf_add(&b, "{", 1);
+	for (size_t i = 0; ok && i < v->n; i++) {
+		const kjit__json *m = &v->items[i];
+		ok = (i == 0 || strcmp(v->keys[i - 1], v->keys[i]) < 0) &&
+		     (m->type == KJIT__JSON_NUMBER || m->type == KJIT__JSON_STRING);
+		if (!ok)
+			break;
+		if (i)
+			kjit__buf_add(&b, ",", 1);
+		kjit__buf_json_str(&b, v->keys[i]);
+		kjit__buf_add(&b, ":", 1);
+		if (m->type == KJIT__JSON_STRING)
+			kjit__buf_json_str(&b, m->text);
+		else
+			kjit__buf_str(&b, m->text);
+	}
+	kjit__buf_add(&b, "}", 1);
+	kjit__json_free(v);
+	char *form = kjit__buf_done(&b);
+	char q[120];
+	if (!form)
+		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	else if (!ok || strcmp(form, text) != 0)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: expected a JSON object of numbers and "
+		                 "strings with sorted keys and no spaces (as kjit_space_config_json() "
+		                 "writes it), got %s", what, kjit__quote(q, sizeof q, text, 80, '\''));
+	free(form);
+	return st;
+}
+
 kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
                                    kjit_run **out)
 {
@@ -130,6 +174,9 @@ kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
 	if (!d->signature || !d->device_key || !d->problem)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
 		                   "a run needs a signature, a device key and a problem");
+	kjit_status st = check_form(d->problem, "a run's problem");
+	if (st != KJIT_OK)
+		return st;
 	if ((unsigned)d->objective >= KJIT__OBJ_COUNT)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a run's objective: %d is none of time, "
 		                   "energy, edp", (int)d->objective);
@@ -143,7 +190,7 @@ kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
 	}
 	start_ctx c = { store, d, run };
 	kjit__store_lock(store);
-	kjit_status st = kjit__store_transaction(store, start_tx, &c);
+	st = kjit__store_transaction(store, start_tx, &c);
 	kjit__store_unlock(store);
 	if (st != KJIT_OK) {
 		kjit_run_free(run);
@@ -584,6 +631,9 @@ static kjit_status check_eval(const kjit_eval *e)
 {
 	if (!e->config)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a result needs a configuration");
+	kjit_status st = check_form(e->config, "a result's configuration");
+	if (st != KJIT_OK)
+		return st;
 	if ((unsigned)e->status >= KJIT__RS_COUNT)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a result's status %d is none of the %d "
 		                   "kjit_result_status values", (int)e->status, KJIT__RS_COUNT);

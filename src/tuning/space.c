@@ -874,7 +874,7 @@ static size_t *sorted_order(const char *const *names, size_t n)
 }
 
 /* Configuration index as a JSON object, its keys in the order of
- * order[] (NULL: the spec's). */
+ * order[]. */
 static char *config_json(const kjit__space *space, size_t index, const size_t *order)
 {
 	const kjit__spec *spec = space->spec;
@@ -882,7 +882,7 @@ static char *config_json(const kjit__space *space, size_t index, const size_t *o
 	kjit__buf b = { 0 };
 	kjit__buf_add(&b, "{", 1);
 	for (size_t k = 0; k < spec->n_params; k++) {
-		size_t i = order ? order[k] : k;
+		size_t i = order[k];
 		const kjit__param *p = &spec->params[i];
 		const kjit__value *v = &p->values[c[i]];
 		if (k)
@@ -896,11 +896,6 @@ static char *config_json(const kjit__space *space, size_t index, const size_t *o
 	}
 	kjit__buf_add(&b, "}", 1);
 	return kjit__buf_done(&b);
-}
-
-char *kjit__space_config_json(const kjit__space *space, size_t index)
-{
-	return config_json(space, index, NULL);
 }
 
 char *kjit__config_json(const kjit__space *space, size_t index)

@@ -111,6 +111,24 @@ kjit_status kjit_spec_problem(const kjit_spec *spec, size_t p, const char *const
 	return KJIT_OK;
 }
 
+kjit_status kjit_spec_problem_text(const kjit_spec *spec, size_t p, kjit_problem_form form,
+                                   char **out)
+{
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_problem_text: out is NULL");
+	*out = NULL;
+	kjit_status st = problem_ok(spec, p, "kjit_spec_problem_text");
+	if (st == KJIT_OK && form != KJIT_PROBLEM_JSON && form != KJIT_PROBLEM_KEY)
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_problem_text: form %d is neither "
+		                 "KJIT_PROBLEM_JSON nor KJIT_PROBLEM_KEY", (int)form);
+	if (st != KJIT_OK)
+		return st;
+	const kjit__problem *pr = &spec->problems[p];
+	if (!(*out = form == KJIT_PROBLEM_JSON ? kjit__problem_json(pr) : kjit__problem_key(pr)))
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	return KJIT_OK;
+}
+
 void kjit_space_options_init(kjit_space_options *opts)
 {
 	if (opts)
@@ -229,7 +247,7 @@ kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char *
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_space_config_json: out is NULL");
 	*out = NULL;
 	kjit_status st = index_ok(space, index, "kjit_space_config_json");
-	if (st == KJIT_OK && !(*out = kjit__space_config_json(space, index)))
+	if (st == KJIT_OK && !(*out = kjit__config_json(space, index)))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	return st;
 }

@@ -34,8 +34,7 @@
 	 * and kjit_space_*, which load, count, build and free them */ \
 	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \
 	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) X(kjit__space_match) \
-	X(kjit__config_json) X(kjit__problem_json) \
-	X(kjit__problem_key) X(kjit__spec_generate) \
+	X(kjit__spec_generate) \
 	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \

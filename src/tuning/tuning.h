@@ -404,8 +404,6 @@ void kjit__spec_default_config(const kjit__spec *spec, uint16_t *config);
 /* The index of text among p's values; numbers compare by value ("1.0"
  * is 1). -1 when absent. */
 long kjit__param_value_index(const kjit__param *p, const char *text);
-/* A configuration as JSON {"NAME":value,...}; malloc'ed. */
-char *kjit__space_config_json(const kjit__space *space, size_t index);
 
 /* Configurations and problems as JSON objects with sorted keys (the form
  * the runs, results and best tables hold); malloc'ed. */
