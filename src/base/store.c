@@ -566,46 +566,121 @@ static int same_sql(const char *a, const char *b)
 	return same;
 }
 
-/* The first difference of the rows of a and b (schema_sql) into why. */
-static int schema_diff(sqlite3_stmt *a, sqlite3_stmt *b, char *why, size_t size)
+/* kjit's schema at one version, as schema_sql reads it. */
+typedef struct ref_row {
+	char *type, *name, *sql;
+} ref_row;
+typedef struct ref_schema {
+	ref_row *rows;
+	size_t n;
+} ref_schema;
+
+/* Each version's schema, made once per process: replaying the migrations
+ * into a database in memory takes milliseconds, and every connection
+ * (the engine's, its telemetry writer's, a reader's) checks its file
+ * against it. Kept until the process ends. */
+static ref_schema refs[KJIT__SCHEMA_VERSION + 1];
+static int refs_made[KJIT__SCHEMA_VERSION + 1];
+static pthread_mutex_t refs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *dup_text(sqlite3_stmt *s, int col)
 {
-	int ra = sqlite3_step(a), rb = sqlite3_step(b);
-	for (; ra == SQLITE_ROW || rb == SQLITE_ROW; ) {
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	return strdup(t ? t : "");
+}
+
+/* The rows of schema_sql in a database in memory that the migrations up
+ * to version made; an SQLite code on failure (nothing kept). */
+static int ref_make(int version, ref_schema *out)
+{
+	sqlite3 *ref = NULL;
+	sqlite3_stmt *s = NULL;
+	ref_schema r = { 0 };
+	size_t cap = 0;
+	int rc = sqlite3_open_v2(KJIT__STORE_MEMORY, &ref, SQLITE_OPEN_READWRITE, NULL);
+	for (int v = 0; rc == SQLITE_OK && v < version; v++)
+		rc = sqlite3_exec(ref, migrations[v], NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(ref, schema_sql, -1, &s, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (r.n == cap) {
+			ref_row *g = realloc(r.rows, (cap = cap ? 2 * cap : 64) * sizeof *g);
+			if (!g) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			r.rows = g;
+		}
+		ref_row *row = &r.rows[r.n++];
+		*row = (ref_row){ dup_text(s, 0), dup_text(s, 1), dup_text(s, 2) };
+		rc = row->type && row->name && row->sql ? SQLITE_OK : SQLITE_NOMEM;
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(ref);
+	if (rc == SQLITE_DONE) {
+		*out = r;
+		return SQLITE_OK;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		free(r.rows[i].type);
+		free(r.rows[i].name);
+		free(r.rows[i].sql);
+	}
+	free(r.rows);
+	return rc == SQLITE_OK ? SQLITE_ERROR : rc;
+}
+
+/* The schema of version (0 .. KJIT__SCHEMA_VERSION), made on first use;
+ * an SQLite code when it cannot be made. */
+static int ref_of(int version, const ref_schema **out)
+{
+	int rc = SQLITE_OK;
+	pthread_mutex_lock(&refs_lock);
+	if (!refs_made[version] && (rc = ref_make(version, &refs[version])) == SQLITE_OK)
+		refs_made[version] = 1;
+	pthread_mutex_unlock(&refs_lock);
+	*out = &refs[version];
+	return rc;
+}
+
+/* The first difference of the rows of a (schema_sql) and b into why. */
+static int schema_diff(sqlite3_stmt *a, const ref_schema *b, char *why, size_t size)
+{
+	int ra = sqlite3_step(a);
+	size_t ib = 0;
+	for (; ra == SQLITE_ROW || ib < b->n; ) {
 		const char *ta = ra == SQLITE_ROW ? (const char *)sqlite3_column_text(a, 0) : NULL;
 		const char *na = ta ? (const char *)sqlite3_column_text(a, 1) : NULL;
-		const char *tb = rb == SQLITE_ROW ? (const char *)sqlite3_column_text(b, 0) : NULL;
-		const char *nb = tb ? (const char *)sqlite3_column_text(b, 1) : NULL;
-		int c = !ta ? 1 : !tb ? -1 : strcmp(ta, tb) ? strcmp(ta, tb)
-		      : strcmp(na ? na : "", nb ? nb : "");
+		const ref_row *rb = ib < b->n ? &b->rows[ib] : NULL;
+		int c = !ta ? 1 : !rb ? -1 : strcmp(ta, rb->type) ? strcmp(ta, rb->type)
+		      : strcmp(na ? na : "", rb->name);
 		if (c < 0) {
 			snprintf(why, size, "has a %s %s that kjit's schema does not have", ta, na);
 			return 1;
 		}
 		if (c > 0) {
-			snprintf(why, size, "lacks the %s %s of kjit's schema", tb, nb);
+			snprintf(why, size, "lacks the %s %s of kjit's schema", rb->type, rb->name);
 			return 1;
 		}
-		if (!same_sql((const char *)sqlite3_column_text(a, 2),
-		              (const char *)sqlite3_column_text(b, 2))) {
+		if (!same_sql((const char *)sqlite3_column_text(a, 2), rb->sql)) {
 			snprintf(why, size, "defines the %s %s otherwise than kjit's schema", ta, na);
 			return 1;
 		}
 		ra = sqlite3_step(a);
-		rb = sqlite3_step(b);
+		ib++;
 	}
-	return ra != SQLITE_DONE ? ra : rb != SQLITE_DONE ? rb : 0;
+	return ra != SQLITE_DONE ? ra : 0;
 }
 
 kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
 {
-	sqlite3 *ref = NULL;
-	sqlite3_stmt *have = NULL, *want = NULL;
+	if (version < 0 || version > KJIT__SCHEMA_VERSION)
+		return kjit__error(KJIT_ERR_DB, "%s: schema version %d: kjit knows 0 to %d", path,
+		                   version, KJIT__SCHEMA_VERSION);
+	const ref_schema *want = NULL;
+	sqlite3_stmt *have = NULL;
 	char why[512] = "";
-	int rc = sqlite3_open_v2(KJIT__STORE_MEMORY, &ref, SQLITE_OPEN_READWRITE, NULL);
-	for (int v = 0; rc == SQLITE_OK && v < version; v++)
-		rc = sqlite3_exec(ref, migrations[v], NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(ref, schema_sql, -1, &want, NULL);
+	int rc = ref_of(version, &want);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db, schema_sql, -1, &have, NULL);
 	int diff = rc == SQLITE_OK ? schema_diff(have, want, why, sizeof why) : rc;
@@ -618,8 +693,6 @@ kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
 		st = kjit__error(KJIT_ERR_DB, "reading the schema of %s: %s", path,
 		                 sqlite3_errstr(diff));
 	sqlite3_finalize(have);
-	sqlite3_finalize(want);
-	sqlite3_close(ref);
 	return st;
 }
 
