@@ -710,11 +710,12 @@ def _restriction_test(r, keys, alone):
     if not callable(r):
         raise ValueError("restrictions: %r is neither a string nor a function" % (r,))
     args = list(inspect.signature(r).parameters)
-    lam = getattr(r, "__name__", None) == "<lambda>"
-    if len(args) == 1 and ((alone and len(keys) > 1) or (lam and args[0] not in keys)):
-        return r
-    if lam:
+    if getattr(r, "__name__", None) == "<lambda>":
+        if len(args) == 1 and args[0] not in keys:
+            return r
         return lambda p: r(**{a: p[a] for a in args})
+    if len(args) == 1 and alone and len(keys) > 1:
+        return r
     return lambda p: r(*p.values())
 
 
@@ -752,6 +753,17 @@ def _choose(configs, strategy, options, seed):
     return configs
 
 
+def _output_indices(o):
+    """The arguments read back to check a configuration's output, as Kernel
+    Tuner reads them: the arrays answer= gives an entry for, or with no
+    answer but a verify function, every array."""
+    import numpy as np
+    arrays = [i for i, a in enumerate(o["arguments"]) if isinstance(a, np.ndarray)]
+    if o["answer"] is not None:
+        return [i for i in arrays if o["answer"][i] is not None]
+    return arrays if o["verify"] is not None else []
+
+
 def _outputs(o, dev, out_idx, k, geo):
     """The outputs of one run from the initial arguments (None elsewhere);
     read-only arrays unless a verify function gets them."""
@@ -782,8 +794,9 @@ class _Checker:
         import numpy as np
         self.o, self.out_idx = o, out_idx
         self.pool = ThreadPoolExecutor(max_workers=1)
-        answer = o["answer"] or []
-        self.expected = {i: np.asarray(answer[i]).ravel() for i in out_idx}
+        # the comparison's (a verify function makes its own)
+        answer = o["answer"] if o["verify"] is None else None
+        self.expected = {i: np.asarray(answer[i]).ravel() for i in out_idx} if answer else {}
         self.nan = {i: bool(np.isnan(e).any()) if e.dtype.kind in "fc" else False
                     for i, e in self.expected.items()}
         self.scratch = {}
@@ -866,7 +879,10 @@ class _Cache:
             return
         with open(self.path, encoding="utf-8") as f:
             text = f.read().strip()
-        closed = text[-3:] in ("}\n}", "}}}")
+        # closed: its last two braces end the cache and the file (Kernel
+        # Tuner writes "}\n}", an earlier kjit "}}}"); open: a "," after the
+        # last entry, or the "{" of an empty cache
+        closed = text.endswith("}")
         data = json.loads(text if closed else text.rstrip(",") + "}\n}")
         for field, what, want in (("device_name", "device", device_name),
                                   ("kernel_name", "kernel", o["kernel_name"])):
@@ -888,13 +904,26 @@ class _Cache:
                                            if sorted(data["tune_params_keys"]) == sorted(keys)
                                            else ""))
         self.entries = data["cache"]
-        if closed:  # opened again, for appending
+        if closed:  # opened again, for appending: the two braces off, not a third
+            opened = re.sub(r"\}\s*\}$", "", text)
             with open(self.path, "w", encoding="utf-8") as f:
-                f.write(text[:-3] + ",")
+                f.write(opened + ("," if self.entries else ""))
 
     @staticmethod
     def key(params):
         return ",".join(str(v) for v in params.values())
+
+    def misses(self, chosen):
+        """The configurations of chosen that are measured, in order: those
+        not stored, each once when what is measured is stored (a repeat then
+        finds the first's result)."""
+        out, seen = [], set()
+        for p in chosen:
+            key = self.key(p)
+            if key not in self.entries and not (self.path and key in seen):
+                out.append(p)
+                seen.add(key)
+        return out
 
     def get(self, params):
         """The result stored for params (a copy), or None."""
@@ -1297,7 +1326,7 @@ def _tune(o, engine, search=None):
     configs = list(_space(o["tune_params"], o["restrictions"]))
     limit = (o["strategy_options"] or {}).get("time_limit")
     cache = _Cache(o["cache"], o, engine.device_name)
-    out_idx = [i for i, a in enumerate(o["answer"] or []) if a is not None]
+    out_idx = _output_indices(o)
     dev = _Device(engine, o["arguments"])
     checker = _Checker(o, out_idx)
     results = []
@@ -1321,7 +1350,7 @@ def _tune(o, engine, search=None):
     try:
         if search is None:
             chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
-            built = _compile_all(o, [p for p in chosen if cache.get(p) is None], engine)
+            built = _compile_all(o, cache.misses(chosen), engine)
             try:
                 for p in chosen:
                     if over():
@@ -1349,9 +1378,12 @@ def _tune(o, engine, search=None):
            "configurations": len(configs), "evaluated": len(results),
            "total_time_ms": total_ms}
     _timings(results, env, strategy_s * 1e3, total_ms)
-    ok = [r for r in results if not _failed(r) and isinstance(r.get(objective), (int, float))]
-    if ok:
-        best = env["best_config"] = (max if higher else min)(ok, key=lambda r: r[objective])
+    if results:
+        # Kernel Tuner's choice: a failure only when every result failed
+        worst = -sys.float_info.max if higher else sys.float_info.max
+        best = env["best_config"] = (max if higher else min)(
+            results, key=lambda r: r[objective]
+            if not _failed(r) and isinstance(r.get(objective), (int, float)) else worst)
         if not o["quiet"]:
             print("best performing configuration:",
                   ", ".join("%s=%s" % (k2, best[k2])

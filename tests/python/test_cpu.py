@@ -702,6 +702,12 @@ class KernelTunerInputs(unittest.TestCase):
             self.assertEqual(list(kt._space(tp, r)), want, r)
         self.assertEqual(list(kt._space({"x": [1, 2, 3]}, [lambda x: x > 1])),
                          [{"x": 2}, {"x": 3}])
+        # a lambda of one parameter among several gets that parameter, alone or not
+        xy = {"x": [1, 2, 3, 4], "y": [1, 2]}
+        for r in (lambda x: x > 2, [lambda x: x > 2]):
+            self.assertEqual(list(kt._space(xy, r)),
+                             [{"x": 3, "y": 1}, {"x": 3, "y": 2}, {"x": 4, "y": 1},
+                              {"x": 4, "y": 2}])
         with self.assertRaises(ValueError):
             list(kt._space(tp, [3]))
         threads = {"block_size_x": [512, 1024, 2048], "block_size_y": [1, 2]}
@@ -710,6 +716,18 @@ class KernelTunerInputs(unittest.TestCase):
                           {"block_size_x": 512, "block_size_y": 2},
                           {"block_size_x": 1024, "block_size_y": 1}])
         self.assertEqual(len(list(kt._space({"bx": [512, 2048]}, None))), 2)
+
+    def test_outputs_read_back(self):
+        """The arguments read back for a check, as Kernel Tuner syncs them:
+        the arrays answer= has an entry for; with verify= and no answer,
+        every array; a scalar never."""
+        args = [np.zeros(4, np.float32), np.int32(4), np.zeros(4, np.float32)]
+        o = dict(arguments=args, answer=None, verify=None)
+        self.assertEqual(kt._output_indices(o), [])
+        self.assertEqual(kt._output_indices(dict(o, verify=lambda a, b, atol: True)), [0, 2])
+        self.assertEqual(kt._output_indices(dict(o, answer=[None, 4, args[2]])), [2])
+        self.assertEqual(kt._output_indices(dict(o, answer=[None, 4, args[2]],
+                                                 verify=lambda a, b, atol: True)), [2])
 
     def test_verify_without_atol(self):
         seen = []
@@ -806,6 +824,47 @@ class KernelTunerCache(unittest.TestCase):
             third.close()
             with open(c.path) as f:
                 self.assertEqual(json.load(f), data)
+
+    def test_closed_forms(self):
+        """A closed file is opened for appending with its last two braces
+        taken off, whichever way it was written: Kernel Tuner's "}\\n}", the
+        compact "}}}" of json.dump (an earlier kjit), an empty cache."""
+        o = self.options()
+        head = {"device_name": "NVIDIA H100", "kernel_name": "scale",
+                "problem_size": [1024, 2], "tune_params_keys": ["block_size_x", "tile"],
+                "tune_params": o["tune_params"], "objective": ["time"]}
+        r = {"block_size_x": 32, "tile": 1, "time": 0.5}
+        with tempfile.TemporaryDirectory() as d:
+            for name, cache, text in (
+                    ("compact", {"32,1": r}, None),
+                    ("indented", {"32,1": r}, "indent"),
+                    ("empty", {}, "indent")):
+                path = os.path.join(d, name + ".json")
+                with open(path, "w") as f:
+                    data = dict(head, cache=cache)
+                    f.write(json.dumps(data, indent="") if text else json.dumps(data))
+                c = kt._Cache(path, o, "NVIDIA H100")
+                self.assertEqual(len(c.entries), len(cache), name)
+                c.put({"block_size_x": 64, "tile": 2}, {"time": 1.5})
+                c.close()
+                with open(path) as f:
+                    got = json.load(f)
+                self.assertEqual(list(got["cache"]), list(cache) + ["64,2"], name)
+                if cache:
+                    self.assertEqual(got["cache"]["32,1"], r, name)
+
+    def test_measured_in_order(self):
+        """What is compiled ahead is what evaluate() measures, in order: a
+        repeated configuration is measured once when the cache keeps it."""
+        p32, p64 = {"block_size_x": 32, "tile": 1}, {"block_size_x": 64, "tile": 1}
+        with tempfile.TemporaryDirectory() as d:
+            c = kt._Cache(os.path.join(d, "c.json"), self.options(), "NVIDIA H100")
+            c.put(p64, {"time": 1.0})
+            self.assertEqual(c.misses([p32, dict(p32), p64, {"block_size_x": 32, "tile": 2}]),
+                             [p32, {"block_size_x": 32, "tile": 2}])
+            c.close()
+        nothing = kt._Cache(None, self.options(), "NVIDIA H100")
+        self.assertEqual(nothing.misses([p32, p32, p64]), [p32, p32, p64])
 
     def test_mismatches(self):
         with tempfile.TemporaryDirectory() as d:
