@@ -6,7 +6,9 @@
  * real, text, blob; a checksum that matches a rewritten cubin), and runs every
  * read path on them: a binary's lookup, its whole row, the manifest of a
  * base key, and a kernel's best rows parsed against its spec, with each
- * one's profile.
+ * one's profile. Each text is also handed to the record room as a
+ * result's configuration, which it stores only in the store's form (a
+ * JSON object, sorted keys, no spaces) and otherwise refuses.
  *
  * Input: records of 4 bytes and data: table, column, type, length, then
  * length bytes.
@@ -70,9 +72,34 @@ static void write_rows(kjit__store *s)
 		abort();
 }
 
-/* Rewrites one column as a record says; the length of the record read. */
-static size_t rewrite(sqlite3 *db, const unsigned char *d, size_t n)
+/* A text as a result's configuration: refused, or stored as a JSON
+ * object. */
+static void record_config(kjit__store *s, const unsigned char *v, size_t len)
 {
+	char *text = malloc(len + 1);
+	if (!text)
+		abort();
+	memcpy(text, v, len);
+	text[len] = '\0';
+	kjit_eval t = { .config = text, .status = KJIT_RESULT_OK, .timer = "events",
+		        .median_ns = 2, .objective = 2, .compile_ms = NAN, .arch = "sm_90",
+		        .nvrtc = kjit_nvrtc_id() };
+	kjit_status st = kjit__record_search(s, SIG, "sm_90|fuzz|1|1", "{\"n\":1024}",
+	                                     KJIT_OBJECTIVE_TIME, &t, 1, 0);
+	if (st == KJIT_OK) {
+		kjit__json *j = NULL;
+		if (strlen(text) != len ||
+		    kjit__json_parse(text, len, "config", &j) != KJIT_OK || j->type != KJIT__JSON_OBJECT)
+			abort();
+		kjit__json_free(j);
+	}
+	free(text);
+}
+
+/* Rewrites one column as a record says; the length of the record read. */
+static size_t rewrite(kjit__store *s, const unsigned char *d, size_t n)
+{
+	sqlite3 *db = kjit__store_db(s);
 	if (n < 4)
 		return n;
 	size_t t = d[0] % (sizeof tables / sizeof tables[0]), c = d[1], len = d[3];
@@ -102,7 +129,10 @@ static size_t rewrite(sqlite3 *db, const unsigned char *d, size_t n)
 		sqlite3_bind_double(st, 1, x);
 		break;
 	}
-	case 3: sqlite3_bind_text(st, 1, (const char *)v, (int)len, SQLITE_TRANSIENT); break;
+	case 3:
+		sqlite3_bind_text(st, 1, (const char *)v, (int)len, SQLITE_TRANSIENT);
+		record_config(s, v, len);
+		break;
 	case 4: sqlite3_bind_blob(st, 1, v, (int)len, SQLITE_TRANSIENT); break;
 	default: /* a cubin's checksum, so that a rewritten cubin reads */
 		kjit__store_checksum(v, len, sum);
@@ -187,10 +217,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		(void)kjit__store_close(s);
 		s = fresh_store(db_path);
 	}
-	sqlite3 *db = kjit__store_db(s);
 	write_rows(s);
 	for (size_t at = 0; at < size;)
-		at += rewrite(db, data + at, size - at);
+		at += rewrite(s, data + at, size - at);
 	read_rows(s, spec);
 	return 0;
 }
