@@ -1027,7 +1027,9 @@ kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_
 /* One evaluated configuration. NULL text and NAN numbers are stored as
  * NULL; l2 NULL is "warm". config is the configuration as the store
  * keeps it (kjit_space_config_json(): sorted keys, no spaces); another
- * form is KJIT_ERR_INVALID_ARG, nothing stored. */
+ * form is KJIT_ERR_INVALID_ARG, nothing stored. Its numbers are kept as
+ * written: another spelling of a value (2.56e2 for 256) is selected as
+ * that value but stored as another row. */
 typedef struct kjit_eval {
 	const char *config;     /* JSON, sorted keys */
 	kjit_result_status status; /* how it ended (zero: ok) */
@@ -1069,9 +1071,10 @@ double kjit_eval_score(const kjit_eval *e, kjit_objective objective);
 kjit_status kjit_record_eval(kjit_records *rec, const kjit_run *run, const kjit_eval *e,
                               int64_t *result_id, int *improved);
 
-/* A device_key NULL below is the one device key that the results of the
- * signature have: KJIT_ERR_NOT_FOUND when they have none, and
- * KJIT_ERR_INVALID_ARG asking for one when they have several. */
+/* A device_key NULL in kjit_record_load() and kjit_record_rows() is the
+ * one device key that the results of the signature have:
+ * KJIT_ERR_NOT_FOUND when they have none, and KJIT_ERR_INVALID_ARG asking
+ * for one when they have several. */
 
 /* The objective table of space for (signature, device_key, its problem)
  * under objective by: *objective (kjit_space_size() doubles, by index)

@@ -634,6 +634,13 @@ static void bad_t1(void)
 	bad(T1("{\"Name\": \"B\", \"Type\": \"integer\", \"Values\": \"[1]\"}", GS),
 	    "ConfigurationSpace.TuningParameters[0].Type",
 	    "one of int, uint, float, bool, string (got \"integer\")");
+	/* as a JSON array's are: no C literal and no JSON for the store */
+	bad(T1("{\"Name\": \"B\", \"Type\": \"float\", \"Values\": \"[1.0, math.inf]\"}", GS),
+	    "ConfigurationSpace.TuningParameters[0].Values",
+	    "finite numbers for Type float (got inf)");
+	bad(T1("{\"Name\": \"B\", \"Type\": \"float\", \"Values\": \"[-math.inf, 2.0]\"}", GS),
+	    "ConfigurationSpace.TuningParameters[0].Values",
+	    "finite numbers for Type float (got -inf)");
 	bad(T1("{\"Name\": \"B\", \"Type\": \"float\", \"Values\": \"[32, 0.5, 32.0]\"}", GS),
 	    "ConfigurationSpace.TuningParameters[0].Values", "distinct values (32");
 	bad(T1(PB, ", \"GlobalSizeType\": \"Metal\"" GS), "KernelSpecification.GlobalSizeType",

@@ -643,7 +643,12 @@ static int ref_of(int version, const ref_schema **out)
 	return rc;
 }
 
-/* The first difference of the rows of a (schema_sql) and b into why. */
+/* schema_diff()'s verdict that the schemas differ: no SQLite code. */
+#define SCHEMA_DIFFERS (-1)
+
+/* The first difference of the rows of a (schema_sql) and b into why:
+ * SCHEMA_DIFFERS, 0 when there is none, or SQLite's code of a failed
+ * read. */
 static int schema_diff(sqlite3_stmt *a, const ref_schema *b, char *why, size_t size)
 {
 	int ra = sqlite3_step(a);
@@ -656,15 +661,15 @@ static int schema_diff(sqlite3_stmt *a, const ref_schema *b, char *why, size_t s
 		      : strcmp(na ? na : "", rb->name);
 		if (c < 0) {
 			snprintf(why, size, "has a %s %s that kjit's schema does not have", ta, na);
-			return 1;
+			return SCHEMA_DIFFERS;
 		}
 		if (c > 0) {
 			snprintf(why, size, "lacks the %s %s of kjit's schema", rb->type, rb->name);
-			return 1;
+			return SCHEMA_DIFFERS;
 		}
 		if (!same_sql((const char *)sqlite3_column_text(a, 2), rb->sql)) {
 			snprintf(why, size, "defines the %s %s otherwise than kjit's schema", ta, na);
-			return 1;
+			return SCHEMA_DIFFERS;
 		}
 		ra = sqlite3_step(a);
 		ib++;
@@ -681,11 +686,13 @@ kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
 	sqlite3_stmt *have = NULL;
 	char why[512] = "";
 	int rc = ref_of(version, &want);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, schema_sql, -1, &have, NULL);
+	if (rc != SQLITE_OK)
+		return kjit__error(KJIT_ERR_DB, "building kjit's schema of version %d to check %s "
+		                   "against: %s", version, path, sqlite3_errstr(rc));
+	rc = sqlite3_prepare_v2(db, schema_sql, -1, &have, NULL);
 	int diff = rc == SQLITE_OK ? schema_diff(have, want, why, sizeof why) : rc;
 	kjit_status st = KJIT_OK;
-	if (diff == 1)
+	if (diff == SCHEMA_DIFFERS)
 		st = kjit__error(KJIT_ERR_DB, "%s is not a kjit database of schema version %d: it %s; "
 		                 "kjit runs no SQL that a database holds; nothing was changed", path,
 		                 version, why);

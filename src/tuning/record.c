@@ -645,13 +645,28 @@ static kjit_status check_eval(const kjit_eval *e)
 	return KJIT_OK;
 }
 
+/* A run as a front end may build one (kjit.h: id 0 is a search outside
+ * any run). */
+static kjit_status check_run(const kjit_run *run)
+{
+	if (!run->signature || !run->device_key || !run->problem)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "recording an evaluation: its run needs a "
+		                   "signature, a device key and a problem");
+	if ((unsigned)run->objective >= KJIT__OBJ_COUNT)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "recording an evaluation: its run's "
+		                   "objective %d is none of time, energy, edp", (int)run->objective);
+	return check_form(run->problem, "a run's problem");
+}
+
 kjit_status kjit_record_eval(kjit_records *rec, const kjit_run *run, const kjit_eval *e,
                               int64_t *result_id, int *improved)
 {
 	if (!rec || !run || !e)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "recording an evaluation: a NULL argument");
 	kjit__store *store = rec->store;
-	kjit_status st = check_eval(e);
+	kjit_status st = check_run(run);
+	if (st == KJIT_OK)
+		st = check_eval(e);
 	if (st != KJIT_OK)
 		return st;
 	record_ctx c = { store, run, e, 0, 0, { 0, NAN, 0, 0 } };

@@ -408,6 +408,9 @@ kjit_status kjit_record_rows(kjit_records *rec, const kjit_record_query *q,
 {
 	if (!rec || !q || !reader || !reader->begin || !reader->row)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "reading results: a NULL argument");
+	if (q->run_id <= 0 && (!q->signature || (q->n_problems && !q->problems)))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "reading results: no run, and no signature "
+		                   "or no problems");
 	if (q->run_id <= 0 && q->n_problems > KJIT_RECORD_PROBLEMS_MAX)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most %d)",
 		                   q->n_problems, KJIT_RECORD_PROBLEMS_MAX);

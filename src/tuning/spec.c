@@ -1325,6 +1325,10 @@ static kjit_status check_type(parser *P, kjit__param *p, int kind, const char *t
 		if (v->kind == KJIT__KIND_LIST)
 			ok = 0;
 		char g[96];
+		/* as a JSON array's values are: inf is no C literal, and no JSON
+		 * either, where the store keeps a configuration */
+		if (ok && v->kind == SQLITE_FLOAT && !isfinite(v->d))
+			return fail(P, path, "finite numbers for Type %s (got %s)", type, value_got(v, g));
 		if (!ok)
 			return fail(P, path, "%s for Type %s (got %s)", wants[kind], type,
 			            value_got(v, g));
