@@ -391,6 +391,30 @@ static void check_80_columns(void)
 	top_format_meter_line(&m, 1, row, 80);
 	CHECK_CONTAINS(row, "compiles 40/min");
 
+	/* a run's counts: without their inner spaces rather than cut */
+	top_run run;
+	memset(&run, 0, sizeof run);
+	run.id = 2;
+	snprintf(run.kernel, sizeof run.kernel, "histogram_256");
+	snprintf(run.strategy, sizeof run.strategy, "anneal");
+	snprintf(run.status, sizeof run.status, "running");
+	run.total = -1;
+	run.evaluated = 41;
+	run.by_status[KJIT_RESULT_OK] = 28;
+	run.by_status[KJIT_RESULT_COMPILE_ERROR] = 2;
+	run.by_status[KJIT_RESULT_TIMEOUT] = 11;
+	run.best_ns = 28800;
+	run.eta_s = NAN;
+	top_columns rc;
+	top_run_columns(80, &rc);
+	top_format_run(&run, &rc, row, 80);
+	check_row(row, 80, "run row at 80 columns");
+	CHECK_MSG(strstr(row, " ok28 ce2 to11 ") != NULL, "run row at 80 columns: '%s'", row);
+	top_run_columns(160, &rc);
+	top_format_run(&run, &rc, row, 160);
+	CHECK_MSG(strstr(row, " ok 28 ce 2 to 11 ") != NULL, "run row at 160 columns: '%s'", row);
+	OK("80 columns: a run's counts without inner spaces, not cut: '%s'", row);
+
 	top_variant v;
 	memset(&v, 0, sizeof v);
 	snprintf(v.config, sizeof v.config, "block_size_x=32 block_size_y=16 tile_size_x=4 "

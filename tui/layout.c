@@ -429,7 +429,8 @@ void top_format_kernel_best(const top_kernel *k, char *buf, int width)
 }
 
 /* "ok 40 ce 2 cr 1": the non-zero counts by result status. */
-static void fmt_counts(const int64_t *by_status, char *out, size_t size)
+/* "ok 28 ce 2 to 1", or with tight, "ok28 ce2 to1". */
+static void fmt_counts(const int64_t *by_status, int tight, char *out, size_t size)
 {
 #define ABBREV(id, text, abbrev) [KJIT_RESULT_##id] = abbrev,
 	static const char *const abbr[KJIT__RS_COUNT] = { KJIT__RESULT_STATUSES(ABBREV) };
@@ -438,8 +439,8 @@ static void fmt_counts(const int64_t *by_status, char *out, size_t size)
 	out[0] = '\0';
 	for (int i = 0; i < KJIT__RS_COUNT; i++)
 		if (by_status[i] && n < size) {
-			int k = snprintf(out + n, size - n, "%s%s %lld", n ? " " : "", abbr[i],
-			                 (long long)by_status[i]);
+			int k = snprintf(out + n, size - n, "%s%s%s%lld", n ? " " : "", abbr[i],
+			                 tight ? "" : " ", (long long)by_status[i]);
 			n += k > 0 ? (size_t)k : 0;
 		}
 	if (!out[0])
@@ -466,7 +467,10 @@ void top_format_run(const top_run *r, const top_columns *c, char *buf, int width
 	char id[24], prog[48], counts[128], best[24], eta[16];
 	snprintf(id, sizeof id, "%lld", (long long)r->id);
 	fmt_progress(r, prog, sizeof prog);
-	fmt_counts(r->by_status, counts, sizeof counts);
+	fmt_counts(r->by_status, 0, counts, sizeof counts);
+	/* the counts without their inner spaces rather than cut (80 columns) */
+	if ((int)strlen(counts) > c->w[TOP_RCOL_COUNTS])
+		fmt_counts(r->by_status, 1, counts, sizeof counts);
 	top_fmt_ns(r->best_ns, best, sizeof best);
 	top_fmt_eta(r->eta_s, eta, sizeof eta);
 	const char *cells[TOP_RCOL_COUNT] = { id, r->kernel, r->strategy, prog, r->status, counts,
@@ -518,7 +522,7 @@ void top_format_run_device(const top_run_device *d, double now, char *buf, int w
 	top_fmt_ns(d->best_ns, best, sizeof best);
 	/* a writer's clock a little ahead of ours: just now */
 	top_fmt_eta(now > d->last ? now - d->last : 0, age, sizeof age);
-	fmt_counts(d->by_status, counts, sizeof counts);
+	fmt_counts(d->by_status, 0, counts, sizeof counts);
 	/* indented under the run's kernel (the RUN column and its space) */
 	snprintf(s, sizeof s, "     %-14s %5lld evaluated  best %-8s last %s ago  %s", label,
 	         (long long)d->evaluated, best, age, counts);
