@@ -759,6 +759,20 @@ static int do_compile(const kjit__spec *spec, const opts *o)
 
 /* ---- replay ------------------------------------------------------------------ */
 
+/* A refusal of the record room that --device-key answers: without one,
+ * the kernel's results are on several devices. */
+static kjit_status device_hint(kjit_status st, const opts *o)
+{
+	if (st != KJIT_ERR_INVALID_ARG || o->device_key)
+		return st;
+	char *msg = kjit__strdup_printf("%s (--device-key KEY)", kjit_last_error());
+	if (msg) {
+		kjit__error(st, "%s", msg);
+		free(msg);
+	}
+	return st;
+}
+
 /* The objective table from the database's results of the spec's kernel. */
 static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space, const opts *o,
                                 double **obj, size_t *ignored)
@@ -769,8 +783,9 @@ static kjit_status load_from_db(const kjit__spec *spec, const kjit__space *space
 	if (st == KJIT_OK)
 		st = kjit_records_open(o->replay_db, 1, &res);
 	if (st == KJIT_OK)
-		st = kjit_record_load(res, space, sig, o->device_key,
-		                       kt_objective_of(&o->tune, spec), obj, NULL, ignored);
+		st = device_hint(kjit_record_load(res, space, sig, o->device_key,
+		                                  kt_objective_of(&o->tune, spec), obj, NULL, ignored),
+		                 o);
 	free(sig);
 	kjit_records_close(res);
 	return st;
@@ -966,8 +981,8 @@ static int do_export(const kjit__spec *spec, const opts *o)
 		st = kjit_records_open(o->db, 1, &res);
 	if (st == KJIT_OK) {
 		const char *problems[1] = { problem };
-		st = kt_results_export(res, spec, (int64_t)o->run_id, sig, o->device_key, problems,
-		                       1, fmt, stdout);
+		st = device_hint(kt_results_export(res, spec, (int64_t)o->run_id, sig,
+		                                   o->device_key, problems, 1, fmt, stdout), o);
 		if (fflush(stdout) != 0 && st == KJIT_OK)
 			st = kjit__error(KJIT_ERR_IO, "writing to stdout: %s", strerror(errno));
 	}

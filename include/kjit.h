@@ -987,7 +987,8 @@ kjit_status kjit_records_close(kjit_records *rec);
 /* What a run is about: the kernel's signature (kjit_spec_signature()),
  * the device key, names of the kernel, spec and strategy, and the problem
  * as the store keeps it (kjit_spec_problem_text()'s KJIT_PROBLEM_JSON:
- * {"m":1024,"n":512}; another form is KJIT_ERR_INVALID_ARG). */
+ * {"m":1024,"n":512}, integer sizes; another form is
+ * KJIT_ERR_INVALID_ARG). */
 typedef struct kjit_run_desc {
 	const char *signature, *device_key, *kernel, *spec, *strategy, *problem;
 	int64_t total; /* configurations to evaluate, 0 unknown */
@@ -1021,7 +1022,8 @@ typedef enum kjit_run_end {
 /* Sets how the run ended and when; then, when another objective chose
  * the run's best row, chooses it again under the run's from every stored
  * ok result with a score (a run that measured nothing new still answers
- * by its objective). KJIT_ERR_INVALID_ARG for an end beyond the list. */
+ * by its objective). KJIT_ERR_INVALID_ARG for an end beyond the list, or
+ * for a run that kjit_record_run_start() did not give (no run of its id). */
 kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_run_end end);
 
 /* One evaluated configuration. NULL text and NAN numbers are stored as
@@ -1029,7 +1031,9 @@ kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_
  * keeps it (kjit_space_config_json(): sorted keys, no spaces); another
  * form is KJIT_ERR_INVALID_ARG, nothing stored. Its numbers are kept as
  * written: another spelling of a value (2.56e2 for 256) is selected as
- * that value but stored as another row. */
+ * that value but stored as another row. A run of id 0 (built by the
+ * caller: a search outside any run) is recorded under its signature,
+ * device key and problem; another id must be a run of the store. */
 typedef struct kjit_eval {
 	const char *config;     /* JSON, sorted keys */
 	kjit_result_status status; /* how it ended (zero: ok) */
@@ -1095,7 +1099,8 @@ kjit_status kjit_record_load(kjit_records *rec, const kjit_space *space,
  * that is not NULL: its configuration (malloc'ed; NULL first), its
  * median, the objective that chose it (one of a later kjit: time), and
  * its result's profile (reasons NULL; cleared first) with *has_profile
- * 1, or 0 when it has none. KJIT_ERR_NOT_FOUND when there is none. */
+ * 1, or 0 when it has none (profile and has_profile go together).
+ * KJIT_ERR_NOT_FOUND when there is none. */
 kjit_status kjit_record_best(kjit_records *rec, const char *signature,
                               const char *device_key, const char *problem, char **config,
                               double *median_ns, kjit_objective *objective,

@@ -190,6 +190,15 @@ static void test_run(const char *dir, const kjit_spec *spec, const kjit_space *s
 
 	e.status = KJIT_RESULT_OK;
 	e.has_profile = 0;
+	/* a problem's sizes are integers: selection reads no other */
+	static const char *const sizes[] = { "{\"n\":6.7108864e7}", "{\"n\":\"67108864\"}",
+		                             "{\"n\":67108864.0}" };
+	kjit_run_desc ds = d;
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		ds.problem = sizes[i];
+		CHECK_ST(kjit_record_run_start(rec, &ds, &again), KJIT_ERR_INVALID_ARG);
+		CHECK_CONTAINS(kjit_last_error(), "integers");
+	}
 	static const char *const bad[] = {
 		"{\"BLOCK_SIZE\": 64,\"ITEMS_PER_THREAD\":1}",
 		"{\"ITEMS_PER_THREAD\":1,\"BLOCK_SIZE\":64}",
@@ -254,10 +263,24 @@ static void test_run(const char *dir, const kjit_spec *spec, const kjit_space *s
 	mine.problem = (char *)SAXPY_PROBLEM;
 	mine.objective = (kjit_objective)9;
 	CHECK_ST(kjit_record_eval(rec, &mine, &e, NULL, NULL), KJIT_ERR_INVALID_ARG);
-	kjit_record_query by_sig = { .signature = NULL, .n_problems = 1 };
+	CHECK_ST(kjit_record_run_finish(rec, &mine, KJIT_RUN_DONE), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "objective");
+	mine.objective = KJIT_OBJECTIVE_TIME;
+	mine.id = 999999;
+	CHECK_ST(kjit_record_run_finish(rec, &mine, KJIT_RUN_DONE), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "no run 999999");
+	kjit_eval nos = e;
+	nos.n_samples = 3;
+	CHECK_ST(kjit_record_eval(rec, run, &nos, NULL, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "samples");
+	CHECK_ST(kjit_record_load(rec, space, sig, d.device_key, (kjit_objective)7, &obj, NULL,
+	                          NULL), KJIT_ERR_INVALID_ARG);
+	kjit_record_query by_sig = { .device_key = d.device_key, .n_problems = 1 };
 	CHECK_ST(kjit_record_rows(rec, &by_sig, &r), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "no signature or no problems");
 	by_sig.signature = sig;
 	CHECK_ST(kjit_record_rows(rec, &by_sig, &r), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "no signature or no problems");
 	kjit_record_reader half = { NULL, on_row, &s };
 	CHECK_ST(kjit_record_rows(rec, &q, &half), KJIT_ERR_INVALID_ARG);
 	CHECK_ST(kjit_record_rows(rec, NULL, &r), KJIT_ERR_INVALID_ARG);

@@ -428,8 +428,8 @@ void top_format_kernel_best(const top_kernel *k, char *buf, int width)
 	put_line(buf, width, s);
 }
 
-/* "ok 40 ce 2 cr 1": the non-zero counts by result status. */
-/* "ok 28 ce 2 to 1", or with tight, "ok28 ce2 to1". */
+/* The non-zero counts by result status: "ok 28 ce 2 to 1", or with
+ * tight, "ok28 ce2 to1". */
 static void fmt_counts(const int64_t *by_status, int tight, char *out, size_t size)
 {
 #define ABBREV(id, text, abbrev) [KJIT_RESULT_##id] = abbrev,

@@ -654,6 +654,8 @@ static int schema_diff(sqlite3_stmt *a, const ref_schema *b, char *why, size_t s
 	int ra = sqlite3_step(a);
 	size_t ib = 0;
 	for (; ra == SQLITE_ROW || ib < b->n; ) {
+		if (ra != SQLITE_ROW && ra != SQLITE_DONE)
+			return ra; /* a failed read is no verdict */
 		const char *ta = ra == SQLITE_ROW ? (const char *)sqlite3_column_text(a, 0) : NULL;
 		const char *na = ta ? (const char *)sqlite3_column_text(a, 1) : NULL;
 		const ref_row *rb = ib < b->n ? &b->rows[ib] : NULL;

@@ -124,9 +124,10 @@ static kjit_status start_tx(kjit__store *store, void *arg)
  * strings in the store's form, the one selection and the readers match
  * by text: keys in ascending byte order, no spaces, each number as
  * written and each string as kjit writes it (kjit_space_config_json(),
- * kjit_spec_problem_text()). Front ends hand the record room any text;
- * another form would be stored and never found. */
-static kjit_status check_form(const char *text, const char *what)
+ * kjit_spec_problem_text()); with integers, each value an integer (a
+ * problem's sizes, which selection reads as such). Front ends hand the
+ * record room any text; another form would be stored and never found. */
+static kjit_status check_form(const char *text, const char *what, int integers)
 {
 	kjit__json *v = NULL;
 	kjit_status st = kjit__json_parse(text, strlen(text), what, &v);
@@ -137,8 +138,10 @@ static kjit_status check_form(const char *text, const char *what)
 	kjit__buf_add(&b, "{", 1);
 	for (size_t i = 0; ok && i < v->n; i++) {
 		const kjit__json *m = &v->items[i];
+		int64_t size;
 		ok = (i == 0 || strcmp(v->keys[i - 1], v->keys[i]) < 0) &&
-		     (m->type == KJIT__JSON_NUMBER || m->type == KJIT__JSON_STRING);
+		     (integers ? kjit__json_int(m, &size) == 1
+		               : m->type == KJIT__JSON_NUMBER || m->type == KJIT__JSON_STRING);
 		if (!ok)
 			break;
 		if (i)
@@ -157,9 +160,11 @@ static kjit_status check_form(const char *text, const char *what)
 	if (!form)
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	else if (!ok || strcmp(form, text) != 0)
-		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: expected a JSON object of numbers and "
-		                 "strings with sorted keys and no spaces (as kjit_space_config_json() "
-		                 "writes it), got %s", what, kjit__quote(q, sizeof q, text, 80, '\''));
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "%s: expected a JSON object of %s with "
+		                 "sorted keys and no spaces (as %s writes it), got %s", what,
+		                 integers ? "integers" : "numbers and strings",
+		                 integers ? "kjit_spec_problem_text()" : "kjit_space_config_json()",
+		                 kjit__quote(q, sizeof q, text, 80, '\''));
 	free(form);
 	return st;
 }
@@ -174,7 +179,7 @@ kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
 	if (!d->signature || !d->device_key || !d->problem)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
 		                   "a run needs a signature, a device key and a problem");
-	kjit_status st = check_form(d->problem, "a run's problem");
+	kjit_status st = check_form(d->problem, "a run's problem", 1);
 	if (st != KJIT_OK)
 		return st;
 	if ((unsigned)d->objective >= KJIT__OBJ_COUNT)
@@ -210,6 +215,19 @@ void kjit_run_free(kjit_run *run)
 	free(run);
 }
 
+/* A run as a front end may build one (kjit.h: id 0 is a search outside
+ * any run). */
+static kjit_status check_run(const kjit_run *run)
+{
+	if (!run->signature || !run->device_key || !run->problem)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a run needs a signature, a device key and "
+		                   "a problem");
+	if ((unsigned)run->objective >= KJIT__OBJ_COUNT)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "a run's objective %d is none of time, "
+		                   "energy, edp", (int)run->objective);
+	return check_form(run->problem, "a run's problem", 1);
+}
+
 static kjit_status rechoose(kjit__store *store, const kjit_run *run);
 
 kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_run_end end)
@@ -222,6 +240,9 @@ kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_
 	};
 	if (!rec || !run)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "finishing a run: no records or no run");
+	kjit_status st = check_run(run);
+	if (st != KJIT_OK)
+		return st;
 	if ((unsigned)end >= sizeof words / sizeof *words)
 		return kjit__error(KJIT_ERR_INVALID_ARG,
 		                   "finishing a run: its end %d is not one of " KJIT__RUN_DONE ", "
@@ -230,7 +251,7 @@ kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_
 	kjit__store *store = rec->store;
 	sqlite3_stmt *s;
 	kjit__store_lock(store);
-	kjit_status st = kjit__store_prepare(store, "UPDATE runs SET status = ?1, finished = ?2, updated = ?2"
+	st = kjit__store_prepare(store, "UPDATE runs SET status = ?1, finished = ?2, updated = ?2"
 	                         " WHERE id = ?3", &s, "finishing a run");
 	if (st == KJIT_OK) {
 		double now = kjit__wall_time();
@@ -631,31 +652,21 @@ static kjit_status check_eval(const kjit_eval *e)
 {
 	if (!e->config)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a result needs a configuration");
-	kjit_status st = check_form(e->config, "a result's configuration");
+	kjit_status st = check_form(e->config, "a result's configuration", 0);
 	if (st != KJIT_OK)
 		return st;
 	if ((unsigned)e->status >= KJIT__RS_COUNT)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a result's status %d is none of the %d "
 		                   "kjit_result_status values", (int)e->status, KJIT__RS_COUNT);
+	if (e->n_samples && !e->samples)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%zu samples and no samples array",
+		                   e->n_samples);
 	if (e->n_samples > (size_t)INT32_MAX / 8)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "too many samples: %zu", e->n_samples);
 	if (e->has_device_ordinal && e->device_ordinal < 0)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "device ordinal %d: expected 0 or more "
 		                   "(or none, for an unknown device)", (int)e->device_ordinal);
 	return KJIT_OK;
-}
-
-/* A run as a front end may build one (kjit.h: id 0 is a search outside
- * any run). */
-static kjit_status check_run(const kjit_run *run)
-{
-	if (!run->signature || !run->device_key || !run->problem)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "recording an evaluation: its run needs a "
-		                   "signature, a device key and a problem");
-	if ((unsigned)run->objective >= KJIT__OBJ_COUNT)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "recording an evaluation: its run's "
-		                   "objective %d is none of time, energy, edp", (int)run->objective);
-	return check_form(run->problem, "a run's problem");
 }
 
 kjit_status kjit_record_eval(kjit_records *rec, const kjit_run *run, const kjit_eval *e,

@@ -92,8 +92,8 @@ static kjit_status only_device(kjit_records *rec, const char *signature, char **
 			                 signature, rec->store->path);
 		else if (n > 1)
 			st = kjit__error(KJIT_ERR_INVALID_ARG,
-			                 "results of several devices for kernel signature %s: pick one "
-			                 "with --device-key", signature);
+			                 "results of several devices for kernel signature %s: name "
+			                 "the device key", signature);
 		else if (!*out)
 			st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		sqlite3_finalize(s);
@@ -155,6 +155,9 @@ kjit_status kjit_record_load(kjit_records *rec, const kjit__space *space,
 {
 	if (!rec || !space || !signature || !objective)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "loading results: a NULL argument");
+	if ((unsigned)by >= KJIT__OBJ_COUNT)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "loading results: objective %d is none of "
+		                   "time, energy, edp", (int)by);
 	const kjit__spec *spec = space->spec;
 	char *problem = kjit__problem_json(&spec->problems[space->problem]);
 	double *obj = malloc((space->size ? space->size : 1) * sizeof *obj);
@@ -412,7 +415,7 @@ kjit_status kjit_record_rows(kjit_records *rec, const kjit_record_query *q,
 		return kjit__error(KJIT_ERR_INVALID_ARG, "reading results: no run, and no signature "
 		                   "or no problems");
 	if (q->run_id <= 0 && q->n_problems > KJIT_RECORD_PROBLEMS_MAX)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "export: %zu problems (at most %d)",
+		return kjit__error(KJIT_ERR_INVALID_ARG, "reading results: %zu problems (at most %d)",
 		                   q->n_problems, KJIT_RECORD_PROBLEMS_MAX);
 	kjit_record_query one = *q;
 	char *only = NULL;
