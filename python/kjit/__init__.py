@@ -142,9 +142,19 @@ def tunable(source=None, name=None, *, path=None, params, block=(), grid=("1",),
     block = (block,) if isinstance(block, str) else tuple(block)
     grid = (grid,) if isinstance(grid, str) else tuple(grid)
     problem = (problem,) if isinstance(problem, str) else tuple(problem)
+    if not isinstance(params, dict):
+        raise TypeError("tunable(): params is {name: [values]}, not %s" % type(params).__name__)
+    if len(block) > 3:
+        raise ValueError("tunable(): block names at most three parameters (x, y, z), got %d"
+                         % len(block))
+    unknown = [k for k in defaults if k not in params]
+    if unknown:
+        raise ValueError("defaults names %s, which params does not have" % unknown)
     plist = []
     for pname, values in params.items():
         values = [_value(v) for v in values]
+        if not values:
+            raise ValueError("params[%r]: no values" % (pname,))
         roles = 0x10 if pname in flag_params else 0x8
         for axis, bname in zip(("block_x", "block_y", "block_z"), block):
             if bname == pname:
@@ -170,19 +180,20 @@ def from_spec(path, *, argtypes=None, engine=None):
     format): the same signature, so what kjit-tune measured is used."""
     import json
     path = os.fspath(path)
-    kinds = names = None
+    name = text = None
     try:
         with open(path, encoding="utf-8") as f:
             spec = json.load(f)
         ks = spec.get("KernelSpecification") or spec.get("kernel") or {}
-        name = ks.get("KernelName") or ks.get("name")
+        name = ks.get("KernelName") or ks.get("entry")
         file = ks.get("KernelFile") or ks.get("source")
         if name and file:
-            file = os.path.join(os.path.dirname(path), file)
-            with open(file, encoding="utf-8") as f:
-                kinds, names = _types.signature(f.read(), name, argtypes)
+            with open(os.path.join(os.path.dirname(path), file), encoding="utf-8") as f:
+                text = f.read()
     except (OSError, ValueError, AttributeError):
         pass  # the C reader says what is wrong with the spec
+    # argtypes apply, and are checked, whether the source could be read or not
+    kinds, names = _types.signature(text, name, argtypes)
     return Kernel._spec(engine or default_engine(), path, kinds, names)
 
 

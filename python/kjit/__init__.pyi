@@ -1,5 +1,6 @@
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union, final
 import os
+from .tuning import TuneResult
 
 _Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int]]
 _Problem = Union[int, Tuple[int, ...]]
@@ -101,6 +102,6 @@ def tunable(source: Optional[str] = ..., name: Optional[str] = ..., *, path: Opt
 def from_spec(path: _Path, *, argtypes: Optional[Sequence[Any]] = ...,
               engine: Optional[Engine] = ...) -> Kernel: ...
 def tune(spec: Union[_Path, dict], *, source: Optional[str] = ..., force: bool = ...,
-         quiet: bool = ..., extra_args: Sequence[str] = ..., **options: Any) -> dict: ...
+         quiet: bool = ..., extra_args: Sequence[str] = ..., **options: Any) -> TuneResult: ...
 def results(spec: _Path, *, db: Optional[_Path] = ..., device_key: Optional[str] = ...,
             problem: Optional[int] = ..., run: Optional[int] = ...) -> list: ...

@@ -86,15 +86,17 @@ def signature(source, name, argtypes=None):
     if argtypes is not None:
         kinds = []
         for i, t in enumerate(argtypes):
-            k = kind_of(getattr(t, "name", None) or str(t))
+            # a dtype's name, or a NumPy scalar type's (np.float32)
+            numpy_type = isinstance(t, type) and t.__module__ == "numpy"
+            k = kind_of(getattr(t, "name", None) or (t.__name__ if numpy_type else str(t)))
             if not k:
                 raise _kjit.ArgumentError("KJIT_ERR_INVALID_ARG",
                                           "argtypes[%d]=%r: not a type kjit knows" % (i, t))
             kinds.append(k)
-        parsed = parse_params(source, name) if source else None
+        parsed = parse_params(source, name) if source and name else None
         names = tuple(parsed[1]) if parsed and len(parsed[1]) == len(kinds) else None
         return bytes(kinds), names
-    parsed = parse_params(source, name) if source else None
+    parsed = parse_params(source, name) if source and name else None
     if parsed is None:
         return None, None
     return bytes(kind_of(t) for t in parsed[0]), tuple(parsed[1])

@@ -282,6 +282,10 @@ def _check_tuning(o):
     o["objective"], o["objective_higher_is_better"] = _objective(
         o["objective"], o["objective_higher_is_better"], o["objectives"])
     _check_tune_params(o["tune_params"], o["observers"])
+    it = o["iterations"]
+    if isinstance(it, bool) or not isinstance(it, numbers.Integral) or it < 1:
+        raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "iterations: expected a count of 1 "
+                                 "or more (got %r)" % (it,))
     _check_strategy(o["strategy"], dict(o["strategy_options"] or {}))
     _observables(o["observers"])
     if o["metrics"] is not None:
@@ -392,7 +396,7 @@ def _check_strategy(strategy, options):
                            % (fraction,))
     for key, lo in (("max_fevals", 1), ("time_limit", 0)):
         v = options.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or
                               not v >= lo or (key == "max_fevals" and v != int(v))):
             raise _unsupported("strategy_options", "%s: expected %s (got %r)"
                                % (key, "a count of 1 or more" if lo else "seconds > 0", v))
@@ -1166,20 +1170,27 @@ class _Search:
     def __init__(self, o):
         self.values = {k: list(v) for k, v in o["tune_params"].items()}
         space = _t1_space(o)
-        self.tmp = tempfile.TemporaryDirectory(prefix="kjit-kt-")
-        spec = os.path.join(self.tmp.name, "space.json")
-        with open(spec, "w", encoding="utf-8") as f:
-            json.dump(space, f)
-        cmd = [tuning.kjit_tune_path(), spec, "--ask", "--strategy", o["strategy"]]
+        cmd = [tuning.kjit_tune_path(), None, "--ask", "--strategy", o["strategy"]]
         cmd += _strategy_args(o["strategy"], o["strategy_options"] or {})
         budget = (o["strategy_options"] or {}).get("max_fevals")
         if budget is not None:
             cmd += ["--budget", str(int(budget))]
         if o["seed"] is not None:
             cmd += ["--seed", str(o["seed"])]
-        self.err = open(os.path.join(self.tmp.name, "stderr"), "w+", encoding="utf-8")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, text=True)
+        self.tmp = tempfile.TemporaryDirectory(prefix="kjit-kt-")
+        cmd[1] = os.path.join(self.tmp.name, "space.json")
+        self.err = None
+        try:
+            with open(cmd[1], "w", encoding="utf-8") as f:
+                json.dump(space, f)
+            self.err = open(os.path.join(self.tmp.name, "stderr"), "w+", encoding="utf-8")
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.err, text=True)
+        except OSError as e:
+            if self.err:
+                self.err.close()
+            self.tmp.cleanup()
+            raise kjit.Error("KJIT_ERR_IO", "running %s: %s" % (cmd[0], e)) from None
         self.strategy = o["strategy"]
         try:
             self.proposal = self._read()

@@ -27,6 +27,9 @@ def kjit_tune_path():
     package, else kjit-tune on $PATH."""
     env = os.environ.get("KJIT_TUNE_BIN")
     if env:
+        if not os.access(env, os.X_OK):
+            raise _kjit.Error("KJIT_ERR_IO", "$KJIT_TUNE_BIN=%s: no such program (or not "
+                              "executable)" % env)
         return env
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "kjit-tune")
     if os.access(here, os.X_OK):
@@ -118,11 +121,16 @@ def tune(spec, *, source=None, force=False, quiet=False, extra_args=(), **option
             summary = json.loads(text.splitlines()[-1]) if text else None
         except ValueError:
             summary = None
-        if summary is None:
+        if not isinstance(summary, dict):
+            summary = None
+        # a run that failed still prints its summary, with the error
+        failed = summary is None or (summary.get("error") and not summary.get("interrupted"))
+        if failed:
             raise _kjit.Error("KJIT_ERR_INVALID_ARG" if proc.returncode in (2, 3) else
                               "KJIT_ERR_IO",
-                              "kjit-tune failed (exit %d): %s (its messages are above)"
-                              % (proc.returncode, " ".join(cmd)))
+                              "kjit-tune failed (exit %d): %s" % (
+                                  proc.returncode, summary["error"] if summary else
+                                  "%s (its messages are above)" % " ".join(cmd)))
         return TuneResult(summary)
 
 

@@ -897,7 +897,7 @@ static PyType_Slot kernel_slots[] = {
 };
 
 static PyType_Spec kernel_spec_def = {
-	"kjit.Kernel", sizeof(kjitpy_kernel), 0, Py_TPFLAGS_DEFAULT | TPFLAGS_HAVE_VECTORCALL,
+	"kjit.Kernel", sizeof(kjitpy_kernel), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | TPFLAGS_HAVE_VECTORCALL,
 	kernel_slots
 };
 

@@ -110,7 +110,8 @@ class OneBuild(unittest.TestCase):
             mk = f.read()
         files = [os.path.relpath(f, SRC) for pattern in ("python/src/*", "python/kjit/*.py*",
                                                          "python/*.*", "tests/python/*.py")
-                 for f in glob.glob(os.path.join(SRC, pattern))]
+                 for f in glob.glob(os.path.join(SRC, pattern))
+                 if os.path.isfile(f)]  # not a build's kjit.egg-info folder
         for f in files:
             self.assertIn(f, mk, f + " is not in EXTRA_DIST (tests/python.mk)")
 
@@ -1162,6 +1163,29 @@ class Tunable(unittest.TestCase):
         self.assertEqual(x["rule"], "default")
         self.assertEqual(json.loads(x["config"]), {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 1})
 
+    def test_from_spec_argtypes(self):
+        """argtypes apply to a spec of kjit's format (its kernel.entry) and are
+        checked; a Kernel is made by kjit's functions, not constructed."""
+        path = os.path.join(SRC, "examples", "saxpy", "saxpy.json")
+        with self.assertRaises(kjit.ArgumentError):
+            kjit.from_spec(path, argtypes=["bogus"])
+        k = kjit.from_spec(path, argtypes=["int64", "float", np.float32, "float*"])
+        with self.assertRaises(kjit.ArgumentError) as cm:  # four, as argtypes says
+            k(1 << 20, 1 << 20, 2.0, None)
+        self.assertNotIn("pass argtypes", str(cm.exception))
+        with self.assertRaises(TypeError):
+            kjit.Kernel()
+
+    def test_tunable_refusals(self):
+        src = "__global__ void k(float *x) {}"
+        for kw, want in ((dict(params={"B": []}), "no values"),
+                         (dict(params=[("B", [1])]), "params is"),
+                         (dict(params={"B": [1]}, defaults={"C": 2}), "defaults names"),
+                         (dict(params={"B": [1]}, block=("B", "B", "B", "B")), "at most three")):
+            with self.assertRaises((TypeError, ValueError)) as cm:
+                kjit.tunable(src, "k", **kw)
+            self.assertIn(want, str(cm.exception))
+
     def test_malformed_private_calls(self):
         e = kjit.default_engine()
         for args in (("not a tuple", None, None, None), ((1, 2), None, None, None)):
@@ -1300,6 +1324,40 @@ class Tune(unittest.TestCase):
             self.assertIn("kjit-tune failed", str(cm.exception))
         with self.assertRaises(TypeError):
             kjit.tune("x.json", budgett=3)
+
+    def test_run_failure_is_an_error(self):
+        """A run that fails once started (here: no GPU) prints its summary with
+        the error; tune() raises it rather than returning it as a result."""
+        if kjit.default_engine().has_gpu:
+            self.skipTest("a GPU is present: the run would succeed")
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(kjit.Error) as cm:
+                kjit.tune(os.path.join(SRC, "examples", "saxpy", "saxpy.json"), budget=2,
+                          db=os.path.join(d, "k.db"), quiet=True)
+            self.assertIn("kjit-tune failed (exit 1)", str(cm.exception))
+            self.assertIn("GPU", str(cm.exception))
+
+    def test_missing_program(self):
+        old = os.environ.get("KJIT_TUNE_BIN")
+        os.environ["KJIT_TUNE_BIN"] = "/nonexistent/kjit-tune"
+        try:
+            with self.assertRaises(kjit.Error) as cm:
+                kjit.tune("x.json")
+            self.assertIn("$KJIT_TUNE_BIN=/nonexistent/kjit-tune", str(cm.exception))
+            before = set(os.listdir(tempfile.gettempdir()))
+            with self.assertRaises(kjit.Error) as cm:  # pso asks kjit-tune's strategy
+                kt.tune_kernel("k", "__global__ void k(float *x) {}", 64,
+                               [np.zeros(64, np.float32)], {"block_size_x": [32, 64]},
+                               strategy="pso", quiet=True)
+            self.assertIn("KJIT_TUNE_BIN", str(cm.exception))
+            left = [n for n in set(os.listdir(tempfile.gettempdir())) - before
+                    if n.startswith("kjit-kt-")]
+            self.assertEqual(left, [])
+        finally:
+            if old is None:
+                del os.environ["KJIT_TUNE_BIN"]
+            else:
+                os.environ["KJIT_TUNE_BIN"] = old
 
 
 if __name__ == "__main__":
