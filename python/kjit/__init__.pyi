@@ -23,7 +23,7 @@ class ArgumentError(Error, TypeError): ...
 
 @final
 class Engine:
-    def __new__(cls, db_path: Optional[str] = ..., device: int = ..., arch: Optional[str] = ...,
+    def __new__(cls, db_path: Optional[_Path] = ..., device: int = ..., arch: Optional[str] = ...,
                 tune: Optional[str] = ..., compile_threads: int = ...) -> "Engine": ...
     has_gpu: bool
     arch: str

@@ -396,8 +396,9 @@ def _check_strategy(strategy, options):
                            % (fraction,))
     for key, lo in (("max_fevals", 1), ("time_limit", 0)):
         v = options.get(key)
+        # both > 0, as Kernel Tuner's TuningBudget refuses 0
         if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or
-                              not v >= lo or (key == "max_fevals" and v != int(v))):
+                              not v > 0 or not v >= lo or (key == "max_fevals" and v != int(v))):
             raise _unsupported("strategy_options", "%s: expected %s (got %r)"
                                % (key, "a count of 1 or more" if lo else "seconds > 0", v))
     if strategy in _LOOP_STRATEGIES:
@@ -1343,8 +1344,8 @@ def _tune(o, engine, search=None):
     results = []
     strategy_s = 0.0
 
-    def over():
-        return limit and time.perf_counter() - start > float(limit)
+    def over():  # before each evaluation, as Kernel Tuner checks
+        return limit is not None and time.perf_counter() - start > float(limit)
 
     def evaluate(p, build):
         r = cache.get(p)

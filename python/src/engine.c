@@ -27,28 +27,32 @@ static int tune_policy(PyObject *obj, kjit_tune_policy *out)
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
 	static char *names[] = {"db_path", "device", "arch", "tune", "compile_threads", NULL};
-	const char *db = NULL, *arch = NULL;
+	const char *arch = NULL;
 	int device = 0, threads = 0;
-	PyObject *tune = Py_None;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizOi:Engine", names, &db, &device, &arch,
+	PyObject *tune = Py_None, *db = Py_None, *db_fs = NULL;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OizOi:Engine", names, &db, &device, &arch,
 	                                 &tune, &threads))
+		return NULL;
+	if (db != Py_None && !(db_fs = kjitpy_fspath(db, "Engine(db_path)", NULL)))
 		return NULL;
 	kjit_engine_options o;
 	kjit_engine_options_init(&o);
-	o.db_path = db;
+	o.db_path = db_fs ? PyBytes_AsString(db_fs) : NULL;
 	o.device = device;
 	o.arch = arch;
 	o.compile_threads = threads;
-	if (tune_policy(tune, &o.tune) < 0)
+	kjitpy_engine *self = NULL;
+	if (tune_policy(tune, &o.tune) < 0 ||
+	    !(self = (kjitpy_engine *)PyType_GenericAlloc(type, 0))) {
+		Py_XDECREF(db_fs);
 		return NULL;
-	kjitpy_engine *self = (kjitpy_engine *)PyType_GenericAlloc(type, 0);
-	if (!self)
-		return NULL;
+	}
 	self->device = device;
 	kjit_status st;
 	Py_BEGIN_ALLOW_THREADS
 	st = kjit_engine_open(&o, &self->engine);
 	Py_END_ALLOW_THREADS
+	Py_XDECREF(db_fs);
 	if (st != KJIT_OK) {
 		Py_DECREF(self);
 		return kjitpy_raise(st, kjit_last_error());

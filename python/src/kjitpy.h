@@ -33,6 +33,11 @@ PyObject *kjitpy_argfail(const char *format, ...);
 /* A str attribute or item as UTF-8 owned by obj (NULL with an error set). */
 const char *kjitpy_utf8(PyObject *obj);
 
+/* A path given as str or os.PathLike of str, as the file system's bytes
+ * (a new reference; NULL with an error set that names what); its str into
+ * *text when text is not NULL (a new reference). */
+PyObject *kjitpy_fspath(PyObject *obj, const char *what, PyObject **text);
+
 /* ---- engine.c ---------------------------------------------------------- */
 
 typedef struct kjitpy_engine {

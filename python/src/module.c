@@ -3,6 +3,7 @@
 #include "kjitpy.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 /* 1 in a build with NVIDIA's CUDA wheels (setup.py), which has no CUDA
  * headers of its own. */
@@ -55,6 +56,25 @@ const char *kjitpy_utf8(PyObject *obj)
 		return NULL;
 	}
 	return PyUnicode_AsUTF8AndSize(obj, NULL);
+}
+
+PyObject *kjitpy_fspath(PyObject *obj, const char *what, PyObject **text)
+{
+	PyObject *s = PyOS_FSPath(obj), *fs = NULL;
+	if (s && !PyUnicode_Check(s)) {
+		PyErr_Format(PyExc_TypeError, "%s: expected str or os.PathLike of str, got %R", what,
+		             (PyObject *)Py_TYPE(s));
+		Py_CLEAR(s);
+	}
+	if (s && (fs = PyUnicode_EncodeFSDefault(s)) &&
+	    strlen(PyBytes_AsString(fs)) != (size_t)PyBytes_Size(fs)) {
+		PyErr_Format(PyExc_ValueError, "%s: the path has a NUL character", what);
+		Py_CLEAR(fs);
+	}
+	if (fs && text)
+		*text = Py_NewRef(s);
+	Py_XDECREF(s);
+	return fs;
 }
 
 static PyObject *version(PyObject *self, PyObject *unused)

@@ -75,16 +75,9 @@ static PyObject *spec_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	PyObject *path, *fs = NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O:Spec", names, &path))
 		return NULL;
-	PyObject *text = PyOS_FSPath(path);
-	if (text && !PyUnicode_Check(text)) {
-		PyErr_Format(PyExc_TypeError, "Spec(path): expected str or os.PathLike of str, got %R",
-		             (PyObject *)Py_TYPE(text));
-		Py_CLEAR(text);
-	}
-	if (!text || !(fs = PyUnicode_EncodeFSDefault(text))) {
-		Py_XDECREF(text);
+	PyObject *text = NULL;
+	if (!(fs = kjitpy_fspath(path, "Spec(path)", &text)))
 		return NULL;
-	}
 	spec_obj *self = (spec_obj *)PyType_GenericAlloc(type, 0);
 	if (!self) {
 		Py_DECREF(text);

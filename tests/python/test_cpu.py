@@ -289,6 +289,8 @@ class Strategies(unittest.TestCase):
                        ("brute_force", {"max_fevals": 2.5}),
                    "time_limit: expected seconds > 0 (got '10')":
                        ("bayes_opt", {"time_limit": "10"}),
+                   "time_limit: expected seconds > 0 (got 0)":
+                       ("random_sample", {"time_limit": 0}),
                    "strategy 'hybrid': kjit-tune: --strategy-option 'popsize=3': strategy "
                    "hybrid has no options": ("hybrid", {"popsize": 3}),
                    "strategy 'genetic_algorithm': kjit-tune: --strategy-option 'popsize=0': "
@@ -891,6 +893,20 @@ class KernelTunerCache(unittest.TestCase):
 
 
 class Compile(unittest.TestCase):
+    def test_engine_paths(self):
+        """db_path as str or os.PathLike, as Spec and kernel(path=) take it."""
+        with tempfile.TemporaryDirectory() as d:
+            p = pathlib.Path(d) / "k.db"
+            self.assertEqual(kjit.Engine(db_path=p).db_path, str(p))
+            self.assertEqual(kjit.Engine(db_path=str(p)).db_path, str(p))
+            with self.assertRaises(TypeError) as cm:
+                kjit.Engine(db_path=b"/x.db")
+            self.assertIn("Engine(db_path)", str(cm.exception))
+            with self.assertRaises(ValueError) as cm:
+                kjit.Engine(db_path=os.path.join(d, "a\0b.db"))
+            self.assertIn("NUL", str(cm.exception))
+            self.assertFalse([n for n in os.listdir(d) if n.startswith("a")])  # nor "a" made
+
     def test_compile_and_store_shared(self):
         src = SCALE.replace("a * x[i]", "a * x[i] + 1.0f")  # a fresh binary key
         k = kjit.kernel(src, "scale", params={"BLOCK": 128})
