@@ -394,13 +394,12 @@ def _check_strategy(strategy, options):
                                  not 0 < fraction <= 1):
         raise _unsupported("strategy_options", "fraction: expected 0 < F <= 1 (got %r)"
                            % (fraction,))
-    for key, lo in (("max_fevals", 1), ("time_limit", 0)):
+    # both > 0, as Kernel Tuner's TuningBudget has them
+    for key, what in (("max_fevals", "a count of 1 or more"), ("time_limit", "seconds > 0")):
         v = options.get(key)
-        # both > 0, as Kernel Tuner's TuningBudget refuses 0
         if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or
-                              not v > 0 or not v >= lo or (key == "max_fevals" and v != int(v))):
-            raise _unsupported("strategy_options", "%s: expected %s (got %r)"
-                               % (key, "a count of 1 or more" if lo else "seconds > 0", v))
+                              not v > 0 or (key == "max_fevals" and v != int(v))):
+            raise _unsupported("strategy_options", "%s: expected %s (got %r)" % (key, what, v))
     if strategy in _LOOP_STRATEGIES:
         # Kernel Tuner's random_sample takes searchspace_construction_options,
         # its brute_force no option at all
@@ -1171,18 +1170,20 @@ class _Search:
     def __init__(self, o):
         self.values = {k: list(v) for k, v in o["tune_params"].items()}
         space = _t1_space(o)
-        cmd = [tuning.kjit_tune_path(), None, "--ask", "--strategy", o["strategy"]]
-        cmd += _strategy_args(o["strategy"], o["strategy_options"] or {})
+        prog = tuning.kjit_tune_path()  # before the folder: it may refuse
+        args = ["--ask", "--strategy", o["strategy"]]
+        args += _strategy_args(o["strategy"], o["strategy_options"] or {})
         budget = (o["strategy_options"] or {}).get("max_fevals")
         if budget is not None:
-            cmd += ["--budget", str(int(budget))]
+            args += ["--budget", str(int(budget))]
         if o["seed"] is not None:
-            cmd += ["--seed", str(o["seed"])]
+            args += ["--seed", str(o["seed"])]
         self.tmp = tempfile.TemporaryDirectory(prefix="kjit-kt-")
-        cmd[1] = os.path.join(self.tmp.name, "space.json")
+        spec = os.path.join(self.tmp.name, "space.json")
+        cmd = [prog, spec] + args
         self.err = None
         try:
-            with open(cmd[1], "w", encoding="utf-8") as f:
+            with open(spec, "w", encoding="utf-8") as f:
                 json.dump(space, f)
             self.err = open(os.path.join(self.tmp.name, "stderr"), "w+", encoding="utf-8")
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

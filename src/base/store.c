@@ -681,9 +681,9 @@ static int schema_diff(sqlite3_stmt *a, const ref_schema *b, char *why, size_t s
 
 kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
 {
-	if (version < 0 || version > KJIT__SCHEMA_VERSION)
-		return kjit__error(KJIT_ERR_DB, "%s: schema version %d: kjit knows 0 to %d", path,
-		                   version, KJIT__SCHEMA_VERSION);
+	kjit_status st = kjit__store_check_version(path, version);
+	if (st != KJIT_OK)
+		return st;
 	const ref_schema *want = NULL;
 	sqlite3_stmt *have = NULL;
 	char why[512] = "";
@@ -693,7 +693,6 @@ kjit_status kjit__store_check_schema(sqlite3 *db, const char *path, int version)
 		                   "against: %s", version, path, sqlite3_errstr(rc));
 	rc = sqlite3_prepare_v2(db, schema_sql, -1, &have, NULL);
 	int diff = rc == SQLITE_OK ? schema_diff(have, want, why, sizeof why) : rc;
-	kjit_status st = KJIT_OK;
 	if (diff == SCHEMA_DIFFERS)
 		st = kjit__error(KJIT_ERR_DB, "%s is not a kjit database of schema version %d: it %s; "
 		                 "kjit runs no SQL that a database holds; nothing was changed", path,

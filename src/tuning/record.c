@@ -169,6 +169,33 @@ static kjit_status check_form(const char *text, const char *what, int integers)
 	return st;
 }
 
+kjit_status kjit__objective_check(kjit_objective objective, const char *what)
+{
+	return (unsigned)objective < KJIT__OBJ_COUNT
+	               ? KJIT_OK
+	               : kjit__error(KJIT_ERR_INVALID_ARG, "%s: objective %d is none of time, "
+	                             "energy, edp", what, (int)objective);
+}
+
+/* What results are recorded under, as a run's description or a run (one a
+ * front end built itself, kjit.h: id 0 is a search outside any run) has
+ * it: a signature, a device key, a problem in the store's form, an
+ * objective. */
+static kjit_status check_key(const char *signature, const char *device_key,
+                             const char *problem, kjit_objective objective)
+{
+	if (!signature || !device_key || !problem)
+		return kjit__error(KJIT_ERR_INVALID_ARG,
+		                   "a run needs a signature, a device key and a problem");
+	kjit_status st = kjit__objective_check(objective, "a run");
+	return st == KJIT_OK ? check_form(problem, "a run's problem", 1) : st;
+}
+
+static kjit_status check_run(const kjit_run *run)
+{
+	return check_key(run->signature, run->device_key, run->problem, run->objective);
+}
+
 kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
                                    kjit_run **out)
 {
@@ -176,15 +203,9 @@ kjit_status kjit_record_run_start(kjit_records *rec, const kjit_run_desc *d,
 		return kjit__error(KJIT_ERR_INVALID_ARG, "starting a run: a NULL argument");
 	kjit__store *store = rec->store;
 	*out = NULL;
-	if (!d->signature || !d->device_key || !d->problem)
-		return kjit__error(KJIT_ERR_INVALID_ARG,
-		                   "a run needs a signature, a device key and a problem");
-	kjit_status st = check_form(d->problem, "a run's problem", 1);
+	kjit_status st = check_key(d->signature, d->device_key, d->problem, d->objective);
 	if (st != KJIT_OK)
 		return st;
-	if ((unsigned)d->objective >= KJIT__OBJ_COUNT)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "a run's objective: %d is none of time, "
-		                   "energy, edp", (int)d->objective);
 	kjit_run *run = calloc(1, sizeof *run);
 	if (run)
 		run->objective = d->objective;
@@ -213,19 +234,6 @@ void kjit_run_free(kjit_run *run)
 	free(run->device_key);
 	free(run->problem);
 	free(run);
-}
-
-/* A run as a front end may build one (kjit.h: id 0 is a search outside
- * any run). */
-static kjit_status check_run(const kjit_run *run)
-{
-	if (!run->signature || !run->device_key || !run->problem)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "a run needs a signature, a device key and "
-		                   "a problem");
-	if ((unsigned)run->objective >= KJIT__OBJ_COUNT)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "a run's objective %d is none of time, "
-		                   "energy, edp", (int)run->objective);
-	return check_form(run->problem, "a run's problem", 1);
 }
 
 static kjit_status rechoose(kjit__store *store, const kjit_run *run);

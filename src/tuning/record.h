@@ -26,6 +26,10 @@ kjit_status kjit__record_search(kjit__store *store, const char *signature,
                                 kjit_objective objective, const kjit_eval *evals, size_t n,
                                 size_t best);
 
+/* KJIT_ERR_INVALID_ARG naming what for an objective beyond kjit.h's
+ * list. */
+kjit_status kjit__objective_check(kjit_objective objective, const char *what);
+
 /* Marks a best row stale. */
 kjit_status kjit__record_stale(kjit__store *store, const char *signature,
                                const char *device_key, const char *problem);

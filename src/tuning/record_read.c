@@ -155,9 +155,9 @@ kjit_status kjit_record_load(kjit_records *rec, const kjit__space *space,
 {
 	if (!rec || !space || !signature || !objective)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "loading results: a NULL argument");
-	if ((unsigned)by >= KJIT__OBJ_COUNT)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "loading results: objective %d is none of "
-		                   "time, energy, edp", (int)by);
+	kjit_status bad = kjit__objective_check(by, "loading results");
+	if (bad != KJIT_OK)
+		return bad;
 	const kjit__spec *spec = space->spec;
 	char *problem = kjit__problem_json(&spec->problems[space->problem]);
 	double *obj = malloc((space->size ? space->size : 1) * sizeof *obj);
