@@ -2,8 +2,9 @@
 # may include and call only the parts below it: its CPPFLAGS name no folder
 # above it, and tests/tune-parts.mk links each one with the parts below it
 # alone, so that an upward call fails the build.
-#   strategies  autotune/strategies/  the search strategies (strategies.h)
-#   search      autotune/search/      the budget in configurations, replay (search.h)
+#   search      autotune/search/      the budget in configurations, replay and --ask:
+#                                     the library's strategies (kjit_search) driven
+#                                     against known results or answers (search.h)
 #   wire        autotune/wire/        exit codes, the messages, links to workers,
 #                                     child processes and threads (wire.h)
 #   worker      autotune/worker/      the GPU worker process: launches, arguments,
@@ -18,19 +19,15 @@
 #                                     (serve.c; serve_off.c without MPI) (run.h)
 # main.c is the command, on all of them. The unit tests and the benchmarks
 # link the parts they use (KJIT_TUNE_LIBS: no MPI, no pool, no run).
-KT_INCLUDE_STRATEGIES = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/strategies
-KT_INCLUDE_SEARCH = $(KT_INCLUDE_STRATEGIES) -I$(top_srcdir)/autotune/search
+KT_INCLUDE_SEARCH = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/search
 KT_INCLUDE_WIRE = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/wire
-KT_INCLUDE_WORKER = $(KT_INCLUDE_WIRE) -I$(top_srcdir)/autotune/strategies \
-	-I$(top_srcdir)/autotune/worker
+KT_INCLUDE_WORKER = $(KT_INCLUDE_WIRE) -I$(top_srcdir)/autotune/worker
 KT_INCLUDE_RESULTS = $(AM_CPPFLAGS) -I$(top_srcdir)/autotune/results
 KT_INCLUDE_MPI = $(KT_INCLUDE_WIRE) -I$(top_srcdir)/autotune/mpi $(MPI_CFLAGS)
 KT_INCLUDE_POOL = $(KT_INCLUDE_MPI) -I$(top_srcdir)/autotune/pool
-KT_INCLUDE_RUN = $(KT_INCLUDE_POOL) -I$(top_srcdir)/autotune/strategies \
-	-I$(top_srcdir)/autotune/search -I$(top_srcdir)/autotune/worker \
+KT_INCLUDE_RUN = $(KT_INCLUDE_POOL) -I$(top_srcdir)/autotune/search -I$(top_srcdir)/autotune/worker \
 	-I$(top_srcdir)/autotune/results -I$(top_srcdir)/autotune/run
 
-KT_LIB_STRATEGIES = autotune/libkt_strategies.a
 KT_LIB_SEARCH = autotune/libkt_search.a
 KT_LIB_WIRE = autotune/libkt_wire.a
 KT_LIB_WORKER = autotune/libkt_worker.a
@@ -40,22 +37,8 @@ KT_LIB_POOL = autotune/libkt_pool.a
 KT_LIB_RUN = autotune/libkt_run.a
 # cr: the u of the default cru only draws a warning from ar
 ARFLAGS = cr
-noinst_LIBRARIES = $(KT_LIB_STRATEGIES) $(KT_LIB_SEARCH) $(KT_LIB_WIRE) $(KT_LIB_WORKER) \
+noinst_LIBRARIES = $(KT_LIB_SEARCH) $(KT_LIB_WIRE) $(KT_LIB_WORKER) \
 	$(KT_LIB_RESULTS) $(KT_LIB_MPI) $(KT_LIB_POOL) $(KT_LIB_RUN)
-
-autotune_libkt_strategies_a_CPPFLAGS = $(KT_INCLUDE_STRATEGIES)
-autotune_libkt_strategies_a_SOURCES = \
-	autotune/strategies/strategies.h \
-	autotune/strategies/common.c \
-	autotune/strategies/options.c \
-	autotune/strategies/exhaustive.c \
-	autotune/strategies/random.c \
-	autotune/strategies/annealing.c \
-	autotune/strategies/genetic.c \
-	autotune/strategies/surrogate.c \
-	autotune/strategies/dual_annealing.c \
-	autotune/strategies/pso.c \
-	autotune/strategies/hybrid.c
 
 autotune_libkt_search_a_CPPFLAGS = $(KT_INCLUDE_SEARCH)
 autotune_libkt_search_a_SOURCES = autotune/search/search.h autotune/search/replay.c \
@@ -94,11 +77,10 @@ endif
 
 # each part before the ones it uses
 KT_LIBS_ALL = $(KT_LIB_RUN) $(KT_LIB_POOL) $(KT_LIB_MPI) $(KT_LIB_RESULTS) $(KT_LIB_WORKER) \
-	$(KT_LIB_SEARCH) $(KT_LIB_STRATEGIES) $(KT_LIB_WIRE)
-KJIT_TUNE_INCLUDE = -I$(top_srcdir)/autotune/strategies -I$(top_srcdir)/autotune/search \
+	$(KT_LIB_SEARCH) $(KT_LIB_WIRE)
+KJIT_TUNE_INCLUDE = -I$(top_srcdir)/autotune/search \
 	-I$(top_srcdir)/autotune/wire -I$(top_srcdir)/autotune/worker -I$(top_srcdir)/autotune/results
-KJIT_TUNE_LIBS = $(KT_LIB_RESULTS) $(KT_LIB_WORKER) $(KT_LIB_SEARCH) $(KT_LIB_STRATEGIES) \
-	$(KT_LIB_WIRE)
+KJIT_TUNE_LIBS = $(KT_LIB_RESULTS) $(KT_LIB_WORKER) $(KT_LIB_SEARCH) $(KT_LIB_WIRE)
 
 bin_PROGRAMS += autotune/kjit-tune
 autotune_kjit_tune_SOURCES = autotune/main.c

@@ -20,7 +20,6 @@
 #include "worker.h"
 #include "pool.h"
 #include "search.h"
-#include "strategies.h"
 #include "wire.h"
 
 /* NVRTC errors shown after a compile-only run. */
@@ -36,7 +35,7 @@ static void usage(FILE *f)
 	        "Without a mode: tune SPEC on the GPU, recording every evaluation in the\n"
 	        "database; configurations already evaluated there are skipped.\n"
 	        "      --db PATH           database (default $KJIT_DB, else the user cache)\n"
-	        "      --strategy NAME     search strategy (default: the spec's, else " KT_STRATEGY_DEFAULT "\n"
+	        "      --strategy NAME     search strategy (default: the spec's, else " KJIT_STRATEGY_DEFAULT "\n"
 	        "                          with a budget, exhaustive without)\n"
 	        "      --strategy-option NAME=VALUE  set an option of the strategy (repeatable;\n"
 	        "                          each strategy's options and defaults are below)\n"
@@ -92,7 +91,7 @@ static void usage(FILE *f)
 	        "                          %d workers (default auto)\n"
 	        "      --json              the summary as JSON on stdout\n"
 	        "  --replay RESULTS        run a strategy against known results (CSV or JSON)\n"
-	        "      --strategy NAME     search strategy (default " KT_STRATEGY_DEFAULT ")\n"
+	        "      --strategy NAME     search strategy (default " KJIT_STRATEGY_DEFAULT ")\n"
 	        "      --strategy-option NAME=VALUE  as when tuning\n"
 	        "      --budget N          at most N evaluations\n"
 	        "      --fraction F        at most this fraction of the space (0 < F <= 1)\n"
@@ -100,7 +99,7 @@ static void usage(FILE *f)
 	        "      --seed S            random seed (default 1)\n"
 	        "      --batch B           B proposals outstanding, as with B measuring\n"
 	        "                          workers; results arrive in an order of the seed\n"
-	        "                          (1 to " KT_STR(KT_BATCH_MAX) ", default 1)\n"
+	        "                          (1 to " KT_STR(KJIT_SEARCH_BATCH_MAX) ", default 1)\n"
 	        "      -j P, --gpus G      a simulated clock instead: P compile workers and G\n"
 	        "                          GPUs (default 1 each), from the results' columns\n"
 	        "                          compile_ms and benchmark_ms; prints the simulated\n"
@@ -140,13 +139,15 @@ static void usage(FILE *f)
 	        "  -V, --version           the version\n"
 	        "\n"
 	        "Strategies:\n", prog, KT_POOL_AUTO_THREADS, prog);
-	for (size_t i = 0; kt_strategies[i]; i++) {
-		fprintf(f, "  %-12s %s\n", kt_strategies[i]->name, kt_strategies[i]->summary);
-		if (kt_strategies[i]->options) {
-			fprintf(f, "  %-12s options:", "");
-			kt_options_print(f, kt_strategies[i]);
-			fputc('\n', f);
-		}
+	for (size_t i = 0; i < kjit_strategy_count(); i++) {
+		const char *name, *summary;
+		char *settings;
+		if (kjit_strategy_describe(i, &name, &summary, &settings) != KJIT_OK)
+			continue;
+		fprintf(f, "  %-12s %s\n", name, summary);
+		if (*settings)
+			fprintf(f, "  %-12s options: %s\n", "", settings);
+		free(settings);
 	}
 	fprintf(f, "  T1 names (Kernel Tuner's, KTT's: brute_force, bayes_opt, ...) name these too.\n");
 	fprintf(f, "\nExit codes: 0 ok, 1 runtime error, 2 usage, 3 spec error, 130 interrupted.\n");
@@ -165,12 +166,17 @@ static int usage_error(const char *fmt, const char *arg)
  * neither. */
 static const char *strategy_arg(const char *name)
 {
-	const char *t1 = kjit__spec_strategy_name(name);
-	if (kt_strategy_find(name) || t1)
-		return t1 && !kt_strategy_find(name) ? t1 : name;
+	const char *canonical = kjit_strategy_canonical(name);
+	if (canonical)
+		return canonical;
 	fprintf(stderr, "%s: --strategy: unknown strategy '%s': expected one of", prog, name);
-	for (size_t i = 0; kt_strategies[i]; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", kt_strategies[i]->name);
+	for (size_t i = 0; i < kjit_strategy_count(); i++) {
+		const char *s, *summary;
+		char *settings = NULL;
+		if (kjit_strategy_describe(i, &s, &summary, &settings) == KJIT_OK)
+			fprintf(stderr, "%s %s", i ? "," : "", s);
+		free(settings);
+	}
 	fprintf(stderr, ", or a T1 name of one such as brute_force or bayes_opt\nTry '%s --help'.\n",
 	        prog);
 	return NULL;
@@ -204,8 +210,8 @@ typedef struct opts {
 	int problem_set;
 	uint64_t given;      /* given_bit() of each option given */
 	/* --strategy-option NAME=VALUE, in order (one past the most, which
-	 * kt_options_parse() refuses) */
-	const char *strategy_args[KT_OPTION_ARGS_MAX + 1];
+	 * kjit_strategy_new() refuses) */
+	const char *strategy_args[KJIT_STRATEGY_SETTINGS_MAX + 1];
 	size_t n_strategy_args;
 	const char *verify; /* NULL, atol and rtol NaN: the spec's */
 	double atol, rtol;
@@ -345,7 +351,7 @@ static uint8_t *budget_pick(size_t size, size_t n, uint64_t seed)
 	memset(in, flip, size);
 	kjit__rng_seed(&rng, seed);
 	for (size_t k = 0, want = flip ? size - n : n; k < want;) {
-		size_t i = (size_t)kt_rng_below(&rng, size);
+		size_t i = (size_t)kjit__rng_below(&rng, size);
 		if (in[i] == flip) {
 			in[i] = (uint8_t)!flip;
 			k++;
@@ -815,14 +821,15 @@ static kjit_status replay_load(const kjit__spec *spec, const kjit__space *space,
 /* The lines of a replay: what ran, what it found, and how soon it came
  * within 5% and 1% of the best known (the second from a replay of the
  * same seed, which runs the same way). */
-static kjit_status replay_print(const kjit__space *space, const kt_strategy *strategy,
+static kjit_status replay_print(const kjit__space *space, const kjit_strategy *strategy,
                                 const opts *o, kt_replay_opts *ro, const double *obj,
                                 const kt_replay_result *r, size_t ignored)
 {
 	size_t missing = 0;
 	for (size_t i = 0; i < space->size; i++)
 		missing += isinf(obj[i]);
-	printf("strategy %s, seed %llu, budget %zu of %zu configurations\n", strategy->name,
+	printf("strategy %s, seed %llu, budget %zu of %zu configurations\n",
+	       kjit_strategy_name(strategy),
 	       (unsigned long long)o->seed, kt_budget_evaluations(&o->budget, space->size),
 	       space->size);
 	if (o->batch > 1)
@@ -895,27 +902,22 @@ static int problem_space(const kjit__spec *spec, const opts *o, const kjit_space
 
 static int do_replay(const kjit__spec *spec, const opts *o)
 {
-	const kt_strategy *strategy = kt_strategy_find(o->strategy ? o->strategy
-	                                                           : KT_STRATEGY_DEFAULT);
+	kjit_strategy *strategy = NULL;
 	kjit__space *space = NULL;
 	double *obj = NULL, *costs[2] = { NULL, NULL };
 	size_t ignored;
 	kt_replay_result r;
-	int ret = KT_EXIT_RUNTIME;
-	if (!strategy)
-		return usage_error("unknown strategy '%s' (see --help)", o->strategy);
-	void *so;
-	ret = kt_strategy_options(strategy, spec, o->strategy_args, o->n_strategy_args, &so);
+	int ret = kt_strategy_make(o->strategy ? o->strategy : KJIT_STRATEGY_DEFAULT, spec,
+	                           &o->budget, o->strategy_args, o->n_strategy_args, &strategy);
 	if (ret != KT_EXIT_OK)
 		return ret;
 	kjit_space_options l = limits_of(spec, o);
 	if ((ret = problem_space(spec, o, &l, &space)) != KT_EXIT_OK) {
-		free(so);
+		kjit_strategy_free(strategy);
 		return ret;
 	}
 	ret = KT_EXIT_RUNTIME;
-	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .strategy_opts = so,
-		              .batch = o->batch,
+	kt_replay_opts ro = { .budget = &o->budget, .seed = o->seed, .batch = o->batch,
 		              .within = 0.05, .compile_ms = NULL, .measure_ms = NULL,
 		              .workers = o->jobs ? (size_t)o->jobs : 1, .gpus = o->gpus ? o->gpus : 1 };
 	if (replay_load(spec, space, o, &obj, costs, &ignored) == KJIT_OK) {
@@ -930,7 +932,7 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 	free(obj);
 	free(costs[0]);
 	free(costs[1]);
-	free(so);
+	kjit_strategy_free(strategy);
 	kjit_space_free(space);
 	return ret;
 }
@@ -939,20 +941,19 @@ static int do_replay(const kjit__spec *spec, const opts *o)
 
 static int do_ask(const kjit__spec *spec, const opts *o)
 {
-	const kt_strategy *strategy =
-		kt_strategy_find(kt_strategy_choose(o->strategy, spec->strategy, &o->budget));
+	kjit_strategy *strategy = NULL;
 	kjit__space *space = NULL;
-	void *so = NULL;
-	int ret = kt_strategy_options(strategy, spec, o->strategy_args, o->n_strategy_args, &so);
+	int ret = kt_strategy_make(o->strategy, spec, &o->budget, o->strategy_args,
+	                           o->n_strategy_args, &strategy);
 	if (ret != KT_EXIT_OK)
 		return ret;
 	kjit_space_options l = limits_of(spec, o);
 	if ((ret = problem_space(spec, o, &l, &space)) == KT_EXIT_OK &&
-	    kt_ask(space, strategy, so, &o->budget, o->seed, stdin, stdout) != KJIT_OK) {
+	    kt_ask(space, strategy, &o->budget, o->seed, stdin, stdout) != KJIT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, kjit_last_error());
 		ret = KT_EXIT_RUNTIME;
 	}
-	free(so);
+	kjit_strategy_free(strategy);
 	kjit_space_free(space);
 	return ret;
 }
@@ -1316,7 +1317,7 @@ static int search_option(int c, const char *arg, opts *o)
 	switch (c) {
 	case O_STRATEGY: o->strategy = arg; break;
 	case O_STRATEGY_OPTION:
-		if (o->n_strategy_args <= KT_OPTION_ARGS_MAX)
+		if (o->n_strategy_args <= KJIT_STRATEGY_SETTINGS_MAX)
 			o->strategy_args[o->n_strategy_args++] = arg;
 		break;
 	case O_BUDGET:
@@ -1341,11 +1342,11 @@ static int search_option(int c, const char *arg, opts *o)
 		break;
 	case O_BATCH:
 	case O_GPUS:
-		if (parse_u64(arg, &u) || u == 0 || u > KT_BATCH_MAX)
+		if (parse_u64(arg, &u) || u == 0 || u > KJIT_SEARCH_BATCH_MAX)
 			return usage_error(c == O_BATCH ? "--batch: expected a count from 1 to "
-			                                  KT_STR(KT_BATCH_MAX) ", got '%s'"
+			                                  KT_STR(KJIT_SEARCH_BATCH_MAX) ", got '%s'"
 			                                : "--gpus: expected a count from 1 to "
-			                                  KT_STR(KT_BATCH_MAX) ", got '%s'", arg);
+			                                  KT_STR(KJIT_SEARCH_BATCH_MAX) ", got '%s'", arg);
 		*(c == O_BATCH ? &o->batch : &o->gpus) = (size_t)u;
 		break;
 	case O_PROBLEM:

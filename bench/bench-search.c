@@ -60,7 +60,7 @@ static void median_ci(const double *v, size_t n, double out[3])
 	kjit__rng_seed(&rng, 12345);
 	for (size_t b = 0; b < BOOTSTRAP; b++) {
 		for (size_t i = 0; i < n; i++)
-			draw[i] = v[kt_rng_below(&rng, n)];
+			draw[i] = v[kjit__rng_below(&rng, n)];
 		meds[b] = bench_stats_of(draw, n).median;
 	}
 	kjit__sort_doubles(meds, BOOTSTRAP);
@@ -81,7 +81,7 @@ static void ratio_ci(const double *a, const double *b, size_t n, double out[3])
 	kjit__rng_seed(&rng, 12345);
 	for (size_t k = 0; k < BOOTSTRAP; k++) {
 		for (size_t i = 0; i < n; i++) {
-			size_t j = (size_t)kt_rng_below(&rng, n);
+			size_t j = (size_t)kjit__rng_below(&rng, n);
 			da[i] = a[j];
 			db[i] = b[j];
 		}
@@ -107,7 +107,7 @@ typedef struct run {
 /* Each seed's fraction of the space evaluated (frac[]) and simulated
  * seconds (secs[]) until within `within` of the best known; the seeds
  * that got there. */
-static int to_within(const run *ru, const kt_strategy *strategy, double within, double *frac,
+static int to_within(const run *ru, const kjit_strategy *strategy, double within, double *frac,
                      double *secs)
 {
 	int reached = 0;
@@ -128,7 +128,7 @@ static int to_within(const run *ru, const kt_strategy *strategy, double within, 
 
 /* The lines of one strategy and threshold; again as search_default for
  * the default strategy. */
-static void report(const run *ru, const kt_strategy *strategy, int percent, double *frac,
+static void report(const run *ru, const kjit_strategy *strategy, int percent, double *frac,
                    double *secs)
 {
 	size_t size = ru->space->size;
@@ -137,12 +137,12 @@ static void report(const run *ru, const kt_strategy *strategy, int percent, doub
 	median_ci(frac, (size_t)ru->seeds, m);
 	printf("  %-14s within %d%%: median %.1f evaluations (%.4f of the space, 95%% CI "
 	       "%.4f-%.4f), %d of %d seeds got there\n",
-	       strategy->name, percent, m[0] * (double)size, m[0], m[1], m[2], reached, ru->seeds);
+	       kjit_strategy_name(strategy), percent, m[0] * (double)size, m[0], m[1], m[2], reached, ru->seeds);
 	int timed = ru->opts.compile_ms != NULL;
 	if (timed) {
 		median_ci(secs, (size_t)ru->seeds, t);
 		printf("  %-14s within %d%%: median %.1f simulated seconds (95%% CI %.1f-%.1f)\n",
-		       strategy->name, percent, t[0], t[1], t[2]);
+		       kjit_strategy_name(strategy), percent, t[0], t[1], t[2]);
 	}
 	double q[3] = { 0 };
 	if (ru->opts.batch > 1 && !timed) {
@@ -151,12 +151,12 @@ static void report(const run *ru, const kt_strategy *strategy, int percent, doub
 		to_within(&one, strategy, percent / 100.0, ru->frac1, ru->secs1);
 		ratio_ci(frac, ru->frac1, (size_t)ru->seeds, q);
 		printf("  %-14s within %d%%: batch %zu / one at a time: %.2f (95%% CI %.2f-%.2f)\n",
-		       strategy->name, percent, ru->opts.batch, q[0], q[1], q[2]);
+		       kjit_strategy_name(strategy), percent, ru->opts.batch, q[0], q[1], q[2]);
 	}
 	const char *target = percent == 5 && size >= LARGE_SPACE ? "value<=0.15" : "info";
-	int is_default = strcmp(strategy->name, KT_STRATEGY_DEFAULT) == 0;
+	int is_default = strcmp(kjit_strategy_name(strategy), KJIT_STRATEGY_DEFAULT) == 0;
 	for (int alias = 0; alias <= is_default; alias++) {
-		const char *name = alias ? "default" : strategy->name;
+		const char *name = alias ? "default" : kjit_strategy_name(strategy);
 		char label[96];
 		snprintf(label, sizeof label, percent == 5 ? "search_%s" : "search_%s_within%d", name,
 		         percent);
@@ -183,7 +183,7 @@ static int take_strategies(int argc, char **argv, const char **names, int *n_nam
 	*n_names = 0;
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--strategy") == 0 && i + 1 < argc) {
-			if (!kt_strategy_find(argv[i + 1]))
+			if (!kjit_strategy_canonical(argv[i + 1]))
 				bench_die("--strategy: no strategy '%s'", argv[i + 1]);
 			names[(*n_names)++] = argv[++i];
 			continue;
@@ -220,10 +220,10 @@ int main(int argc, char **argv)
 	int rc = bench_parse_options(argc - 2, argv + 2, opts, 6, usage);
 	if (rc >= 0)
 		return rc;
-	if (batch > KT_BATCH_MAX || (workers > 0) != (gpus > 0))
-		bench_die(batch > KT_BATCH_MAX ? "--batch: at most %d"
+	if (batch > KJIT_SEARCH_BATCH_MAX || (workers > 0) != (gpus > 0))
+		bench_die(batch > KJIT_SEARCH_BATCH_MAX ? "--batch: at most %d"
 		                               : "--workers and --gpus go together (batch %d max)",
-		          KT_BATCH_MAX);
+		          KJIT_SEARCH_BATCH_MAX);
 
 	kjit__spec *spec = NULL;
 	kjit__space *space = NULL;
@@ -261,12 +261,21 @@ int main(int argc, char **argv)
 	double *secs = bench_malloc((size_t)seeds * sizeof *secs);
 	ru.frac1 = bench_malloc((size_t)seeds * sizeof *ru.frac1);
 	ru.secs1 = bench_malloc((size_t)seeds * sizeof *ru.secs1);
-	for (size_t s = 0; kt_strategies[s]; s++) {
-		const kt_strategy *strategy = kt_strategies[s];
-		if (strategy == &kt_strategy_exhaustive || !wanted(strategy->name, names, n_names))
+	for (size_t s = 0; s < kjit_strategy_count(); s++) {
+		const char *name, *summary;
+		char *settings;
+		BENCH_KJIT(kjit_strategy_describe(s, &name, &summary, &settings));
+		free(settings);
+		if (strcmp(name, "exhaustive") == 0 || !wanted(name, names, n_names))
 			continue;
+		kjit_strategy_options so;
+		kjit_strategy_options_init(&so);
+		so.name = name;
+		kjit_strategy *strategy;
+		BENCH_KJIT(kjit_strategy_new(&so, &strategy, NULL));
 		for (int t = 0; t < n_thresholds; t++)
 			report(&ru, strategy, thresholds[t], frac, secs);
+		kjit_strategy_free(strategy);
 	}
 	free(frac);
 	free(secs);

@@ -293,8 +293,7 @@ static kjit_status summarize(kjit__measurement *m, const double *sorted)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory for %zu samples", n);
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(sorted[i] - m->median_ns);
-	kjit__sort_doubles(dev, n);
-	m->spread_ns = 1.4826 * kjit__median_sorted(dev, n);
+	m->spread_ns = 1.4826 * kjit__median(dev, n);
 	free(dev);
 	return KJIT_OK;
 }

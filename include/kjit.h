@@ -408,6 +408,15 @@ kjit_status kjit_variant_get(kjit_kernel *kernel, const kjit_variant_desc *desc,
                              kjit_variant **out, kjit_cache_tier *tier);
 
 /*
+ * As kjit_variant_get() without compiling: the variant from the
+ * in-process table or the database, else KJIT_ERR_NOT_FOUND (nothing
+ * compiled, nothing stored), for a caller that compiles elsewhere (a pool
+ * of its own, another machine) or wants only what is ready.
+ */
+kjit_status kjit_variant_cached(kjit_kernel *kernel, const kjit_variant_desc *desc,
+                                kjit_variant **out, kjit_cache_tier *tier);
+
+/*
  * Gets n variants at once, compiling the misses on the engine's compile
  * pool. out[i] and status[i] (both arrays of n, caller-allocated) receive
  * each variant or its failure; out[i] is NULL where status[i] is not
@@ -738,6 +747,110 @@ kjit_status kjit_space_find(const kjit_space *space, const size_t *values, size_
  * sorted keys, no spaces: kjit_eval.config, kjit_explanation.config),
  * malloc'ed into *out: the caller frees it. */
 kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char **out);
+
+/*
+ * Search: a strategy proposes configurations of a space and hears their
+ * objective (lower is better), the search kjit-tune runs, for a front end
+ * that measures on its own. A kjit_strategy is a strategy with its
+ * settings, checked once; each space is then searched with
+ * kjit_search_start(), asking for configurations and telling their
+ * objective. A kjit_strategy is read-only once made (searches may share
+ * it); a kjit_search is one thread's.
+ */
+typedef struct kjit_strategy kjit_strategy;
+
+/* The strategy kjit_strategy_new() takes for a limited run that names
+ * none (doc/kjit-tune.1 says why this one). */
+#define KJIT_STRATEGY_DEFAULT "hybrid"
+/* The most settings a strategy takes. */
+#define KJIT_STRATEGY_SETTINGS_MAX 32
+
+/* The strategies kjit has: kjit_strategy_count() of them, each by index
+ * with its name, a line that sums it up and its settings with their
+ * defaults ("NAME=VALUE NAME=VALUE", "" for none), malloc'ed into
+ * *settings: the caller frees it. KJIT_ERR_NOT_FOUND past the last. */
+size_t kjit_strategy_count(void);
+kjit_status kjit_strategy_describe(size_t i, const char **name, const char **summary,
+                                   char **settings);
+/* The name of the strategy that name is, given as kjit's name or as a
+ * T1 Search.Name (brute_force, genetic_algorithm, ...); NULL when it is
+ * neither. */
+const char *kjit_strategy_canonical(const char *name);
+
+/* What a strategy is made of. */
+typedef struct kjit_strategy_options {
+	/* kjit's name or a T1 name; NULL: the spec's Search.Name, else
+	 * KJIT_STRATEGY_DEFAULT when limited, else "exhaustive" */
+	const char *name;
+	/* the spec whose Search.Attributes set the strategy's options when
+	 * it is the spec's strategy (NULL: none) */
+	const kjit_spec *spec;
+	/* 1 when a budget limits the run */
+	int limited;
+	/* "NAME=VALUE" each, after the spec's; at most
+	 * KJIT_STRATEGY_SETTINGS_MAX */
+	const char *const *settings;
+	size_t n_settings;
+	/* what messages call the settings (NULL: "setting") */
+	const char *settings_from;
+} kjit_strategy_options;
+void kjit_strategy_options_init(kjit_strategy_options *opts);
+
+/* Whose setting a strategy refused. */
+typedef enum kjit_strategy_fault {
+	KJIT_STRATEGY_FAULT_NONE = 0,
+	KJIT_STRATEGY_FAULT_NAME,     /* opts->name is no strategy */
+	KJIT_STRATEGY_FAULT_SPEC,     /* the spec's strategy or its Search.Attributes */
+	KJIT_STRATEGY_FAULT_SETTINGS  /* opts->settings (or they with the spec's) */
+} kjit_strategy_fault;
+
+/* Makes the strategy opts describes, its settings checked: the spec's
+ * attributes, then opts->settings, then all of them together.
+ * KJIT_ERR_INVALID_ARG naming the setting and the strategy's settings,
+ * with *fault (NULL: not said) saying whose it is. The spec's attributes
+ * that are not the strategy's are not used: kjit_strategy_warnings() says
+ * which. The caller frees *out with kjit_strategy_free() (NULL is
+ * ignored); the spec may be freed before it. */
+kjit_status kjit_strategy_new(const kjit_strategy_options *opts, kjit_strategy **out,
+                              kjit_strategy_fault *fault);
+void kjit_strategy_free(kjit_strategy *strategy);
+const char *kjit_strategy_name(const kjit_strategy *strategy);
+/* 1 when the strategy proposes without waiting for results, so that a
+ * driver may compile a window of proposals ahead of the measurements. */
+int kjit_strategy_ahead(const kjit_strategy *strategy);
+/* The lines of what the strategy did not use, in order (*n of them;
+ * owned by the strategy). */
+const char *const *kjit_strategy_warnings(const kjit_strategy *strategy, size_t *n);
+
+/*
+ * A search of space by strategy, with a budget of evaluations (0: the
+ * space's size; the strategy may shape its schedule with it) and a seed
+ * (the same seed, the same answers: the same proposals).
+ * kjit_search_ask() gives the next configuration's index in *index, or
+ * KJIT_SEARCH_WAIT when the strategy needs results first, or
+ * KJIT_SEARCH_END when it is done (then for good). Every index asked
+ * is told exactly once, with kjit_search_tell(): its objective, lower is
+ * better, INFINITY (or NaN) for a failure; with B results outstanding (1 ..
+ * KJIT_SEARCH_BATCH_MAX workers measuring) they may be told in any
+ * order. A strategy may propose a configuration it proposed before: tell
+ * it the objective already known (without measuring it again), or for
+ * one still outstanding, when its result comes. A driver ends a search
+ * whose last KJIT_SEARCH_STUCK_REPEATS proposals were all known.
+ * KJIT_ERR_INVALID_ARG for a strategy that breaks this contract (a wait
+ * with nothing outstanding, an index outside the space) and for a tell
+ * with nothing outstanding. The space must outlive the search; the caller
+ * frees *out with kjit_search_free() (NULL is ignored).
+ */
+typedef struct kjit_search kjit_search;
+#define KJIT_SEARCH_END (-1)
+#define KJIT_SEARCH_WAIT (-2)
+#define KJIT_SEARCH_BATCH_MAX 64
+#define KJIT_SEARCH_STUCK_REPEATS 10000
+kjit_status kjit_search_start(const kjit_strategy *strategy, const kjit_space *space,
+                              size_t budget, uint64_t seed, kjit_search **out);
+kjit_status kjit_search_ask(kjit_search *search, int64_t *index);
+kjit_status kjit_search_tell(kjit_search *search, size_t index, double objective);
+void kjit_search_free(kjit_search *search);
 
 /*
  * Launches a tunable kernel for a problem (n sizes, in the kernel's

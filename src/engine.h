@@ -386,12 +386,6 @@ int kjit__engine_store_broken(const kjit_engine *engine, kjit_status st);
 
 /* Unloads (in the current context) and frees a variant. */
 void kjit__variant_free(kjit_variant *v);
-/* As kjit_variant_get() from the process's table and the database only:
- * KJIT_ERR_NOT_FOUND where it would compile (kjit-tune's pool, before it
- * hands a job to another MPI rank). */
-kjit_status kjit__variant_cached(kjit_kernel *k, const kjit_variant_desc *desc,
-                                 kjit_variant **out);
-
 /* One launch's configuration, for the timer's launch callbacks
  * (measurements and profiled launches). */
 typedef struct kjit__launch {

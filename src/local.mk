@@ -11,7 +11,9 @@
 #   tuning  src/tuning/  spec, expressions, space, launch configurations,
 #                        selection, the record room (record.h), best rows,
 #                        tunable kernels, kjit_launch, online tuning, drift
-#                        (tuning.h, tuning_private.h)
+#                        (tuning.h, tuning_private.h); the search strategies
+#                        behind kjit_strategy and kjit_search (strategies/,
+#                        strategies.h)
 # libkjit.la is the four together and exports the kjit_ API only; the tools
 # and the tests link the layers themselves (KJIT_INTERNAL_LIBS).
 KJIT_INCLUDE_BASE = -I$(top_srcdir)/include -I$(top_srcdir)/src/base $(CUDA_CPPFLAGS) \
@@ -79,7 +81,19 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/store_best.c \
 	src/tuning/memo.c \
 	src/tuning/tune_online.c \
-	src/tuning/drift.c
+	src/tuning/drift.c \
+	src/tuning/strategies/strategies.h \
+	src/tuning/strategies/search.c \
+	src/tuning/strategies/common.c \
+	src/tuning/strategies/options.c \
+	src/tuning/strategies/exhaustive.c \
+	src/tuning/strategies/random.c \
+	src/tuning/strategies/annealing.c \
+	src/tuning/strategies/genetic.c \
+	src/tuning/strategies/surrogate.c \
+	src/tuning/strategies/dual_annealing.c \
+	src/tuning/strategies/pso.c \
+	src/tuning/strategies/hybrid.c
 
 KJIT_EXTERNAL_LIBS = $(SQLITE_LIBS) $(NVRTC_LIBS) $(NVJITLINK_LIBS) $(CUPTI_LIBS) $(LIBS)
 KJIT_INTERNAL_LIBS = libkjit_tuning.la libkjit_core.la libkjit_instr.la libkjit_base.la \

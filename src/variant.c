@@ -714,8 +714,8 @@ static kjit_status get_one(kjit_kernel *k, const kjit_variant_desc *desc, kjit_v
 	if (out)
 		*out = NULL;
 	if (!k || !out)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_get: kernel and out must not "
-		                   "be NULL");
+		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: kernel and out must not be NULL",
+		                   compile ? "kjit_variant_get" : "kjit_variant_cached");
 	kjit_engine *e = k->engine;
 	/* Hot path: a descriptor this kernel has seen, checked and found is
 	 * found again by the hash of its bytes and one probe, no lock. */
@@ -776,10 +776,10 @@ kjit_status kjit_variant_get(kjit_kernel *k, const kjit_variant_desc *desc, kjit
 	return get_one(k, desc, out, tier, 1);
 }
 
-kjit_status kjit__variant_cached(kjit_kernel *k, const kjit_variant_desc *desc,
-                                 kjit_variant **out)
+kjit_status kjit_variant_cached(kjit_kernel *k, const kjit_variant_desc *desc,
+                                kjit_variant **out, kjit_cache_tier *tier)
 {
-	return get_one(k, desc, out, NULL, 0);
+	return get_one(k, desc, out, tier, 0);
 }
 
 kjit_status kjit_variants_get(kjit_kernel *k, const kjit_variant_desc *descs, size_t n,

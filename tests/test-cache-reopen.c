@@ -4,8 +4,10 @@
  * Process A compiles N saxpy variants into a database file and writes each
  * cubin, compile time and key next to it; then it runs itself again as
  * process B ("reopen" mode) on the same database. B gets every variant as
- * a DISK hit (no compile), with the same key, byte-identical cubins and
- * the compile time recorded by A; a second get in B is a MEMORY hit.
+ * a DISK hit (no compile; kjit_variant_cached() for half of them, and a
+ * miss without a compile for one A never made), with the same key,
+ * byte-identical cubins and the compile time recorded by A; a second get
+ * in B is a MEMORY hit.
  */
 #include "testutil.h"
 
@@ -28,7 +30,9 @@ static int process_b(const char *dir)
 		variant_of(&sv, i);
 		kjit_variant *v = NULL;
 		kjit_cache_tier tier;
-		CHECK_OK(kjit_variant_get(k, &sv.desc, &v, &tier));
+		/* kjit_variant_cached() finds what is stored and compiles nothing */
+		CHECK_OK(i % 2 ? kjit_variant_cached(k, &sv.desc, &v, &tier)
+		               : kjit_variant_get(k, &sv.desc, &v, &tier));
 		CHECK_MSG(tier == KJIT_TIER_DISK, "variant %d: tier %d", i, (int)tier);
 		kjit_variant_info info;
 		CHECK_OK(kjit_variant_get_info(v, &info));
@@ -63,6 +67,14 @@ static int process_b(const char *dir)
 	CHECK_EQ_U64(s.disk_hits, N);
 	CHECK_EQ_U64(s.corrupt, 0);
 	CHECK(s.compile_ms_total == 0);
+	tu_saxpy_variant absent;
+	tu_saxpy_variant_init(&absent, 1024, 4);
+	kjit_variant *none = (kjit_variant *)&absent;
+	CHECK_ST(kjit_variant_cached(k, &absent.desc, &none, NULL), KJIT_ERR_NOT_FOUND);
+	CHECK(none == NULL);
+	CHECK_ST(kjit_variant_cached(NULL, &absent.desc, &none, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kjit_variant_cached");
+	CHECK_EQ_U64(tu_stats(e).compiles, 0);
 	OK("B: %d DISK hits, 0 compiles; keys, cubins (byte for byte) and compile times as A's",
 	   N);
 

@@ -25,14 +25,14 @@ else
 	echo "no .ci/run here (a release tarball): CI's command not compared"
 fi
 # the strategies: as many as kjit-tune has, and its default named as such
-n=$(sed -n '/kt_strategies\[\] = {/,/NULL/p' "$src/autotune/strategies/common.c" |
-	grep -o '&kt_strategy_[a-z_]*' | wc -l)
+n=$(sed -n '/kjit__strategies\[\] = {/,/NULL/p' "$src/src/tuning/strategies/common.c" |
+	grep -o '&kjit__strategy_[a-z_]*' | wc -l)
 word=$(echo "zero one two three four five six seven eight nine ten eleven twelve" |
 	cut -d' ' -f$((n + 1)))
-def=$(sed -n 's/^#define KT_STRATEGY_DEFAULT "\(.*\)".*/\1/p' "$src"/autotune/strategies/*.h)
+def=$(sed -n 's/^#define KJIT_STRATEGY_DEFAULT "\(.*\)".*/\1/p' "$src"/include/kjit.h)
 flat=$(tr '\n' ' ' < "$readme" | tr -s ' ')
 echo "$flat" | grep -qi "$word search strategies" ||
-	{ echo "FAIL: README: not '$word search strategies' ($n in kt_strategies[])"; fail=1; }
+	{ echo "FAIL: README: not '$word search strategies' ($n in kjit__strategies[])"; fail=1; }
 echo "$flat" | grep -qF "$def (the default with a budget)" ||
 	{ echo "FAIL: README: the default strategy is not '$def (the default with a budget)'"; fail=1; }
 [ "$fail" -eq 0 ] && echo "ok: the README's main job and test command are the tree's; $n strategies, $def the default"

@@ -20,6 +20,7 @@
 #include "testutil.h"
 
 #include "search.h"
+#include "strategies.h"
 
 #define SEEDS 3
 #define EFF_SEEDS 15
@@ -159,7 +160,7 @@ typedef struct spy_log {
 	size_t left;          /* proposals unreported when the run ended */
 } spy_log;
 
-static const kt_strategy *spy_inner;
+static const kjit__strategy *spy_inner;
 static size_t spy_batch;
 static const double *spy_obj;
 static spy_log spy_last; /* of the run that ended last; the caller frees seq */
@@ -168,7 +169,7 @@ typedef struct spy {
 	void *inner;
 	size_t size;
 	uint16_t *count;             /* proposals outstanding per configuration */
-	int64_t pend[KT_BATCH_MAX];  /* outstanding, in the order proposed */
+	int64_t pend[KJIT_SEARCH_BATCH_MAX];  /* outstanding, in the order proposed */
 	size_t n_pend;
 	spy_log log;
 } spy;
@@ -191,7 +192,7 @@ static int64_t spy_next(void *st)
 	CHECK_MSG(s->n_pend < spy_batch, "%s: next() with %zu outstanding, batch %zu", name,
 	          s->n_pend, spy_batch);
 	int64_t j = spy_inner->next(s->inner);
-	if (j == KT_NEXT_WAIT) {
+	if (j == KJIT_SEARCH_WAIT) {
 		CHECK_MSG(s->n_pend > 0, "%s: waits with nothing outstanding", name);
 		s->log.waits++;
 		return j;
@@ -241,19 +242,22 @@ static void spy_free(void *st)
 	free(s);
 }
 
-static const kt_strategy spy_strategy = {
+static const kjit__strategy spy_strategy = {
 	"spy", "a strategy inside, the batch contract checked", 0, spy_init, spy_next,
 	spy_report, spy_free, NULL, 0, NULL, NULL,
 };
 
 /* Replays strategy through the spy; spy_last has its log. */
-static void replay(const kjit__space *space, const kt_strategy *strategy, const double *obj,
+static void replay(const kjit__space *space, const kjit__strategy *strategy, const double *obj,
                    const kt_replay_opts *o, kt_replay_result *r)
 {
 	spy_inner = strategy;
 	spy_batch = o->batch;
 	spy_obj = obj;
-	CHECK_OK(kt_replay(space, &spy_strategy, o, obj, r));
+	kjit_strategy *wrapped = kjit__strategy_of(&spy_strategy);
+	CHECK(wrapped);
+	CHECK_OK(kt_replay(space, wrapped, o, obj, r));
+	kjit_strategy_free(wrapped);
 }
 
 /* ---- the recorded spaces ------------------------------------------------------ */
@@ -302,11 +306,11 @@ static void contract(size_t file)
 	load(f, &l);
 	kt_budget budget = { .fraction = f->fraction };
 	size_t n = kt_budget_evaluations(&budget, l.space->size);
-	for (size_t s = 0; kt_strategies[s]; s++) {
-		const kt_strategy *strategy = kt_strategies[s];
+	for (size_t s = 0; kjit__strategies[s]; s++) {
+		const kjit__strategy *strategy = kjit__strategies[s];
 		/* the same proposals whatever the batch */
-		int fixed = strategy == &kt_strategy_exhaustive || strategy == &kt_strategy_random ||
-		            strategy == &kt_strategy_genetic;
+		int fixed = strategy == &kjit__strategy_exhaustive || strategy == &kjit__strategy_random ||
+		            strategy == &kjit__strategy_genetic;
 		size_t waits[3] = { 0 }, proposed[3] = { 0 };
 		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 			spy_log one = { 0 };
@@ -364,7 +368,7 @@ static int cmp_size(const void *a, const void *b)
 }
 
 /* The median over seeds of the evaluations to within WITHIN of the best. */
-static size_t median_to_within(const loaded *l, const kt_strategy *strategy, size_t batch)
+static size_t median_to_within(const loaded *l, const kjit__strategy *strategy, size_t batch)
 {
 	size_t evals[EFF_SEEDS];
 	for (uint64_t seed = 1; seed <= EFF_SEEDS; seed++) {
@@ -384,9 +388,9 @@ static void efficiency(size_t file)
 {
 	loaded l;
 	load(&files[file], &l);
-	for (size_t s = 0; kt_strategies[s]; s++) {
-		const kt_strategy *strategy = kt_strategies[s];
-		if (strategy == &kt_strategy_exhaustive)
+	for (size_t s = 0; kjit__strategies[s]; s++) {
+		const kjit__strategy *strategy = kjit__strategies[s];
+		if (strategy == &kjit__strategy_exhaustive)
 			continue;
 		size_t m1 = median_to_within(&l, strategy, 1), m4 = median_to_within(&l, strategy, 4),
 		       m16 = median_to_within(&l, strategy, 16);
@@ -408,7 +412,7 @@ static void *waiter_init(const kjit__space *space, size_t budget, uint64_t seed,
 
 static int64_t waiter_next(void *st)
 {
-	return KT_NEXT_WAIT;
+	return KJIT_SEARCH_WAIT;
 }
 
 static void waiter_report(void *st, size_t index, double objective)
@@ -421,20 +425,23 @@ static void waiter_free(void *st)
 
 static void refusals(void)
 {
-	static const kt_strategy waiter = { "waiter", "waits from the start", 0, waiter_init,
+	static const kjit__strategy waiter = { "waiter", "waits from the start", 0, waiter_init,
 		                            waiter_next, waiter_report, waiter_free, NULL, 0, NULL, NULL };
 	loaded l;
 	load(&files[0], &l);
 	kt_replay_opts o = { .seed = 1, .batch = 4 };
 	kt_replay_result r;
-	CHECK_ST(kt_replay(l.space, &waiter, &o, l.obj, &r), KJIT_ERR_INVALID_ARG);
+	kjit_strategy *w = kjit__strategy_of(&waiter);
+	CHECK(w);
+	CHECK_ST(kt_replay(l.space, w, &o, l.obj, &r), KJIT_ERR_INVALID_ARG);
+	kjit_strategy_free(w);
 	CHECK_CONTAINS(kjit_last_error(), "waits with nothing outstanding");
-	o.batch = KT_BATCH_MAX + 1;
-	CHECK_ST(kt_replay(l.space, &kt_strategy_random, &o, l.obj, &r), KJIT_ERR_INVALID_ARG);
+	o.batch = KJIT_SEARCH_BATCH_MAX + 1;
+	CHECK_ST(kt_replay(l.space, tu_strategy("random"), &o, l.obj, &r), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "at most 64");
 	unload(&l);
 	OK("the replay refuses a wait with nothing outstanding, and a batch of %d",
-	   KT_BATCH_MAX + 1);
+	   KJIT_SEARCH_BATCH_MAX + 1);
 }
 
 int main(int argc, char **argv)

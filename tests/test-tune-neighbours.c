@@ -14,7 +14,6 @@
 
 #include <math.h>
 
-#include "strategies.h"
 
 #define SAMPLE 4096
 #define BUDGET 1500
@@ -32,21 +31,20 @@ static double objective(const kjit__space *space, size_t j)
 }
 
 /* One strategy, one proposal at a time; repeats answered from memory. */
-static void search(const kjit__space *space, const kt_strategy *strategy, size_t held)
+static void search(const kjit__space *space, const char *name, size_t held)
 {
-	void *st = strategy->init(space, BUDGET, 7, NULL);
-	CHECK(st);
+	kjit_search *st;
+	CHECK_OK(kjit_search_start(tu_strategy(name), space, BUDGET, 7, &st));
 	uint8_t *known = calloc(space->capacity + 1, 1);
 	double *value = calloc(space->capacity + 1, sizeof *value);
 	CHECK(known && value);
 	size_t evaluations = 0, built = 0, at_best = 0;
 	double best = INFINITY;
 	for (size_t k = 0; evaluations < BUDGET && k < 100 * BUDGET; k++) {
-		int64_t j = strategy->next(st);
+		int64_t j;
+		CHECK_OK(kjit_search_ask(st, &j));
 		if (j < 0)
 			break;
-		CHECK_MSG((size_t)j < space->size, "%s proposed %lld of %zu", strategy->name,
-		          (long long)j, space->size);
 		if (!known[j]) {
 			known[j] = 1;
 			value[j] = objective(space, (size_t)j);
@@ -57,17 +55,17 @@ static void search(const kjit__space *space, const kt_strategy *strategy, size_t
 				at_best = evaluations;
 			}
 		}
-		strategy->report(st, (size_t)j, value[j]);
+		CHECK_OK(kjit_search_tell(st, (size_t)j, value[j]));
 	}
-	strategy->free(st);
+	kjit_search_free(st);
 	free(known);
 	free(value);
-	CHECK_MSG(built >= 10, "%s: %zu of %zu evaluations outside the sample", strategy->name,
-	          built, evaluations);
-	CHECK_MSG(best == 1, "%s: best %g after %zu evaluations (the optimum is 1)", strategy->name,
-	          best, evaluations);
+	CHECK_MSG(built >= 10, "%s: %zu of %zu evaluations outside the sample", name, built,
+	          evaluations);
+	CHECK_MSG(best == 1, "%s: best %g after %zu evaluations (the optimum is 1)", name, best,
+	          evaluations);
 	OK("%s: %zu evaluations, %zu of them built outside the sample of %zu; the planted "
-	   "optimum after %zu", strategy->name, evaluations, built, held, at_best);
+	   "optimum after %zu", name, evaluations, built, held, at_best);
 }
 
 int main(int argc, char **argv)
@@ -106,8 +104,7 @@ int main(int argc, char **argv)
 	kjit__space_free(space);
 
 	/* fresh samples, the optimum outside them */
-	const kt_strategy *strategies[] = { &kt_strategy_hybrid, &kt_strategy_dual_annealing,
-	                                     &kt_strategy_genetic };
+	const char *strategies[] = { "hybrid", "dual_annealing", "genetic" };
 	for (size_t s = 0; s < 3; s++) {
 		CHECK_OK(kjit__space_build(spec, 0, &lim, &space));
 		CHECK(kjit__space_find(space, target) < 0);

@@ -588,7 +588,7 @@ int main(int argc, char **argv)
 		CHECK(i % 7 == 3 ? isinf(obj[i]) : obj[i] == synthetic(space1, i));
 	kt_replay_result rr;
 	kt_budget budget = { 0 };
-	CHECK_OK(kt_replay_run(space1, &kt_strategy_exhaustive, &budget, 1, obj, &rr));
+	CHECK_OK(kt_replay_run(space1, tu_strategy("exhaustive"), &budget, 1, obj, &rr));
 	CHECK(rr.best_found == (int64_t)argmin && rr.best_known == (int64_t)argmin);
 	const uint16_t *bc = kjit__space_config(space1, argmin);
 	CHECK(bc[0] == 2 && bc[1] == 1 && bc[2] == 0);

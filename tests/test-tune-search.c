@@ -22,18 +22,17 @@
 
 #define SEEDS 5
 
-static const kt_strategy *const new_ones[] = { &kt_strategy_dual_annealing, &kt_strategy_pso,
-	                                        &kt_strategy_hybrid };
-static const kt_strategy *const hybrid[] = { &kt_strategy_hybrid };
+static const char *const new_ones[] = { "dual_annealing", "pso", "hybrid" };
+static const char *const hybrid[] = { "hybrid" };
 
 /* Seeds 1..SEEDS at which strategy reaches the best known within budget. */
-static int reaches(const kjit__space *space, const kt_strategy *strategy, const kt_budget *b,
+static int reaches(const kjit__space *space, const char *strategy, const kt_budget *b,
                    const double *obj)
 {
 	int n = 0;
 	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 		kt_replay_result r;
-		CHECK_OK(kt_replay_run(space, strategy, b, seed, obj, &r));
+		CHECK_OK(kt_replay_run(space, tu_strategy(strategy), b, seed, obj, &r));
 		CHECK(r.evaluations <= kt_budget_evaluations(b, space->size));
 		n += r.evals_to_known > 0;
 	}
@@ -41,7 +40,7 @@ static int reaches(const kjit__space *space, const kt_strategy *strategy, const 
 }
 
 static void recorded(const char *spec_name, const char *csv_name, double fraction,
-                     const kt_strategy *const *which, size_t n_which)
+                     const char *const *which, size_t n_which)
 {
 	char spec_path[TU_PATH], csv[TU_PATH];
 	snprintf(spec_path, sizeof spec_path, "%s/%s", tu_srcdir(), spec_name);
@@ -56,15 +55,15 @@ static void recorded(const char *spec_name, const char *csv_name, double fractio
 	CHECK_MSG(ignored == 0 && space->size >= 100, "%s: %zu configurations, %zu outside",
 	          csv_name, space->size, ignored);
 	kt_budget b = { .fraction = fraction };
-	int random = reaches(space, &kt_strategy_random, &b, obj);
+	int random = reaches(space, "random", &b, obj);
 	CHECK_MSG(random <= 2, "%s: random reaches the best at %d of %d seeds", csv_name, random,
 	          SEEDS);
 	for (size_t s = 0; s < n_which; s++) {
 		int n = reaches(space, which[s], &b, obj);
 		CHECK_MSG(n >= SEEDS - 1, "%s: %s reaches the best at %d of %d seeds", csv_name,
-		          which[s]->name, n, SEEDS);
+		          which[s], n, SEEDS);
 		OK("%s: %s reaches the best within %.0f%% of %zu at %d of %d seeds (random: %d)",
-		   csv_name, which[s]->name, fraction * 100, space->size, n, SEEDS, random);
+		   csv_name, which[s], fraction * 100, space->size, n, SEEDS, random);
 	}
 	free(obj);
 	kjit__space_free(space);
@@ -83,50 +82,47 @@ static double synthetic(const kjit__space *space, size_t i)
 
 /* Drives strategy over the whole space: the proposals in order in seq
  * (space->size of them at most); returns how many. */
-static size_t drive(const kjit__space *space, const kt_strategy *strategy, uint64_t seed,
-                    int64_t *seq)
+static size_t drive(const kjit__space *space, const char *name, uint64_t seed, int64_t *seq)
 {
-	void *st = strategy->init(space, space->size, seed, NULL);
+	kjit_search *st;
+	CHECK_OK(kjit_search_start(tu_strategy(name), space, 0, seed, &st));
 	uint8_t *seen = calloc(space->size, 1);
 	size_t n = 0;
-	CHECK(st && seen);
-	for (int64_t j; (j = strategy->next(st)) >= 0; n++) {
-		CHECK_MSG(j < (int64_t)space->size, "%s proposed %lld of %zu", strategy->name,
-		          (long long)j, space->size);
-		CHECK_MSG(!seen[j], "%s proposed %lld twice (after %zu)", strategy->name,
-		          (long long)j, n);
+	CHECK(seen);
+	for (int64_t j; kjit_search_ask(st, &j) == KJIT_OK && j >= 0; n++) {
+		CHECK_MSG(!seen[j], "%s proposed %lld twice (after %zu)", name, (long long)j, n);
 		seen[j] = 1;
 		seq[n] = j;
-		strategy->report(st, (size_t)j, synthetic(space, (size_t)j));
+		CHECK_OK(kjit_search_tell(st, (size_t)j, synthetic(space, (size_t)j)));
 	}
-	strategy->free(st);
+	kjit_search_free(st);
 	free(seen);
 	return n;
 }
 
 /* As drive(), with up to 16 proposals outstanding whose results arrive
  * in a seeded order: never a configuration proposed before, the whole
- * space before the end. */
-static size_t drive_batch(const kjit__space *space, const kt_strategy *strategy, uint64_t seed)
+ * space before the end (kjit_search_ask() refuses a wait with nothing
+ * outstanding and an index outside the space). */
+static size_t drive_batch(const kjit__space *space, const char *name, uint64_t seed)
 {
-	void *st = strategy->init(space, space->size, seed, NULL);
+	kjit_search *st;
+	CHECK_OK(kjit_search_start(tu_strategy(name), space, 0, seed, &st));
 	uint8_t *seen = calloc(space->size, 1);
 	int64_t pend[16];
 	size_t n = 0, n_pend = 0;
 	kjit__rng order;
 	kjit__rng_seed(&order, seed);
-	CHECK(st && seen);
+	CHECK(seen);
 	for (int ended = 0; !ended || n_pend > 0;) {
 		while (!ended && n_pend < 16) {
-			int64_t j = strategy->next(st);
-			CHECK_MSG(j != KT_NEXT_WAIT || n_pend > 0, "%s waits with nothing out",
-			          strategy->name);
+			int64_t j;
+			CHECK_OK(kjit_search_ask(st, &j));
 			if (j < 0) {
-				ended = j == -1;
+				ended = j == KJIT_SEARCH_END;
 				break;
 			}
-			CHECK_MSG((size_t)j < space->size && !seen[j],
-			          "%s proposed %lld again with %zu of %zu proposed", strategy->name,
+			CHECK_MSG(!seen[j], "%s proposed %lld again with %zu of %zu proposed", name,
 			          (long long)j, n, space->size);
 			seen[j] = 1;
 			pend[n_pend++] = j;
@@ -134,12 +130,12 @@ static size_t drive_batch(const kjit__space *space, const kt_strategy *strategy,
 		}
 		if (n_pend == 0)
 			break;
-		size_t k = (size_t)kt_rng_below(&order, n_pend);
+		size_t k = (size_t)kjit__rng_below(&order, n_pend);
 		int64_t j = pend[k];
 		pend[k] = pend[--n_pend];
-		strategy->report(st, (size_t)j, synthetic(space, (size_t)j));
+		CHECK_OK(kjit_search_tell(st, (size_t)j, synthetic(space, (size_t)j)));
 	}
-	strategy->free(st);
+	kjit_search_free(st);
 	free(seen);
 	return n;
 }
@@ -159,15 +155,15 @@ static void driven(void)
 	int64_t *a = malloc(space->size * sizeof *a), *b = malloc(space->size * sizeof *b);
 	CHECK(a && b);
 	for (uint64_t seed = 1; seed <= SEEDS; seed++)
-		CHECK_MSG(drive_batch(space, &kt_strategy_hybrid, seed) == space->size,
+		CHECK_MSG(drive_batch(space, "hybrid", seed) == space->size,
 		          "hybrid, 16 outstanding, seed %llu: ended before the whole space",
 		          (unsigned long long)seed);
 	OK("hybrid, 16 outstanding, results out of order: the whole space of %zu, each once, "
 	   "at %d seeds", space->size, SEEDS);
 	for (size_t s = 0; s < sizeof new_ones / sizeof new_ones[0]; s++) {
-		const kt_strategy *strategy = new_ones[s];
+		const char *strategy = new_ones[s];
 		size_t n = drive(space, strategy, 11, a);
-		CHECK_MSG(n == space->size, "%s: %zu of %zu before it ended", strategy->name, n,
+		CHECK_MSG(n == space->size, "%s: %zu of %zu before it ended", strategy, n,
 		          space->size);
 		for (size_t i = 0; i < n; i++) {
 			const uint16_t *c = kjit__space_config(space, (size_t)a[i]);
@@ -176,12 +172,51 @@ static void driven(void)
 		CHECK(drive(space, strategy, 11, b) == n && memcmp(a, b, n * sizeof *a) == 0);
 		CHECK(drive(space, strategy, 12, b) == n && memcmp(a, b, n * sizeof *a) != 0);
 		OK("%s: the whole space of %zu in %zu proposals, each valid and once; repeatable "
-		   "per seed", strategy->name, space->size, n);
+		   "per seed", strategy, space->size, n);
 	}
 	free(a);
 	free(b);
 	kjit__space_free(space);
 	kjit__spec_free(spec);
+}
+
+/* The name kjit_strategy_new() gives o. */
+static const char *chosen(const kjit_strategy_options *o)
+{
+	static char name[32];
+	kjit_strategy *s;
+	CHECK_OK(kjit_strategy_new(o, &s, NULL));
+	snprintf(name, sizeof name, "%s", kjit_strategy_name(s));
+	kjit_strategy_free(s);
+	return name;
+}
+
+/* The strategy a run gets: the named one, else the spec's, else the
+ * default for a limited run, else exhaustive. */
+static void choice(void)
+{
+	kjit__spec *spec = tu_spec_from(tu_tmpdir(), "choice.json",
+		"{\"kernel\": {\"source\": \"k.cu\", \"entry\": \"k\"},"
+		" \"parameters\": [{\"name\": \"A\", \"values\": [0,1]}]}");
+	kjit_strategy_options o;
+	kjit_strategy_options_init(&o);
+	CHECK_STREQ(chosen(&o), "exhaustive");
+	o.limited = 1;
+	CHECK_STREQ(chosen(&o), KJIT_STRATEGY_DEFAULT);
+	o.spec = spec;
+	CHECK_STREQ(chosen(&o), KJIT_STRATEGY_DEFAULT);
+	CHECK((spec->strategy = strdup("genetic")) != NULL);
+	CHECK_STREQ(chosen(&o), "genetic");
+	o.limited = 0;
+	CHECK_STREQ(chosen(&o), "genetic");
+	o.name = "pso";
+	CHECK_STREQ(chosen(&o), "pso");
+	o.name = "bayes_opt";
+	CHECK_STREQ(chosen(&o), "surrogate");
+	CHECK_STREQ(KJIT_STRATEGY_DEFAULT, "hybrid");
+	kjit__spec_free(spec);
+	OK("a limited run without a strategy gets %s; an unlimited one exhaustive; the spec's "
+	   "and then the named one win", KJIT_STRATEGY_DEFAULT);
 }
 
 int main(int argc, char **argv)
@@ -194,16 +229,6 @@ int main(int argc, char **argv)
 	recorded("examples/reduction/reduction.json", "reduction-h200.csv", 0.4, hybrid, 1);
 	driven();
 
-	kt_budget none = { 0 }, count = { .evaluations = 10 }, secs = { .seconds = 5 };
-	CHECK_STREQ(kt_strategy_choose(NULL, NULL, &none), "exhaustive");
-	CHECK_STREQ(kt_strategy_choose(NULL, NULL, NULL), "exhaustive");
-	CHECK_STREQ(kt_strategy_choose(NULL, NULL, &count), KT_STRATEGY_DEFAULT);
-	CHECK_STREQ(kt_strategy_choose(NULL, NULL, &secs), KT_STRATEGY_DEFAULT);
-	CHECK_STREQ(kt_strategy_choose(NULL, "genetic", &count), "genetic");
-	CHECK_STREQ(kt_strategy_choose("pso", "genetic", &none), "pso");
-	CHECK(kt_strategy_find(KT_STRATEGY_DEFAULT) == &kt_strategy_hybrid);
-	CHECK(kt_strategy_find("pso") == &kt_strategy_pso);
-	OK("a budget without a strategy gets %s; none gets exhaustive; named ones win",
-	   KT_STRATEGY_DEFAULT);
+	choice();
 	return 0;
 }

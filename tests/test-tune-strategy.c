@@ -34,7 +34,7 @@ static double clocked(const kjit__space *space, const double *obj, double compil
 	kt_replay_opts o = { .seed = 1, .compile_ms = c, .measure_ms = m, .workers = workers,
 		             .gpus = gpus, .within = 0.5 };
 	kt_replay_result r;
-	CHECK_OK(kt_replay(space, &kt_strategy_exhaustive, &o, obj, &r));
+	CHECK_OK(kt_replay(space, tu_strategy("exhaustive"), &o, obj, &r));
 	CHECK(r.evaluations == space->size && r.seconds_to_within > 0 &&
 	      r.seconds_to_within <= r.seconds);
 	free(c);
@@ -59,13 +59,14 @@ static size_t far_proposals(const kjit__space *space, uint64_t seed, size_t b)
 		for (size_t p = 0; p < N_PARAMS; p++)
 			obj[i] += (c[p] - 2.0) * (c[p] - 2.0) * (double)(p + 1);
 	}
-	void *st = kt_strategy_hybrid.init(space, space->size, seed, NULL);
-	CHECK(st);
+	kjit_search *st;
+	CHECK_OK(kjit_search_start(tu_strategy("hybrid"), space, 0, seed, &st));
 	int64_t out[B], known[PROPOSALS];
 	size_t n_out = 0, n_known = 0, n_prop = 0, far = 0;
 	while (n_prop < PROPOSALS || n_out > 0) {
 		for (; n_out < b && n_prop < PROPOSALS; n_prop++) {
-			int64_t j = kt_strategy_hybrid.next(st);
+			int64_t j;
+			CHECK_OK(kjit_search_ask(st, &j));
 			CHECK(j >= 0 && (size_t)j < space->size);
 			const uint16_t *c = kjit__space_config(space, (size_t)j);
 			size_t nearest = N_PARAMS;
@@ -81,10 +82,10 @@ static size_t far_proposals(const kjit__space *space, uint64_t seed, size_t b)
 		}
 		int64_t j = out[0];
 		memmove(out, out + 1, --n_out * sizeof *out);
-		kt_strategy_hybrid.report(st, (size_t)j, obj[j]);
+		CHECK_OK(kjit_search_tell(st, (size_t)j, obj[j]));
 		known[n_known++] = j;
 	}
-	kt_strategy_hybrid.free(st);
+	kjit_search_free(st);
 	free(obj);
 	return far;
 }
@@ -102,7 +103,7 @@ static void simulated_clock(const kjit__space *space, const double *obj)
 	CHECK_MSG(cb >= n / 4 && cb <= ceil(n / 4) + 0.1, "compile-bound, 4 workers: %g s", cb);
 	kt_replay_result r;
 	kt_replay_opts o = { .seed = 1 };
-	CHECK_OK(kt_replay(space, &kt_strategy_exhaustive, &o, obj, &r));
+	CHECK_OK(kt_replay(space, tu_strategy("exhaustive"), &o, obj, &r));
 	CHECK(r.seconds == 0);
 	OK("simulated clock over %zu: %.3f s on one GPU, %.3f s on two, %.3f s compile-bound on 4 "
 	   "workers; none without costs", space->size, one, two, cb);
@@ -167,30 +168,35 @@ int main(int argc, char **argv)
 	OK("synthetic space: %zu configurations, best at A=6 B=3 C=2", space->size);
 
 	/* exhaustive: each valid configuration exactly once */
-	void *st = kt_strategy_exhaustive.init(space, space->size, 1, NULL);
+	kjit_search *st;
+	CHECK_OK(kjit_search_start(tu_strategy("exhaustive"), space, 0, 1, &st));
 	uint8_t *seen = calloc(space->size, 1);
 	size_t n = 0;
-	for (int64_t j; (j = kt_strategy_exhaustive.next(st)) >= 0; n++) {
+	for (int64_t j; kjit_search_ask(st, &j) == KJIT_OK && j >= 0; n++) {
 		CHECK((size_t)j < space->size && !seen[j]);
 		seen[j] = 1;
-		kt_strategy_exhaustive.report(st, (size_t)j, obj[j]);
+		CHECK_OK(kjit_search_tell(st, (size_t)j, obj[j]));
 	}
-	kt_strategy_exhaustive.free(st);
+	kjit_search_free(st);
 	CHECK(n == space->size);
 	free(seen);
 	OK("exhaustive visits all %zu once", n);
 
 	/* each strategy reaches the best within a budget, for several seeds */
-	for (size_t s = 0; kt_strategies[s]; s++) {
-		const kt_strategy *strat = kt_strategies[s];
-		int full = strcmp(strat->name, "exhaustive") == 0 || strcmp(strat->name, "random") == 0;
+	for (size_t s = 0; s < kjit_strategy_count(); s++) {
+		const char *name, *summary;
+		char *settings;
+		CHECK_OK(kjit_strategy_describe(s, &name, &summary, &settings));
+		free(settings);
+		const kjit_strategy *strat = tu_strategy(name);
+		int full = strcmp(name, "exhaustive") == 0 || strcmp(name, "random") == 0;
 		kt_budget b = { .fraction = full ? 1.0 : 0.4 };
 		size_t total = 0;
 		for (uint64_t seed = 1; seed <= 5; seed++) {
 			kt_replay_result r, r2;
 			CHECK_OK(kt_replay_run(space, strat, &b, seed, obj, &r));
 			CHECK_MSG(r.best_found == best && r.evals_to_known > 0,
-			          "%s seed %llu: best %lld (%g) after %zu evaluations", strat->name,
+			          "%s seed %llu: best %lld (%g) after %zu evaluations", name,
 			          (unsigned long long)seed, (long long)r.best_found,
 			          r.best_found_value, r.evaluations);
 			CHECK(r.evaluations <= kt_budget_evaluations(&b, space->size));
@@ -199,26 +205,27 @@ int main(int argc, char **argv)
 			total += r.evals_to_known;
 		}
 		OK("%-10s reaches the best within %.0f%% of the space, mean %.1f evaluations;"
-		   " repeatable per seed", strat->name, b.fraction * 100, (double)total / 5);
+		   " repeatable per seed", name, b.fraction * 100, (double)total / 5);
 	}
-	CHECK(kt_strategy_find("genetic") == &kt_strategy_genetic);
-	CHECK(kt_strategy_find("nope") == NULL);
+	CHECK_STREQ(kjit_strategy_canonical("genetic"), "genetic");
+	CHECK_STREQ(kjit_strategy_canonical("genetic_algorithm"), "genetic");
+	CHECK(kjit_strategy_canonical("nope") == NULL);
 
 	/* budgets */
 	kt_budget b = { .evaluations = 7 };
 	kt_replay_result r;
-	CHECK_OK(kt_replay_run(space, &kt_strategy_random, &b, 3, obj, &r));
+	CHECK_OK(kt_replay_run(space, tu_strategy("random"), &b, 3, obj, &r));
 	CHECK(r.evaluations == 7);
 	b = (kt_budget){ .fraction = 0.1 };
 	CHECK(kt_budget_evaluations(&b, 400) == 40);
 	b = (kt_budget){ .evaluations = 100, .fraction = 0.1 };
 	CHECK(kt_budget_evaluations(&b, 400) == 40);
 	b = (kt_budget){ .seconds = 1e-9 };
-	CHECK_OK(kt_replay_run(space, &kt_strategy_random, &b, 3, obj, &r));
+	CHECK_OK(kt_replay_run(space, tu_strategy("random"), &b, 3, obj, &r));
 	CHECK(r.evaluations <= 1);
 	b = (kt_budget){ .evaluations = 12 };
 	kt_replay_opts bo = { .budget = &b, .seed = 5, .batch = 16 };
-	CHECK_OK(kt_replay(space, &kt_strategy_hybrid, &bo, obj, &r));
+	CHECK_OK(kt_replay(space, tu_strategy("hybrid"), &bo, obj, &r));
 	CHECK(r.evaluations == 12);
 	OK("budgets by evaluations, fraction and time; hybrid with 16 outstanding spends 12 of 12");
 	simulated_clock(space, obj);
@@ -265,7 +272,7 @@ int main(int argc, char **argv)
 	CHECK(t[kjit__space_find(space, c64_1)] == 5.0);
 	CHECK(isinf(t[kjit__space_find(space, c512_2)]));
 	CHECK(ignored == 1);
-	CHECK_OK(kt_replay_run(space, &kt_strategy_exhaustive, NULL, 1, t, &r));
+	CHECK_OK(kt_replay_run(space, tu_strategy("exhaustive"), NULL, 1, t, &r));
 	CHECK(r.best_found == kjit__space_find(space, c256_4) && r.evals_to_known == 20);
 	free(t);
 	double *cm, *bm;

@@ -229,6 +229,41 @@ static inline const char *tu_tmpdir(void)
 	return tu_tmp_root;
 }
 
+/* The strategy name (kjit's or a T1 name) with its default settings,
+ * made once per process and freed at exit; name NULL frees them all. */
+static inline void tu_strategies_free(void);
+static inline const kjit_strategy *tu_strategy(const char *name)
+{
+	static kjit_strategy *made[16];
+	static size_t n;
+	if (!name) {
+		while (n)
+			kjit_strategy_free(made[--n]);
+		return NULL;
+	}
+	const char *canonical = kjit_strategy_canonical(name);
+	if (!canonical)
+		TU_FAIL("no strategy %s", name);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kjit_strategy_name(made[i]), canonical) == 0)
+			return made[i];
+	if (n == sizeof made / sizeof made[0])
+		TU_FAIL("more than %zu strategies", n);
+	kjit_strategy_options o;
+	kjit_strategy_options_init(&o);
+	o.name = canonical;
+	if (kjit_strategy_new(&o, &made[n], NULL) != KJIT_OK)
+		TU_FAIL("kjit_strategy_new(%s): %s", name, kjit_last_error());
+	if (n == 0)
+		atexit(tu_strategies_free);
+	return made[n++];
+}
+
+static inline void tu_strategies_free(void)
+{
+	tu_strategy(NULL);
+}
+
 /* out = dir "/" name. */
 static inline char *tu_path(char *out, const char *dir, const char *name)
 {

@@ -28,7 +28,8 @@ KJIT_TUNE_TESTS = \
 check_PROGRAMS += $(KJIT_TUNE_TESTS)
 TESTS += $(KJIT_TUNE_TESTS)
 
-KJIT_TUNE_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE)
+KJIT_TUNE_TEST_CPPFLAGS = $(KJIT_TEST_CPPFLAGS) $(KJIT_TUNE_INCLUDE) \
+	-I$(top_srcdir)/src/tuning/strategies
 KJIT_TUNE_TEST_LDADD = $(KJIT_TUNE_LIBS) $(KJIT_INTERNAL_LIBS) $(SQLITE_LIBS) -lm
 
 tests_test_tune_spec_SOURCES = tests/test-tune-spec.c tests/testutil.h

@@ -108,7 +108,7 @@ static int job_cached(worker *w, kt_compile_job *j)
 	kjit_variant_info info;
 	if (kjit__config_desc_make(o->spec, j->config, &d) != KJIT_OK)
 		return 0;
-	int hit = kjit__variant_cached(o->kernel, &d.desc, &v) == KJIT_OK &&
+	int hit = kjit_variant_cached(o->kernel, &d.desc, &v, NULL) == KJIT_OK &&
 	          kjit_variant_get_info(v, &info) == KJIT_OK;
 	if (hit) {
 		snprintf(j->key, sizeof j->key, "%s", info.key);

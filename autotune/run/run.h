@@ -47,12 +47,14 @@ typedef struct kt_tune_opts {
  * (gbps and gflops order as time does), else time. */
 kjit_objective kt_objective_of(const kt_tune_opts *o, const kjit__spec *spec);
 
-/* The options of strategy for a run of spec into *opts (NULL: the
- * defaults; the caller frees it): kt_options_load() of the spec's and
- * the command line's args[n]. KT_EXIT_OK, else KT_EXIT_SPEC (the spec's
- * fault) or KT_EXIT_USAGE (the command line's), having said why. */
-int kt_strategy_options(const kt_strategy *strategy, const kjit__spec *spec,
-                        const char *const *args, size_t n, void **opts);
+/* The strategy of a run of spec into *out (the caller frees it with
+ * kjit_strategy_free()): name (NULL: the spec's, else as budget limits
+ * the run) with the spec's Search.Attributes and the command line's
+ * args[n]; what it does not use said on stderr. KT_EXIT_OK, else
+ * KT_EXIT_SPEC (the spec's fault) or KT_EXIT_USAGE (the command line's),
+ * having said why. */
+int kt_strategy_make(const char *name, const kjit__spec *spec, const kt_budget *budget,
+                     const char *const *args, size_t n, kjit_strategy **out);
 
 /* Tunes spec on the GPU (a worker process) and returns the exit code. */
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o);

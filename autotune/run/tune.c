@@ -20,7 +20,6 @@
 #include "results.h"
 #include "worker.h"
 #include "search.h"
-#include "strategies.h"
 #include "pool.h"
 #include "wire.h"
 
@@ -78,8 +77,7 @@ typedef struct problem_run {
 typedef struct tuner {
 	const kjit__spec *spec;
 	const kt_tune_opts *o;
-	const kt_strategy *strategy;
-	void *strategy_opts;   /* --strategy-option's, NULL: the defaults */
+	kjit_strategy *strategy;
 	kt_budget budget;      /* the command line's, else the spec's */
 	const char *db;
 	kt_meas *meas;
@@ -316,7 +314,7 @@ typedef struct search {
 	double *known;         /* the objective the strategy heard, by index */
 	uint8_t *have, *seen;
 	size_t *rejected, *accepted, n_rejected, n_accepted;
-	void *sst;
+	kjit_search *sst;
 	flight fl;
 	size_t covered, repeats;
 	int strategy_done, proposing;
@@ -554,7 +552,7 @@ static int search_open(tuner *t, search *s)
 	s->n = kt_budget_evaluations(&t->budget, space->size);
 	const char *sig = kjit_kernel_signature(t->kernel);
 	kjit_run_desc d = { sig, t->hello->device_key, spec->entry, t->o->spec_path,
-		             t->strategy->name, pr->problem_json, (int64_t)s->n, t->objective };
+		             kjit_strategy_name(t->strategy), pr->problem_json, (int64_t)s->n, t->objective };
 	if (kjit_record_run_start(t->res, &d, &s->run) != KJIT_OK ||
 	    kjit_record_load(t->res, space, sig, t->hello->device_key, t->objective, &s->known,
 	                      &s->have, NULL) != KJIT_OK)
@@ -568,12 +566,11 @@ static int search_open(tuner *t, search *s)
 	if (!(s->seen = calloc(space->capacity + 1, 1)) ||
 	    !grow_known(space, &s->known, &s->have) ||
 	    !(s->rejected = malloc((s->n + 1) * sizeof *s->rejected)) ||
-	    !(s->accepted = malloc((s->n + 1) * sizeof *s->accepted)) ||
-	    !(s->sst = t->strategy->init(space, s->n, t->o->seed, t->strategy_opts))) {
+	    !(s->accepted = malloc((s->n + 1) * sizeof *s->accepted))) {
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		return -2;
 	}
-	return 0;
+	return kjit_search_start(t->strategy, space, s->n, t->o->seed, &s->sst) == KJIT_OK ? 0 : -2;
 }
 
 /* Takes proposals, a window ahead or one per worker: a repeat is answered
@@ -582,13 +579,16 @@ static int search_open(tuner *t, search *s)
  * when out of memory. */
 static int propose(tuner *t, search *s)
 {
-	size_t window = t->strategy->ahead ? window_size(t, s->pr) : kt_meas_live(t->meas);
+	size_t window = kjit_strategy_ahead(t->strategy) ? window_size(t, s->pr)
+	                                                 : kt_meas_live(t->meas);
 	while (s->proposing && !s->strategy_done && s->covered + s->fl.n < s->n &&
 	       s->fl.n < window) {
-		int64_t j = t->strategy->next(s->sst);
-		if (j == KT_NEXT_WAIT && s->fl.n)
+		int64_t j;
+		if (kjit_search_ask(s->sst, &j) != KJIT_OK)
+			return -2;
+		if (j == KJIT_SEARCH_WAIT)
 			break;
-		if (j < 0 || (size_t)j >= s->space->size) {
+		if (j == KJIT_SEARCH_END) {
 			s->strategy_done = 1;
 			break;
 		}
@@ -597,8 +597,8 @@ static int propose(tuner *t, search *s)
 			if (at >= 0)
 				s->fl.owed[at]++;
 			else
-				t->strategy->report(s->sst, (size_t)j, s->known[j]);
-			if (++s->repeats > KT_STUCK_REPEATS)
+				kjit_search_tell(s->sst, (size_t)j, s->known[j]);
+			if (++s->repeats > KJIT_SEARCH_STUCK_REPEATS)
 				s->strategy_done = 1;
 			if (at >= 0)
 				break;
@@ -609,7 +609,7 @@ static int propose(tuner *t, search *s)
 		if (s->have[j] && !t->o->force) {
 			s->pr->skipped++;
 			s->covered++;
-			t->strategy->report(s->sst, (size_t)j, s->known[j]);
+			kjit_search_tell(s->sst, (size_t)j, s->known[j]);
 			continue;
 		}
 		if (!flight_add(&s->fl, (size_t)j) || !submit(t, s->pr, s->space, (size_t)j, 0)) {
@@ -645,7 +645,7 @@ static int take(tuner *t, search *s)
 		return r;
 	s->known[index] = h.objective;
 	for (size_t k = 0; k <= owed; k++)
-		t->strategy->report(s->sst, index, h.objective);
+		kjit_search_tell(s->sst, index, h.objective);
 	s->pr->evaluated++;
 	s->covered++;
 	kt_pool_stats ps;
@@ -724,8 +724,7 @@ static void search_close(tuner *t, search *s, int ret)
 	kt_pool_get_stats(t->pool, &ps);
 	pr->compile_s = ps.busy_s - s->ps0.busy_s;
 	pr->wall_s = (double)(kjit__now_ns() - s->t0) * 1e-9;
-	if (s->sst)
-		t->strategy->free(s->sst);
+	kjit_search_free(s->sst);
 	kjit_run_free(s->run);
 	free(s->known);
 	free(s->have);
@@ -1007,7 +1006,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 	kjit__buf_str(&b, ", \"arch\": ");
 	kjit__buf_json_str(&b, t->hello->arch);
 	kjit__buf_str(&b, ", \"strategy\": ");
-	kjit__buf_json_str(&b, t->strategy->name);
+	kjit__buf_json_str(&b, kjit_strategy_name(t->strategy));
 	kjit__buf_str(&b, ", \"wall_s\": ");
 	put_num(&b, wall_s);
 	double compile_s = 0, kernel_s = 0;
@@ -1038,7 +1037,7 @@ static void print_json(tuner *t, double wall_s, int was_interrupted)
 static void print_text(tuner *t, int was_interrupted)
 {
 	printf("%s: %s on %s (%s), strategy %s%s\n", t->o->spec_path, t->spec->entry,
-	       t->hello->device_name, t->hello->arch, t->strategy->name,
+	       t->hello->device_name, t->hello->arch, kjit_strategy_name(t->strategy),
 	       was_interrupted ? ", interrupted" : "");
 	print_workers(t->meas);
 	for (size_t i = 0; i < t->n_runs; i++) {
@@ -1229,16 +1228,6 @@ static int settle(tuner *t)
 		return KT_EXIT_SPEC;
 	}
 	t->objective = kt_objective_of(o, spec);
-	const char *name = kt_strategy_choose(o->strategy, spec->strategy, &t->budget);
-	if (!(t->strategy = kt_strategy_find(name))) {
-		if (o->strategy) {
-			fprintf(stderr, "kjit-tune: unknown strategy '%s' (see --help)\n", name);
-			return KT_EXIT_USAGE;
-		}
-		fprintf(stderr, "kjit-tune: %s: the spec's search strategy '%s' is not one of "
-		        "kjit-tune's (see --help)\n", spec->path, name);
-		return KT_EXIT_SPEC;
-	}
 	if (o->problem >= 0 && (size_t)o->problem >= spec->n_problems) {
 		fprintf(stderr, "kjit-tune: --problem: the spec %s has %zu problems\n", spec->path,
 		        spec->n_problems);
@@ -1252,21 +1241,35 @@ static int settle(tuner *t)
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		return KT_EXIT_SPEC;
 	}
-	/* last, the spec's then the command line's: nothing after them fails,
-	 * so that kt_tune() frees them */
-	return kt_strategy_options(t->strategy, spec, o->strategy_args, o->n_strategy_args,
-	                           &t->strategy_opts);
+	/* last: nothing after it fails, so that kt_tune() frees it */
+	return kt_strategy_make(o->strategy, spec, &t->budget, o->strategy_args,
+	                        o->n_strategy_args, &t->strategy);
 }
 
-int kt_strategy_options(const kt_strategy *strategy, const kjit__spec *spec,
-                        const char *const *args, size_t n, void **opts)
+int kt_strategy_make(const char *name, const kjit__spec *spec, const kt_budget *budget,
+                     const char *const *args, size_t n, kjit_strategy **out)
 {
-	int from_spec;
-	if (kt_options_load(strategy, spec, args, n, stderr, opts, &from_spec) == KJIT_OK)
-		return KT_EXIT_OK;
-	fprintf(stderr, "kjit-tune: %s\n%s", kjit_last_error(),
-	        from_spec ? "" : "Try 'kjit-tune --help'.\n");
-	return from_spec ? KT_EXIT_SPEC : KT_EXIT_USAGE;
+	kjit_strategy_options so;
+	kjit_strategy_options_init(&so);
+	so.name = name;
+	so.spec = spec;
+	so.limited = kt_budget_limited(budget);
+	so.settings = args;
+	so.n_settings = n;
+	so.settings_from = "--strategy-option";
+	kjit_strategy_fault fault;
+	if (kjit_strategy_new(&so, out, &fault) != KJIT_OK) {
+		int spec_fault = fault == KJIT_STRATEGY_FAULT_SPEC;
+		fprintf(stderr, "kjit-tune: %s\n%s", kjit_last_error(),
+		        spec_fault ? "" : "Try 'kjit-tune --help'.\n");
+		return spec_fault ? KT_EXIT_SPEC : fault == KJIT_STRATEGY_FAULT_NONE ? KT_EXIT_RUNTIME
+		                                                                 : KT_EXIT_USAGE;
+	}
+	size_t nw;
+	const char *const *w = kjit_strategy_warnings(*out, &nw);
+	for (size_t i = 0; i < nw; i++)
+		fprintf(stderr, "kjit-tune: warning: %s\n", w[i]);
+	return KT_EXIT_OK;
 }
 
 int kt_tune(const kjit__spec *spec, const kt_tune_opts *o)
@@ -1332,7 +1335,7 @@ done:
 		free(t.runs[i].rejected_json);
 	}
 	free(t.runs);
-	free(t.strategy_opts);
+	kjit_strategy_free(t.strategy);
 	if (kjit_records_close(t.res) != KJIT_OK && ret == KT_EXIT_OK) {
 		fprintf(stderr, "kjit-tune: %s\n", kjit_last_error());
 		ret = KT_EXIT_RUNTIME;

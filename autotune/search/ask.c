@@ -35,9 +35,16 @@ static double parse_answer(const char *s)
 static double ask_one(void *ctx, size_t index)
 {
 	asker *a = ctx;
-	const uint16_t *cfg = kjit__space_config(a->space, index);
-	for (size_t i = 0; i < a->space->n_params; i++)
-		fprintf(a->out, i ? " %u" : "%u", (unsigned)cfg[i]);
+	size_t n = a->space->n_params, *cfg = malloc((n + 1) * sizeof *cfg);
+	if (!cfg || (a->status = kjit_space_config(a->space, index, cfg)) != KJIT_OK) {
+		if (!cfg)
+			a->status = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		free(cfg);
+		return NAN;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(a->out, i ? " %zu" : "%zu", cfg[i]);
+	free(cfg);
 	if (fputc('\n', a->out) == EOF || fflush(a->out) != 0) {
 		a->status = kjit__error(KJIT_ERR_IO, "--ask: writing a proposal: %s", strerror(errno));
 		return NAN;
@@ -64,13 +71,11 @@ static double ask_one(void *ctx, size_t index)
 	return v;
 }
 
-kjit_status kt_ask(const kjit__space *space, const kt_strategy *strategy,
-                   const void *strategy_opts, const kt_budget *budget, uint64_t seed,
-                   FILE *in, FILE *out)
+kjit_status kt_ask(const kjit__space *space, const kjit_strategy *strategy,
+                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out)
 {
 	asker a = { .space = space, .in = in, .out = out, .status = KJIT_OK };
-	kt_replay_opts o = { .budget = budget, .seed = seed, .strategy_opts = strategy_opts,
-		             .ask = ask_one, .ask_ctx = &a };
+	kt_replay_opts o = { .budget = budget, .seed = seed, .ask = ask_one, .ask_ctx = &a };
 	kt_replay_result r;
 	kjit_status st = kt_replay(space, strategy, &o, NULL, &r);
 	return a.status != KJIT_OK ? a.status : st;

@@ -20,6 +20,11 @@
 #include "search.h"
 
 
+int kt_budget_limited(const kt_budget *b)
+{
+	return b && (b->evaluations || b->fraction > 0 || b->seconds > 0);
+}
+
 size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
 {
 	size_t n = space_size;
@@ -33,7 +38,7 @@ size_t kt_budget_evaluations(const kt_budget *b, size_t space_size)
 	return n;
 }
 
-kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
+kjit_status kt_replay_run(const kjit__space *space, const kjit_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out)
 {
@@ -48,9 +53,9 @@ typedef struct sim {
 	const double *compile_ms, *measure_ms;
 	size_t workers, gpus;
 	double now;                       /* seconds */
-	int64_t job[KT_BATCH_MAX];        /* in the order they were proposed */
-	uint8_t stage[KT_BATCH_MAX];
-	double end[KT_BATCH_MAX];         /* of the compile or the measurement; for
+	int64_t job[KJIT_SEARCH_BATCH_MAX];        /* in the order they were proposed */
+	uint8_t stage[KJIT_SEARCH_BATCH_MAX];
+	double end[KJIT_SEARCH_BATCH_MAX];         /* of the compile or the measurement; for
 	                                   * WAIT_GPU, when the compile ended */
 	size_t n;
 } sim;
@@ -119,17 +124,16 @@ static int outstanding(const int64_t *pend, size_t n, int64_t index)
 /* A replay under way. */
 typedef struct replay {
 	const kjit__space *space;
-	const kt_strategy *strategy;
 	const kt_replay_opts *o;
 	const double *objective;
-	void *st;                   /* the strategy's */
+	kjit_search *st;
 	size_t batch, n, repeats, held;
 	double *known;              /* capacity + 1 */
 	uint8_t *have;
 	sim clock;
 	int timed, done;
 	kjit__rng order;            /* the order results arrive in */
-	int64_t pend[KT_BATCH_MAX]; /* the proposals outstanding */
+	int64_t pend[KJIT_SEARCH_BATCH_MAX]; /* the proposals outstanding */
 	size_t n_pend, measuring;   /* distinct configurations among them */
 	uint64_t t0;
 	kt_replay_result r;
@@ -142,34 +146,24 @@ typedef struct replay {
 static int propose(replay *p)
 {
 	const kt_budget *budget = p->o->budget;
-	const kt_strategy *strategy = p->strategy;
 	while (!p->done && p->n_pend < p->batch && p->r.evaluations + p->measuring < p->n) {
 		if (budget && budget->seconds > 0 &&
 		    (p->timed ? p->clock.now : (double)(kjit__now_ns() - p->t0) * 1e-9) >=
 		            budget->seconds)
 			return 1;
-		int64_t j = strategy->next(p->st);
-		if (j == KT_NEXT_WAIT && p->n_pend > 0)
+		int64_t j;
+		if ((p->status = kjit_search_ask(p->st, &j)) != KJIT_OK)
+			return 1;
+		if (j == KJIT_SEARCH_WAIT)
 			break;
-		if (j == -1) {
+		if (j == KJIT_SEARCH_END) {
 			p->done = 1;
 			break;
 		}
-		if (j == KT_NEXT_WAIT) {
-			p->status = kjit__error(KJIT_ERR_INVALID_ARG,
-			                        "strategy %s waits with nothing outstanding",
-			                        strategy->name);
-			return 1;
-		}
-		if (j < 0 || (size_t)j >= p->space->size) {
-			p->status = kjit__error(KJIT_ERR_INVALID_ARG, "strategy %s proposed %lld of %zu",
-			                        strategy->name, (long long)j, p->space->size);
-			return 1;
-		}
 		if (p->have[j]) {
 			/* answered from memory: no evaluation spent */
-			strategy->report(p->st, (size_t)j, p->known[j]);
-			if (++p->repeats > KT_STUCK_REPEATS)
+			kjit_search_tell(p->st, (size_t)j, p->known[j]);
+			if (++p->repeats > KJIT_SEARCH_STUCK_REPEATS)
 				p->done = 1;
 			continue;
 		}
@@ -193,7 +187,7 @@ static int arrive(replay *p)
 {
 	kt_replay_result *r = &p->r;
 	const kt_replay_opts *o = p->o;
-	int64_t j = p->timed ? sim_arrive(&p->clock) : p->pend[kt_rng_below(&p->order, p->n_pend)];
+	int64_t j = p->timed ? sim_arrive(&p->clock) : p->pend[kjit__rng_below(&p->order, p->n_pend)];
 	p->known[j] = o->ask ? o->ask(o->ask_ctx, (size_t)j)
 	                     : (size_t)j < p->held ? p->objective[j] : INFINITY;
 	if (isnan(p->known[j]))
@@ -207,7 +201,7 @@ static int arrive(replay *p)
 		if (p->pend[i] != j)
 			p->pend[k++] = p->pend[i];
 	for (size_t i = k; i < p->n_pend; i++)
-		p->strategy->report(p->st, (size_t)j, p->known[j]);
+		kjit_search_tell(p->st, (size_t)j, p->known[j]);
 	p->n_pend = k;
 	if (p->known[j] < r->best_found_value) {
 		r->best_found = j;
@@ -224,10 +218,10 @@ static int arrive(replay *p)
 	return o->until && r->evals_to_within;
 }
 
-kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
+kjit_status kt_replay(const kjit__space *space, const kjit_strategy *strategy,
                       const kt_replay_opts *o, const double *objective, kt_replay_result *out)
 {
-	replay p = { .space = space, .strategy = strategy, .o = o, .objective = objective,
+	replay p = { .space = space, .o = o, .objective = objective,
 		     .batch = o->batch ? o->batch : 1, .held = space->size, .status = KJIT_OK };
 	p.r = (kt_replay_result){ .best_found = -1, .best_found_value = INFINITY,
 		                  .best_known = -1, .best_known_value = INFINITY };
@@ -235,20 +229,22 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 		         .workers = o->workers ? o->workers : 1, .gpus = o->gpus ? o->gpus : 1 };
 	p.timed = o->compile_ms && o->measure_ms;
 	if (p.timed)
-		p.batch = p.clock.workers + p.clock.gpus < KT_BATCH_MAX
-		                  ? p.clock.workers + p.clock.gpus : KT_BATCH_MAX;
-	if (p.batch > KT_BATCH_MAX)
+		p.batch = p.clock.workers + p.clock.gpus < KJIT_SEARCH_BATCH_MAX
+		                  ? p.clock.workers + p.clock.gpus : KJIT_SEARCH_BATCH_MAX;
+	if (p.batch > KJIT_SEARCH_BATCH_MAX)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "a batch of %zu: at most %d", p.batch,
-		                   KT_BATCH_MAX);
+		                   KJIT_SEARCH_BATCH_MAX);
 	/* a sample may grow by what the strategy builds: the results file has
 	 * none of those (a failure, as a configuration it lacks) */
 	p.n = kt_budget_evaluations(o->budget, space->size);
 	p.known = malloc((space->capacity + 1) * sizeof *p.known);
 	p.have = calloc(space->capacity + 1, 1);
-	if (!p.known || !p.have || !(p.st = strategy->init(space, p.n, o->seed, o->strategy_opts))) {
+	kjit_status st = p.known && p.have ? kjit_search_start(strategy, space, p.n, o->seed, &p.st)
+	                                   : kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	if (st != KJIT_OK) {
 		free(p.known);
 		free(p.have);
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+		return st;
 	}
 	for (size_t i = 0; objective && i < space->size; i++)
 		if (objective[i] < p.r.best_known_value) {
@@ -261,7 +257,7 @@ kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
 	p.t0 = kjit__now_ns();
 	while (!propose(&p) && p.n_pend > 0 && !arrive(&p))
 		;
-	strategy->free(p.st);
+	kjit_search_free(p.st);
 	free(p.known);
 	free(p.have);
 	*out = p.r;

@@ -1,8 +1,8 @@
 /*
  * search.h - the search driver of kjit-tune (search/): a budget in
- * configurations, and replay: a strategy run against known results as the
- * tuner would run it (strategies.h), so that strategies can be compared
- * with no GPU, or against another program's answers (--ask).
+ * configurations, and replay: a strategy (kjit.h's kjit_search) run
+ * against known results as the tuner would run it, so that strategies can
+ * be compared with no GPU, or against another program's answers (--ask).
  */
 #ifndef KJIT_TUNE_SEARCH_H
 #define KJIT_TUNE_SEARCH_H
@@ -11,11 +11,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "strategies.h"
 #include "tools.h"
 #include "kjit.h"
 
 /* ---- the search driver and replay (replay.c) ------------------------ */
+
+/* A budget: the smallest of the set limits; 0 means unset. */
+typedef struct kt_budget {
+	size_t evaluations;
+	double fraction;  /* of the constrained space, (0, 1] */
+	double seconds;   /* wall time */
+} kt_budget;
+
+/* 1 when b sets a limit (kjit_strategy_options.limited). */
+int kt_budget_limited(const kt_budget *b);
 
 /* The evaluation budget in configurations for a space. */
 size_t kt_budget_evaluations(const kt_budget *b, size_t space_size);
@@ -39,20 +48,18 @@ typedef struct kt_replay_result {
 typedef struct kt_replay_opts {
 	const kt_budget *budget;  /* NULL: none */
 	uint64_t seed;            /* the strategy's, and the order results arrive in */
-	const void *strategy_opts; /* the strategy's options (kt_options_parse()),
-	                           * NULL: its defaults */
 	double within;            /* evals_to_within's tolerance (0.05: within 5% of
 	                           * the best known) */
 	int until;                /* stop once a value within the tolerance is found
 	                           * (bench-search: the rest would not change
 	                           * evals_to_within) */
-	size_t batch;             /* proposals outstanding, 1 .. KT_BATCH_MAX (0: 1) */
+	size_t batch;             /* proposals outstanding, 1 .. KJIT_SEARCH_BATCH_MAX (0: 1) */
 	/* The simulated clock, when both costs are set (milliseconds per
 	 * configuration): each proposal is compiled on one of `workers`
 	 * (first come, first served) and then measured on one of `gpus` (in
 	 * the order the compiles end); its result arrives when its
 	 * measurement ends. The strategy has workers + gpus proposals
-	 * outstanding (at most KT_BATCH_MAX; batch is not used), and the time
+	 * outstanding (at most KJIT_SEARCH_BATCH_MAX; batch is not used), and the time
 	 * budget is of simulated seconds. */
 	const double *compile_ms, *measure_ms;
 	size_t workers, gpus;     /* 0: 1 */
@@ -71,12 +78,12 @@ typedef struct kt_replay_opts {
  * answered from memory (they do not count, and cost no time). Ends when the strategy is done or the evaluation budget is
  * spent (with what was outstanding reported), or at once at the time
  * budget or o->until. KJIT_ERR_INVALID_ARG when the strategy breaks the
- * contract (an index outside the space, KT_NEXT_WAIT with nothing
+ * contract (an index outside the space, KJIT_SEARCH_WAIT with nothing
  * outstanding). */
-kjit_status kt_replay(const kjit__space *space, const kt_strategy *strategy,
+kjit_status kt_replay(const kjit__space *space, const kjit_strategy *strategy,
                       const kt_replay_opts *o, const double *objective, kt_replay_result *out);
 /* kt_replay() with batch 1 and within 0. */
-kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
+kjit_status kt_replay_run(const kjit__space *space, const kjit_strategy *strategy,
                           const kt_budget *budget, uint64_t seed,
                           const double *objective, kt_replay_result *out);
 
@@ -93,10 +100,9 @@ kjit_status kt_replay_run(const kjit__space *space, const kt_strategy *strategy,
  * "fail". A configuration proposed again is answered from memory, not
  * asked. Ends when the strategy is done, the budget is spent or in ends
  * (KJIT_OK); an answer of another form is KJIT_ERR_INVALID_ARG naming
- * it. strategy_opts: the strategy's options, NULL its defaults. */
-kjit_status kt_ask(const kjit__space *space, const kt_strategy *strategy,
-                   const void *strategy_opts, const kt_budget *budget, uint64_t seed,
-                   FILE *in, FILE *out);
+ * it. */
+kjit_status kt_ask(const kjit__space *space, const kjit_strategy *strategy,
+                   const kt_budget *budget, uint64_t seed, FILE *in, FILE *out);
 
 /* The largest results file --replay reads. */
 #define KT_REPLAY_MAX_BYTES ((size_t)1 << 30)

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "worker.h"
-#include "strategies.h"
 
 /* Host memory and device memory are both finite: one argument larger
  * than this is a spec error rather than a failed allocation later. */

@@ -311,8 +311,7 @@ static double noise_at(const noise_table *t, double best_ns, int cold)
 			v[k++] = t->rel[i][j];
 	if (k == 0)
 		return own;
-	kjit__sort_doubles(v, k);
-	double typical = kjit__median_sorted(v, k) * best_ns;
+	double typical = kjit__median(v, k) * best_ns;
 	return typical > own ? typical : own;
 }
 

@@ -62,6 +62,12 @@ typedef struct kjit__rng {
 } kjit__rng;
 void kjit__rng_seed(kjit__rng *r, uint64_t seed);
 uint64_t kjit__rng_next(kjit__rng *r);
+/* Uniform in [0, n), n > 0. */
+uint64_t kjit__rng_below(kjit__rng *r, uint64_t n);
+/* Uniform in [0, 1). */
+double kjit__rng_unit(kjit__rng *r);
+/* Standard normal. */
+double kjit__rng_normal(kjit__rng *r);
 
 /* ---- hashing (hash.c) ------------------------------------------------ */
 
@@ -162,6 +168,8 @@ void kjit__sort_doubles(double *v, size_t n);
 /* The median of sorted[n]: the middle value, or the mean of the middle
  * two; NAN when n is 0. */
 double kjit__median_sorted(const double *sorted, size_t n);
+/* Sorts v[n] and gives its median (kjit__median_sorted()). */
+double kjit__median(double *v, size_t n);
 
 /* ---- the environment (env.c) ------------------------------------------ */
 

@@ -3,6 +3,8 @@
  * seed repeats a sample, a search and a fill. */
 #include "config.h"
 
+#include <math.h>
+
 #include "base.h"
 
 uint64_t kjit__splitmix(uint64_t start, uint64_t j)
@@ -36,4 +38,26 @@ uint64_t kjit__rng_next(kjit__rng *r)
 	s[2] ^= t;
 	s[3] = rotl(s[3], 45);
 	return result;
+}
+
+uint64_t kjit__rng_below(kjit__rng *r, uint64_t n)
+{
+	/* rejection keeps it uniform */
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+	do
+		x = kjit__rng_next(r);
+	while (x >= limit);
+	return x % n;
+}
+
+double kjit__rng_unit(kjit__rng *r)
+{
+	return (double)(kjit__rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+double kjit__rng_normal(kjit__rng *r)
+{
+	/* Box-Muller; 1 - u keeps the logarithm finite */
+	double u = 1.0 - kjit__rng_unit(r), v = kjit__rng_unit(r);
+	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }

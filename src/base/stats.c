@@ -23,3 +23,9 @@ double kjit__median_sorted(const double *sorted, size_t n)
 		return NAN;
 	return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
+
+double kjit__median(double *v, size_t n)
+{
+	kjit__sort_doubles(v, n);
+	return kjit__median_sorted(v, n);
+}

@@ -39,8 +39,7 @@ void kjit__drift_sample(kjit_engine *e, uint64_t tag, double ns)
 			size_t m = en->n_window < 16 ? en->n_window : 16;
 			double w[16];
 			memcpy(w, en->window, m * sizeof *w);
-			kjit__sort_doubles(w, m);
-			double median = kjit__median_sorted(w, m);
+			double median = kjit__median(w, m);
 			if (median > c->median_ns * e->drift_threshold) {
 				atomic_store_explicit(&en->stale, 1, memory_order_relaxed);
 				en->drift_pending = 1;

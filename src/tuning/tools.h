@@ -20,28 +20,28 @@
 	X(kjit__buf_add) X(kjit__buf_done) X(kjit__buf_json_str) X(kjit__buf_str) X(kjit__quote) \
 	X(kjit__error) X(kjit__strdup_printf) X(kjit__env) \
 	X(kjit__now_ns) X(kjit__cpu_count) X(kjit__open_regular) X(kjit__read_file) \
-	X(kjit__write_replace) X(kjit__sort_doubles) X(kjit__median_sorted) \
+	X(kjit__write_replace) X(kjit__median) \
 	/* JSON (base.h) */ \
 	X(kjit__json_parse) X(kjit__json_free) X(kjit__json_get) X(kjit__json_scalar_text) \
 	/* the generator (base.h) */ \
-	X(kjit__rng_next) X(kjit__rng_seed) X(kjit__splitmix) \
+	X(kjit__rng_seed) X(kjit__rng_below) X(kjit__splitmix) \
 	/* a binary's checksum (base.h) */ \
 	X(kjit__store_checksum) \
 	/* MPI ranks only: a binary another rank compiled, stored (mpi_link.c, serve.c) */ \
 	X(kjit__store_open) X(kjit__store_close) \
 	X(kjit__store_binary_put) X(kjit__store_binary_read) \
 	/* the spec, its expressions and its space (tuning.h), beyond kjit.h's kjit_spec_* \
-	 * and kjit_space_*, which load, count, build and free them */ \
-	X(kjit__spec_strategy_name) X(kjit__spec_eval) X(kjit__spec_default_config) \
-	X(kjit__space_config) X(kjit__space_find) X(kjit__space_add) X(kjit__space_match) \
+	 * and kjit_space_*, which load, count, build and free them; the search is kjit.h's \
+	 * kjit_strategy and kjit_search */ \
+	X(kjit__spec_eval) X(kjit__spec_default_config) \
+	X(kjit__space_config) X(kjit__space_match) \
 	X(kjit__spec_generate) \
 	X(kjit__config_desc_make) \
 	X(kjit__config_desc_free) X(kjit__config_dims) \
 	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
 	X(kjit__arch_is_virtual) \
 	X(kjit__engine_store_broken) X(kjit__kernel_args_refused) \
-	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record) \
-	X(kjit__variant_cached)
+	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record)
 
 /* kjit-top: its reader's rows come with their enums (KJIT__F_* of
  * store_schema.h), the GPU's power through kjit_power_* of kjit.h. */

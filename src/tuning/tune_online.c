@@ -220,8 +220,7 @@ static kjit_status finish(kjit__online *o)
 			continue;
 		memcpy(sorted, tr->samples, o->samples * sizeof *sorted);
 		size_t m = o->samples;
-		kjit__sort_doubles(sorted, m);
-		double median = kjit__median_sorted(sorted, m);
+		double median = kjit__median(sorted, m);
 		if (!isfinite(median))
 			continue;
 		kjit_eval *r = &res[n_res];

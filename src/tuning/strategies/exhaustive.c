@@ -27,6 +27,6 @@ static void report(void *st, size_t index, double objective)
 {
 }
 
-const kt_strategy kt_strategy_exhaustive = {
+const kjit__strategy kjit__strategy_exhaustive = {
 	"exhaustive", "every configuration once, in order", 1, init, next, report, free, NULL, 0, NULL, NULL,
 };

@@ -1,7 +1,7 @@
 /*
- * common.c - what every strategy shares: the generator's distributions
- * (the generator is the library's, kjit__rng), the neighbourhood
- * of a configuration, and the list of strategies.
+ * common.c - what every strategy shares: the neighbourhood of a
+ * configuration, what a strategy was told, a local descent, and the list
+ * of strategies.
  */
 #include "config.h"
 
@@ -11,29 +11,7 @@
 
 #include "strategies.h"
 
-uint64_t kt_rng_below(kjit__rng *r, uint64_t n)
-{
-	/* rejection keeps it uniform */
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
-	do
-		x = kjit__rng_next(r);
-	while (x >= limit);
-	return x % n;
-}
-
-double kt_rng_unit(kjit__rng *r)
-{
-	return (double)(kjit__rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-double kt_rng_normal(kjit__rng *r)
-{
-	/* Box-Muller; 1 - u keeps the logarithm finite */
-	double u = 1.0 - kt_rng_unit(r), v = kt_rng_unit(r);
-	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}
-
-int64_t kt_neighbour(const kjit__space *space, size_t index, kjit__rng *rng)
+int64_t kjit__neighbour(const kjit__space *space, size_t index, kjit__rng *rng)
 {
 	uint16_t cfg[256];
 	size_t n = space->n_params;
@@ -41,11 +19,11 @@ int64_t kt_neighbour(const kjit__space *space, size_t index, kjit__rng *rng)
 		return -1;
 	for (int tries = 0; tries < 32; tries++) {
 		memcpy(cfg, kjit__space_config(space, index), n * sizeof *cfg);
-		size_t p = (size_t)kt_rng_below(rng, n);
+		size_t p = (size_t)kjit__rng_below(rng, n);
 		size_t nv = space->spec->params[p].n_values;
 		if (nv < 2)
 			continue;
-		cfg[p] = (uint16_t)((cfg[p] + 1 + kt_rng_below(rng, nv - 1)) % nv);
+		cfg[p] = (uint16_t)((cfg[p] + 1 + kjit__rng_below(rng, nv - 1)) % nv);
 		int64_t j = kjit__space_add(space, cfg);
 		if (j >= 0)
 			return j;
@@ -53,7 +31,7 @@ int64_t kt_neighbour(const kjit__space *space, size_t index, kjit__rng *rng)
 	return -1;
 }
 
-int64_t kt_snap(const kjit__space *space, const double *pos)
+int64_t kjit__snap(const kjit__space *space, const double *pos)
 {
 	uint16_t cfg[256];
 	size_t n = space->n_params;
@@ -81,7 +59,7 @@ int64_t kt_snap(const kjit__space *space, const double *pos)
 	return j;
 }
 
-size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out)
+size_t kjit__adjacent(const kjit__space *space, size_t index, int64_t *out)
 {
 	uint16_t cfg[256];
 	size_t n = space->n_params, k = 0;
@@ -106,7 +84,7 @@ size_t kt_adjacent(const kjit__space *space, size_t index, int64_t *out)
 	return k;
 }
 
-int kt_memo_init(kt_memo *m, const kjit__space *space)
+int kjit__told_init(kjit__told *m, const kjit__space *space)
 {
 	m->n_seen = 0;
 	m->seen = calloc(space->capacity + 1, 1);
@@ -114,7 +92,7 @@ int kt_memo_init(kt_memo *m, const kjit__space *space)
 	return m->seen && m->value;
 }
 
-void kt_memo_free(kt_memo *m)
+void kjit__told_free(kjit__told *m)
 {
 	free(m->seen);
 	free(m->value);
@@ -122,59 +100,59 @@ void kt_memo_free(kt_memo *m)
 	m->value = NULL;
 }
 
-int64_t kt_memo_ask(kt_memo *m, int64_t index)
+int64_t kjit__told_ask(kjit__told *m, int64_t index)
 {
-	m->seen[index] = KT_ASKED;
+	m->seen[index] = KJIT__ASKED;
 	return index;
 }
 
-int kt_memo_put(kt_memo *m, size_t index, double objective)
+int kjit__told_put(kjit__told *m, size_t index, double objective)
 {
-	if (m->seen[index] == KT_KNOWN)
+	if (m->seen[index] == KJIT__KNOWN)
 		return 0;
-	m->seen[index] = KT_KNOWN;
+	m->seen[index] = KJIT__KNOWN;
 	m->value[index] = objective;
 	m->n_seen++;
 	return 1;
 }
 
-int kt_local_init(kt_local *l, const kjit__space *space)
+int kjit__local_init(kjit__local *l, const kjit__space *space)
 {
 	memset(l, 0, sizeof *l);
 	l->nb = calloc(2 * space->n_params + 1, sizeof *l->nb);
 	return l->nb != NULL;
 }
 
-void kt_local_free(kt_local *l)
+void kjit__local_free(kjit__local *l)
 {
 	free(l->nb);
 	l->nb = NULL;
 }
 
-void kt_local_start(kt_local *l, const kjit__space *space, size_t index, double value,
+void kjit__local_start(kjit__local *l, const kjit__space *space, size_t index, double value,
                     kjit__rng *rng)
 {
 	l->active = 1;
 	l->at = (int64_t)index;
 	l->value = value;
-	l->n_nb = kt_adjacent(space, index, l->nb);
+	l->n_nb = kjit__adjacent(space, index, l->nb);
 	l->next = 0;
 	for (size_t i = l->n_nb; i > 1; i--) {
-		size_t j = (size_t)kt_rng_below(rng, i);
+		size_t j = (size_t)kjit__rng_below(rng, i);
 		int64_t t = l->nb[i - 1];
 		l->nb[i - 1] = l->nb[j];
 		l->nb[j] = t;
 	}
 }
 
-void kt_local_stop(kt_local *l)
+void kjit__local_stop(kjit__local *l)
 {
 	l->active = 0;
 	l->n_out = 0;
 }
 
 /* Takes j off the list of neighbours out, when it is there. */
-static void local_drop(kt_local *l, int64_t j)
+static void local_drop(kjit__local *l, int64_t j)
 {
 	for (size_t i = 0; i < l->n_out; i++)
 		if (l->out[i] == j) {
@@ -183,11 +161,11 @@ static void local_drop(kt_local *l, int64_t j)
 		}
 }
 
-int64_t kt_local_next(kt_local *l)
+int64_t kjit__local_next(kjit__local *l)
 {
 	/* a neighbour already out (from a descent before a move) is not
 	 * listed twice, so that the list holds outstanding proposals only */
-	if (l->active && l->next < l->n_nb && l->n_out < KT_BATCH_MAX) {
+	if (l->active && l->next < l->n_nb && l->n_out < KJIT_SEARCH_BATCH_MAX) {
 		int64_t j = l->nb[l->next++];
 		local_drop(l, j);
 		l->out[l->n_out++] = j;
@@ -197,50 +175,39 @@ int64_t kt_local_next(kt_local *l)
 	return -1;
 }
 
-void kt_local_take(kt_local *l, const kjit__space *space, int64_t j, double v, kjit__rng *rng)
+void kjit__local_take(kjit__local *l, const kjit__space *space, int64_t j, double v, kjit__rng *rng)
 {
 	local_drop(l, j);
 	if (l->active && v < l->value)
-		kt_local_start(l, space, (size_t)j, v, rng);
+		kjit__local_start(l, space, (size_t)j, v, rng);
 }
 
-const kt_strategy *const kt_strategies[] = {
-	&kt_strategy_exhaustive, &kt_strategy_random, &kt_strategy_annealing,
-	&kt_strategy_genetic, &kt_strategy_surrogate, &kt_strategy_dual_annealing,
-	&kt_strategy_pso, &kt_strategy_hybrid, NULL,
+const kjit__strategy *const kjit__strategies[] = {
+	&kjit__strategy_exhaustive, &kjit__strategy_random, &kjit__strategy_annealing,
+	&kjit__strategy_genetic, &kjit__strategy_surrogate, &kjit__strategy_dual_annealing,
+	&kjit__strategy_pso, &kjit__strategy_hybrid, NULL,
 };
 
-const kt_strategy *kt_strategy_find(const char *name)
+const kjit__strategy *kjit__strategy_find(const char *name)
 {
-	for (size_t i = 0; kt_strategies[i]; i++)
-		if (strcmp(kt_strategies[i]->name, name) == 0)
-			return kt_strategies[i];
+	for (size_t i = 0; kjit__strategies[i]; i++)
+		if (strcmp(kjit__strategies[i]->name, name) == 0)
+			return kjit__strategies[i];
 	return NULL;
 }
 
-const char *kt_strategy_choose(const char *cli, const char *spec, const kt_budget *budget)
-{
-	if (cli)
-		return cli;
-	if (spec)
-		return spec;
-	if (budget && (budget->evaluations || budget->fraction > 0 || budget->seconds > 0))
-		return KT_STRATEGY_DEFAULT;
-	return "exhaustive";
-}
-
-int64_t kt_random_unvisited(size_t size, const uint8_t *visited, kjit__rng *rng)
+int64_t kjit__random_unvisited(size_t size, const uint8_t *visited, kjit__rng *rng)
 {
 	if (size == 0)
 		return -1;
 	/* a few draws first (uniform), then a scan from a random start so
 	 * that a nearly exhausted space still ends */
 	for (int i = 0; i < 16; i++) {
-		size_t j = (size_t)kt_rng_below(rng, size);
+		size_t j = (size_t)kjit__rng_below(rng, size);
 		if (!visited[j])
 			return (int64_t)j;
 	}
-	size_t start = (size_t)kt_rng_below(rng, size);
+	size_t start = (size_t)kjit__rng_below(rng, size);
 	for (size_t k = 0; k < size; k++) {
 		size_t j = (start + k) % size;
 		if (!visited[j])

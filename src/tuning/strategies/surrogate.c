@@ -6,7 +6,7 @@
  * best) by predicted log time minus an exploration bonus for values seen
  * rarely, and evaluates the lowest; one step in ten is random, as are
  * the first num_initial (8). A new best
- * starts a local search from it (kt_local: the model finds the region,
+ * starts a local search from it (kjit__local: the model finds the region,
  * the descent the last few percent), answered from memory where it
  * meets configurations seen before.
  *
@@ -32,8 +32,8 @@ typedef struct opts {
 
 static const opts defaults = { .num_initial = 8 };
 
-static const kt_option options[] = {
-	{ "num_initial", KT_OPT_COUNT, offsetof(opts, num_initial), 0, 1e9, NULL },
+static const kjit__strategy_option options[] = {
+	{ "num_initial", KJIT__OPT_COUNT, offsetof(opts, num_initial), 0, 1e9, NULL },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -41,8 +41,8 @@ typedef struct state {
 	const kjit__space *space;
 	kjit__rng rng;
 	opts o;
-	kt_memo mem;
-	kt_local ls;
+	kjit__told mem;
+	kjit__local ls;
 	double *sum;        /* per (parameter, value), at offset[p] + v */
 	uint32_t *count;
 	size_t *offset;
@@ -60,8 +60,8 @@ static void destroy(void *st)
 	free(s->offset);
 	free(s->sum);
 	free(s->count);
-	kt_memo_free(&s->mem);
-	kt_local_free(&s->ls);
+	kjit__told_free(&s->mem);
+	kjit__local_free(&s->ls);
 	free(s);
 }
 
@@ -79,7 +79,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	}
 	s->sum = calloc(nv + 1, sizeof *s->sum);
 	s->count = calloc(nv + 1, sizeof *s->count);
-	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->offset ||
+	if (!kjit__told_init(&s->mem, space) || !kjit__local_init(&s->ls, space) || !s->offset ||
 	    !s->sum || !s->count) {
 		destroy(s);
 		return NULL;
@@ -108,7 +108,7 @@ static double predict(const state *s, size_t index)
 /* j proposed; -1 (every configuration proposed) is done. */
 static int64_t ask(state *s, int64_t j)
 {
-	return j < 0 ? j : kt_memo_ask(&s->mem, j);
+	return j < 0 ? j : kjit__told_ask(&s->mem, j);
 }
 
 static int64_t next(void *st)
@@ -117,21 +117,21 @@ static int64_t next(void *st)
 	size_t size = s->space->size;
 	if (s->mem.n_seen == size)
 		return -1;
-	for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
+	for (int64_t j; (j = kjit__local_next(&s->ls)) >= 0;) {
 		if (!s->mem.seen[j])
-			return kt_memo_ask(&s->mem, j);
+			return kjit__told_ask(&s->mem, j);
 		/* one outstanding is taken when it is reported */
-		if (s->mem.seen[j] == KT_KNOWN)
-			kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
+		if (s->mem.seen[j] == KJIT__KNOWN)
+			kjit__local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 	}
-	if (s->mem.n_seen < s->o.num_initial || s->n_total == 0 || kt_rng_below(&s->rng, 10) == 0)
-		return ask(s, kt_random_unvisited(size, s->mem.seen, &s->rng));
+	if (s->mem.n_seen < s->o.num_initial || s->n_total == 0 || kjit__rng_below(&s->rng, 10) == 0)
+		return ask(s, kjit__random_unvisited(size, s->mem.seen, &s->rng));
 	int64_t pick = -1;
 	double pick_score = INFINITY;
 	for (int i = 0; i < POOL; i++) {
 		int64_t j = i < POOL / 4 && s->best >= 0
-		                    ? kt_neighbour(s->space, (size_t)s->best, &s->rng)
-		                    : kt_random_unvisited(size, s->mem.seen, &s->rng);
+		                    ? kjit__neighbour(s->space, (size_t)s->best, &s->rng)
+		                    : kjit__random_unvisited(size, s->mem.seen, &s->rng);
 		if (j < 0 || s->mem.seen[j])
 			continue;
 		double score = predict(s, (size_t)j);
@@ -140,20 +140,20 @@ static int64_t next(void *st)
 			pick_score = score;
 		}
 	}
-	return ask(s, pick >= 0 ? pick : kt_random_unvisited(size, s->mem.seen, &s->rng));
+	return ask(s, pick >= 0 ? pick : kjit__random_unvisited(size, s->mem.seen, &s->rng));
 }
 
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	if (!kt_memo_put(&s->mem, index, objective))
+	if (!kjit__told_put(&s->mem, index, objective))
 		return;
-	kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
+	kjit__local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
 	if (objective < s->best_value) {
 		s->best = (int64_t)index;
 		s->best_value = objective;
 		if (!s->ls.active)
-			kt_local_start(&s->ls, s->space, index, objective, &s->rng);
+			kjit__local_start(&s->ls, s->space, index, objective, &s->rng);
 	}
 	/* a failure counts as worse than the worst time seen so far */
 	double y;
@@ -175,7 +175,7 @@ static void report(void *st, size_t index, double objective)
 	s->n_total++;
 }
 
-const kt_strategy kt_strategy_surrogate = {
+const kjit__strategy kjit__strategy_surrogate = {
 	"surrogate", "additive model of log time; best predicted of a candidate pool", 0, init,
 	next, report, destroy, options, sizeof(opts), &defaults, NULL,
 };

@@ -10,11 +10,11 @@
  * VISIT times the largest parameter's count of values (scipy's unit box
  * scaled down: its draws stay wider than a space for thousands of steps),
  * wrapped into each parameter's range and snapped to the nearest valid
- * configuration (kt_snap()). A
+ * configuration (kjit__snap()). A
  * worse visit is taken with probability
  * (1 - (1 - qa) d / (T / (k + 1)))^(1 / (1 - qa)), d its relative loss. An
  * outer step that found a new best starts a local search from it: first
- * improvement over the adjacent configurations (kt_adjacent()), in a
+ * improvement over the adjacent configurations (kjit__adjacent()), in a
  * random order, to a local minimum, which becomes the current state. When
  * T falls below RESTART * T0 the anneal starts again from a random
  * configuration. The outer step advances SPEED times per step taken, so
@@ -31,7 +31,7 @@
  * the descent waits for its last neighbours the anneal visits meanwhile,
  * and any result lower than the descent's point moves the descent. A
  * visit that lands on an outstanding configuration counts as a repeat.
- * It never waits (but for more than KT_BATCH_MAX outstanding).
+ * It never waits (but for more than KJIT_SEARCH_BATCH_MAX outstanding).
  */
 #include "config.h"
 
@@ -54,7 +54,7 @@
 typedef struct state {
 	const kjit__space *space;
 	kjit__rng rng;
-	kt_memo mem;
+	kjit__told mem;
 	size_t n, scale;
 	double factor4, factor6;
 	int64_t cur, best;
@@ -63,13 +63,13 @@ typedef struct state {
 	double k;             /* outer step, in units of SPEED */
 	size_t inner;         /* visit of the outer step, 0 .. 2n-1 */
 	int improved;         /* a new best in this outer step */
-	kt_local ls;          /* a local search from a new best */
+	kjit__local ls;          /* a local search from a new best */
 	size_t stuck;
 	int local;            /* the last candidate() was the descent's */
 	/* the proposals outstanding: index, whether the descent's, and the
-	 * visited point (KT_BATCH_MAX x n) */
-	int64_t out[KT_BATCH_MAX];
-	uint8_t out_local[KT_BATCH_MAX];
+	 * visited point (KJIT_SEARCH_BATCH_MAX x n) */
+	int64_t out[KJIT_SEARCH_BATCH_MAX];
+	uint8_t out_local[KJIT_SEARCH_BATCH_MAX];
 	double *out_cand;
 	size_t n_out;
 } state;
@@ -79,11 +79,11 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
-	kt_memo_free(&s->mem);
+	kjit__told_free(&s->mem);
 	free(s->pos);
 	free(s->cand);
 	free(s->out_cand);
-	kt_local_free(&s->ls);
+	kjit__local_free(&s->ls);
 	free(s);
 }
 
@@ -95,8 +95,8 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 		return NULL;
 	s->pos = calloc(n + 1, sizeof *s->pos);
 	s->cand = calloc(n + 1, sizeof *s->cand);
-	s->out_cand = calloc(KT_BATCH_MAX * n + 1, sizeof *s->out_cand);
-	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->pos ||
+	s->out_cand = calloc(KJIT_SEARCH_BATCH_MAX * n + 1, sizeof *s->out_cand);
+	if (!kjit__told_init(&s->mem, space) || !kjit__local_init(&s->ls, space) || !s->pos ||
 	    !s->cand || !s->out_cand || n > 256) {
 		destroy(s);
 		return NULL;
@@ -128,14 +128,14 @@ static double temperature(const state *s)
 /* One draw of the visiting distribution at temperature t. */
 static double visit(state *s, double t)
 {
-	double x = kt_rng_normal(&s->rng), y = kt_rng_normal(&s->rng);
+	double x = kjit__rng_normal(&s->rng), y = kjit__rng_normal(&s->rng);
 	double f4 = s->factor4 * exp(log(t) / (QV - 1.0));
 	x *= exp(-(QV - 1.0) * log(s->factor6 / f4) / (3.0 - QV));
 	double v = x / exp((QV - 1.0) * log(fabs(y) + 1e-300) / (3.0 - QV));
 	if (v > TAIL)
-		v = TAIL * kt_rng_unit(&s->rng);
+		v = TAIL * kjit__rng_unit(&s->rng);
 	else if (v < -TAIL)
-		v = -TAIL * kt_rng_unit(&s->rng);
+		v = -TAIL * kjit__rng_unit(&s->rng);
 	return v;
 }
 
@@ -152,7 +152,7 @@ static int64_t candidate(state *s)
 {
 	s->local = 0;
 	if (s->ls.active) {
-		int64_t j = kt_local_next(&s->ls);
+		int64_t j = kjit__local_next(&s->ls);
 		if (j >= 0) {
 			s->local = 1;
 			return j;
@@ -180,7 +180,7 @@ static int64_t candidate(state *s)
 		double x = fmod(s->cand[p] + visit(s, t) * VISIT * (double)s->scale, range);
 		s->cand[p] = x < 0 ? x + range : x;
 	}
-	return kt_snap(s->space, s->cand);
+	return kjit__snap(s->space, s->cand);
 }
 
 /* What the objective v of configuration j, the descent's neighbour when
@@ -192,14 +192,14 @@ static void take(state *s, int64_t j, double v, int local)
 		s->best_v = v;
 		s->improved = 1;
 	}
-	kt_local_take(&s->ls, s->space, j, v, &s->rng);
+	kjit__local_take(&s->ls, s->space, j, v, &s->rng);
 	if (local)
 		return;
 	int accept = s->cur < 0 || v < s->cur_v || isinf(s->cur_v);
 	if (!accept && isfinite(v)) {
 		double d = (v - s->cur_v) / (fabs(s->cur_v) > 0 ? fabs(s->cur_v) : 1.0);
 		double r = 1.0 - (1.0 - QA) * d / (temperature(s) / (s->k + 1.0));
-		accept = r > 0 && kt_rng_unit(&s->rng) < exp(log(r) / (1.0 - QA));
+		accept = r > 0 && kjit__rng_unit(&s->rng) < exp(log(r) / (1.0 - QA));
 	}
 	if (accept) {
 		if (s->cur < 0)
@@ -212,7 +212,7 @@ static void take(state *s, int64_t j, double v, int local)
 		s->inner = 0;
 		s->k += SPEED;
 		if (s->improved && s->best >= 0)
-			kt_local_start(&s->ls, s->space, (size_t)s->best, s->best_v, &s->rng);
+			kjit__local_start(&s->ls, s->space, (size_t)s->best, s->best_v, &s->rng);
 		s->improved = 0;
 	}
 }
@@ -224,21 +224,21 @@ static int64_t propose(state *s, int64_t j)
 	s->out_local[s->n_out] = (uint8_t)s->local;
 	memcpy(s->out_cand + s->n_out * s->n, s->cand, s->n * sizeof *s->cand);
 	s->n_out++;
-	return kt_memo_ask(&s->mem, j);
+	return kjit__told_ask(&s->mem, j);
 }
 
 static int64_t next(void *st)
 {
 	state *s = st;
-	if (s->n_out == KT_BATCH_MAX)
-		return KT_NEXT_WAIT;
+	if (s->n_out == KJIT_SEARCH_BATCH_MAX)
+		return KJIT_SEARCH_WAIT;
 	while (s->mem.n_seen < s->space->size) {
 		int64_t j = candidate(s);
 		if (j < 0 || s->stuck >= STUCK) {
 			/* a start, a restart, or nowhere new to go */
-			j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+			j = kjit__random_unvisited(s->space->size, s->mem.seen, &s->rng);
 			s->stuck = 0;
-			kt_local_stop(&s->ls);
+			kjit__local_stop(&s->ls);
 			s->cur = -1;
 			s->local = 0;
 			if (j < 0)
@@ -247,7 +247,7 @@ static int64_t next(void *st)
 		if (!s->mem.seen[j])
 			return propose(s, j);
 		s->stuck++;
-		if (s->mem.seen[j] == KT_KNOWN)
+		if (s->mem.seen[j] == KJIT__KNOWN)
 			take(s, j, s->mem.value[j], s->local);
 	}
 	return -1;
@@ -256,7 +256,7 @@ static int64_t next(void *st)
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	if (!kt_memo_put(&s->mem, index, objective))
+	if (!kjit__told_put(&s->mem, index, objective))
 		return;
 	s->stuck = 0;
 	int local = 0;
@@ -274,7 +274,7 @@ static void report(void *st, size_t index, double objective)
 	take(s, (int64_t)index, objective, local);
 }
 
-const kt_strategy kt_strategy_dual_annealing = {
+const kjit__strategy kjit__strategy_dual_annealing = {
 	"dual_annealing",
 	"generalised simulated annealing (visiting distribution) with local search", 0, init,
 	next, report, destroy, NULL, 0, NULL, NULL,

@@ -30,7 +30,7 @@ static int64_t next(void *st)
 	state *s = st;
 	if (s->drawn == s->size)
 		return -1;
-	size_t j = s->drawn + (size_t)kt_rng_below(&s->rng, s->size - s->drawn);
+	size_t j = s->drawn + (size_t)kjit__rng_below(&s->rng, s->size - s->drawn);
 	size_t t = s->perm[j];
 	s->perm[j] = s->perm[s->drawn];
 	s->perm[s->drawn++] = t;
@@ -49,6 +49,6 @@ static void destroy(void *st)
 	free(s);
 }
 
-const kt_strategy kt_strategy_random = {
+const kjit__strategy kjit__strategy_random = {
 	"random", "uniform sampling without replacement", 1, init, next, report, destroy, NULL, 0, NULL, NULL,
 };

@@ -83,7 +83,7 @@ typedef struct state {
 	const kjit__space *space;
 	size_t n, budget, start, asked;
 	kjit__rng rng;
-	kt_memo mem;
+	kjit__told mem;
 	size_t *off;                /* per parameter: its first value's slot */
 	size_t n_slots;
 	int64_t *hist;              /* every known configuration, in report order */
@@ -114,7 +114,7 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
-	kt_memo_free(&s->mem);
+	kjit__told_free(&s->mem);
 	free(s->off);
 	free(s->hist);
 	free(s->prop);
@@ -162,7 +162,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
 	s->free_p = calloc(n + 1, sizeof *s->free_p);
 	s->changed = calloc(n + 1, 1);
-	if (!kt_memo_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
+	if (!kjit__told_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
 	    !s->nb || !s->nb_key || !s->arm_of || !s->cfg || !s->try_cfg ||
 	    !s->free_p || !s->prop || !s->changed) {
 		destroy(s);
@@ -275,7 +275,7 @@ static uint16_t draw_value(state *s, size_t p, long skip)
 	double sum = 0;
 	for (size_t v = 0; v < nv; v++)
 		sum += (long)v == skip ? 0 : exp(s->ratio[k + v]);
-	double x = kt_rng_unit(&s->rng) * sum;
+	double x = kjit__rng_unit(&s->rng) * sum;
 	for (size_t v = 0; v < nv; v++) {
 		x -= (long)v == skip ? 0 : exp(s->ratio[k + v]);
 		if (x < 0 && (long)v != skip)
@@ -287,7 +287,7 @@ static uint16_t draw_value(state *s, size_t p, long skip)
 /* One of the good set: the best half of the time. */
 static const uint16_t *parent(state *s)
 {
-	size_t i = kt_rng_unit(&s->rng) < 0.5 ? 0 : (size_t)kt_rng_below(&s->rng, s->n_good);
+	size_t i = kjit__rng_unit(&s->rng) < 0.5 ? 0 : (size_t)kjit__rng_below(&s->rng, s->n_good);
 	return kjit__space_config(s->space, (size_t)s->good[i]);
 }
 
@@ -297,10 +297,10 @@ static void perturb(state *s, uint8_t *changed)
 {
 	memcpy(s->try_cfg, parent(s), s->n * sizeof *s->try_cfg);
 	memset(changed, 0, s->n);
-	double u = kt_rng_unit(&s->rng);
+	double u = kjit__rng_unit(&s->rng);
 	size_t m = u < 0.5 ? 1 : u < 0.8 ? 2 : 3;
 	for (size_t i = 0; i < m; i++) {
-		size_t p = s->free_p[kt_rng_below(&s->rng, s->n_free)];
+		size_t p = s->free_p[kjit__rng_below(&s->rng, s->n_free)];
 		s->try_cfg[p] = draw_value(s, p, s->try_cfg[p]);
 		changed[p] = 1;
 	}
@@ -313,7 +313,7 @@ static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64
                     double *top)
 {
 	size_t fewest = s->n + 1, size = s->space->size;
-	size_t from = size > NEAREST_MAX ? (size_t)kt_rng_below(&s->rng, size) : 0;
+	size_t from = size > NEAREST_MAX ? (size_t)kjit__rng_below(&s->rng, size) : 0;
 	int64_t best = -1;
 	double best_sc = -INFINITY;
 	for (size_t k = 0; k < size && k < NEAREST_MAX; k++) {
@@ -452,7 +452,7 @@ static int64_t random_one(state *s)
 	int64_t pick = -1;
 	double top = -INFINITY;
 	for (int c = 0; c < (s->n_failed ? 4 : 1); c++) {
-		int64_t j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+		int64_t j = kjit__random_unvisited(s->space->size, s->mem.seen, &s->rng);
 		if (j < 0)
 			return -1;
 		double f = s->fail0;
@@ -473,9 +473,9 @@ static double beta_draw(state *s, double a, double b)
 {
 	double x = 0, y = 0;
 	for (long i = 0; i < lround(a); i++)
-		x -= log(1.0 - kt_rng_unit(&s->rng));
+		x -= log(1.0 - kjit__rng_unit(&s->rng));
 	for (long i = 0; i < lround(b); i++)
-		y -= log(1.0 - kt_rng_unit(&s->rng));
+		y -= log(1.0 - kjit__rng_unit(&s->rng));
 	return x / (x + y);
 }
 
@@ -496,7 +496,7 @@ static void restart(state *s)
 	/* what is still out belongs to the epoch before: its results join
 	 * the history, not the new epoch's model */
 	for (size_t i = s->epoch_prop; i < s->n_prop; i++)
-		if (s->mem.seen[s->prop[i]] == KT_ASKED)
+		if (s->mem.seen[s->prop[i]] == KJIT__ASKED)
 			s->arm_of[s->prop[i]] |= STALE;
 	s->epoch = s->n_hist;
 	s->epoch_prop = s->n_prop;
@@ -517,7 +517,7 @@ static int64_t spread(state *s)
 	int64_t pick = -1;
 	size_t far = 0;
 	for (int c = 0; c < SPREAD; c++) {
-		int64_t j = kt_random_unvisited(s->space->size, s->mem.seen, &s->rng);
+		int64_t j = kjit__random_unvisited(s->space->size, s->mem.seen, &s->rng);
 		if (j < 0)
 			return -1;
 		const uint16_t *cfg = kjit__space_config(s->space, (size_t)j);
@@ -571,7 +571,7 @@ static int64_t next(void *st)
 	s->arm_of[j] = (uint8_t)(arm | (s->arm_of[j] & DONE));
 	s->asked++;
 	s->epoch_asked++;
-	return kt_memo_ask(&s->mem, j);
+	return kjit__told_ask(&s->mem, j);
 }
 
 /* Keeps the best GOOD_MAX known, the best first. */
@@ -592,8 +592,8 @@ static void rank(state *s, int64_t j, double v)
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	int was_asked = s->mem.seen[index] == KT_ASKED;
-	if (!kt_memo_put(&s->mem, index, objective))
+	int was_asked = s->mem.seen[index] == KJIT__ASKED;
+	if (!kjit__told_put(&s->mem, index, objective))
 		return;
 	s->asked -= was_asked;
 	s->hist[s->n_hist++] = (int64_t)index;
@@ -624,7 +624,7 @@ static void report(void *st, size_t index, double objective)
 	}
 }
 
-const kt_strategy kt_strategy_hybrid = {
+const kjit__strategy kjit__strategy_hybrid = {
 	"hybrid",
 	"local search, perturbation guided by good/bad value ratios, restarts; a bandit between",
 	1, init, next, report, destroy, NULL, 0, NULL, NULL,

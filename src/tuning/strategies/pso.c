@@ -3,7 +3,7 @@
  * Tuner's pso. Each particle has a position (a real coordinate per
  * parameter, in value indices) and a velocity. Each iteration evaluates
  * every particle at the valid configuration nearest its position
- * (kt_snap()); then its velocity becomes
+ * (kjit__snap()); then its velocity becomes
  * w v + c1 r1 (own best - x) + c2 r2 (swarm's best - x) (w 0.5, c1 3.5,
  * c2 1.0), r1 and r2
  * uniform in [0, 1) per particle and step, and its position x + v, kept
@@ -15,7 +15,7 @@
  *
  * A configuration seen before is answered from memory and never
  * proposed again. An iteration that finds nothing new (the swarm has
- * converged) polishes the swarm's best with a local search (kt_local),
+ * converged) polishes the swarm's best with a local search (kjit__local),
  * then scatters the particles to random configurations not yet seen,
  * keeping the bests.
  *
@@ -41,12 +41,12 @@ typedef struct opts {
 
 static const opts defaults = { .popsize = 20, .maxiter = 0, .w = 0.5, .c1 = 3.5, .c2 = 1.0 };
 
-static const kt_option options[] = {
-	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
-	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
-	{ "w", KT_OPT_REAL, offsetof(opts, w), -1e3, 1e3, NULL },
-	{ "c1", KT_OPT_REAL, offsetof(opts, c1), -1e3, 1e3, NULL },
-	{ "c2", KT_OPT_REAL, offsetof(opts, c2), -1e3, 1e3, NULL },
+static const kjit__strategy_option options[] = {
+	{ "popsize", KJIT__OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
+	{ "maxiter", KJIT__OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
+	{ "w", KJIT__OPT_REAL, offsetof(opts, w), -1e3, 1e3, NULL },
+	{ "c1", KJIT__OPT_REAL, offsetof(opts, c1), -1e3, 1e3, NULL },
+	{ "c2", KJIT__OPT_REAL, offsetof(opts, c2), -1e3, 1e3, NULL },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -55,12 +55,12 @@ typedef struct state {
 	kjit__rng rng;
 	opts o;
 	size_t iteration;      /* of the swarm, from 0 */
-	kt_memo mem;
+	kjit__told mem;
 	size_t n, m;           /* parameters, particles */
 	double *x, *v, *pb;    /* m x n: positions, velocities, own bests */
 	double *pbv, *g, gv;   /* own best values; the swarm's best */
 	int64_t gi, polished;  /* the swarm's best configuration; the last polished */
-	kt_local ls;
+	kjit__local ls;
 	int64_t *at;           /* each particle's configuration this iteration */
 	size_t k;              /* the next particle of this iteration */
 	size_t fresh;          /* configurations proposed this iteration */
@@ -73,7 +73,7 @@ static void destroy(void *st)
 	state *s = st;
 	if (!s)
 		return;
-	kt_memo_free(&s->mem);
+	kjit__told_free(&s->mem);
 	free(s->x);
 	free(s->v);
 	free(s->pb);
@@ -81,7 +81,7 @@ static void destroy(void *st)
 	free(s->g);
 	free(s->at);
 	free(s->waits);
-	kt_local_free(&s->ls);
+	kjit__local_free(&s->ls);
 	free(s);
 }
 
@@ -89,14 +89,14 @@ static void destroy(void *st)
  * velocity. taken[] marks the configurations to avoid. */
 static void place(state *s, size_t i, const uint8_t *taken)
 {
-	int64_t j = kt_random_unvisited(s->space->size, taken, &s->rng);
+	int64_t j = kjit__random_unvisited(s->space->size, taken, &s->rng);
 	if (j < 0)
-		j = (int64_t)kt_rng_below(&s->rng, s->space->size);
+		j = (int64_t)kjit__rng_below(&s->rng, s->space->size);
 	const uint16_t *c = kjit__space_config(s->space, (size_t)j);
 	for (size_t p = 0; p < s->n; p++) {
 		double range = (double)s->space->spec->params[p].n_values;
 		s->x[i * s->n + p] = c[p];
-		s->v[i * s->n + p] = (kt_rng_unit(&s->rng) - 0.5) * range;
+		s->v[i * s->n + p] = (kjit__rng_unit(&s->rng) - 0.5) * range;
 	}
 	s->at[i] = j;
 }
@@ -120,7 +120,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->at = calloc(s->m + 1, sizeof *s->at);
 	s->waits = calloc(s->m + 1, 1);
 	uint8_t *taken = calloc(space->capacity + 1, 1);
-	if (!kt_memo_init(&s->mem, space) || !kt_local_init(&s->ls, space) || !s->x || !s->v ||
+	if (!kjit__told_init(&s->mem, space) || !kjit__local_init(&s->ls, space) || !s->x || !s->v ||
 	    !s->pb || !s->pbv || !s->g || !s->at || !s->waits || !taken) {
 		free(taken);
 		destroy(s);
@@ -163,7 +163,7 @@ static void score(state *s, size_t i, int64_t j, double val)
 static void move(state *s)
 {
 	for (size_t i = 0; i < s->m; i++) {
-		double r1 = kt_rng_unit(&s->rng), r2 = kt_rng_unit(&s->rng);
+		double r1 = kjit__rng_unit(&s->rng), r2 = kjit__rng_unit(&s->rng);
 		double *x = s->x + i * s->n, *v = s->v + i * s->n, *pb = s->pb + i * s->n;
 		/* a particle with no best yet (all its configurations failed)
 		 * follows the swarm only */
@@ -175,7 +175,7 @@ static void move(state *s)
 			x[p] += v[p];
 			x[p] = x[p] < 0 ? 0 : x[p] > top ? top : x[p];
 		}
-		s->at[i] = kt_snap(s->space, x);
+		s->at[i] = kjit__snap(s->space, x);
 	}
 }
 
@@ -183,19 +183,19 @@ static int64_t next(void *st)
 {
 	state *s = st;
 	while (s->mem.n_seen < s->space->size) {
-		for (int64_t j; (j = kt_local_next(&s->ls)) >= 0;) {
+		for (int64_t j; (j = kjit__local_next(&s->ls)) >= 0;) {
 			if (!s->mem.seen[j])
-				return kt_memo_ask(&s->mem, j);
+				return kjit__told_ask(&s->mem, j);
 			/* one outstanding is taken when it is reported */
-			if (s->mem.seen[j] == KT_KNOWN)
-				kt_local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
+			if (s->mem.seen[j] == KJIT__KNOWN)
+				kjit__local_take(&s->ls, s->space, j, s->mem.value[j], &s->rng);
 		}
 		/* the polish's neighbours, or the iteration's particles, are out */
 		if (s->ls.active || (s->k == s->m && s->n_waits))
-			return KT_NEXT_WAIT;
+			return KJIT_SEARCH_WAIT;
 		if (s->k == s->m && s->fresh == 0 && s->gi >= 0 && s->polished != s->gi) {
 			s->polished = s->gi;
-			kt_local_start(&s->ls, s->space, (size_t)s->gi, s->gv, &s->rng);
+			kjit__local_start(&s->ls, s->space, (size_t)s->gi, s->gv, &s->rng);
 			continue;
 		}
 		if (s->k == s->m) {
@@ -212,7 +212,7 @@ static int64_t next(void *st)
 		}
 		size_t i = s->k++;
 		int64_t j = s->at[i];
-		if (s->mem.seen[j] == KT_KNOWN) {
+		if (s->mem.seen[j] == KJIT__KNOWN) {
 			score(s, i, j, s->mem.value[j]);
 			continue;
 		}
@@ -220,7 +220,7 @@ static int64_t next(void *st)
 		s->n_waits++;
 		if (!s->mem.seen[j]) {
 			s->fresh++;
-			return kt_memo_ask(&s->mem, j);
+			return kjit__told_ask(&s->mem, j);
 		}
 	}
 	return -1;
@@ -229,10 +229,10 @@ static int64_t next(void *st)
 static void report(void *st, size_t index, double objective)
 {
 	state *s = st;
-	if (!kt_memo_put(&s->mem, index, objective))
+	if (!kjit__told_put(&s->mem, index, objective))
 		return;
 	if (s->ls.active) {
-		kt_local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
+		kjit__local_take(&s->ls, s->space, (int64_t)index, objective, &s->rng);
 		if (objective < s->gv) {
 			swarm_best(s, (int64_t)index, objective);
 			s->polished = (int64_t)index;
@@ -247,7 +247,7 @@ static void report(void *st, size_t index, double objective)
 		}
 }
 
-const kt_strategy kt_strategy_pso = {
+const kjit__strategy kjit__strategy_pso = {
 	"pso", "particle swarm over value indices, snapped to valid configurations", 0, init,
 	next, report, destroy, options, sizeof(opts), &defaults, NULL,
 };

@@ -32,11 +32,11 @@ typedef struct opts {
 
 static const opts defaults = { .T = 0.5, .T_min = 0.001, .alpha = 0, .maxiter = 1 };
 
-static const kt_option options[] = {
-	{ "T", KT_OPT_REAL, offsetof(opts, T), 1e-12, 1e12, NULL },
-	{ "T_min", KT_OPT_REAL, offsetof(opts, T_min), 1e-12, 1e12, NULL },
-	{ "alpha", KT_OPT_REAL, offsetof(opts, alpha), 0, 1, NULL },
-	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 1, 1e9, NULL },
+static const kjit__strategy_option options[] = {
+	{ "T", KJIT__OPT_REAL, offsetof(opts, T), 1e-12, 1e12, NULL },
+	{ "T_min", KJIT__OPT_REAL, offsetof(opts, T_min), 1e-12, 1e12, NULL },
+	{ "alpha", KJIT__OPT_REAL, offsetof(opts, alpha), 0, 1, NULL },
+	{ "maxiter", KJIT__OPT_COUNT, offsetof(opts, maxiter), 1, 1e9, NULL },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -73,13 +73,13 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 static int64_t candidate(state *s)
 {
 	if (s->cur < 0)
-		return kt_random_unvisited(s->space->size, s->seen, &s->rng);
+		return kjit__random_unvisited(s->space->size, s->seen, &s->rng);
 	for (int tries = 0; tries < 8; tries++) {
-		int64_t j = kt_neighbour(s->space, (size_t)s->cur, &s->rng);
+		int64_t j = kjit__neighbour(s->space, (size_t)s->cur, &s->rng);
 		if (j >= 0 && !s->seen[j])
 			return j;
 	}
-	return kt_random_unvisited(s->space->size, s->seen, &s->rng);
+	return kjit__random_unvisited(s->space->size, s->seen, &s->rng);
 }
 
 static int64_t next(void *st)
@@ -123,7 +123,7 @@ static void report(void *st, size_t index, double objective)
 	if (isinf(objective))
 		return;
 	double loss = (objective - s->cur_value) / fabs(s->cur_value > 0 ? s->cur_value : 1);
-	if (kt_rng_unit(&s->rng) < exp(-loss / t)) {
+	if (kjit__rng_unit(&s->rng) < exp(-loss / t)) {
 		s->cur = (int64_t)index;
 		s->cur_value = objective;
 	}
@@ -148,7 +148,7 @@ static int check(const void *o, char *why, size_t cap)
 	return 0;
 }
 
-const kt_strategy kt_strategy_annealing = {
+const kjit__strategy kjit__strategy_annealing = {
 	"annealing", "simulated annealing over one-parameter moves", 0, init, next, report, destroy,
 	options, sizeof(opts), &defaults, check,
 };

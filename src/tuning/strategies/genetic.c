@@ -39,11 +39,11 @@ typedef struct opts {
 
 static const opts defaults = { .popsize = 20, .method = UNIFORM };
 
-static const kt_option options[] = {
-	{ "popsize", KT_OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
-	{ "maxiter", KT_OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
-	{ "mutation_chance", KT_OPT_COUNT, offsetof(opts, mutation_chance), 0, 1e9, NULL },
-	{ "method", KT_OPT_WORD, offsetof(opts, method), 0, 0, methods },
+static const kjit__strategy_option options[] = {
+	{ "popsize", KJIT__OPT_COUNT, offsetof(opts, popsize), 1, 4096, NULL },
+	{ "maxiter", KJIT__OPT_COUNT, offsetof(opts, maxiter), 0, 1e9, NULL },
+	{ "mutation_chance", KJIT__OPT_COUNT, offsetof(opts, mutation_chance), 0, 1e9, NULL },
+	{ "method", KJIT__OPT_WORD, offsetof(opts, method), 0, 0, methods },
 	{ NULL, 0, 0, 0, 0, NULL },
 };
 
@@ -100,7 +100,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->space = space;
 	kjit__rng_seed(&s->rng, seed);
 	for (size_t i = 0; i < s->n; i++) {
-		s->pop[i] = kt_random_unvisited(space->size, taken, &s->rng);
+		s->pop[i] = kjit__random_unvisited(space->size, taken, &s->rng);
 		taken[s->pop[i]] = 1;
 	}
 	free(taken);
@@ -109,9 +109,9 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 
 static size_t tournament(state *s)
 {
-	size_t best = (size_t)kt_rng_below(&s->rng, s->n);
+	size_t best = (size_t)kjit__rng_below(&s->rng, s->n);
 	for (int k = 1; k < 3; k++) {
-		size_t j = (size_t)kt_rng_below(&s->rng, s->n);
+		size_t j = (size_t)kjit__rng_below(&s->rng, s->n);
 		if (s->fit[j] < s->fit[best])
 			best = j;
 	}
@@ -125,14 +125,14 @@ static void crossover(state *s, const uint16_t *a, const uint16_t *b, uint16_t *
 	switch (s->o.method) {
 	case UNIFORM:
 		for (size_t i = 0; i < np; i++)
-			cfg[i] = kt_rng_below(&s->rng, 2) ? a[i] : b[i];
+			cfg[i] = kjit__rng_below(&s->rng, 2) ? a[i] : b[i];
 		return;
 	case SINGLE_POINT:
-		lo = (size_t)kt_rng_below(&s->rng, np);
+		lo = (size_t)kjit__rng_below(&s->rng, np);
 		break;
 	case TWO_POINT:
-		lo = (size_t)kt_rng_below(&s->rng, np);
-		hi = lo + 1 + (size_t)kt_rng_below(&s->rng, np - lo);
+		lo = (size_t)kjit__rng_below(&s->rng, np);
+		hi = lo + 1 + (size_t)kjit__rng_below(&s->rng, np - lo);
 		break;
 	case DISRUPTIVE_UNIFORM:
 		for (size_t i = 0; i < np; i++)
@@ -141,7 +141,7 @@ static void crossover(state *s, const uint16_t *a, const uint16_t *b, uint16_t *
 		 * them as likely (selection sampling) */
 		for (size_t i = 0, want = (differ + 1) / 2; i < np; i++) {
 			cfg[i] = a[i];
-			if (a[i] != b[i] && kt_rng_below(&s->rng, differ--) < want) {
+			if (a[i] != b[i] && kjit__rng_below(&s->rng, differ--) < want) {
 				cfg[i] = b[i];
 				want--;
 			}
@@ -162,15 +162,15 @@ static int64_t child(state *s)
 	crossover(s, a, b, cfg);
 	size_t chance = s->o.mutation_chance ? s->o.mutation_chance : np;
 	for (int tries = 0; tries < 8; tries++) {
-		if (tries > 0 || kt_rng_below(&s->rng, chance) == 0) {
-			size_t p = (size_t)kt_rng_below(&s->rng, np);
-			cfg[p] = (uint16_t)kt_rng_below(&s->rng, sp->spec->params[p].n_values);
+		if (tries > 0 || kjit__rng_below(&s->rng, chance) == 0) {
+			size_t p = (size_t)kjit__rng_below(&s->rng, np);
+			cfg[p] = (uint16_t)kjit__rng_below(&s->rng, sp->spec->params[p].n_values);
 		}
 		int64_t j = kjit__space_add(sp, cfg);
 		if (j >= 0 && !s->seen[j])
 			return j;
 	}
-	return kt_random_unvisited(sp->size, s->seen, &s->rng);
+	return kjit__random_unvisited(sp->size, s->seen, &s->rng);
 }
 
 static void breed(state *s)
@@ -215,7 +215,7 @@ static int64_t next(void *st)
 		if (s->n <= ELITE || (s->o.maxiter && s->generation + 1 >= s->o.maxiter))
 			return -1; /* generation 0 was the whole space, or the last */
 		if (s->n_got < s->n)
-			return KT_NEXT_WAIT;
+			return KJIT_SEARCH_WAIT;
 		breed(s);
 	}
 	return s->pop[s->handed++];
@@ -236,7 +236,7 @@ static void report(void *st, size_t index, double objective)
 		}
 }
 
-const kt_strategy kt_strategy_genetic = {
+const kjit__strategy kjit__strategy_genetic = {
 	"genetic", "genetic algorithm: tournaments, crossover, mutation", 0, init, next,
 	report, destroy, options, sizeof(opts), &defaults, NULL,
 };
