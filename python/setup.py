@@ -207,7 +207,7 @@ class BuildExt(build_ext):
 ext = Extension(
     "kjit._kjit",
     sources=[os.path.join("src", f) for f in
-             ("module.c", "engine.c", "kernel.c", "args.c", "spec.c")],
+             ("module.c", "engine.c", "kernel.c", "args.c", "spec.c", "search.c")],
     include_dirs=[os.path.join(TOP, "include")],
     define_macros=[("Py_LIMITED_API", LIMITED_API)],
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",

@@ -8,7 +8,7 @@ EXTRA_DIST += tests/test-python.sh tests/test-gpu-python.sh tests/test-python-pi
 	tests/python/test_cpu.py tests/python/test_gpu.py \
 	python/setup.py python/pyproject.toml python/README.md \
 	python/src/kjitpy.h python/src/dlpack.h python/src/module.c python/src/engine.c \
-	python/src/kernel.c python/src/args.c python/src/spec.c \
+	python/src/kernel.c python/src/args.c python/src/spec.c python/src/search.c \
 	python/kjit/__init__.py python/kjit/__init__.pyi python/kjit/py.typed \
 	python/kjit/_types.py python/kjit/tuning.py python/kjit/kernel_tuner.py \
 	bench/python-launch.py bench/python-kt.py

@@ -4,8 +4,9 @@
 # pip install ./python builds it against a static libkjit), then
 # tests/python/test_cpu.py runs with NumPy: compiles through NVRTC, the
 # store, argument conversions and refusals, DLPack capsules parsed in C,
-# kjit-tune as a subprocess, Kernel Tuner's signatures and strategies
-# (kjit-tune --ask); then, where mypy is installed, the type stubs
+# kjit-tune as a subprocess, kjit.Search (the same proposals as kjit-tune
+# --ask), Kernel Tuner's signatures and strategies; then, where mypy is
+# installed, the type stubs
 # against the module as it runs (stubtest).
 # Skips (77) without python3, its headers, setuptools or NumPy
 # ($KJIT_PYTHON names another interpreter), in a static build (no

@@ -24,11 +24,11 @@ import os
 import threading
 
 from . import _kjit
-from ._kjit import (ArgumentError, CompileError, Engine, Error, Kernel, NoGPUError, Space,
-                    SpaceCount, Spec)
+from ._kjit import (SEARCH_WAIT, ArgumentError, CompileError, Engine, Error, Kernel,
+                    NoGPUError, Search, Space, SpaceCount, Spec, strategies)
 
 __all__ = ["Engine", "Kernel", "Error", "NoGPUError", "CompileError", "ArgumentError",
-           "Spec", "Space", "SpaceCount",
+           "Spec", "Space", "SpaceCount", "Search", "SEARCH_WAIT", "strategies",
            "default_engine", "kernel", "tunable", "from_spec", "pointers", "version",
            "tune", "results"]
 __version__ = _kjit.version()

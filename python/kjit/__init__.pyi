@@ -10,7 +10,7 @@ _Stream = Any  # None, an int handle, or an object with __cuda_stream__
 __version__: str
 _kjit: Any  # the C extension, whose public names are declared below
 __all__ = ["Engine", "Kernel", "Error", "NoGPUError", "CompileError", "ArgumentError",
-           "Spec", "Space", "SpaceCount",
+           "Spec", "Space", "SpaceCount", "Search", "SEARCH_WAIT", "strategies",
            "default_engine", "kernel", "tunable", "from_spec", "pointers", "version",
            "tune", "results"]
 
@@ -84,6 +84,23 @@ class Space(Sequence[dict]):
     def __len__(self) -> int: ...
     def __getitem__(self, i: int, /) -> dict: ...  # type: ignore[override]
     def index(self, config: Mapping[str, Any]) -> int: ...  # type: ignore[override]
+    def indices(self, i: int, /) -> Tuple[int, ...]: ...
+    def search(self, strategy: Optional[str] = ..., *,
+               settings: Union[Mapping[str, Any], Sequence[str], None] = ...,
+               budget: int = ..., seed: int = ..., limited: Optional[bool] = ...) -> "Search": ...
+
+SEARCH_WAIT: int
+
+@final
+class Search:
+    strategy: str
+    ahead: bool
+    warnings: Tuple[str, ...]
+    space: Space
+    def ask(self) -> Optional[int]: ...
+    def tell(self, index: int, objective: Optional[float], /) -> None: ...
+
+def strategies() -> Dict[str, Tuple[str, Dict[str, str]]]: ...
 
 def version() -> str: ...
 def default_engine() -> Engine: ...

@@ -31,24 +31,24 @@ with strategy_options max_fevals, time_limit (s) and fraction: random_sample
 takes max_fevals configurations, else the fraction of the space (default
 0.1, rounded up), as Kernel Tuner's does; brute_force all, or a random choice
 of max_fevals or the fraction (Kernel Tuner's refuses both). Kernel Tuner's
-strategies that kjit-tune has a strategy of the same kind for run that one
-(kjit-tune --ask: it proposes each configuration, which is compiled and
-evaluated here, one at a time, and its objective told back; kjit-tune(1)
-describes each strategy):
+strategies that kjit has a strategy of the same kind for run that one (a
+kjit.Search in this process: it proposes each configuration, which is
+compiled and evaluated here, one at a time, and its objective told back;
+kjit-tune(1) describes each strategy):
 
     simulated_annealing  annealing
     genetic_algorithm    genetic
     pso                  pso
     dual_annealing       dual_annealing (after scipy's, which Kernel Tuner wraps)
     bayes_opt, skopt     surrogate (a model of the time from the results, as
-                         kjit-tune maps them in a T1 spec's Search.Name)
+                         kjit maps them in a T1 spec's Search.Name)
 
-kjit-tune's own names (hybrid, annealing, genetic, surrogate, exhaustive,
+kjit's own names (hybrid, annealing, genetic, surrogate, exhaustive,
 random, ...) are taken too. Their strategy_options: max_fevals (the budget of
 evaluations; without one the search runs until the strategy ends or the space
 is spent) and time_limit (s); the seed is tune_kernel's seed (default 1, so a
 search repeats). A strategy's own options that kjit's strategy has too are
-passed to it (kjit-tune --strategy-option, which checks the values; an option
+passed to it (as a setting of kjit.Space.search(), which checks the values; an option
 not given keeps kjit's setting, which is not always Kernel Tuner's default):
 
     simulated_annealing  T, T_min, alpha, maxiter (evaluations per temperature)
@@ -68,11 +68,11 @@ covariancelengthscale, method and samplingmethod, skopt's learner, acq_func,
 lie_strategy, kappa, batch_size and skopt_kwargs; each is named in a
 UserWarning and kjit's settings are used; constraint_aware=True is what kjit's
 strategies do (they propose valid configurations only), False is warned of
-likewise, as is searchspace_construction_options. With kjit-tune's own names
-the options are kjit-tune's (kjit-tune --help lists them). x0 (a start
+likewise, as is searchspace_construction_options. With kjit's own names
+the options are kjit's (kjit.strategies() lists them). x0 (a start
 configuration) and an option the strategy does not have raise
 UnsupportedParameter. These strategies need the
-restrictions as strings (Kernel Tuner's expressions, which kjit-tune evaluates
+restrictions as strings (Kernel Tuner's expressions, which kjit evaluates
 as Python does) and tune_params values of one type each (int, float, bool or
 str); a restriction that is a function raises UnsupportedParameter (brute_force
 and random_sample take one). The objective told to the strategy is the
@@ -83,7 +83,7 @@ UnsupportedParameter.
 Kernel Tuner's other strategies raise UnsupportedParameter naming them:
 minimize, basinhopping (scipy's local optimisers from a start point),
 diff_evo, firefly_algorithm, greedy_mls, ordered_greedy_mls, mls, greedy_ils
-(local search from starts; kjit-tune's hybrid searches the best's neighbours
+(local search from starts; kjit's hybrid searches the best's neighbours
 with kicks and restarts), pyatf_strategies, hybrid_vndx,
 adaptive_tabu_greywolf, nsga2 and nsga3 (multi-objective).
 """
@@ -128,10 +128,9 @@ _LANGS = ("CUDA", "CUPY", "NVCUDA", "PYCUDA")
 # The strategies that run here, with their strategy_options.
 _LOOP_STRATEGIES = (None, "brute_force", "random_sample")
 _LOOP_OPTIONS = {"max_fevals", "time_limit", "fraction"}
-# Kernel Tuner 1.5.0's strategies that kjit-tune runs (it maps the names, as
-# in a T1 spec), with their own options (their _options): those kjit-tune's
-# strategy has (Kernel Tuner's name: kjit-tune's --strategy-option name), and
-# those it has not.
+# Kernel Tuner 1.5.0's strategies that kjit runs (it maps the names, as in a
+# T1 spec), with their own options (their _options): those kjit's strategy
+# has (Kernel Tuner's name: kjit's setting name), and those it has not.
 _KT_MAPPED = {
     "simulated_annealing": ({"T": "T", "T_min": "T_min", "alpha": "alpha",
                              "maxiter": "maxiter"}, ("constraint_aware",)),
@@ -161,7 +160,7 @@ _KT_REFUSED = {
     "nsga2": "multi-objective NSGA-II",
     "nsga3": "multi-objective NSGA-III",
 }
-# strategy_options every strategy of kjit-tune's takes, and those it takes
+# strategy_options every strategy of kjit's takes, and those it takes
 # and has no use for (warned of).
 _SEARCH_OPTIONS = {"max_fevals", "time_limit"}
 _SEARCH_UNUSED = {"searchspace_construction_options"}
@@ -380,7 +379,7 @@ def _check_strategy(strategy, options):
     that set only the internals of Kernel Tuner's implementation."""
     if strategy in _KT_REFUSED:
         raise _unsupported("strategy", "%r (Kernel Tuner's %s) has no kjit counterpart; kjit "
-                           "runs brute_force, random_sample, %s and kjit-tune's own strategies "
+                           "runs brute_force, random_sample, %s and kjit's own strategies "
                            "(hybrid: the best's neighbours, kicks and restarts)"
                            % (strategy, _KT_REFUSED[strategy], ", ".join(sorted(_KT_MAPPED))))
     if not isinstance(strategy, (str, type(None))):
@@ -408,7 +407,7 @@ def _check_strategy(strategy, options):
     elif strategy in _KT_MAPPED:
         passed, other = _KT_MAPPED[strategy]
         known = _SEARCH_OPTIONS | _SEARCH_UNUSED | set(passed) | set(other)
-    else:  # kjit-tune's own names: it checks their options (_strategy_args)
+    else:  # kjit's own names: it checks their options (_strategy_settings)
         other, known = (), set(options)
     extra = set(options) - known
     if extra:
@@ -1013,7 +1012,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     _check_common(o)
     _check_arguments(o)
     _check_tuning(o)
-    # kjit-tune reads the space (and refuses what it cannot search) first
+    # the space is read (and what kjit cannot search refused) first
     search = None if strategy in _LOOP_STRATEGIES else _Search(o)
     try:
         return _tune(o, _engine(device, "tune_kernel"), search)
@@ -1119,9 +1118,9 @@ def _t1_type(name, values):
 
 
 def _t1_space(o):
-    """The search space as a T1 spec for kjit-tune: the parameters (their
-    values in order: kjit-tune answers value indices), the restrictions and
-    the block's threads, which kjit-tune limits to 1024 as Kernel Tuner
+    """The search space as a T1 spec: the parameters (their values in
+    order: the search proposes value indices), the restrictions and the
+    block's threads, which kjit's space limits to 1024 as Kernel Tuner
     limits them to the device's."""
     params = []
     for name, values in o["tune_params"].items():
@@ -1143,124 +1142,125 @@ def _t1_space(o):
                                     "LocalSize": block}}
 
 
-def _strategy_args(strategy, options):
-    """kjit-tune's --strategy-option arguments for strategy_options: those of
-    Kernel Tuner's strategy that kjit-tune's has, by its names; with
-    kjit-tune's own names every option but the budgets (kjit-tune refuses
-    what its strategy does not take)."""
+def _strategy_settings(strategy, options):
+    """kjit's strategy settings ("NAME=VALUE") for strategy_options: those of
+    Kernel Tuner's strategy that kjit's has, by its names; with kjit's own
+    names every option but the budgets (kjit refuses what its strategy does
+    not take)."""
     if strategy in _KT_MAPPED:
         names = _KT_MAPPED[strategy][0]
     else:
         names = {k: k for k in options if k not in _SEARCH_OPTIONS | _SEARCH_UNUSED}
-    args = []
+    settings = []
     for kt_name, name in sorted(names.items()):
         v = options.get(kt_name)
         if v is None:
             continue  # not given, or skopt's num_initial=None: kjit's setting
-        text = repr(v) if isinstance(v, float) else str(v)
-        args += ["--strategy-option", "%s=%s" % (name, text)]
-    return args
+        settings.append("%s=%s" % (name, repr(v) if isinstance(v, float) else str(v)))
+    return settings
+
+
+def _t1_spec(o):
+    """The search space (_t1_space()) as a kjit.Spec, read from a file that
+    is gone once read; what its reader could not use, a warning."""
+    with tempfile.TemporaryDirectory(prefix="kjit-kt-") as tmp:
+        path = os.path.join(tmp, "space.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(_t1_space(o), f)
+        try:
+            spec = kjit.Spec(path)
+        except kjit.Error as e:
+            raise type(e)(e.args[0], "tune_params, restrictions: %s"
+                          % e.args[1].replace(path + ": ", "")) from None
+    for w in spec.warnings:
+        warnings.warn("kjit.kernel_tuner: the search space: %s" % w.replace(path + ": ", ""),
+                      UserWarning, stacklevel=3)
+    return spec
 
 
 class _Search:
-    """kjit-tune --ask: its strategy proposes the configurations, one at a
-    time; .proposal is the next (a dict of tune_params' values, None at
-    the end), tell() answers it and returns the one after."""
+    """kjit's strategy (kjit.Search) proposes the configurations, one at a
+    time, as kjit-tune runs it: .proposal is the next (a dict of
+    tune_params' values, None at the end), tell() answers it with its
+    objective (lower is better, inf a failure) and returns the one after. A
+    configuration proposed again is answered from what is known; the search
+    ends with the strategy, at max_fevals evaluations, or when a strategy
+    proposes only known ones for kjit's stuck limit."""
+
+    STUCK = 10000  # kjit.h's KJIT_SEARCH_STUCK_REPEATS
 
     def __init__(self, o):
         self.values = {k: list(v) for k, v in o["tune_params"].items()}
-        space = _t1_space(o)
-        prog = tuning.kjit_tune_path()  # before the folder: it may refuse
-        args = ["--ask", "--strategy", o["strategy"]]
-        args += _strategy_args(o["strategy"], o["strategy_options"] or {})
-        budget = (o["strategy_options"] or {}).get("max_fevals")
-        if budget is not None:
-            args += ["--budget", str(int(budget))]
-        if o["seed"] is not None:
-            args += ["--seed", str(o["seed"])]
-        self.tmp = tempfile.TemporaryDirectory(prefix="kjit-kt-")
-        spec = os.path.join(self.tmp.name, "space.json")
-        cmd = [prog, spec] + args
-        self.err = None
-        try:
-            with open(spec, "w", encoding="utf-8") as f:
-                json.dump(space, f)
-            self.err = open(os.path.join(self.tmp.name, "stderr"), "w+", encoding="utf-8")
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.err, text=True)
-        except OSError as e:
-            if self.err:
-                self.err.close()
-            self.tmp.cleanup()
-            raise kjit.Error("KJIT_ERR_IO", "running %s: %s" % (cmd[0], e)) from None
         self.strategy = o["strategy"]
+        options = o["strategy_options"] or {}
+        budget = options.get("max_fevals")
+        spec = _t1_spec(o)
         try:
-            self.proposal = self._read()
-        except BaseException:
-            self.close()
-            raise
+            self.space = spec.space()
+            if not len(self.space):
+                raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "no valid configuration: the "
+                                         "restrictions and the block's 1024 threads rule "
+                                         "out every one")
+        except kjit.ArgumentError as e:
+            raise kjit.ArgumentError(e.args[0], "strategy %r: kjit cannot search this space: "
+                                     "%s" % (self.strategy, e.args[1])) from None
+        self.left = len(self.space) if budget is None else min(int(budget), len(self.space))
+        try:
+            self.search = self.space.search(
+                self.strategy, settings=_strategy_settings(self.strategy, options),
+                budget=self.left, seed=1 if o["seed"] is None else o["seed"],
+                limited=budget is not None)
+        except kjit.ArgumentError as e:
+            what = "strategy" if e.args[1].startswith("unknown strategy") else "strategy_options"
+            raise _unsupported(what, "strategy %r: %s" % (self.strategy, e.args[1])) from None
+        self.known = {}
+        self.asked = None
+        self.proposal = self._next()
 
-    def _read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            self.close()
-            return None
-        try:
-            return {k: v[int(i)] for (k, v), i in zip(self.values.items(), line.split(),
-                                                       strict=True)}
-        except (ValueError, IndexError):
-            raise kjit.Error("KJIT_ERR_IO", "kjit-tune --ask proposed %r" % line) from None
+    def _next(self):
+        """The next configuration not known, None at the end."""
+        repeats = 0
+        while self.left > 0:
+            j = self.search.ask()
+            if j is None:
+                break
+            if j not in self.known:
+                self.asked = j
+                return {k: v[i] for (k, v), i in zip(self.values.items(),
+                                                     self.space.indices(j))}
+            self.search.tell(j, self.known[j])
+            repeats += 1
+            if repeats > self.STUCK:
+                break
+        self.asked = None
+        return None
 
-    def tell(self, answer):
-        """answer: the proposal's objective (lower is better) or "fail"."""
-        try:
-            self.proc.stdin.write(answer + "\n")
-            self.proc.stdin.flush()
-        except OSError:
-            pass  # it ended: its exit status says why
-        self.proposal = self._read()
+    def tell(self, objective):
+        """objective: the proposal's (lower is better; inf: it failed)."""
+        j = self.asked
+        self.known[j] = objective
+        self.search.tell(j, objective)
+        self.left -= 1
+        self.proposal = self._next()
         return self.proposal
 
     def close(self):
-        """Ends the search (kjit-tune stops at the end of its answers);
-        raises kjit-tune's refusal or error, if any."""
-        if self.err.closed:
-            return
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        rc = self.proc.wait()
-        self.proc.stdout.close()
-        self.err.seek(0)
-        text = " ".join(x for x in self.err.read().strip().splitlines()
-                        if not x.startswith("Try '"))
-        self.err.close()
-        self.tmp.cleanup()
-        if rc == 0 and text:  # what its reader of the space could not use
-            warnings.warn("kjit.kernel_tuner: strategy %r: %s" % (self.strategy, text),
-                          UserWarning, stacklevel=2)
-        if rc == 2 and "--strategy-option" in text:
-            raise _unsupported("strategy_options", "strategy %r: %s" % (self.strategy, text))
-        if rc == 2:
-            raise _unsupported("strategy", "%r: %s" % (self.strategy, text))
-        if rc != 0:
-            raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "strategy %r: kjit-tune cannot "
-                                     "search this space (exit %d): %s"
-                                     % (self.strategy, rc, text))
+        """Ends the search (nothing runs on: kept for the callers' finally)."""
+        self.proposal = None
 
 
 def _answer(r, objective, higher):
-    """What the strategy is told of a result: its objective, lower better."""
+    """What the strategy is told of a result: its objective, lower better
+    (inf: a failure)."""
     v = r.get(objective)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return "fail"
+        return math.inf
     if v < 0:
         raise _unsupported("objective", "%s = %r: kjit's strategies take objectives of 0 or "
                            "more" % (objective, v))
     if higher:
-        return repr(1.0 / v) if v > 0 else "fail"
-    return repr(float(v))
+        return 1.0 / v if v > 0 else math.inf
+    return float(v)
 
 
 def _build(o, p, engine, worker_ms=0.0):

@@ -1,7 +1,7 @@
 /* kjitpy.h - the parts of the kjit Python extension: the module and its
  * exceptions (module.c), engines and kernels (engine.c, kernel.c), the
- * conversion of Python arguments to a launch's (args.c), and specs and
- * their spaces (spec.c). */
+ * conversion of Python arguments to a launch's (args.c), specs and their
+ * spaces (spec.c), and searches of a space (search.c). */
 #ifndef KJITPY_H
 #define KJITPY_H
 
@@ -117,5 +117,18 @@ int kjitpy_kernel_init_type(PyObject *module);
 extern PyObject *kjitpy_spec_type;
 extern PyObject *kjitpy_space_type;
 int kjitpy_spec_init_types(PyObject *module);
+/* The library's space of a kjit.Space, and its spec into *spec (borrowed:
+ * the object owns both). */
+kjit_space *kjitpy_space_of(PyObject *space, const kjit_spec **spec);
+
+/* ---- search.c ---------------------------------------------------------- */
+
+/* kjit.Search, kjit.strategies() and kjit.SEARCH_WAIT, added to the
+ * module; 0 or -1. */
+extern PyObject *kjitpy_search_type;
+int kjitpy_search_init(PyObject *module);
+/* Space.search(strategy=None, *, settings=None, budget=0, seed=1,
+ * limited=None): a new kjit.Search of the kjit.Space space. */
+PyObject *kjitpy_search_new(PyObject *space, PyObject *args, PyObject *kw);
 
 #endif

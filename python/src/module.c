@@ -146,6 +146,7 @@ PyMODINIT_FUNC PyInit__kjit(void)
 		return NULL;
 	if (kjitpy_args_init() < 0 || add_errors(m) < 0 || kjitpy_engine_init_type(m) < 0 ||
 	    kjitpy_kernel_init_type(m) < 0 || kjitpy_spec_init_types(m) < 0 ||
+	    kjitpy_search_init(m) < 0 ||
 	    PyModule_AddIntConstant(m, "MAX_ARGS", KJITPY_MAX_ARGS) < 0 ||
 	    PyModule_AddIntConstant(m, "CUDA_WHEELS", KJITPY_CUDA_WHEELS) < 0) {
 		Py_DECREF(m);

@@ -509,7 +509,55 @@ static PyGetSetDef space_getset[] = {
 	{NULL, NULL, NULL, NULL, NULL}
 };
 
+static PyObject *space_indices(PyObject *obj, PyObject *arg)
+{
+	space_obj *self = (space_obj *)obj;
+	Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+	if (i == -1 && PyErr_Occurred())
+		return NULL;
+	if (i < 0 || (size_t)i >= kjit_space_size(self->space, NULL)) {
+		PyErr_SetString(PyExc_IndexError, "kjit.Space index out of range");
+		return NULL;
+	}
+	size_t n = (size_t)PyTuple_Size(self->owner->names);
+	row_buf b;
+	size_t *row = row_get(&b, n);
+	if (!row)
+		return NULL;
+	kjit_status st = kjit_space_config(self->space, (size_t)i, row);
+	PyObject *t = st == KJIT_OK ? PyTuple_New((Py_ssize_t)n) : kjitpy_raise(st, kjit_last_error());
+	for (size_t k = 0; t && k < n; k++) {
+		PyObject *v = PyLong_FromSize_t(row[k]);
+		if (!v)
+			Py_CLEAR(t);
+		else
+			PyTuple_SetItem(t, (Py_ssize_t)k, v);
+	}
+	row_put(&b);
+	return t;
+}
+
+kjit_space *kjitpy_space_of(PyObject *obj, const kjit_spec **spec)
+{
+	space_obj *self = (space_obj *)obj;
+	*spec = self->owner->spec;
+	return self->space;
+}
+
 static PyMethodDef space_methods[] = {
+	{"indices", space_indices, METH_O,
+	 "indices(i) -> tuple\n\n"
+	 "Configuration i as the index of each parameter's value in its value list\n"
+	 "(Spec.params' order)."},
+	{"search", (PyCFunction)(void (*)(void))kjitpy_search_new, METH_VARARGS | METH_KEYWORDS,
+	 "search(strategy=None, *, settings=None, budget=0, seed=1, limited=None) -> kjit.Search\n\n"
+	 "A search of the space by one of kjit's strategies (kjit.strategies(); a T1\n"
+	 "name such as genetic_algorithm too), the one kjit-tune runs. strategy None:\n"
+	 "the spec's Search.Name, else hybrid (the default) when limited, else\n"
+	 "exhaustive. settings: {option: value} or [\"NAME=VALUE\"], after the spec's\n"
+	 "Search.Attributes; budget: the evaluations the search may take (0: the\n"
+	 "space's size); limited: a budget limits the run (default: budget > 0).\n"
+	 "kjit.ArgumentError names a strategy or setting it does not take."},
 	{"index", space_index, METH_O,
 	 "index(config) -> int\n\n"
 	 "The position of a configuration ({name: value}, values compared with ==) in\n"

@@ -5,6 +5,7 @@ with the package on PYTHONPATH, $KJIT_ARCH set and $KJIT_DB in a private folder.
 import collections
 import inspect
 import json
+import math
 import os
 import pathlib
 import subprocess
@@ -174,8 +175,8 @@ class Signatures(unittest.TestCase):
 
 def search(tune_params, strategy, restrictions=None, seed=None, block_size_names=None,
            **options):
-    """A kjit-tune --ask search, as tune_kernel() runs it (the options it
-    reads), started."""
+    """A search by kjit's strategy (a kjit.Search), as tune_kernel() runs it
+    (the options it reads), started."""
     return kt._Search({"tune_params": tune_params, "restrictions": restrictions,
                        "block_size_names": block_size_names, "kernel_name": "k",
                        "strategy": strategy, "strategy_options": options, "seed": seed})
@@ -189,14 +190,14 @@ def run_search(s, objective):
     while p is not None:
         seen.append(p)
         v = objective(p)
-        p = s.tell("fail" if v is None else repr(v))
+        p = s.tell(math.inf if v is None else v)
     s.close()
     return seen
 
 
 class Strategies(unittest.TestCase):
-    """Kernel Tuner's strategies by name: kjit-tune's strategies through
-    kjit-tune --ask (a real process), or refused by name."""
+    """Kernel Tuner's strategies by name: kjit's strategies (kjit.Search,
+    through the C library), or refused by name."""
     SPACE = {"block_size_x": [32, 64, 128, 256, 512, 1024, 2048], "tile": [1, 2, 4, 8],
              "unroll": [True, False], "algo": ["plain", "shuffle"]}
     RESTRICT = ["block_size_x * tile <= 2048", "algo == 'plain' or block_size_x >= 64"]
@@ -265,16 +266,16 @@ class Strategies(unittest.TestCase):
             self.assertIs(type(p["algo"]), str)
 
     def test_stopping_early(self):
-        """Closing the search (time_limit) ends kjit-tune cleanly, with
-        nothing to warn of."""
+        """Closing the search (time_limit) ends it cleanly, with nothing to
+        warn of."""
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             s = search(self.SPACE, "genetic_algorithm", self.RESTRICT)
             first = s.proposal
-            self.assertIsNotNone(s.tell("1.5"))
+            self.assertIsNotNone(s.tell(1.5))
             s.close()
         self.assertIsNotNone(first)
-        self.assertEqual(s.proc.returncode, 0)
+        self.assertIsNone(s.proposal)
 
     def test_options(self):
         a, n = np.zeros(64, np.float32), np.int32(64)
@@ -291,14 +292,14 @@ class Strategies(unittest.TestCase):
                        ("bayes_opt", {"time_limit": "10"}),
                    "time_limit: expected seconds > 0 (got 0)":
                        ("random_sample", {"time_limit": 0}),
-                   "strategy 'hybrid': kjit-tune: --strategy-option 'popsize=3': strategy "
+                   "strategy 'hybrid': setting 'popsize=3': strategy "
                    "hybrid has no options": ("hybrid", {"popsize": 3}),
-                   "strategy 'genetic_algorithm': kjit-tune: --strategy-option 'popsize=0': "
+                   "strategy 'genetic_algorithm': setting 'popsize=0': "
                    "strategy genetic takes popsize (a count from 1 to 4096); its options: "
                    "popsize": ("genetic_algorithm", {"popsize": 0}),
-                   "strategy 'simulated_annealing': kjit-tune: --strategy-option 'alpha=True'":
+                   "strategy 'simulated_annealing': setting 'alpha=True'":
                        ("simulated_annealing", {"alpha": True}),
-                   "strategy 'bayes_opt': kjit-tune: --strategy-option 'num_initial=-1': "
+                   "strategy 'bayes_opt': setting 'num_initial=-1': "
                    "strategy surrogate takes num_initial": ("bayes_opt", {"popsize": -1})}
         for want, (strategy, options) in refused.items():
             with self.assertRaises(kt.UnsupportedParameter) as cm:
@@ -333,28 +334,23 @@ class Strategies(unittest.TestCase):
                                                        "alpha": 0.99, "maxiter": 2})
 
     def test_options_passed(self):
-        """Kernel Tuner's options that kjit's strategy has reach kjit-tune, by
-        its names; they change what it proposes."""
-        args = kt._strategy_args
+        """Kernel Tuner's options that kjit's strategy has reach it, by its
+        names; they change what it proposes."""
+        args = kt._strategy_settings
         self.assertEqual(args("bayes_opt", {"popsize": 5, "method": "ei", "max_fevals": 9}),
-                         ["--strategy-option", "num_initial=5"])
+                         ["num_initial=5"])
         self.assertEqual(args("skopt", {"num_initial": None, "kappa": 2}), [])
         self.assertEqual(args("simulated_annealing", {"T": 0.25, "alpha": 0.99, "maxiter": 2,
                                                       "constraint_aware": True}),
-                         ["--strategy-option", "T=0.25", "--strategy-option", "alpha=0.99",
-                          "--strategy-option", "maxiter=2"])
+                         ["T=0.25", "alpha=0.99", "maxiter=2"])
         self.assertEqual(args("genetic_algorithm", {"method": "uniform", "mutation_chance": 5,
                                                     "popsize": 8, "maxiter": 4}),
-                         ["--strategy-option", "maxiter=4", "--strategy-option", "method=uniform",
-                          "--strategy-option", "mutation_chance=5", "--strategy-option",
-                          "popsize=8"])
+                         ["maxiter=4", "method=uniform", "mutation_chance=5", "popsize=8"])
         self.assertEqual(args("pso", {"w": 0.5, "c1": 1, "c2": 2.5, "popsize": 4, "maxiter": 3}),
-                         ["--strategy-option", "c1=1", "--strategy-option", "c2=2.5",
-                          "--strategy-option", "maxiter=3", "--strategy-option", "popsize=4",
-                          "--strategy-option", "w=0.5"])
+                         ["c1=1", "c2=2.5", "maxiter=3", "popsize=4", "w=0.5"])
         self.assertEqual(args("dual_annealing", {"method": "COBYLA"}), [])
         self.assertEqual(args("genetic", {"popsize": 4, "max_fevals": 9, "time_limit": 2}),
-                         ["--strategy-option", "popsize=4"])
+                         ["popsize=4"])
         # genetic: generations of popsize, maxiter of them; pso: its swarm
         plain = run_search(search(self.SPACE, "genetic_algorithm", self.RESTRICT, seed=5),
                            self.cost)
@@ -379,7 +375,7 @@ class Strategies(unittest.TestCase):
                                                 seed=5, popsize=4, maxiter=3), self.cost))
 
     def test_space_forms(self):
-        """What kjit-tune's space needs: restrictions as strings, values of one
+        """What kjit's space needs: restrictions as strings, values of one
         type; the block's threads limited to 1024 by block_size_names."""
         with self.assertRaises(kt.UnsupportedParameter) as cm:
             search({"x": [1, 2]}, "pso", restrictions=lambda p: p["x"] > 1)
@@ -421,18 +417,18 @@ class Strategies(unittest.TestCase):
 
     def test_answers(self):
         """What the strategy is told: lower is better, 1 / value when higher is."""
-        self.assertEqual(kt._answer({"time": 2.0}, "time", False), "2.0")
-        self.assertEqual(kt._answer({"GFLOP/s": 4.0}, "GFLOP/s", True), "0.25")
-        self.assertEqual(kt._answer({"GFLOP/s": 0.0}, "GFLOP/s", True), "fail")
+        self.assertEqual(kt._answer({"time": 2.0}, "time", False), 2.0)
+        self.assertEqual(kt._answer({"GFLOP/s": 4.0}, "GFLOP/s", True), 0.25)
+        self.assertEqual(kt._answer({"GFLOP/s": 0.0}, "GFLOP/s", True), math.inf)
         for r in ({"time": "CompilationFailedConfig"}, {"time": float("nan")}, {}):
-            self.assertEqual(kt._answer(r, "time", False), "fail")
+            self.assertEqual(kt._answer(r, "time", False), math.inf)
         with self.assertRaises(kt.UnsupportedParameter) as cm:
             kt._answer({"score": -1.0}, "score", False)
         self.assertIn("objective: score = -1.0", str(cm.exception))
 
     def test_no_gpu_after_the_space(self):
         """Without a GPU every strategy kjit runs gets as far as the GPU (through
-        kjit-tune's space for those it searches)."""
+        kjit's space for those it searches)."""
         if kjit.default_engine().has_gpu:
             self.skipTest("a GPU is here")
         a, n = np.zeros(64, np.float32), np.int32(64)
@@ -1320,6 +1316,108 @@ class Specs(unittest.TestCase):
             kjit.Space()
 
 
+class Searches(unittest.TestCase):
+    """kjit.Search: kjit's strategies asked and told from Python, the search
+    kjit-tune runs (its --ask answers the same proposals)."""
+    SAXPY = os.path.join(SRC, "examples", "saxpy", "saxpy.json")
+
+    @staticmethod
+    def objective(space, j):
+        c = space.indices(j)
+        return 1.0 + abs(c[0] - 2) + 0.5 * abs(c[1] - 1) if j % 7 != 3 else math.inf
+
+    def drive(self, search, n):
+        """n proposals, one at a time, each told its objective (repeats
+        answered from what is known); the indices."""
+        known, seen = {}, []
+        while len(seen) < n:
+            j = search.ask()
+            if j is None:
+                break
+            self.assertNotEqual(j, kjit.SEARCH_WAIT)
+            if j not in known:
+                known[j] = self.objective(search.space, j)
+                seen.append(j)
+            search.tell(j, known[j])
+        return seen
+
+    def test_catalogue(self):
+        s = kjit.strategies()
+        self.assertEqual(set(s), {"exhaustive", "random", "annealing", "genetic", "surrogate",
+                                  "dual_annealing", "pso", "hybrid"})
+        summary, settings = s["genetic"]
+        self.assertIn("genetic", summary)
+        self.assertEqual(settings["popsize"], "20")
+        self.assertEqual(s["hybrid"][1], {})
+
+    def test_ask_and_tell(self):
+        space = kjit.Spec(self.SAXPY).space()
+        s = space.search("genetic_algorithm", settings={"popsize": 6}, budget=20, seed=3)
+        self.assertEqual((s.strategy, s.ahead, s.warnings), ("genetic", False, ()))
+        self.assertIs(s.space, space)
+        self.assertIn("kjit.Search by genetic", repr(s))
+        first = [s.ask() for _ in range(6)]
+        self.assertEqual(len(set(first)), 6)
+        self.assertEqual(s.ask(), kjit.SEARCH_WAIT)  # a generation waits for its results
+        for j in reversed(first):
+            s.tell(j, self.objective(space, j))
+        self.assertGreaterEqual(s.ask(), 0)
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            s.tell(len(space), 1.0)
+        self.assertIn("configuration 40 of 40", str(cm.exception))
+        # the same seed, the same proposals; settings as a mapping or as words
+        a = self.drive(space.search("pso", settings={"popsize": 4}, budget=12, seed=9), 12)
+        b = self.drive(space.search("pso", settings=["popsize=4"], budget=12, seed=9), 12)
+        self.assertEqual(a, b)
+        self.assertEqual(len(a), 12)
+        ex = self.drive(space.search("brute_force"), 100)
+        self.assertEqual(ex, list(range(len(space))))
+        d = space.search(budget=10)  # a budget without a strategy: the default
+        self.assertEqual(d.strategy, "hybrid")
+        self.assertEqual(space.search().strategy, "exhaustive")
+        with self.assertRaises(kjit.ArgumentError):
+            kjit.Spec(self.SAXPY).space().search().tell(0, 1.0)  # nothing outstanding
+
+    def test_refusals(self):
+        space = kjit.Spec(self.SAXPY).space()
+        for strategy, kw, says in (
+                ("hill_climbing", {}, "unknown strategy 'hill_climbing'"),
+                ("genetic", {"settings": {"popsize": 0}}, "setting 'popsize=0': strategy "
+                 "genetic takes popsize (a count from 1 to 4096)"),
+                ("annealing", {"settings": {"T_min": 5}}, "T_min (5) is above T"),
+                ("pso", {"budget": -1}, "budget=-1")):
+            with self.assertRaises(kjit.ArgumentError, msg=strategy) as cm:
+                space.search(strategy, **kw)
+            self.assertIn(says, str(cm.exception))
+        with self.assertRaises(TypeError):
+            space.search("pso", settings=["popsize=3", 4])
+        with self.assertRaises(TypeError):
+            space.search("pso", settings="popsize=3")
+        with self.assertRaises(TypeError):
+            kjit.Search()
+
+    def test_same_as_kjit_tune(self):
+        """kjit-tune --ask proposes what kjit.Search does, answered alike."""
+        space = kjit.Spec(self.SAXPY).space()
+        for strategy in ("hybrid", "genetic", "dual_annealing"):
+            mine = self.drive(space.search(strategy, budget=15, seed=4), 15)
+            p = subprocess.Popen([os.environ["KJIT_TUNE_BIN"], self.SAXPY, "--ask",
+                                  "--strategy", strategy, "--budget", "15", "--seed", "4"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            theirs = []
+            for line in p.stdout:
+                j = space.index(dict(zip(space.spec.params, (
+                    space.spec.params[k][int(i)] for k, i in zip(space.spec.params,
+                                                                 line.split())))))
+                theirs.append(j)
+                v = self.objective(space, j)
+                p.stdin.write(("fail" if math.isinf(v) else repr(v)) + "\n")
+                p.stdin.flush()
+            p.stdin.close()
+            self.assertEqual(p.wait(), 0)
+            self.assertEqual(mine, theirs, strategy)
+
+
 class Tune(unittest.TestCase):
     def test_count_through_kjit_tune(self):
         """The subprocess route, in a mode that needs no GPU: kjit-tune --count."""
@@ -1361,11 +1459,12 @@ class Tune(unittest.TestCase):
                 kjit.tune("x.json")
             self.assertIn("$KJIT_TUNE_BIN=/nonexistent/kjit-tune", str(cm.exception))
             before = set(os.listdir(tempfile.gettempdir()))
-            with self.assertRaises(kjit.Error) as cm:  # pso asks kjit-tune's strategy
+            try:  # pso's search is the library's, in this process: no kjit-tune
                 kt.tune_kernel("k", "__global__ void k(float *x) {}", 64,
                                [np.zeros(64, np.float32)], {"block_size_x": [32, 64]},
                                strategy="pso", quiet=True)
-            self.assertIn("KJIT_TUNE_BIN", str(cm.exception))
+            except kjit.NoGPUError:
+                pass  # as far as the GPU
             left = [n for n in set(os.listdir(tempfile.gettempdir())) - before
                     if n.startswith("kjit-kt-")]
             self.assertEqual(left, [])
