@@ -838,7 +838,7 @@ const char *const *kjit_strategy_warnings(const kjit_strategy *strategy, size_t 
  * whose last KJIT_SEARCH_STUCK_REPEATS proposals were all known.
  * KJIT_ERR_INVALID_ARG for a strategy that breaks this contract (a wait
  * with nothing outstanding, an index outside the space) and for a tell
- * with nothing outstanding. The space must outlive the search; the caller
+ * of a configuration not outstanding (never asked for, or told already). The space must outlive the search; the caller
  * frees *out with kjit_search_free() (NULL is ignored).
  */
 typedef struct kjit_search kjit_search;

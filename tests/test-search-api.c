@@ -10,7 +10,7 @@
  *  - a search asked and told: exhaustive covers the space once and then
  *    stays ended, a seed repeats its proposals, proposals outstanding
  *    together (a generation waits for its results), every break of the
- *    contract refused.
+ *    contract refused (a tell of a configuration not outstanding too).
  */
 #include "testutil.h"
 
@@ -270,10 +270,24 @@ static void searching(void)
 		CHECK_OK(kjit_search_ask(s, &out[k]));
 		CHECK(out[k] >= 0);
 	}
-	while (k-- > 0)
+	/* a configuration not outstanding: never asked for, or told already */
+	int64_t other = -1;
+	for (size_t i = 0; i < size && other < 0; i++) {
+		other = (int64_t)i;
+		for (size_t m = 0; m < k; m++)
+			other = out[m] == (int64_t)i ? -1 : other;
+	}
+	if (other >= 0) {
+		CHECK_ST(kjit_search_tell(s, (size_t)other, 1.0), KJIT_ERR_INVALID_ARG);
+		CHECK_CONTAINS(kjit_last_error(), "not outstanding");
+	}
+	CHECK_OK(kjit_search_tell(s, (size_t)out[0], 1.0));
+	CHECK_ST(kjit_search_tell(s, (size_t)out[0], 1.0), KJIT_ERR_INVALID_ARG);
+	while (k-- > 1)
 		CHECK_OK(kjit_search_tell(s, (size_t)out[k], 1.0));
 	kjit_search_free(s);
-	OK("random: %zu proposals outstanding at once, told in any order",
+	OK("random: %zu proposals outstanding at once, told in any order; a tell of one not "
+	   "outstanding, or told already, refused",
 	   size < KJIT_SEARCH_BATCH_MAX ? size : (size_t)KJIT_SEARCH_BATCH_MAX);
 	kjit_strategy_free(rnd);
 	kjit_strategy_free(def);

@@ -22,7 +22,8 @@ struct kjit_search {
 	const kjit__strategy *kind;
 	const kjit__space *space;
 	void *state;
-	size_t outstanding;    /* asked, not yet told */
+	uint32_t *out;         /* by index (capacity + 1): asked, not yet told */
+	size_t outstanding;    /* their sum */
 	int ended;
 };
 
@@ -173,7 +174,9 @@ kjit_status kjit_search_start(const kjit_strategy *strategy, const kjit_space *s
 	s->space = space;
 	if (!budget || budget > space->size)
 		budget = space->size;
-	if (!(s->state = s->kind->init(space, budget, seed, strategy->opts))) {
+	if (!(s->out = calloc(space->capacity + 1, sizeof *s->out)) ||
+	    !(s->state = s->kind->init(space, budget, seed, strategy->opts))) {
+		free(s->out);
 		free(s);
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	}
@@ -206,6 +209,11 @@ kjit_status kjit_search_ask(kjit_search *search, int64_t *index)
 	if (j < 0 || (size_t)j >= search->space->size)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "strategy %s proposed %lld of %zu",
 		                   search->kind->name, (long long)j, search->space->size);
+	if (search->out[j] == UINT32_MAX)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "strategy %s proposed %lld again while "
+		                   "%u of it are outstanding", search->kind->name, (long long)j,
+		                   search->out[j]);
+	search->out[j]++;
 	search->outstanding++;
 	*index = j;
 	return KJIT_OK;
@@ -221,6 +229,10 @@ kjit_status kjit_search_tell(kjit_search *search, size_t index, double objective
 	if (index >= search->space->size)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_search_tell: configuration %zu of "
 		                   "%zu", index, search->space->size);
+	if (!search->out[index])
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_search_tell: configuration %zu is "
+		                   "not outstanding (told already, or never asked for)", index);
+	search->out[index]--;
 	search->outstanding--;
 	search->kind->report(search->state, index, isnan(objective) ? INFINITY : objective);
 	return KJIT_OK;
@@ -231,5 +243,6 @@ void kjit_search_free(kjit_search *search)
 	if (!search)
 		return;
 	search->kind->free(search->state);
+	free(search->out);
 	free(search);
 }
