@@ -12,6 +12,9 @@
 
 #include "strategies.h"
 
+/* The most of an unknown strategy's name a message repeats. */
+#define NAME_ECHO 64
+
 struct kjit_strategy {
 	const kjit__strategy *kind;
 	void *opts;            /* NULL: the strategy's defaults */
@@ -122,10 +125,11 @@ kjit_status kjit_strategy_new(const kjit_strategy_options *opts, kjit_strategy *
 	const char *canonical = kjit_strategy_canonical(name);
 	if (!canonical) {
 		*fault = by;
+		/* a name is echoed up to NAME_ECHO bytes: it may be anything */
 		if (by == KJIT_STRATEGY_FAULT_SPEC)
-			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: the spec's search strategy '%s' "
-			                   "is not one of kjit's", opts->spec->path, name);
-		return kjit__error(KJIT_ERR_INVALID_ARG, "unknown strategy '%s'", name);
+			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: the spec's search strategy '%.*s' "
+			                   "is not one of kjit's", opts->spec->path, NAME_ECHO, name);
+		return kjit__error(KJIT_ERR_INVALID_ARG, "unknown strategy '%.*s'", NAME_ECHO, name);
 	}
 	kjit_strategy *s = kjit__strategy_of(kjit__strategy_find(canonical));
 	if (!s)
