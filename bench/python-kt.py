@@ -76,12 +76,17 @@ def run(tune_kernel, size, fevals, **extra):
     args, tune_params, kw = setup(size)
     kw.update(extra)
     t0 = time.perf_counter()
-    results, _ = tune_kernel("matmul_kernel", KERNEL, (size, size), args, tune_params,
+    results, env = tune_kernel("matmul_kernel", KERNEL, (size, size), args, tune_params,
                              strategy="random_sample",
                              strategy_options={"max_fevals": fevals}, seed=1, **kw)
     wall = time.perf_counter() - t0
     ok = [r for r in results if isinstance(r.get("time"), float)]
     best = min(ok, key=lambda r: r["time"])
+    # where the time went, as Kernel Tuner's env totals have it (ms)
+    parts = {k[len("total_"):]: v for k, v in env.items()
+             if k.startswith("total_") and k.endswith("_time")}
+    print("%-16s %s" % (extra.get("lang", "kjit"), ", ".join(
+        "%s %.2f s" % (k, v / 1e3) for k, v in sorted(parts.items()))))
     return wall, {k: best[k] for k in tune_params}, len(results)
 
 
