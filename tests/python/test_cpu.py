@@ -1365,6 +1365,9 @@ class Searches(unittest.TestCase):
         with self.assertRaises(kjit.ArgumentError) as cm:
             s.tell(len(space), 1.0)
         self.assertIn("configuration 40 of 40", str(cm.exception))
+        with self.assertRaises(kjit.ArgumentError) as cm:
+            s.tell(first[0], 1.0)  # told already
+        self.assertIn("not outstanding", str(cm.exception))
         # the same seed, the same proposals; settings as a mapping or as words
         a = self.drive(space.search("pso", settings={"popsize": 4}, budget=12, seed=9), 12)
         b = self.drive(space.search("pso", settings=["popsize=4"], budget=12, seed=9), 12)
