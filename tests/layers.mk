@@ -66,6 +66,7 @@ EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz
 	tests/fuzz/spec-seeds/kjit-empty-repeat.json \
 	tests/fuzz/spec-seeds/kjit-number-exponent.json tests/fuzz/spec-seeds/t1-budget.json \
 	tests/fuzz/spec-seeds/t1-condition-parameters-leak.json \
+	tests/fuzz/spec-seeds/t1-empty-typenames-leak.json \
 	tests/fuzz/spec-seeds/t1-empty-repeat.json tests/fuzz/spec-seeds/t1-escapes.json \
 	tests/fuzz/spec-seeds/t1-math-pi.json tests/fuzz/spec-seeds/t1-number-exponent.json \
 	tests/fuzz/store-seeds/best-config tests/fuzz/store-seeds/best-types \

@@ -366,6 +366,17 @@ static void geometry(void)
 	kjit__spec_free(s);
 	OK("GlobalSizeType CUDA and Vulkan count blocks, OpenCL threads (ceil(100 / 64) = 2)");
 
+	/* KTT's template arguments, and none (an empty list: the entry as it is) */
+	s = spec_text("types.json", T1(PB, ", \"GlobalSize\": {\"X\": 8},"
+	                                   " \"KernelTypeNames\": [\"float\", \"int\"]"));
+	CHECK_STREQ(s->entry, "k<float, int>");
+	kjit__spec_free(s);
+	s = spec_text("notypes.json", T1(PB, ", \"GlobalSize\": {\"X\": 8},"
+	                                     " \"KernelTypeNames\": []"));
+	CHECK_STREQ(s->entry, "k");
+	kjit__spec_free(s);
+	OK("KernelTypeNames: k<float, int>; an empty list leaves the entry k");
+
 	/* ProblemSize with no GridDiv: divided by the block; an entry that reads
 	 * a parameter is part of the grid, not a problem size */
 	s = spec_text("ps.json", T1(PB, ", \"ProblemSize\": [1000, \"B * 3\", \"2 ** 3\"]"));

@@ -2370,10 +2370,11 @@ static kjit_status read_t1(parser *P)
 		kjit__buf_str(&b, ">");
 		free(s->entry);
 		s->entry = kjit__buf_done(&b);
-		free_strings(types, n_types);
-		if (!s->entry)
-			return nomem();
 	}
+	/* an empty list too: want_strings() allocates one */
+	free_strings(types, n_types);
+	if (!s->entry)
+		return nomem();
 
 	st = read_t1_problem(P, kjit__json_get(ks, "ProblemSize"), "KernelSpecification.ProblemSize",
 	                     &tp);
