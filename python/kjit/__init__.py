@@ -17,7 +17,8 @@ best variant the store knows for this GPU and problem.
 
 Arrays of any framework are passed by pointer (PyTorch, CuPy, JAX, Numba,
 anything with __cuda_array_interface__ or __dlpack__); no framework is imported
-by kjit itself. See help(kjit.Kernel) for the call, kjit.tune() for tuning (kjit.tuning) and
+by kjit itself. See help(kjit.Kernel) for the call, kjit.tune() for tuning (kjit.tuning),
+kjit.Space.search() for kjit's search strategies driven by your own measurements, and
 kjit.kernel_tuner for Kernel Tuner's interface.
 """
 import os
