@@ -172,10 +172,8 @@ static const char *strategy_arg(const char *name)
 	fprintf(stderr, "%s: --strategy: unknown strategy '%s': expected one of", prog, name);
 	for (size_t i = 0; i < kjit_strategy_count(); i++) {
 		const char *s, *summary;
-		char *settings = NULL;
-		if (kjit_strategy_describe(i, &s, &summary, &settings) == KJIT_OK)
+		if (kjit_strategy_describe(i, &s, &summary, NULL) == KJIT_OK)
 			fprintf(stderr, "%s %s", i ? "," : "", s);
-		free(settings);
 	}
 	fprintf(stderr, ", or a T1 name of one such as brute_force or bayes_opt\nTry '%s --help'.\n",
 	        prog);

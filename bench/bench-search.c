@@ -263,9 +263,7 @@ int main(int argc, char **argv)
 	ru.secs1 = bench_malloc((size_t)seeds * sizeof *ru.secs1);
 	for (size_t s = 0; s < kjit_strategy_count(); s++) {
 		const char *name, *summary;
-		char *settings;
-		BENCH_KJIT(kjit_strategy_describe(s, &name, &summary, &settings));
-		free(settings);
+		BENCH_KJIT(kjit_strategy_describe(s, &name, &summary, NULL));
 		if (strcmp(name, "exhaustive") == 0 || !wanted(name, names, n_names))
 			continue;
 		kjit_strategy_options so;

@@ -768,7 +768,8 @@ typedef struct kjit_strategy kjit_strategy;
 /* The strategies kjit has: kjit_strategy_count() of them, each by index
  * with its name, a line that sums it up and its settings with their
  * defaults ("NAME=VALUE NAME=VALUE", "" for none), malloc'ed into
- * *settings: the caller frees it. KJIT_ERR_NOT_FOUND past the last. */
+ * *settings (settings NULL: not wanted): the caller frees it.
+ * KJIT_ERR_NOT_FOUND past the last. */
 size_t kjit_strategy_count(void);
 kjit_status kjit_strategy_describe(size_t i, const char **name, const char **summary,
                                    char **settings);

@@ -51,9 +51,7 @@ int main(int argc, char **argv)
 
 	for (size_t s = 0; s < kjit_strategy_count(); s++) {
 		const char *name, *summary;
-		char *settings;
-		CHECK_OK(kjit_strategy_describe(s, &name, &summary, &settings));
-		free(settings);
+		CHECK_OK(kjit_strategy_describe(s, &name, &summary, NULL));
 		const kjit_strategy *strategy = tu_strategy(name);
 		int exhaustive = strcmp(name, "exhaustive") == 0;
 		kt_budget budget = { .fraction = exhaustive ? 1.0

@@ -170,14 +170,8 @@ static kjit_status compute_want(worker *w, const char **what)
 	                     : "the expected output, from the default configuration: ";
 	if (!def)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	kjit_status st = KJIT_OK;
-	for (size_t i = 0; st == KJIT_OK && i < w->spec->n_params; i++) {
-		size_t d;
-		st = kjit_spec_param(w->spec, i, NULL, NULL, &d);
-		def[i] = (uint16_t)d;
-	}
-	if (st == KJIT_OK)
-		st = kt_launch_make(w->spec, (size_t)w->problem, def, &l);
+	kjit__spec_default_config(w->spec, def);
+	kjit_status st = kt_launch_make(w->spec, (size_t)w->problem, def, &l);
 	free(def);
 	if (st != KJIT_OK)
 		return st;

@@ -33,7 +33,7 @@
 	/* the spec, its expressions and its space (tuning.h), beyond kjit.h's kjit_spec_* \
 	 * and kjit_space_*, which load, count, build and free them; the search is kjit.h's \
 	 * kjit_strategy and kjit_search */ \
-	X(kjit__spec_eval) \
+	X(kjit__spec_eval) X(kjit__spec_default_config) \
 	X(kjit__space_config) X(kjit__space_match) \
 	X(kjit__spec_generate) \
 	X(kjit__config_desc_make) \

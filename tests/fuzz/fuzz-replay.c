@@ -73,13 +73,11 @@ static void search_with(const kjit__space *space, const unsigned char *data, siz
 		at += len + 1;
 	}
 	const char *name, *summary;
-	char *text;
 	if (size < 2)
 		return;
-	if (kjit_strategy_describe(data[0] % kjit_strategy_count(), &name, &summary, &text) !=
+	if (kjit_strategy_describe(data[0] % kjit_strategy_count(), &name, &summary, NULL) !=
 	    KJIT_OK)
 		abort();
-	free(text);
 	kjit_strategy_options so;
 	kjit_strategy_options_init(&so);
 	so.name = name;

@@ -41,16 +41,17 @@ size_t kjit_strategy_count(void)
 kjit_status kjit_strategy_describe(size_t i, const char **name, const char **summary,
                                    char **settings)
 {
-	if (!name || !summary || !settings)
+	if (!name || !summary)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_strategy_describe: NULL argument");
-	*settings = NULL;
+	if (settings)
+		*settings = NULL;
 	if (i >= kjit_strategy_count())
 		return kjit__error(KJIT_ERR_NOT_FOUND, "kjit_strategy_describe: there are %zu "
 		                   "strategies, not %zu", kjit_strategy_count(), i + 1);
 	const kjit__strategy *s = kjit__strategies[i];
 	*name = s->name;
 	*summary = s->summary;
-	if (!(*settings = kjit__strategy_options_text(s)))
+	if (settings && !(*settings = kjit__strategy_options_text(s)))
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
 	return KJIT_OK;
 }
