@@ -6,7 +6,8 @@
 #                                     the library's strategies (kjit_search) driven
 #                                     against known results or answers (search.h)
 #   wire        autotune/wire/        exit codes, the messages, links to workers,
-#                                     child processes and threads (wire.h)
+#                                     child processes and threads, configurations
+#                                     as they travel (wire.h)
 #   worker      autotune/worker/      the GPU worker process: launches, arguments,
 #                                     verification (worker.h)
 #   results     autotune/results/     results in the database, rejected
@@ -46,7 +47,7 @@ autotune_libkt_search_a_SOURCES = autotune/search/search.h autotune/search/repla
 
 autotune_libkt_wire_a_CPPFLAGS = $(KT_INCLUDE_WIRE)
 autotune_libkt_wire_a_SOURCES = autotune/wire/wire.h autotune/wire/wire.c autotune/wire/child.c \
-	autotune/wire/link_local.c
+	autotune/wire/link_local.c autotune/wire/values.c
 
 autotune_libkt_worker_a_CPPFLAGS = $(KT_INCLUDE_WORKER)
 autotune_libkt_worker_a_SOURCES = autotune/worker/worker.h autotune/worker/launch.c \

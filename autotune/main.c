@@ -402,9 +402,9 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 		for (size_t i = 0; i < space->size; i++) {
 			if (in && !in[i])
 				continue;
-			const uint16_t *c = kjit__space_config(space, i);
-			variant v = { kt_variant_text(spec, c),
-				      malloc((spec->n_params + 1) * sizeof *v.config) };
+			variant v = { NULL, malloc((spec->n_params + 1) * sizeof *v.config) };
+			if (v.config && kt_space_config(space, i, v.config) == KJIT_OK)
+				v.text = kt_variant_text(spec, v.config);
 			variant *nv = n == cap ? realloc(vs, (cap = cap ? 2 * cap : 256) * sizeof *nv)
 			                       : vs;
 			if (nv)
@@ -417,7 +417,6 @@ static int collect_variants(const kjit__spec *spec, const opts *o, variant **out
 				fprintf(stderr, "%s: out of memory\n", prog);
 				return KT_EXIT_RUNTIME;
 			}
-			memcpy(v.config, c, spec->n_params * sizeof *v.config);
 			vs[n++] = v;
 		}
 		kjit_space_free(space);
@@ -650,7 +649,7 @@ static int compile_target(const kjit__spec *spec, const opts *o, const variant *
 	/* what was taken, not what the pool did ahead: an interrupted run
 	 * counts only the variants it saw stored or failed */
 	size_t compiled = tally.compiled, cached = tally.cached;
-	const char *kind = kjit__arch_is_virtual(t->arch) ? "PTX" : "cubin";
+	const char *kind = kjit_engine_binary_kind(t->engine) == KJIT_BINARY_PTX ? "PTX" : "cubin";
 	kjit__buf b = { 0 };
 	char line[512];
 	if (json) {

@@ -224,6 +224,26 @@ typedef struct kjit_engine_stats {
 
 kjit_status kjit_engine_get_stats(const kjit_engine *engine, kjit_engine_stats *out);
 
+/* 1 when status, what a call on engine returned, is its store failing for
+ * good (full, read-only, an I/O error, corrupt): no later binary can be
+ * kept, so compiling on is work thrown away. Else 0. */
+int kjit_engine_store_broken(const kjit_engine *engine, kjit_status status);
+
+/* A binary of the engine's store as bytes another process's engine can
+ * keep, so that one process compiles for another (kjit-tune --mpi's
+ * ranks): kjit_engine_binary_export() writes binary key (its whole row:
+ * the kernel, options, arch, header manifest, checksum) into *blob,
+ * malloc'ed (the caller frees it), and its length into *size;
+ * KJIT_ERR_NOT_FOUND when the store lacks it. kjit_engine_binary_import()
+ * stores such bytes, from any process, in engine's store after checking
+ * them whole: KJIT_ERR_CORRUPT, naming what is wrong, for bytes that are
+ * not one, and nothing stored. The key stored goes to key (33 bytes, may
+ * be NULL). */
+kjit_status kjit_engine_binary_export(kjit_engine *engine, const char *key, void **blob,
+                                      size_t *size);
+kjit_status kjit_engine_binary_import(kjit_engine *engine, const void *blob, size_t size,
+                                      char *key);
+
 /*
  * Kernels. A kernel is CUDA C++ source and the name of its entry point
  * (an extern "C" function name or a C++ name expression such as
@@ -363,6 +383,10 @@ typedef struct kjit_arg {
 } kjit_arg;
 
 kjit_status kjit_kernel_expect_args(kjit_kernel *kernel, const kjit_arg *args, size_t n);
+/* 1 once the argument check refused a variant of kernel: the expected
+ * arguments do not fit the kernel's parameters, so no variant of it
+ * launches with them. Else 0. */
+int kjit_kernel_args_refused(const kjit_kernel *kernel);
 
 /* The kernel signature as 32 hex digits; owned by the kernel. */
 const char *kjit_kernel_signature(const kjit_kernel *kernel);
@@ -436,6 +460,9 @@ typedef enum kjit_binary_kind {
 	KJIT_BINARY_CUBIN = 0,
 	KJIT_BINARY_PTX
 } kjit_binary_kind;
+/* What the engine's variants are: PTX for a virtual arch
+ * ("compute_90", kjit_engine_arch()), else cubins. */
+kjit_binary_kind kjit_engine_binary_kind(const kjit_engine *engine);
 
 typedef struct kjit_variant_info {
 	const char *key;        /* binary key, 32 hex digits */
@@ -743,10 +770,62 @@ kjit_status kjit_space_config(const kjit_space *space, size_t index, size_t *val
 /* The index of a configuration given as value indices; KJIT_ERR_NOT_FOUND
  * when the space does not hold it. */
 kjit_status kjit_space_find(const kjit_space *space, const size_t *values, size_t *index);
+/* The index of a configuration written as text (a CSV row, a results
+ * file, a cache of another tuner): value(ctx, i) gives parameter i's
+ * value as text (NULL: none; valid until the next call), asked for every
+ * parameter in order, also after one that does not match; numbers
+ * compare by value ("4.0" is 4). KJIT_ERR_NOT_FOUND when a value is none
+ * or not among its parameter's, or the space does not hold the
+ * configuration. */
+typedef const char *(*kjit_space_text_fn)(void *ctx, size_t i);
+kjit_status kjit_space_find_text(const kjit_space *space, kjit_space_text_fn value, void *ctx,
+                                 size_t *index);
 /* Configuration index as JSON as the store keeps it ({"NAME":value,...},
  * sorted keys, no spaces: kjit_eval.config, kjit_explanation.config),
  * malloc'ed into *out: the caller frees it. */
 kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char **out);
+
+/*
+ * A configuration as something to compile and launch: the variant
+ * description of its values (the spec's defines and flags, as
+ * kjit_variant_get() takes it), its launch geometry for a problem, and
+ * the value of the spec's expressions for it. values holds one value
+ * index per parameter (kjit_space_config()'s); NULL stands for each
+ * parameter's default. The values need not be in a space (a default may
+ * break a restriction). The configuration keeps a pointer to spec,
+ * which must outlive it; the caller frees *out with kjit_config_free()
+ * (NULL is ignored). KJIT_ERR_INVALID_ARG, naming the parameter, for a
+ * value index out of range.
+ */
+typedef struct kjit_config kjit_config;
+kjit_status kjit_config_new(const kjit_spec *spec, const size_t *values, kjit_config **out);
+void kjit_config_free(kjit_config *config);
+/* Owned by the configuration. */
+const kjit_variant_desc *kjit_config_variant(const kjit_config *config);
+/* Grid, block and dynamic shared memory (bytes) for problem: the spec's
+ * formulas, a block dimension without one from the parameters' roles.
+ * KJIT_ERR_INVALID_ARG naming the formula whose value is no launch
+ * dimension. Parsed on each call: meant once per configuration, not per
+ * launch. */
+kjit_status kjit_config_dims(const kjit_config *config, size_t problem, unsigned grid[3],
+                             unsigned block[3], unsigned *shared);
+
+/* The value of a spec expression (an argument's size or value, an
+ * objective formula) for problem and, when config is not NULL, that
+ * configuration (of this spec); without one a parameter's name stands
+ * for its whole list, as T1's argument sizes read "max(filter_width)".
+ * what names the expression in messages. A NaN is an error. */
+kjit_status kjit_spec_eval(const kjit_spec *spec, size_t problem, const kjit_config *config,
+                           const char *expr, const char *what, double *out);
+/* A generator: expr over i (0 to n - 1) and problem's sizes, parsed
+ * once, each value handed to each(ctx, i, value) in order; the first
+ * status other than KJIT_OK ends it and is returned. An evaluation's
+ * failure sets *failed_at to its i (failed_at may be NULL); any other
+ * outcome leaves SIZE_MAX there. */
+typedef kjit_status (*kjit_spec_each)(void *ctx, size_t i, double value);
+kjit_status kjit_spec_generate(const kjit_spec *spec, size_t problem, const char *expr,
+                               const char *what, size_t n, kjit_spec_each each, void *ctx,
+                               size_t *failed_at);
 
 /*
  * Search: a strategy proposes configurations of a space and hears their
@@ -1139,6 +1218,13 @@ typedef enum kjit_run_end {
  * by its objective). KJIT_ERR_INVALID_ARG for an end beyond the list, or
  * for a run that kjit_record_run_start() did not give (no run of its id). */
 kjit_status kjit_record_run_finish(kjit_records *rec, const kjit_run *run, kjit_run_end end);
+
+/* Tells kjit-top, through the engine's telemetry (when it is on), that
+ * run (its id) has evaluated its evaluated-th configuration of kernel,
+ * with status. A front end that tunes calls it after each
+ * kjit_record_eval(); it writes nothing to the store. */
+void kjit_engine_note_tuning(kjit_engine *engine, const kjit_kernel *kernel, int64_t run,
+                             kjit_result_status status, size_t evaluated);
 
 /* One evaluated configuration. NULL text and NAN numbers are stored as
  * NULL; l2 NULL is "warm". config is the configuration as the store

@@ -530,6 +530,27 @@ const char *kjit_engine_arch(const kjit_engine *e) { return e ? e->arch : ""; }
 const char *kjit_engine_device_name(const kjit_engine *e) { return e ? e->device_name : ""; }
 const char *kjit_engine_db_path(const kjit_engine *e) { return e ? e->db_path : ""; }
 
+kjit_binary_kind kjit_engine_binary_kind(const kjit_engine *e)
+{
+	return e && kjit__arch_is_virtual(e->arch) ? KJIT_BINARY_PTX : KJIT_BINARY_CUBIN;
+}
+
+void kjit_engine_note_tuning(kjit_engine *e, const kjit_kernel *k, int64_t run,
+                             kjit_result_status status, size_t evaluated)
+{
+	if (!e || !k || !e->telemetry)
+		return;
+	kjit__event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.kind = KJIT__EV_TUNE;
+	memcpy(ev.signature, k->signature, sizeof ev.signature);
+	snprintf(ev.kernel, sizeof ev.kernel, "%s", k->name);
+	ev.value = (double)evaluated;
+	snprintf(ev.detail, sizeof ev.detail, "run %lld %s", (long long)run,
+	         kjit_result_status_name(status));
+	kjit__telemetry_record(e->telemetry, &ev);
+}
+
 kjit_status kjit_engine_device(kjit_engine *e, kjit_device_info *out)
 {
 	if (!e || !out)
@@ -641,7 +662,46 @@ kjit_status kjit_synchronize(kjit_engine *e)
 	return mem_result(e, e->cu->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
-int kjit__engine_store_broken(const kjit_engine *e, kjit_status st)
+int kjit_engine_store_broken(const kjit_engine *e, kjit_status st)
 {
 	return st == KJIT_ERR_DB && e && kjit__store_broken(e->store);
+}
+
+kjit_status kjit_engine_binary_export(kjit_engine *e, const char *key, void **blob,
+                                      size_t *size)
+{
+	if (!blob || !size)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_binary_export: blob or size "
+		                   "is NULL");
+	*blob = NULL;
+	*size = 0;
+	if (!e || !key)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_binary_export: engine or key "
+		                   "is NULL");
+	kjit__binary b;
+	char sum[33];
+	void *mem = NULL;
+	kjit_status st = kjit__store_binary_read(e->store, key, &b, sum, &mem);
+	if (st == KJIT_OK)
+		st = kjit__binary_encode(&b, sum, blob, size);
+	free(mem);
+	return st;
+}
+
+kjit_status kjit_engine_binary_import(kjit_engine *e, const void *blob, size_t size, char *key)
+{
+	if (key)
+		*key = '\0';
+	if (!e || !blob)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_engine_binary_import: engine or blob "
+		                   "is NULL");
+	kjit__binary b;
+	void *mem = NULL;
+	kjit_status st = kjit__binary_decode(blob, size, &b, &mem);
+	if (st == KJIT_OK)
+		st = kjit__store_binary_put(e->store, &b, e->cache_max);
+	if (st == KJIT_OK && key)
+		snprintf(key, 33, "%s", b.key);
+	free(mem);
+	return st;
 }

@@ -379,11 +379,6 @@ kjit_status kjit__engine_fail(kjit_engine *engine, kjit_status status);
 
 /* Makes the engine's context current on this thread when it is not. */
 kjit_status kjit__engine_ctx(kjit_engine *engine);
-/* Whether st, a failure on engine, is its database failing for good
- * (full, read-only, an I/O error, corrupt): no later binary can be kept,
- * so compiling on is work thrown away. */
-int kjit__engine_store_broken(const kjit_engine *engine, kjit_status st);
-
 /* Unloads (in the current context) and frees a variant. */
 void kjit__variant_free(kjit_variant *v);
 /* One launch's configuration, for the timer's launch callbacks
@@ -469,9 +464,6 @@ kjit_status kjit__kernel_expect_args(kjit_kernel *k, const kjit__arg_want *args,
  * expected arguments, or with a driver older than CUDA 12.4 (said once on
  * stderr). */
 kjit_status kjit__variant_check_args(kjit_kernel *k, kjit_variant *v);
-
-/* 1 once a variant of k was refused by kjit__variant_check_args(). */
-int kjit__kernel_args_refused(kjit_kernel *k);
 
 /* ---- what the tuning layer does for the core -------------------------- */
 

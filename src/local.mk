@@ -40,7 +40,8 @@ libkjit_base_la_SOURCES = \
 	src/base/driver.c \
 	src/base/store.c \
 	src/base/store_reader.c \
-	src/base/store_binaries.c
+	src/base/store_binaries.c \
+	src/base/store_travel.c
 
 libkjit_core_la_CPPFLAGS = $(KJIT_INCLUDE_CORE)
 libkjit_core_la_SOURCES = \

@@ -72,9 +72,9 @@ kjit_status kjit_kernel_expect_args(kjit_kernel *kernel, const kjit_arg *args, s
 	return st;
 }
 
-int kjit__kernel_args_refused(kjit_kernel *k)
+int kjit_kernel_args_refused(const kjit_kernel *k)
 {
-	return atomic_load(&k->args_refused);
+	return k && atomic_load(&k->args_refused);
 }
 
 static atomic_flag said_unchecked = ATOMIC_FLAG_INIT;

@@ -76,7 +76,8 @@ EXTRA_DIST += tests/fuzz/run tests/fuzz/README tests/fuzz/fuzz-expr.c tests/fuzz
 	tests/fuzz/replay-seeds/pandas-index.csv tests/fuzz/replay-seeds/plain.csv \
 	tests/fuzz/replay-seeds/quoted.csv tests/fuzz/replay-seeds/results.json \
 	tests/fuzz/replay-seeds/settings.csv tests/fuzz/replay-seeds/settings-only.txt \
-	tests/fuzz/wire-seeds/begin tests/fuzz/wire-seeds/compile tests/fuzz/wire-seeds/compiled \
+	tests/fuzz/wire-seeds/begin tests/fuzz/wire-seeds/binary tests/fuzz/wire-seeds/compile \
+	tests/fuzz/wire-seeds/compiled \
 	tests/fuzz/wire-seeds/compiled-error tests/fuzz/wire-seeds/framed-begin \
 	tests/fuzz/wire-seeds/framed-compile tests/fuzz/wire-seeds/framed-compiled \
 	tests/fuzz/wire-seeds/framed-compiled-error tests/fuzz/wire-seeds/framed-hello \

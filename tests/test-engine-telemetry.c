@@ -5,6 +5,7 @@
  *    hit in a second engine records a cache event with tier disk; memory
  *    hits are aggregated into cache events whose counts add up to the
  *    number of hits; every row carries the kernel, its signature and pid;
+ *  - a tuning note is one tune event with its run, status and count;
  *  - KJIT_TELEMETRY=0 records nothing; bad KJIT_TELEMETRY and KJIT_PROFILE
  *    values are refused with a message naming the variable;
  *  - an engine on :memory: records nothing and needs no file.
@@ -44,8 +45,12 @@ int main(int argc, char **argv)
 		CHECK_OK(kjit_variant_get(k, &sv.desc, &v, &tier));
 	kjit_variant_info info;
 	CHECK_OK(kjit_variant_get_info(v, &info));
-	char key[33];
+	char key[33], sig[33];
 	snprintf(key, sizeof key, "%s", info.key);
+	snprintf(sig, sizeof sig, "%s", kjit_kernel_signature(k));
+	kjit_engine_note_tuning(e, k, 7, KJIT_RESULT_WRONG_RESULT, 3);
+	kjit_engine_note_tuning(NULL, k, 8, KJIT_RESULT_OK, 1);
+	kjit_engine_note_tuning(e, NULL, 9, KJIT_RESULT_OK, 1);
 	kjit_engine_close(e); /* the writer's last tick writes what is left */
 
 	sqlite3 *s = tu_db_open(db);
@@ -60,6 +65,12 @@ int main(int argc, char **argv)
 	CHECK(tu_db_int(s, "SELECT count(*) FROM events WHERE CAST(pid AS TEXT) <> ?1", pid) == 0);
 	CHECK(tu_db_int(s, "SELECT count(*) FROM events WHERE signature IS NULL OR kernel IS NULL",
 	                NULL) == 0);
+	CHECK(tu_db_int(s, "SELECT count(*) FROM events WHERE kind = 'tune'", NULL) == 1);
+	CHECK(tu_db_int(s, "SELECT count(*) FROM events WHERE kind = 'tune' AND value = 3 AND "
+	                   "kernel = 'saxpy' AND detail = 'run 7 wrong_result' AND signature = ?1",
+	                sig) == 1);
+	OK("a tuning note: one tune event with the run, the status's word and the count; "
+	   "none without an engine or a kernel");
 	OK("a miss: one compile event with its NVRTC time and one cache miss; %d memory hits "
 	   "aggregated into cache events that add up; every row names the kernel, signature, pid",
 	   hits);

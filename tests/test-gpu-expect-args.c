@@ -60,19 +60,23 @@ static void on_gpu(kjit_engine *e)
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 32, 1, 1 };
 	CHECK_OK(kjit_variant_launch(v, grid, block, 0, NULL, args));
 	CHECK_OK(kjit_synchronize(e));
+	CHECK(!kjit_kernel_args_refused(k));
 	OK("arguments that fit load and launch");
 
 	kjit_arg wrong[] = { { "y", "float *", 8 }, { "x", "float *", 8 }, { "a", "double", 8 },
 		             { "n", "int32", 4 }, { "extra", "int32", 4 } };
 	k = kernel(e);
 	CHECK_OK(kjit_kernel_expect_args(k, wrong, 5));
+	CHECK(!kjit_kernel_args_refused(k));
 	CHECK_ST(kjit_variant_get(k, &d, &v, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_kernel_args_refused(k));
 	const char *msg = kjit_last_error();
 	CHECK_CONTAINS(msg, "do not match");
 	CHECK_CONTAINS(msg, "sizes differ");
 	CHECK_CONTAINS(msg, "no such parameter");
 	CHECK_CONTAINS(msg, "extra");
-	OK("a double for a float and an argument too many: the table, both marked");
+	OK("a double for a float and an argument too many: the table, both marked; the kernel "
+	   "says its arguments were refused");
 }
 
 int main(int argc, char **argv)

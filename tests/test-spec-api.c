@@ -10,6 +10,10 @@
  *  - a kjit spec's problem (examples/saxpy) and value types; its kernel
  *    (the signature its results are stored under, a variant compiled)
  *    and sgemm's reference kernel;
+ *  - configurations to compile and launch (kjit_config): defines and
+ *    geometry of saxpy's defaults and of each configuration of its space,
+ *    spec expressions with and without one, a generator, a configuration
+ *    found by its text;
  *  - a space too large to hold: refused naming it, sampled when asked;
  *  - a T1 key kjit does not know is a warning naming it;
  *  - every misuse and a bad file are errors with messages, nothing
@@ -158,6 +162,8 @@ static void spec_kernels(kjit_engine *e, const kjit_spec *saxpy, const char *sig
 	kjit_cache_tier tier;
 	CHECK_OK(kjit_variant_get(k, &d, &v, &tier));
 	CHECK(v != NULL && tier == KJIT_TIER_COMPILED);
+	CHECK(kjit_engine_binary_kind(e) == KJIT_BINARY_CUBIN && !kjit_kernel_args_refused(k));
+	CHECK(kjit_engine_store_broken(e, KJIT_ERR_DB) == 0 && kjit_engine_store_broken(NULL, 0) == 0);
 	CHECK(kjit_spec_kernel(e, saxpy, 1, &k) == KJIT_ERR_INVALID_ARG && !k);
 	CHECK_CONTAINS(kjit_last_error(), "no reference kernel");
 	CHECK(kjit_spec_kernel(NULL, saxpy, 0, &k) == KJIT_ERR_INVALID_ARG);
@@ -229,6 +235,153 @@ static void kjit_spec_problem_and_types(void)
 	CHECK(kjit_space_build(spec, 0, &o, &space) == KJIT_ERR_INVALID_ARG && !space);
 	CHECK(kjit_space_build(spec, 1, NULL, &space) == KJIT_ERR_INVALID_ARG && !space);
 	kjit_spec_free(spec);
+}
+
+/* A define's value in a variant description, NULL when it has none. */
+static const char *define_of(const kjit_variant_desc *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_defines; i++)
+		if (strcmp(d->defines[i].name, name) == 0)
+			return d->defines[i].value;
+	return NULL;
+}
+
+/* A configuration's values as text, one per parameter, each ask counted. */
+typedef struct texts {
+	const char *v[2];
+	size_t asked;
+} texts;
+
+static const char *text_of(void *ctx, size_t i)
+{
+	texts *t = ctx;
+	t->asked++;
+	return t->v[i];
+}
+
+static kjit_status sum_each(void *ctx, size_t i, double v)
+{
+	double *sum = ctx;
+	*sum += v;
+	return i == 3 && v < 0 ? KJIT_ERR_INVALID_ARG : KJIT_OK;
+}
+
+/* saxpy's configurations as something to compile and launch: the
+ * defaults, every configuration of its space, its expressions. */
+static void configurations(void)
+{
+	char path[TU_PATH];
+	snprintf(path, sizeof path, "%s/examples/saxpy/saxpy.json", tu_srcdir());
+	kjit_spec *spec = load(path);
+	kjit_config *c = NULL;
+	unsigned grid[3], block[3], shared;
+	CHECK_OK(kjit_config_new(spec, NULL, &c));
+	const kjit_variant_desc *d = kjit_config_variant(c);
+	CHECK(d->n_defines == 2 && d->n_flags == 0);
+	CHECK_STREQ(define_of(d, "BLOCK_SIZE"), "256");
+	CHECK_STREQ(define_of(d, "ITEMS_PER_THREAD"), "1");
+	CHECK_OK(kjit_config_dims(c, 0, grid, block, &shared));
+	CHECK(grid[0] == 67108864 / 256 && grid[1] == 1 && block[0] == 256 && block[1] == 1 &&
+	      shared == 0);
+	kjit_config_free(c);
+
+	/* every configuration of the space: its defines are its values, its
+	 * grid covers n, its rate formula reads the problem */
+	kjit_space *space = NULL;
+	CHECK_OK(kjit_space_build(spec, 0, NULL, &space));
+	size_t values[2], n = kjit_space_size(space, NULL);
+	for (size_t j = 0; j < n; j++) {
+		CHECK_OK(kjit_space_config(space, j, values));
+		CHECK_OK(kjit_config_new(spec, values, &c));
+		d = kjit_config_variant(c);
+		kjit_value bs, ipt;
+		CHECK_OK(kjit_spec_value(spec, 0, values[0], &bs));
+		CHECK_OK(kjit_spec_value(spec, 1, values[1], &ipt));
+		CHECK_STREQ(define_of(d, "BLOCK_SIZE"), bs.text);
+		CHECK_STREQ(define_of(d, "ITEMS_PER_THREAD"), ipt.text);
+		CHECK_OK(kjit_config_dims(c, 0, grid, block, &shared));
+		int64_t per = bs.i * ipt.i;
+		CHECK(block[0] == (unsigned)bs.i && grid[0] == (unsigned)((67108864 + per - 1) / per));
+		double v;
+		CHECK_OK(kjit_spec_eval(spec, 0, c, "BLOCK_SIZE * ITEMS_PER_THREAD + n", "test", &v));
+		CHECK(v == (double)(per + 67108864));
+		kjit_config_free(c);
+	}
+	kjit_space_free(space);
+
+	/* a configuration written as text, as a CSV row writes it: every
+	 * parameter is asked for, also after one that does not match */
+	CHECK_OK(kjit_space_build(spec, 0, NULL, &space));
+	texts t = { { "512.0", "3" }, 0 };
+	size_t j = 99, want;
+	CHECK_OK(kjit_space_find_text(space, text_of, &t, &j));
+	values[0] = 3;
+	values[1] = 2;
+	CHECK_OK(kjit_space_find(space, values, &want));
+	CHECK(j == want && t.asked == 2);
+	static const texts misses[] = { { { "500", "3" }, 0 }, { { NULL, "3" }, 0 },
+		                        { { "512", "9" }, 0 }, { { "'512", "3" }, 0 } };
+	for (size_t k = 0; k < sizeof misses / sizeof *misses; k++) {
+		t = misses[k];
+		CHECK_MSG(kjit_space_find_text(space, text_of, &t, &j) == KJIT_ERR_NOT_FOUND &&
+		          t.asked == 2, "miss %zu: found, or asked %zu of 2", k, t.asked);
+	}
+	CHECK(kjit_space_find_text(space, NULL, &t, &j) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_space_find_text(NULL, text_of, &t, &j) == KJIT_ERR_INVALID_ARG);
+	kjit_space_free(space);
+
+	/* expressions without a configuration, and a generator */
+	double v = 0;
+	CHECK_OK(kjit_spec_eval(spec, 0, NULL, "n / 4", NULL, &v));
+	CHECK(v == 67108864 / 4);
+	CHECK(kjit_spec_eval(spec, 0, NULL, "BLOCK_SIZE +", "arguments x: length", &v) ==
+	      KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "arguments x: length");
+	CHECK(kjit_spec_eval(spec, 1, NULL, "n", NULL, &v) == KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "problem 1 of 1");
+	double sum = 0;
+	size_t at = 0;
+	CHECK_OK(kjit_spec_generate(spec, 0, "i * 2 + n - n", "fill", 5, sum_each, &sum, &at));
+	CHECK(sum == 20 && at == SIZE_MAX);
+	/* each()'s refusal ends the walk; an evaluation's names its i */
+	sum = 0;
+	CHECK(kjit_spec_generate(spec, 0, "1 - i", "fill", 10, sum_each, &sum, &at) ==
+	      KJIT_ERR_INVALID_ARG);
+	CHECK(sum == 1 + 0 - 1 - 2 && at == SIZE_MAX);
+	sum = 0;
+	CHECK(kjit_spec_generate(spec, 0, "1 << (2 - i)", "fill", 10, sum_each, &sum, &at) ==
+	      KJIT_ERR_INVALID_ARG);
+	CHECK(sum == 4 + 2 + 1 && at == 3);
+	CHECK_CONTAINS(kjit_last_error(), "negative shift");
+	CHECK(kjit_spec_generate(spec, 0, "1 << (2 - i)", "fill", 10, sum_each, &sum, NULL) ==
+	      KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_spec_generate(spec, 0, "nosuch + i", "fill", 3, sum_each, &sum, &at) ==
+	      KJIT_ERR_INVALID_ARG);
+	CHECK(at == SIZE_MAX);
+	CHECK_CONTAINS(kjit_last_error(), "nosuch");
+
+	/* misuse: a value out of range names its parameter; another spec's
+	 * configuration is refused; nothing half-made */
+	size_t bad[2] = { 0, 8 };
+	c = (kjit_config *)1;
+	CHECK(kjit_config_new(spec, bad, &c) == KJIT_ERR_INVALID_ARG && !c);
+	CHECK_CONTAINS(kjit_last_error(), "ITEMS_PER_THREAD");
+	CHECK(kjit_config_new(NULL, NULL, &c) == KJIT_ERR_INVALID_ARG && !c);
+	CHECK(kjit_config_new(spec, NULL, NULL) == KJIT_ERR_INVALID_ARG);
+	kjit_spec *other = load(path);
+	CHECK_OK(kjit_config_new(other, NULL, &c));
+	CHECK(kjit_spec_eval(spec, 0, c, "n", NULL, &v) == KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "another spec");
+	CHECK(kjit_config_dims(c, 1, grid, block, &shared) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_config_dims(NULL, 0, grid, block, &shared) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_config_variant(NULL) == NULL);
+	kjit_config_free(c);
+	kjit_config_free(NULL);
+	kjit_spec_free(other);
+	kjit_spec_free(spec);
+	OK("configurations: saxpy's defaults and each of its %zu as defines and a geometry, "
+	   "expressions with and without one, a generator, one found by its text, misuse refused",
+	   n);
 }
 
 static void too_large(void)
@@ -311,6 +464,7 @@ int main(int argc, char **argv)
 	threads(spec, against_python(spec, path));
 	kjit_spec_free(spec);
 	kjit_spec_problem_and_types();
+	configurations();
 	too_large();
 	warnings_and_errors(dir);
 	OK("specs and spaces through kjit.h: T1 values and counts as Python's, saxpy's "

@@ -13,6 +13,10 @@
  *  - the cache_size counter: INT64_MAX evicts nothing that fits, a
  *    negative count still evicts down to the cap, a deleted row is
  *    restored, each set right from the blobs;
+ *  - a binary exported from one store and changed on the way to another
+ *    (its mark, a length, its key, its bytes, cut short, made longer) is
+ *    refused naming why, and nothing is stored; whole, it is stored and
+ *    found on disk by a new engine;
  *  - a sticky world-writable folder (as /tmp) holds a database; one
  *    without the sticky bit is refused with its mode and no advice to
  *    change the mode of a folder that is not the user's.
@@ -223,6 +227,95 @@ static void test_cache_size(const char *dir)
 	OK("cache_size row deleted: the compile stores, the row is back and right");
 }
 
+/* One byte of blob changed, or its length cut, refused with why. */
+static void import_refused(kjit_engine *e, const unsigned char *blob, size_t size,
+                           size_t at, int cut, const char *why)
+{
+	unsigned char *copy = malloc(size);
+	CHECK(copy != NULL);
+	memcpy(copy, blob, size);
+	if (!cut)
+		copy[at] ^= 0x5a;
+	char key[33] = "x";
+	CHECK_ST(kjit_engine_binary_import(e, copy, cut ? at : size, key), KJIT_ERR_CORRUPT);
+	CHECK_CONTAINS(kjit_last_error(), why);
+	CHECK(key[0] == '\0');
+	free(copy);
+}
+
+/* A binary that travels: exported from one store, imported into another,
+ * where a new engine finds it on disk without compiling; bytes changed on
+ * the way are refused, naming why, and store nothing. */
+static void test_travel(const char *dir)
+{
+	char from[TU_PATH], to[TU_PATH];
+	tu_path(from, dir, "travel-from.db");
+	tu_path(to, dir, "travel-to.db");
+	kjit_engine *a, *b;
+	CHECK_OK(open_engine(from, 0, &a));
+	kjit_kernel *k = tu_saxpy_kernel(a);
+	tu_saxpy_variant sv;
+	tu_saxpy_variant_init(&sv, 128, 4);
+	kjit_variant *v;
+	kjit_variant_info info;
+	CHECK_OK(kjit_variant_get(k, &sv.desc, &v, NULL));
+	CHECK_OK(kjit_variant_get_info(v, &info));
+	char key[33];
+	snprintf(key, sizeof key, "%s", info.key);
+	void *blob = NULL;
+	size_t size = 0;
+	CHECK_OK(kjit_engine_binary_export(a, key, &blob, &size));
+	CHECK(blob && size > info.cubin_size);
+	void *none = (void *)1;
+	size_t n = 1;
+	CHECK_ST(kjit_engine_binary_export(a, "0123456789abcdef0123456789abcdef", &none, &n),
+	         KJIT_ERR_NOT_FOUND);
+	CHECK(none == NULL && n == 0);
+	CHECK_ST(kjit_engine_binary_export(NULL, key, &none, &n), KJIT_ERR_INVALID_ARG);
+	kjit_engine_close(a);
+
+	CHECK_OK(open_engine(to, 0, &b));
+	const unsigned char *p = blob;
+	CHECK_ST(kjit_engine_binary_export(b, key, &none, &n), KJIT_ERR_NOT_FOUND);
+	/* the mark, a length, the key, the binary's last byte (its checksum no
+	 * longer matches), and the bytes cut short or one too many */
+	import_refused(b, p, size, 0, 0, "KJITBIN1");
+	import_refused(b, p, size, 11, 0, "cut short");
+	import_refused(b, p, size, 12, 0, "32 hex digits");
+	import_refused(b, p, size, size - 33, 0, "arrived with checksum");
+	import_refused(b, p, size, size - 1, 1, "cut short");
+	unsigned char *longer = malloc(size + 1);
+	CHECK(longer != NULL);
+	memcpy(longer, blob, size);
+	longer[size] = 0;
+	CHECK_ST(kjit_engine_binary_import(b, longer, size + 1, NULL), KJIT_ERR_CORRUPT);
+	CHECK_CONTAINS(kjit_last_error(), "bytes after its end");
+	free(longer);
+	CHECK_ST(kjit_engine_binary_import(b, NULL, size, NULL), KJIT_ERR_INVALID_ARG);
+	sqlite3 *s = tu_db_open(to);
+	CHECK(!tu_db_has_binary(s, key));
+	char got[33];
+	CHECK_OK(kjit_engine_binary_import(b, blob, size, got));
+	CHECK_STREQ(got, key);
+	CHECK(tu_db_has_binary(s, key));
+	sqlite3_close(s);
+	kjit_engine_close(b);
+
+	CHECK_OK(open_engine(to, 0, &b));
+	k = tu_saxpy_kernel(b);
+	kjit_cache_tier tier;
+	CHECK_OK(kjit_variant_get(k, &sv.desc, &v, &tier));
+	CHECK(tier == KJIT_TIER_DISK);
+	kjit_engine_stats st;
+	CHECK_OK(kjit_engine_get_stats(b, &st));
+	CHECK(st.compiles == 0);
+	kjit_engine_close(b);
+	free(blob);
+	OK("a binary travels: exported (%zu bytes), refused when changed or cut, naming why, "
+	   "with nothing stored; imported whole, found on disk by a new engine, no compile",
+	   size);
+}
+
 static void test_folders(const char *dir)
 {
 	char sticky[TU_PATH], open_dir[TU_PATH], db[TU_PATH];
@@ -255,6 +348,7 @@ int main(int argc, char **argv)
 	test_schema_sql(dir);
 	test_tune_names_db(dir);
 	test_cache_size(dir);
+	test_travel(dir);
 	test_folders(dir);
 	return 0;
 }

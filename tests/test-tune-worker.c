@@ -237,17 +237,20 @@ static void test_args(void)
 	CHECK_OK(kt_launch_make(spec, 1, cfg, &l));
 	CHECK(l.grid[0] == 2 && l.grid[1] == 2 && l.grid[2] == 1);
 	CHECK(l.block[0] == 64 && l.block[1] == 1 && l.block[2] == 1 && l.shared == 256);
-	CHECK(l.d.desc.n_defines == 1 && strcmp(l.d.desc.defines[0].name, "B") == 0 &&
-	      strcmp(l.d.desc.defines[0].value, "64") == 0);
-	CHECK(l.d.desc.n_flags == 2 && strcmp(l.d.desc.flags[0], "--use_fast_math") == 0 &&
-	      strcmp(l.d.desc.flags[1], "-lineinfo") == 0);
+	const kjit_variant_desc *d = kjit_config_variant(l.config);
+	CHECK(d->n_defines == 1 && strcmp(d->defines[0].name, "B") == 0 &&
+	      strcmp(d->defines[0].value, "64") == 0);
+	CHECK(d->n_flags == 2 && strcmp(d->flags[0], "--use_fast_math") == 0 &&
+	      strcmp(d->flags[1], "-lineinfo") == 0);
 	kt_launch_clear(&l);
-	kjit__spec_default_config(spec, cfg);
-	CHECK(cfg[0] == 0 && cfg[1] == 0);
-	CHECK_OK(kt_launch_make(spec, 0, cfg, &l));
-	CHECK(l.grid[0] == 1 && l.grid[1] == 3 && l.block[0] == 32 && l.d.desc.n_flags == 0);
+	/* no configuration: each parameter's default (both the first value) */
+	CHECK_OK(kt_launch_make(spec, 0, NULL, &l));
+	d = kjit_config_variant(l.config);
+	CHECK(l.grid[0] == 1 && l.grid[1] == 3 && l.block[0] == 32 && d->n_flags == 0);
+	CHECK(strcmp(d->defines[0].value, "32") == 0);
 	kt_launch_clear(&l);
-	OK("a configuration as a launch: defines, flags, grid, block, shared memory");
+	OK("a configuration as a launch: defines, flags, grid, block, shared memory; the "
+	   "defaults");
 	kt_args_free(a);
 	kjit__spec_free(spec);
 
@@ -357,15 +360,17 @@ static kjit_status decode_role(kt_buf *b)
 static kjit_status decode_rcompiled(kt_buf *b)
 {
 	kt_compiled c;
-	kjit__binary bin;
-	kjit_status st = kt_rcompiled_decode(b, &c, &bin);
+	const void *blob;
+	size_t size;
+	kjit_status st = kt_rcompiled_decode(b, &c, &blob, &size);
 	kt_compiled_clear(&c);
 	return st;
 }
 
 /* The messages between MPI ranks (kjit-tune --mpi): each round-trips, a
  * truncated one fails, and a binary whose blob is not its checksum's is
- * refused naming its key. */
+ * refused naming its key where it is read (kjit_engine_binary_import()'s
+ * reading). */
 static void test_rank_messages(void)
 {
 	kt_buf b = { 0 }, hello = { 0 }, frame = { 0 };
@@ -427,33 +432,43 @@ static void test_rank_messages(void)
 		             .compile_ms = 12.5 }, bin2;
 	char sum[33];
 	kjit__store_checksum(cubin, sizeof cubin, sum);
+	void *blob, *mem;
+	const void *got;
+	size_t size, got_size;
+	CHECK_OK(kjit__binary_encode(&bin, sum, &blob, &size));
 	kt_compiled c = { .status = KJIT_OK, .key = (char *)key, .compile_ms = 12.5,
 		          .compiled = 1 }, c2;
-	kt_rcompiled_encode(&b, &c, &bin, sum);
-	CHECK_OK(kt_rcompiled_decode(&b, &c2, &bin2));
-	CHECK(c2.compiled == 1 && strcmp(c2.key, key) == 0 && bin2.size == sizeof cubin &&
-	      memcmp(bin2.cubin, cubin, sizeof cubin) == 0 && strcmp(bin2.options, "-DB=64") == 0 &&
-	      !bin2.manifest && !bin2.base_key && bin2.compile_ms == 12.5);
+	kt_rcompiled_encode(&b, &c, blob, size);
+	CHECK_OK(kt_rcompiled_decode(&b, &c2, &got, &got_size));
+	CHECK(c2.compiled == 1 && strcmp(c2.key, key) == 0 && got_size == size);
+	CHECK_OK(kjit__binary_decode(got, got_size, &bin2, &mem));
+	CHECK(bin2.size == sizeof cubin && memcmp(bin2.cubin, cubin, sizeof cubin) == 0 &&
+	      strcmp(bin2.options, "-DB=64") == 0 && !bin2.manifest && !bin2.base_key &&
+	      bin2.compile_ms == 12.5 && strcmp(bin2.key, key) == 0);
+	free(mem);
 	kt_compiled_clear(&c2);
 	rank_truncations(&b, decode_rcompiled);
 	/* one bit of the blob flipped on the way */
-	b.data[b.len - 1] ^= 1;
-	CHECK_ST(kt_rcompiled_decode(&b, &c2, &bin2), KJIT_ERR_CORRUPT);
+	b.data[b.len - 33] ^= 1;
+	CHECK_OK(kt_rcompiled_decode(&b, &c2, &got, &got_size));
+	CHECK_ST(kjit__binary_decode(got, got_size, &bin2, &mem), KJIT_ERR_CORRUPT);
 	CHECK_CONTAINS(kjit_last_error(), key);
 	CHECK_CONTAINS(kjit_last_error(), "arrived with checksum");
-	kt_lbinary_encode(&b, 9, &bin, "00000000000000000000000000000000");
-	CHECK_ST(kt_lbinary_decode(&b, &gen, &bin2), KJIT_ERR_CORRUPT);
-	kt_lbinary_encode(&b, 9, &bin, sum);
-	CHECK_OK(kt_lbinary_decode(&b, &gen, &bin2));
+	kt_compiled_clear(&c2);
+	kt_lbinary_encode(&b, 9, blob, size);
+	CHECK_OK(kt_lbinary_decode(&b, &gen, &got, &got_size));
+	CHECK_OK(kjit__binary_decode(got, got_size, &bin2, &mem));
 	CHECK(gen == 9 && strcmp(bin2.source, bin.source) == 0);
+	free(mem);
+	free(blob);
 	/* a compile's failure needs no binary; a success without one is refused */
 	kt_compiled fail = { .status = KJIT_ERR_COMPILE, .error = "error: expected ';'" };
-	kt_rcompiled_encode(&b, &fail, NULL, NULL);
-	CHECK_OK(kt_rcompiled_decode(&b, &c2, &bin2));
+	kt_rcompiled_encode(&b, &fail, NULL, 0);
+	CHECK_OK(kt_rcompiled_decode(&b, &c2, &got, &got_size));
 	CHECK(c2.status == KJIT_ERR_COMPILE && strcmp(c2.error, fail.error) == 0);
 	kt_compiled_clear(&c2);
-	kt_rcompiled_encode(&b, &c, NULL, NULL);
-	CHECK_ST(kt_rcompiled_decode(&b, &c2, &bin2), KJIT_ERR_CORRUPT);
+	kt_rcompiled_encode(&b, &c, NULL, 0);
+	CHECK_ST(kt_rcompiled_decode(&b, &c2, &got, &got_size), KJIT_ERR_CORRUPT);
 	kt_buf_free(&b);
 	kt_buf_free(&hello);
 	kt_buf_free(&frame);

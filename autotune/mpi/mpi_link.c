@@ -18,7 +18,7 @@
 typedef struct remote {
 	int rank;
 	kt_mbox *box;
-	kjit__store *store;    /* rank 0's database, where the binaries come from */
+	kjit_engine *const *engine; /* rank 0's, whose store the binaries come from */
 	uint32_t gen;
 	int channel, running, started;
 	int hello;             /* the role's hello is read() next */
@@ -201,17 +201,16 @@ static kjit_status remote_binary(kt_link *l, const char *key)
 	remote *r = l->ctx;
 	if (kt_mpi_has_binary(r->rank, key))
 		return KJIT_OK;
-	kjit__binary bin;
-	char sum[33];
-	void *mem = NULL;
+	void *blob = NULL;
+	size_t size = 0;
 	kt_buf m = { 0 };
-	kjit_status st = kjit__store_binary_read(r->store, key, &bin, sum, &mem);
+	kjit_status st = kjit_engine_binary_export(*r->engine, key, &blob, &size);
 	if (st == KJIT_OK) {
-		kt_lbinary_encode(&m, r->gen, &bin, sum);
+		kt_lbinary_encode(&m, r->gen, blob, size);
 		if ((st = kt_mpi_send(r->rank, r->channel, &m)) != KJIT_OK)
 			lost(r);
 	}
-	free(mem);
+	free(blob);
 	kt_buf_free(&m);
 	if (st == KJIT_OK && (st = stored(r, key)) == KJIT_OK)
 		kt_mpi_add_binary(r->rank, key);
@@ -225,7 +224,6 @@ static void remote_free(kt_link *l)
 	remote *r = l->ctx;
 	if (r) {
 		kt_mpi_mbox_close(r->box);
-		kjit__store_close(r->store);
 		kt_buf_free(&r->first);
 		kt_buf_free(&r->held);
 		free(r);
@@ -262,8 +260,8 @@ static kjit_status link_new(const kt_link_args *a, int rank, uint32_t i, const k
 	}
 	if (st == KJIT_OK)
 		st = kt_mpi_mbox_open(rank, r->channel, NULL, NULL, &r->box);
-	if (st == KJIT_OK)
-		st = kjit__store_open(a->db, &r->store);
+	if (st == KJIT_OK && !(r->engine = a->engine))
+		st = kjit__error(KJIT_ERR_INVALID_ARG, "a link to rank %d without an engine", rank);
 	kt_hello_clear(&h);
 	if (st != KJIT_OK) {
 		if (l && r) {

@@ -257,18 +257,24 @@ int kt_mpi_compile(int rank, const char *arch, const uint16_t *config, uint32_t 
 	} else if (fr != KT_FRAME_OK) {
 		snprintf(why, why_size, "rank %d: %s", rank, kjit_last_error());
 	} else {
-		kjit__binary bin;
+		const void *blob;
+		size_t size;
+		char got[33];
 		ret = 1;
-		if ((st = kt_rcompiled_decode(&b, c, &bin)) != KJIT_OK) {
+		if ((st = kt_rcompiled_decode(&b, c, &blob, &size)) != KJIT_OK) {
 			c->status = st;
 			c->error = kjit__strdup_printf("rank %d: %s", rank, kjit_last_error());
 		} else if (c->status == KJIT_OK &&
-		           (st = kjit__store_binary_put(e->store, &bin, e->cache_max)) != KJIT_OK) {
+		           ((st = kjit_engine_binary_import(e, blob, size, got)) != KJIT_OK ||
+		            strcmp(got, c->key) != 0)) {
+			if (st == KJIT_OK)
+				st = kjit__error(KJIT_ERR_CORRUPT, "rank %d: a compile's answer for %s with "
+				                 "the binary of %s", rank, c->key, got);
 			free(c->key);
 			c->key = NULL;
 			c->status = st;
 			c->error = strdup(kjit_last_error());
-			c->broken = kjit__engine_store_broken(e, st);
+			c->broken = kjit_engine_store_broken(e, st);
 		} else if (c->status == KJIT_OK) {
 			kt_mpi_add_binary(rank, c->key);
 		}

@@ -29,7 +29,7 @@ static void compile_one(cworker *w, const uint16_t *config, uint32_t n, kt_compi
 	int fits = n == w->spec->n_params;
 	for (uint32_t i = 0; fits && i < n; i++)
 		fits = config[i] < w->spec->params[i].n_values;
-	kjit__config_desc d;
+	kjit_config *cfg;
 	if (!w->kernel) {
 		c->status = w->setup_status;
 		c->error = strdup(w->setup_error ? w->setup_error : "");
@@ -40,7 +40,7 @@ static void compile_one(cworker *w, const uint16_t *config, uint32_t n, kt_compi
 		c->error = strdup("a configuration of another spec");
 		return;
 	}
-	if (kjit__config_desc_make(w->spec, config, &d) != KJIT_OK) {
+	if (kt_config_open(w->spec, config, &cfg) != KJIT_OK) {
 		c->status = KJIT_ERR_NOMEM;
 		return;
 	}
@@ -49,9 +49,9 @@ static void compile_one(cworker *w, const uint16_t *config, uint32_t n, kt_compi
 	kjit_variant_info info;
 	kjit_status st;
 	kjit_engine_get_stats(w->engine, &before);
-	kjit_variants_get(w->kernel, &d.desc, 1, 1, &v, &st, &c->error);
+	kjit_variants_get(w->kernel, kjit_config_variant(cfg), 1, 1, &v, &st, &c->error);
 	kjit_engine_get_stats(w->engine, &after);
-	kjit__config_desc_free(&d);
+	kjit_config_free(cfg);
 	c->status = st;
 	c->compiled = after.compiles != before.compiles;
 	if (st == KJIT_OK && (st = kjit_variant_get_info(v, &info)) == KJIT_OK) {
@@ -64,7 +64,7 @@ static void compile_one(cworker *w, const uint16_t *config, uint32_t n, kt_compi
 		c->status = st;
 		c->error = strdup(kjit_last_error());
 	}
-	c->broken = kjit__engine_store_broken(w->engine, c->status);
+	c->broken = kjit_engine_store_broken(w->engine, c->status);
 }
 
 /* Opens the engine and the kernel; a failure is kept and answered to

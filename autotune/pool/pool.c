@@ -77,15 +77,16 @@ static void job_fail(kt_compile_job *j, kjit_status st, const char *why)
 static void job_in_thread(worker *w, kt_compile_job *j)
 {
 	const kt_pool_opts *o = &w->pool->o;
-	kjit__config_desc d;
-	if (kjit__config_desc_make(o->spec, j->config, &d) != KJIT_OK) {
-		job_fail(j, KJIT_ERR_NOMEM, "out of memory");
+	kjit_config *c;
+	kjit_status st = kt_config_open(o->spec, j->config, &c);
+	if (st != KJIT_OK) {
+		job_fail(j, st, kjit_last_error());
 		return;
 	}
 	kjit_variant *v;
 	kjit_variant_info info;
 	kjit_cache_tier tier = KJIT_TIER_MEMORY;
-	j->status = kjit_variant_get(o->kernel, &d.desc, &v, &tier);
+	j->status = kjit_variant_get(o->kernel, kjit_config_variant(c), &v, &tier);
 	if (j->status == KJIT_OK && kjit_variant_get_info(v, &info) == KJIT_OK) {
 		snprintf(j->key, sizeof j->key, "%s", info.key);
 		j->compile_ms = info.compile_ms;
@@ -94,8 +95,8 @@ static void job_in_thread(worker *w, kt_compile_job *j)
 	}
 	j->compiled = tier == KJIT_TIER_COMPILED || j->status == KJIT_ERR_COMPILE ||
 	              j->status == KJIT_ERR_LINK;
-	j->broken = kjit__engine_store_broken(o->engine, j->status);
-	kjit__config_desc_free(&d);
+	j->broken = kjit_engine_store_broken(o->engine, j->status);
+	kjit_config_free(c);
 }
 
 /* A job for another rank that this process's cache has: answered here
@@ -103,18 +104,18 @@ static void job_in_thread(worker *w, kt_compile_job *j)
 static int job_cached(worker *w, kt_compile_job *j)
 {
 	const kt_pool_opts *o = &w->pool->o;
-	kjit__config_desc d;
+	kjit_config *c;
 	kjit_variant *v;
 	kjit_variant_info info;
-	if (kjit__config_desc_make(o->spec, j->config, &d) != KJIT_OK)
+	if (kt_config_open(o->spec, j->config, &c) != KJIT_OK)
 		return 0;
-	int hit = kjit_variant_cached(o->kernel, &d.desc, &v, NULL) == KJIT_OK &&
+	int hit = kjit_variant_cached(o->kernel, kjit_config_variant(c), &v, NULL) == KJIT_OK &&
 	          kjit_variant_get_info(v, &info) == KJIT_OK;
 	if (hit) {
 		snprintf(j->key, sizeof j->key, "%s", info.key);
 		j->compile_ms = info.compile_ms;
 	}
-	kjit__config_desc_free(&d);
+	kjit_config_free(c);
 	return hit;
 }
 
@@ -465,13 +466,13 @@ size_t kt_pool_window(kt_pool *p, double consume_per_s)
 
 int kt_pool_args_refused(kjit_kernel *kernel, const kjit__spec *spec, const uint16_t *config)
 {
-	if (kjit__kernel_args_refused(kernel))
+	if (kjit_kernel_args_refused(kernel))
 		return 1;
-	kjit__config_desc d;
+	kjit_config *c;
 	kjit_variant *v = NULL;
-	if (!config || kjit__config_desc_make(spec, config, &d) != KJIT_OK)
+	if (!config || kt_config_open(spec, config, &c) != KJIT_OK)
 		return 0;
-	kjit_status st = kjit_variant_get(kernel, &d.desc, &v, NULL);
-	kjit__config_desc_free(&d);
-	return st == KJIT_ERR_INVALID_ARG && kjit__kernel_args_refused(kernel);
+	kjit_status st = kjit_variant_get(kernel, kjit_config_variant(c), &v, NULL);
+	kjit_config_free(c);
+	return st == KJIT_ERR_INVALID_ARG && kjit_kernel_args_refused(kernel);
 }

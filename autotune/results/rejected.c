@@ -19,6 +19,21 @@ void kt_rejected_free(kt_rejected *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* Marks in seen (each parameter's values from off[p]) the values of the
+ * configurations of list with bit. */
+static kjit_status mark(const kjit__space *space, const size_t *list, size_t n,
+                        const size_t *off, size_t *values, uint8_t *seen, uint8_t bit)
+{
+	for (size_t i = 0; i < n; i++) {
+		kjit_status st = kjit_space_config(space, list[i], values);
+		if (st != KJIT_OK)
+			return st;
+		for (size_t p = 0; p < space->n_params; p++)
+			seen[off[p] + values[p]] |= bit;
+	}
+	return KJIT_OK;
+}
+
 kjit_status kt_rejected_find(const kjit__space *space, const size_t *rejected, size_t n_rejected,
                              const size_t *accepted, size_t n_accepted, kt_rejected *out)
 {
@@ -28,34 +43,39 @@ kjit_status kt_rejected_find(const kjit__space *space, const size_t *rejected, s
 	out->n_accepted = n_accepted;
 	if (!n_rejected || !n_accepted)
 		return KJIT_OK;
-	if (!(out->shared = calloc(space->n_params + 1, sizeof *out->shared)))
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	for (size_t p = 0; p < space->n_params; p++) {
-		size_t nv = spec->params[p].n_values;
-		/* bit 1: a rejected configuration has the value, bit 2: an accepted one */
-		uint8_t *seen = calloc(nv + 1, 1);
-		if (!seen) {
-			kt_rejected_free(out);
-			return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < n_rejected; i++)
-			seen[kjit__space_config(space, rejected[i])[p]] |= 1;
-		for (size_t i = 0; i < n_accepted; i++)
-			seen[kjit__space_config(space, accepted[i])[p]] |= 2;
-		kt_shared s = { .param = p };
+	size_t np = space->n_params, *off = calloc(np + 1, sizeof *off);
+	size_t *values = calloc(np + 1, sizeof *values);
+	for (size_t p = 0; off && p < np; p++)
+		off[p + 1] = off[p] + spec->params[p].n_values;
+	/* bit 1: a rejected configuration has the value, bit 2: an accepted one */
+	uint8_t *seen = off ? calloc(off[np] + 1, 1) : NULL;
+	out->shared = calloc(np + 1, sizeof *out->shared);
+	kjit_status st = !off || !values || !seen || !out->shared
+	                 ? kjit__error(KJIT_ERR_NOMEM, "out of memory") : KJIT_OK;
+	if (st == KJIT_OK)
+		st = mark(space, rejected, n_rejected, off, values, seen, 1);
+	if (st == KJIT_OK)
+		st = mark(space, accepted, n_accepted, off, values, seen, 2);
+	for (size_t p = 0; st == KJIT_OK && p < np; p++) {
+		kt_shared sh = { .param = p };
 		int disjoint = 1;
-		for (size_t v = 0; v < nv && disjoint; v++) {
-			if (seen[v] == 3)
+		for (size_t v = 0; v < spec->params[p].n_values && disjoint; v++) {
+			uint8_t b = seen[off[p] + v];
+			if (b == 3)
 				disjoint = 0;
-			else if (seen[v] == 1 && s.n_values++ < KT_SHARED_MAX)
-				s.values[s.n_values - 1] = (uint16_t)v;
+			else if (b == 1 && sh.n_values++ < KT_SHARED_MAX)
+				sh.values[sh.n_values - 1] = (uint16_t)v;
 		}
-		free(seen);
 		/* a few values say something; many say only that the space is small */
-		if (disjoint && s.n_values <= KT_SHARED_MAX)
-			out->shared[out->n_shared++] = s;
+		if (disjoint && sh.n_values <= KT_SHARED_MAX)
+			out->shared[out->n_shared++] = sh;
 	}
-	return KJIT_OK;
+	free(off);
+	free(values);
+	free(seen);
+	if (st != KJIT_OK)
+		kt_rejected_free(out);
+	return st;
 }
 
 /* NAME=v, or NAME in {a, b} */

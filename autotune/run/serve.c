@@ -124,9 +124,8 @@ static target *target_for(server *s, const char *arch)
 static void answer(server *s, const kt_rjob *j, kt_buf *out)
 {
 	kt_compiled c = { 0 };
-	kjit__binary bin;
-	char sum[33];
-	void *mem = NULL;
+	void *blob = NULL;
+	size_t size = 0;
 	int fits = j->n_config == s->spec->n_params;
 	for (uint32_t i = 0; fits && i < j->n_config; i++)
 		fits = j->config[i] < s->spec->params[i].n_values;
@@ -152,20 +151,20 @@ static void answer(server *s, const kt_rjob *j, kt_buf *out)
 		c.compiled = job.compiled;
 		c.broken = job.broken;
 		if (c.status == KJIT_OK &&
-		    (c.status = kjit__store_binary_read(t->engine->store, job.key, &bin, sum, &mem)) !=
+		    (c.status = kjit_engine_binary_export(t->engine, job.key, &blob, &size)) !=
 		            KJIT_OK) {
 			c.error = strdup(kjit_last_error());
-			c.broken = kjit__engine_store_broken(t->engine, c.status);
+			c.broken = kjit_engine_store_broken(t->engine, c.status);
 		}
 		if (c.status == KJIT_OK)
 			c.key = strdup(job.key);
 	}
 	if (!ending) {
-		kt_rcompiled_encode(out, &c, c.status == KJIT_OK ? &bin : NULL, sum);
+		kt_rcompiled_encode(out, &c, c.status == KJIT_OK ? blob : NULL, size);
 		if (kt_mpi_send(0, (int)j->channel, out) != KJIT_OK)
 			fprintf(stderr, "kjit-tune (rank %d): %s\n", s->rank, kjit_last_error());
 	}
-	free(mem);
+	free(blob);
 	kt_compiled_clear(&c);
 }
 
@@ -272,11 +271,12 @@ static void pass(relay *r, int want)
 /* Stores a binary rank 0 shipped and says how that went. */
 static void store(relay *r, kt_buf *b)
 {
-	kjit__binary bin;
+	const void *blob;
+	size_t size;
 	uint32_t gen;
-	kjit_status st = kt_lbinary_decode(b, &gen, &bin);
+	kjit_status st = kt_lbinary_decode(b, &gen, &blob, &size);
 	if (st == KJIT_OK)
-		st = kjit__store_binary_put(r->engine->store, &bin, r->engine->cache_max);
+		st = kjit_engine_binary_import(r->engine, blob, size, NULL);
 	note(r, KT_MSG_LSTORED, (int32_t)st, st == KJIT_OK ? NULL : kjit_last_error());
 }
 
@@ -526,7 +526,7 @@ static void prepare(server *s)
 	const char *path = s->setup.spec_path;
 	char host[256] = "", *sig = NULL, why[1024];
 	int shared = 0, n = s->o->jobs > 0 ? s->o->jobs : cpus();
-	kjit__store *st = NULL;
+	kjit_records *rec = NULL;
 	gethostname(host, sizeof host - 1);
 	r->host = strdup(host);
 	r->nvrtc = strdup(kjit_nvrtc_id());
@@ -551,11 +551,11 @@ static void prepare(server *s)
 		         "is %s, rank 0's %s (every host needs the same files at the same path)",
 		         path, sig, s->setup.signature);
 		refuse(s, KT_EXIT_SPEC, why);
-	} else if (kjit__store_open(s->db, &st) != KJIT_OK ||
+	} else if (kjit_records_open(s->db, 0, &rec) != KJIT_OK ||
 	           kt_mpi_db_where(s->db, &r->db, &shared) != KJIT_OK) {
 		refuse(s, KT_EXIT_RUNTIME, kjit_last_error());
 	}
-	if (st && kjit__store_close(st) != KJIT_OK && !r->code)
+	if (rec && kjit_records_close(rec) != KJIT_OK && !r->code)
 		refuse(s, KT_EXIT_RUNTIME, kjit_last_error());
 	free(sig);
 	r->db_shared = shared;

@@ -170,21 +170,6 @@ static void plain_line(const tuner *t, size_t done, size_t total, const kjit_eva
 	fprintf(stderr, "\n");
 }
 
-/* A tune event for kjit-top: evaluated so far, the run and the status. */
-static void tune_event(const tuner *t, int64_t run_id, const char *status, size_t evaluated)
-{
-	if (!t->engine->telemetry)
-		return;
-	kjit__event ev;
-	memset(&ev, 0, sizeof ev);
-	ev.kind = KJIT__EV_TUNE;
-	snprintf(ev.signature, sizeof ev.signature, "%s", kjit_kernel_signature(t->kernel));
-	snprintf(ev.kernel, sizeof ev.kernel, "%s", t->spec->entry);
-	ev.value = (double)evaluated;
-	snprintf(ev.detail, sizeof ev.detail, "run %lld %s", (long long)run_id, status);
-	kjit__telemetry_record(t->engine->telemetry, &ev);
-}
-
 /* The problem's best row and its profile, when there is one; an energy
  * objective that no ok result could meet leaves the problem unmet, said
  * once. */
@@ -269,15 +254,16 @@ static size_t flight_take(flight *f, size_t index)
 static int submit(tuner *t, problem_run *pr, const kjit__space *space, size_t j, int profile)
 {
 	kt_task *task = calloc(1, sizeof *task);
-	kt_compile_job *jb = calloc(1, sizeof *jb);
-	if (!task || !jb) {
+	/* the job and its configuration in one block */
+	kt_compile_job *jb = calloc(1, sizeof *jb + (space->n_params + 1) * sizeof(uint16_t));
+	if (!task || !jb || kt_space_config(space, j, (uint16_t *)(jb + 1)) != KJIT_OK) {
 		free(task);
 		free(jb);
 		kjit__error(KJIT_ERR_NOMEM, "out of memory");
 		return 0;
 	}
 	jb->index = j;
-	jb->config = kjit__space_config(space, j);
+	jb->config = (const uint16_t *)(jb + 1);
 	task->job = jb;
 	task->problem = (uint32_t)pr->p;
 	task->modes = t->o->l2;
@@ -442,7 +428,7 @@ static int record(tuner *t, search *s, kt_task *task, size_t done, heard *h)
 				h->objective = e.median_ns; /* a lower bound: slower */
 		}
 		plain_line(t, done, s->n, &e, wi.name);
-		tune_event(t, s->run->id, kjit_result_status_name(e.status), pr->evaluated + 1);
+		kjit_engine_note_tuning(t->engine, t->kernel, s->run->id, e.status, pr->evaluated + 1);
 		free(message);
 	}
 	free(config);
@@ -657,12 +643,12 @@ static int take(tuner *t, search *s)
 
 /* bytes or flops per second (in G) of configuration cfg, NAN when
  * unknown. */
-static double rate(const kjit__spec *spec, size_t p, const char *formula, const uint16_t *cfg,
+static double rate(const kjit__spec *spec, size_t p, const char *formula, const kjit_config *cfg,
                    double median)
 {
 	double v = NAN;
 	if (!formula || !(median > 0) ||
-	    kjit__spec_eval(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
+	    kjit_spec_eval(spec, p, cfg, formula, "objective", &v) != KJIT_OK)
 		return NAN;
 	return v / median;
 }
@@ -677,11 +663,16 @@ static void best_rates(tuner *t, search *s)
 	if (b == SIZE_MAX || !pr->best_config)
 		return;
 	char *c = NULL;
-	if (kjit_space_config_json(s->space, b, &c) == KJIT_OK && strcmp(c, pr->best_config) == 0) {
-		const uint16_t *cfg = kjit__space_config(s->space, b);
+	size_t *values = malloc((t->spec->n_params + 1) * sizeof *values);
+	kjit_config *cfg = NULL;
+	if (values && kjit_space_config_json(s->space, b, &c) == KJIT_OK &&
+	    strcmp(c, pr->best_config) == 0 && kjit_space_config(s->space, b, values) == KJIT_OK &&
+	    kjit_config_new(t->spec, values, &cfg) == KJIT_OK) {
 		pr->best_gbps = rate(t->spec, pr->p, t->spec->bytes, cfg, pr->best_median);
 		pr->best_gflops = rate(t->spec, pr->p, t->spec->flops, cfg, pr->best_median);
 	}
+	kjit_config_free(cfg);
+	free(values);
 	free(c);
 }
 
@@ -1100,8 +1091,8 @@ static kjit_status open_workers(tuner *t)
 {
 	const kt_tune_opts *o = t->o;
 	const kt_devices *dv = &o->devices;
-	kt_link_args la = { .spec_path = o->spec_path, .db = t->db, .verify = t->spec->verify,
-		            .atol = t->spec->atol, .rtol = t->spec->rtol };
+	kt_link_args la = { .spec_path = o->spec_path, .db = t->db, .engine = &t->engine,
+		            .verify = t->spec->verify, .atol = t->spec->atol, .rtol = t->spec->rtol };
 	kt_link **links = NULL, **remote = NULL;
 	size_t n = 0, n_remote = 0;
 	kjit_status st = KJIT_OK;

@@ -282,7 +282,15 @@ static double parse_cost(const char *s)
 	return end == s || !isfinite(v) || v < 0 ? 0 : v;
 }
 
-/* Records one row, j its configuration's index (kjit__space_match());
+/* The index of the configuration whose values value(ctx, i) writes as
+ * text (kjit_space_find_text()), -1 when the space does not hold it. */
+static int64_t match(const kjit__space *space, kjit_space_text_fn value, void *ctx)
+{
+	size_t j;
+	return kjit_space_find_text(space, value, ctx, &j) == KJIT_OK ? (int64_t)j : -1;
+}
+
+/* Records one row, j its configuration's index (match());
  * rows outside the space are counted, a repeat keeps the row of the lower
  * time. */
 static void put_row(int64_t j, double t, const double cost[2], loaded *out)
@@ -436,7 +444,7 @@ static kjit_status csv_header(const kjit__space *space, const char *path, csv *c
 	return KJIT_OK;
 }
 
-/* A CSV row's value of parameter i (kjit__space_match()): the mark before
+/* A CSV row's value of parameter i (match()): the mark before
  * a field a spreadsheet could run (kjit-tune --export csv) is not part of
  * the value. */
 typedef struct csv_row {
@@ -458,7 +466,6 @@ static kjit_status load_csv(const kjit__space *space, const char *path, char *te
 	const kjit__spec *spec = space->spec;
 	long col[256];
 	long time_col = -1, cost_col[2] = { -1, -1 };
-	uint16_t cfg[256];
 	csv c = { .p = text, .end = text + len, .next_line = 1 };
 	if (spec->n_params > 256)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
@@ -481,7 +488,7 @@ static kjit_status load_csv(const kjit__space *space, const char *path, char *te
 			break;
 		}
 		csv_row row = { fields, nf, col };
-		int64_t j = kjit__space_match(space, csv_value, &row, cfg);
+		int64_t j = match(space, csv_value, &row);
 		double cost[2];
 		for (int i = 0; i < 2; i++)
 			cost[i] = cost_col[i] >= 0 && cost_col[i] < nf ? parse_cost(fields[cost_col[i]]) : 0;
@@ -511,7 +518,7 @@ static const kjit__json *json_member(const json_row *r, const char *key)
 	return v && v->type != KJIT__JSON_NULL ? v : NULL;
 }
 
-/* Parameter i's value (kjit__space_match()): a parameter without one is
+/* Parameter i's value (match()): a parameter without one is
  * an error, not a configuration outside the space. */
 static const char *json_value(void *ctx, size_t i)
 {
@@ -535,10 +542,7 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 	const kjit__spec *spec = space->spec;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *rows = NULL;
-	uint16_t cfg[256];
 	kjit_status st = KJIT_OK;
-	if (spec->n_params > 256)
-		return kjit__error(KJIT_ERR_INVALID_ARG, "%s: too many parameters", path);
 	int rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc == SQLITE_OK)
 		/* SQLite splits the array, of any length, into its items; malformed
@@ -572,7 +576,7 @@ static kjit_status load_json(const kjit__space *space, const char *path, const c
 		const kjit__json *config = kjit__json_get(obj, "config");
 		json_row jr = { obj, config && config->type == KJIT__JSON_OBJECT ? config : NULL,
 			        path, n_rows - 1, spec, KJIT_OK };
-		int64_t j = kjit__space_match(space, json_value, &jr, cfg);
+		int64_t j = match(space, json_value, &jr);
 		const char *v = jr.st == KJIT_OK ? kjit__json_scalar_text(json_member(&jr, "time"))
 		                                 : NULL;
 		if ((st = jr.st) == KJIT_OK)

@@ -598,29 +598,6 @@ static const unsigned char *get_blob(kt_buf *b, size_t *n)
 	return p;
 }
 
-/* A string kept in the message with its NUL, so that a decoder can point
- * into the message rather than copy (a binary's blob, its source). */
-static void put_cstr(kt_buf *b, const char *s)
-{
-	put_u32(b, s ? (uint32_t)strlen(s) : NO_STRING);
-	if (s)
-		put(b, s, strlen(s) + 1);
-}
-
-static const char *get_cstr(kt_buf *b)
-{
-	uint32_t n = get_u32(b);
-	if (b->bad || n == NO_STRING)
-		return NULL;
-	if (b->len - b->pos <= n || b->data[b->pos + n] != '\0') {
-		b->bad = 1;
-		return NULL;
-	}
-	const char *s = (const char *)b->data + b->pos;
-	b->pos += (size_t)n + 1;
-	return s;
-}
-
 void kt_setup_encode(kt_buf *b, const kt_setup *s)
 {
 	start(b, KT_MSG_SETUP);
@@ -805,46 +782,7 @@ void kt_rjob_clear(kt_rjob *j)
 	memset(j, 0, sizeof *j);
 }
 
-static void put_binary(kt_buf *b, const kjit__binary *bin, const char *checksum)
-{
-	const char *texts[] = { bin->key, bin->signature, bin->kernel_name, bin->source,
-		                bin->params, bin->options, bin->arch, bin->nvrtc,
-		                bin->lowered_name, bin->base_key, bin->manifest, checksum };
-	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-		put_cstr(b, texts[i]);
-	put_f64(b, bin->compile_ms);
-	put_blob(b, bin->cubin, bin->size);
-}
-
-/* Reads a binary into bin (pointing into b) and checks its checksum. */
-static kjit_status get_binary(kt_buf *b, kjit__binary *bin)
-{
-	const char **texts[] = { &bin->key, &bin->signature, &bin->kernel_name, &bin->source,
-		                 &bin->params, &bin->options, &bin->arch, &bin->nvrtc,
-		                 &bin->lowered_name, &bin->base_key, &bin->manifest };
-	memset(bin, 0, sizeof *bin);
-	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-		*texts[i] = get_cstr(b);
-	const char *sum = get_cstr(b);
-	bin->compile_ms = get_f64(b);
-	bin->cubin = get_blob(b, &bin->size);
-	if (b->bad)
-		return KJIT_OK; /* close_msg() says so */
-	/* all but the manifest's are NOT NULL columns */
-	for (size_t i = 0; i < sizeof texts / sizeof *texts - 2; i++)
-		if (!*texts[i] || !sum || (i == 0 && strlen(bin->key) != 32))
-			return kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a binary without a %s",
-			                   i == 0 ? "key" : "field of its row");
-	char have[33];
-	kjit__store_checksum(bin->cubin, bin->size, have);
-	if (strcmp(have, sum) != 0)
-		return kjit__error(KJIT_ERR_CORRUPT, "binary %s arrived with checksum %s, its "
-		                   "%zu bytes have %s", bin->key, sum, bin->size, have);
-	return KJIT_OK;
-}
-
-void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const kjit__binary *bin,
-                         const char *checksum)
+void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const void *blob, size_t size)
 {
 	start(b, KT_MSG_RCOMPILED);
 	put_u32(b, (uint32_t)c->status);
@@ -853,17 +791,17 @@ void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const kjit__binary *bi
 	put_f64(b, c->compile_ms);
 	put_u32(b, (uint32_t)c->compiled);
 	put_u32(b, (uint32_t)c->broken);
-	put_u32(b, bin != NULL);
-	if (bin)
-		put_binary(b, bin, checksum);
+	put_u32(b, blob != NULL);
+	if (blob)
+		put_blob(b, blob, size);
 }
 
-kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, kjit__binary *bin)
+kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, const void **blob, size_t *size)
 {
-	kjit_status st = KJIT_OK;
 	int has = 0;
 	memset(c, 0, sizeof *c);
-	memset(bin, 0, sizeof *bin);
+	*blob = NULL;
+	*size = 0;
 	if (open_msg(b, KT_MSG_RCOMPILED)) {
 		c->status = (int32_t)get_u32(b);
 		c->key = get_str(b);
@@ -872,34 +810,39 @@ kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, kjit__binary *bin)
 		c->compiled = (int32_t)get_u32(b);
 		c->broken = (int32_t)get_u32(b);
 		if ((has = (int)get_u32(b)))
-			st = get_binary(b, bin);
+			*blob = get_blob(b, size);
 	}
-	kjit_status wire = close_msg(b, "remote compiled");
-	st = wire != KJIT_OK ? wire : st;
-	if (st == KJIT_OK && c->status == KJIT_OK &&
-	    (!c->key || !has || strcmp(c->key, bin->key) != 0))
+	kjit_status st = close_msg(b, "remote compiled");
+	if (st == KJIT_OK && c->status == KJIT_OK && (!c->key || !has))
 		st = kjit__error(KJIT_ERR_CORRUPT, "rank protocol: a compile's answer without its "
 		                 "binary");
-	if (st != KJIT_OK)
+	if (st != KJIT_OK) {
 		kt_compiled_clear(c);
+		*blob = NULL;
+		*size = 0;
+	}
 	return st;
 }
 
-void kt_lbinary_encode(kt_buf *b, uint32_t gen, const kjit__binary *bin, const char *checksum)
+void kt_lbinary_encode(kt_buf *b, uint32_t gen, const void *blob, size_t size)
 {
 	start(b, KT_MSG_LBINARY);
 	put_u32(b, gen);
-	put_binary(b, bin, checksum);
+	put_blob(b, blob, size);
 }
 
-kjit_status kt_lbinary_decode(kt_buf *b, uint32_t *gen, kjit__binary *bin)
+kjit_status kt_lbinary_decode(kt_buf *b, uint32_t *gen, const void **blob, size_t *size)
 {
-	kjit_status st = KJIT_OK;
-	memset(bin, 0, sizeof *bin);
+	*blob = NULL;
+	*size = 0;
 	if (open_msg(b, KT_MSG_LBINARY)) {
 		*gen = get_u32(b);
-		st = get_binary(b, bin);
+		*blob = get_blob(b, size);
 	}
-	kjit_status wire = close_msg(b, "link binary");
-	return wire != KJIT_OK ? wire : st;
+	kjit_status st = close_msg(b, "link binary");
+	if (st != KJIT_OK) {
+		*blob = NULL;
+		*size = 0;
+	}
+	return st;
 }

@@ -139,6 +139,13 @@ typedef struct kt_compiled {
 void kt_compile_encode(kt_buf *b, const uint16_t *config, uint32_t n_config);
 /* *config (n_config + 1 entries) is malloc'ed. */
 kjit_status kt_compile_decode(kt_buf *b, uint16_t **config, uint32_t *n_config);
+/* A configuration's value indices as kjit-tune carries them, as the
+ * library's configuration to compile and launch (kjit_config_new();
+ * config NULL: the defaults) (values.c). */
+kjit_status kt_config_open(const kjit__spec *spec, const uint16_t *config, kjit_config **out);
+/* Configuration index of space as kjit-tune carries it, into
+ * config[n_params] (kjit_space_config()). */
+kjit_status kt_space_config(const kjit__space *space, size_t index, uint16_t *config);
 void kt_compiled_encode(kt_buf *b, const kt_compiled *c);
 kjit_status kt_compiled_decode(kt_buf *b, kt_compiled *c);
 void kt_compiled_clear(kt_compiled *c);
@@ -220,16 +227,15 @@ void kt_rjob_encode(kt_buf *b, const kt_rjob *j);
 kjit_status kt_rjob_decode(kt_buf *b, kt_rjob *j);
 void kt_rjob_clear(kt_rjob *j);
 
-/* A binary travels as a row of the binaries table (kjit__binary) and its
- * checksum. RCOMPILED is a compile's answer, with its binary when
- * c->status is KJIT_OK; LBINARY a binary for a link's rank to store. The
- * decoders verify the checksum against the blob (KJIT_ERR_CORRUPT naming
- * the key) and leave bin's strings and cubin in b: valid while b is. */
-void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const kjit__binary *bin,
-                         const char *checksum);
-kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, kjit__binary *bin);
-void kt_lbinary_encode(kt_buf *b, uint32_t gen, const kjit__binary *bin, const char *checksum);
-kjit_status kt_lbinary_decode(kt_buf *b, uint32_t *gen, kjit__binary *bin);
+/* A binary travels as the bytes of kjit_engine_binary_export(), which
+ * kjit_engine_binary_import() checks as it stores them. RCOMPILED is a
+ * compile's answer, with its binary (blob NULL: none) when c->status is
+ * KJIT_OK; LBINARY a binary for a link's rank to store. The decoders
+ * leave *blob in b: valid while b is. */
+void kt_rcompiled_encode(kt_buf *b, const kt_compiled *c, const void *blob, size_t size);
+kjit_status kt_rcompiled_decode(kt_buf *b, kt_compiled *c, const void **blob, size_t *size);
+void kt_lbinary_encode(kt_buf *b, uint32_t gen, const void *blob, size_t size);
+kjit_status kt_lbinary_decode(kt_buf *b, uint32_t *gen, const void **blob, size_t *size);
 
 /* ---- links to measuring workers (link_local.c; mpi/ for other ranks) */
 
@@ -274,6 +280,9 @@ struct kt_link {
  * own host), the verification the tuner runs with, the device ordinal. */
 typedef struct kt_link_args {
 	const char *spec_path, *db;
+	/* where rank 0's engine is once opened (after the links: its arch is
+	 * theirs), whose store a link to another rank ships binaries from */
+	kjit_engine *const *engine;
 	const char *verify;
 	double atol, rtol;
 	int device;

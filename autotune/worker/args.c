@@ -225,8 +225,8 @@ static kjit_status fill_generator(const kjit__spec *spec, size_t p, const kt_arg
 	char field[256], where[96];
 	snprintf(field, sizeof field, "%s: generator", what);
 	size_t j;
-	kjit_status st = kjit__spec_generate(spec, p, text, field, a->values, store_generated, &g,
-	                                     &j);
+	kjit_status st = kjit_spec_generate(spec, p, text, field, a->values, store_generated, &g,
+	                                    &j);
 	if (st != KJIT_OK && j != SIZE_MAX) {
 		value_name(a, j, where, sizeof where);
 		st = kjit__error(st, "%s: %s: generator \"%s\" at %s (i = %zu): %s", spec->path,
@@ -407,12 +407,12 @@ static kjit_status build_one(const kjit__spec *spec, size_t p, const kjit__arg *
 		if (!sa->value)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: no value", spec->path, what);
 		snprintf(field, sizeof field, "arguments %s: value", sa->name);
-		if ((st = kjit__spec_eval(spec, p, NULL, sa->value, field, &v)) != KJIT_OK)
+		if ((st = kjit_spec_eval(spec, p, NULL, sa->value, field, &v)) != KJIT_OK)
 			return st;
 		a->count = 1;
 	} else {
 		snprintf(field, sizeof field, "arguments %s: length", sa->name);
-		if ((st = kjit__spec_eval(spec, p, NULL, sa->length, field, &v)) != KJIT_OK)
+		if ((st = kjit_spec_eval(spec, p, NULL, sa->length, field, &v)) != KJIT_OK)
 			return st;
 		if (!(v >= 1 && v <= 0x1p53 && v == floor(v)))
 			return kjit__error(KJIT_ERR_INVALID_ARG, "%s: %s: length %g is not a positive "

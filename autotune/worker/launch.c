@@ -1,6 +1,6 @@
 /*
  * launch.c - a configuration as kjit-tune compiles and launches it: the
- * engine's description and geometry (launch_config.c) together, and the
+ * library's configuration (kjit_config) and its geometry together, and the
  * compile options as one string, to compile a configuration once.
  */
 #include "config.h"
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire.h"
 #include "worker.h"
 
 char *kt_variant_text(const kjit__spec *spec, const uint16_t *c)
@@ -35,9 +36,9 @@ kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *con
                            kt_launch *l)
 {
 	memset(l, 0, sizeof *l);
-	kjit_status st = kjit__config_desc_make(spec, config, &l->d);
+	kjit_status st = kt_config_open(spec, config, &l->config);
 	if (st == KJIT_OK)
-		st = kjit__config_dims(spec, p, config, l->grid, l->block, &l->shared);
+		st = kjit_config_dims(l->config, p, l->grid, l->block, &l->shared);
 	if (st != KJIT_OK)
 		kt_launch_clear(l);
 	return st;
@@ -45,5 +46,6 @@ kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *con
 
 void kt_launch_clear(kt_launch *l)
 {
-	kjit__config_desc_free(&l->d);
+	kjit_config_free(l->config);
+	l->config = NULL;
 }

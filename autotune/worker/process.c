@@ -163,20 +163,15 @@ static kjit_status run_once(worker *w, kjit_variant *v, const kt_launch *l, int 
  * configuration's settings, run once for the problem. */
 static kjit_status compute_want(worker *w, const char **what)
 {
-	uint16_t *def = calloc(w->spec->n_params + 1, sizeof *def);
 	kt_launch l;
 	kjit_variant *v = NULL;
 	*what = w->reference ? "the expected output, from the reference kernel: "
 	                     : "the expected output, from the default configuration: ";
-	if (!def)
-		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	kjit__spec_default_config(w->spec, def);
-	kjit_status st = kt_launch_make(w->spec, (size_t)w->problem, def, &l);
-	free(def);
+	kjit_status st = kt_launch_make(w->spec, (size_t)w->problem, NULL, &l);
 	if (st != KJIT_OK)
 		return st;
 	kjit_kernel *k = w->reference ? w->reference : w->kernel;
-	if ((st = kjit_variant_get(k, &l.d.desc, &v, NULL)) == KJIT_OK)
+	if ((st = kjit_variant_get(k, kjit_config_variant(l.config), &v, NULL)) == KJIT_OK)
 		st = run_once(w, v, &l, 0, NULL);
 	kt_launch_clear(&l);
 	for (size_t i = 0; st == KJIT_OK && i < w->args->n; i++) {
@@ -361,12 +356,12 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	t0 = kjit__now_ns();
 	st = kt_launch_make(w->spec, q->problem, q->config, &l);
 	if (st == KJIT_OK)
-		st = kjit_variant_get(w->kernel, &l.d.desc, &v, NULL);
+		st = kjit_variant_get(w->kernel, kjit_config_variant(l.config), &v, NULL);
 	r.load_ms = ms_since(t0);
 	if (st != KJIT_OK) {
 		fail_reply(&r, st, "", kjit_last_error());
 		/* the spec's arguments do not fit the kernel: no configuration runs */
-		r.setup = kjit__kernel_args_refused(w->kernel);
+		r.setup = kjit_kernel_args_refused(w->kernel);
 		goto reply;
 	}
 	kjit_variant_info info;

@@ -20,15 +20,15 @@
  * settings compile once; malloc'ed, NULL when out of memory. */
 char *kt_variant_text(const kjit__spec *spec, const uint16_t *config);
 
-/* What launching one configuration takes: the variant description and
- * the geometry. */
+/* What launching one configuration takes: the configuration (its variant
+ * description) and the geometry. */
 typedef struct kt_launch {
-	kjit__config_desc d;
+	kjit_config *config;
 	unsigned grid[3], block[3], shared;
 } kt_launch;
 
-/* The description and geometry of config for problem p; kt_launch_clear()
- * frees them. */
+/* The configuration and geometry of config (NULL: the defaults) for
+ * problem p; kt_launch_clear() frees them. */
 kjit_status kt_launch_make(const kjit__spec *spec, size_t p, const uint16_t *config,
                            kt_launch *l);
 void kt_launch_clear(kt_launch *l);

@@ -457,6 +457,16 @@ kjit_status kjit__store_binary_read(kjit__store *store, const char *key, kjit__b
 /* The checksum the binaries table keeps of a blob: 32 hex digits. */
 void kjit__store_checksum(const void *data, size_t size, char out[33]);
 
+/* A whole row (kjit__store_binary_read()'s, with its checksum) as bytes
+ * for another store, malloc'ed into *out (store_travel.c). */
+kjit_status kjit__binary_encode(const kjit__binary *b, const char checksum[33], void **out,
+                                size_t *size);
+/* Bytes of kjit__binary_encode() from another process, checked whole (the
+ * layout, the NOT NULL texts, the key, the checksum: KJIT_ERR_CORRUPT
+ * naming what is wrong), into b, whose strings and binary point into
+ * *mem (malloc'ed, the caller frees it). */
+kjit_status kjit__binary_decode(const void *data, size_t size, kjit__binary *b, void **mem);
+
 /* The manifest (malloc'ed, the caller frees it) stored last with a
  * binary of base key base_key; KJIT_ERR_NOT_FOUND when there is none. */
 kjit_status kjit__store_manifest_get(kjit__store *store, const char *base_key, char **manifest);

@@ -128,7 +128,7 @@ kjit_status kjit__spec_eval(const kjit__spec *spec, size_t p, const uint16_t *co
 }
 
 kjit_status kjit__spec_generate(const kjit__spec *spec, size_t p, const char *expr,
-                                const char *what, size_t n, kjit__spec_each each, void *ctx,
+                                const char *what, size_t n, kjit_spec_each each, void *ctx,
                                 size_t *failed_at)
 {
 	const kjit__problem *prob = &spec->problems[p];

@@ -806,7 +806,7 @@ int64_t kjit__space_add(const kjit__space *space, const uint16_t *config)
 	return (int64_t)s->size++;
 }
 
-int kjit__config_indices(const kjit__spec *spec, kjit__space_value_fn *value, void *ctx,
+int kjit__config_indices(const kjit__spec *spec, kjit_space_text_fn value, void *ctx,
                          uint16_t *config)
 {
 	int valid = 1;
@@ -836,7 +836,7 @@ int kjit__config_from_json(const kjit__spec *spec, const kjit__json *obj, uint16
 	return kjit__config_indices(spec, json_config_value, &c, config);
 }
 
-int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
+int64_t kjit__space_match(const kjit__space *space, kjit_space_text_fn value, void *ctx,
                           uint16_t *config)
 {
 	return kjit__config_indices(space->spec, value, ctx, config)

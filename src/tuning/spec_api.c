@@ -2,6 +2,7 @@
  * spec reader (spec.c) and the space (space.c). */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,6 +242,23 @@ kjit_status kjit_space_find(const kjit_space *space, const size_t *values, size_
 	return st;
 }
 
+kjit_status kjit_space_find_text(const kjit_space *space, kjit_space_text_fn value, void *ctx,
+                                 size_t *index)
+{
+	if (!space || !value || !index)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_space_find_text: a NULL argument");
+	uint16_t *row = malloc((space->n_params ? space->n_params : 1) * sizeof *row);
+	if (!row)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	int64_t at = kjit__space_match(space, value, ctx, row);
+	free(row);
+	if (at < 0)
+		return kjit__error(KJIT_ERR_NOT_FOUND, "kjit_space_find_text: the configuration is "
+		                   "not in the space");
+	*index = (size_t)at;
+	return KJIT_OK;
+}
+
 kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char **out)
 {
 	if (!out)
@@ -249,5 +267,101 @@ kjit_status kjit_space_config_json(const kjit_space *space, size_t index, char *
 	kjit_status st = index_ok(space, index, "kjit_space_config_json");
 	if (st == KJIT_OK && !(*out = kjit__config_json(space, index)))
 		st = kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	return st;
+}
+
+/* ---- a configuration to compile and launch ---------------------------- */
+
+struct kjit_config {
+	const kjit__spec *spec;
+	kjit__config_desc d;
+	uint16_t values[]; /* n_params, at least one */
+};
+
+kjit_status kjit_config_new(const kjit_spec *spec, const size_t *values, kjit_config **out)
+{
+	if (!out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_config_new: out is NULL");
+	*out = NULL;
+	if (!spec)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_config_new: spec is NULL");
+	for (size_t i = 0; values && i < spec->n_params; i++)
+		if (values[i] >= spec->params[i].n_values)
+			return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_config_new: value %zu of %s's %zu",
+			                   values[i], spec->params[i].name, spec->params[i].n_values);
+	/* the spec's reader bounds n_params */
+	kjit_config *c = calloc(1, sizeof *c + (spec->n_params + 1) * sizeof c->values[0]);
+	if (!c)
+		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
+	c->spec = spec;
+	if (values)
+		for (size_t i = 0; i < spec->n_params; i++)
+			c->values[i] = (uint16_t)values[i];
+	else
+		kjit__spec_default_config(spec, c->values);
+	kjit_status st = kjit__config_desc_make(spec, c->values, &c->d);
+	if (st != KJIT_OK) {
+		free(c);
+		return st;
+	}
+	*out = c;
+	return KJIT_OK;
+}
+
+void kjit_config_free(kjit_config *config)
+{
+	if (!config)
+		return;
+	kjit__config_desc_free(&config->d);
+	free(config);
+}
+
+const kjit_variant_desc *kjit_config_variant(const kjit_config *config)
+{
+	return config ? &config->d.desc : NULL;
+}
+
+kjit_status kjit_config_dims(const kjit_config *config, size_t problem, unsigned grid[3],
+                             unsigned block[3], unsigned *shared)
+{
+	if (!config || !grid || !block || !shared)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_config_dims: a NULL argument");
+	kjit_status st = problem_ok(config->spec, problem, "kjit_config_dims");
+	return st == KJIT_OK ? kjit__config_dims(config->spec, problem, config->values, grid, block,
+	                                          shared)
+	                     : st;
+}
+
+kjit_status kjit_spec_eval(const kjit_spec *spec, size_t problem, const kjit_config *config,
+                           const char *expr, const char *what, double *out)
+{
+	kjit_status st = problem_ok(spec, problem, "kjit_spec_eval");
+	if (st != KJIT_OK)
+		return st;
+	if (!expr || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_eval: expr or out is NULL");
+	if (config && config->spec != spec)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_eval: a configuration of "
+		                   "another spec");
+	return kjit__spec_eval(spec, problem, config ? config->values : NULL, expr,
+	                       what ? what : "expression", out);
+}
+
+kjit_status kjit_spec_generate(const kjit_spec *spec, size_t problem, const char *expr,
+                               const char *what, size_t n, kjit_spec_each each, void *ctx,
+                               size_t *failed_at)
+{
+	size_t at;
+	if (failed_at)
+		*failed_at = SIZE_MAX;
+	kjit_status st = problem_ok(spec, problem, "kjit_spec_generate");
+	if (st != KJIT_OK)
+		return st;
+	if (!expr || !each)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_spec_generate: expr or each is NULL");
+	st = kjit__spec_generate(spec, problem, expr, what ? what : "expression", n, each, ctx,
+	                         &at);
+	if (failed_at)
+		*failed_at = at;
 	return st;
 }

@@ -7,7 +7,11 @@
  * tool's objects use a kjit__ name that is not on its list.
  *
  * A tool that needs more asks for a small kjit_ API before it grows a
- * list; the record room, for one, is kjit.h's kjit_records.
+ * list: the record room is kjit.h's kjit_records, the search its
+ * kjit_strategy and kjit_search, a configuration to compile and launch
+ * its kjit_config, the spec's expressions kjit_spec_eval() and
+ * kjit_spec_generate(), a binary that another MPI rank compiled
+ * kjit_engine_binary_export() and kjit_engine_binary_import().
  */
 #ifndef KJIT_TOOLS_H
 #define KJIT_TOOLS_H
@@ -25,23 +29,8 @@
 	X(kjit__json_parse) X(kjit__json_free) X(kjit__json_get) X(kjit__json_scalar_text) \
 	/* the generator (base.h) */ \
 	X(kjit__rng_seed) X(kjit__rng_below) X(kjit__splitmix) \
-	/* a binary's checksum (base.h) */ \
-	X(kjit__store_checksum) \
-	/* MPI ranks only: a binary another rank compiled, stored (mpi_link.c, serve.c) */ \
-	X(kjit__store_open) X(kjit__store_close) \
-	X(kjit__store_binary_put) X(kjit__store_binary_read) \
-	/* the spec, its expressions and its space (tuning.h), beyond kjit.h's kjit_spec_* \
-	 * and kjit_space_*, which load, count, build and free them; the search is kjit.h's \
-	 * kjit_strategy and kjit_search */ \
-	X(kjit__spec_eval) X(kjit__spec_default_config) \
-	X(kjit__space_config) X(kjit__space_match) \
-	X(kjit__spec_generate) \
-	X(kjit__config_desc_make) \
-	X(kjit__config_desc_free) X(kjit__config_dims) \
-	/* compiling, launching and timing in the workers (engine.h, instr.h) */ \
-	X(kjit__arch_is_virtual) \
-	X(kjit__engine_store_broken) X(kjit__kernel_args_refused) \
-	X(kjit__nvtx_push) X(kjit__nvtx_pop) X(kjit__telemetry_record)
+	/* NVTX ranges around a run and an evaluation (instr.h) */ \
+	X(kjit__nvtx_push) X(kjit__nvtx_pop)
 
 /* kjit-top: its reader's rows come with their enums (KJIT__F_* of
  * store_schema.h), the GPU's power through kjit_power_* of kjit.h. */

@@ -350,12 +350,11 @@ int64_t kjit__space_add(const kjit__space *space, const uint16_t *config);
  * config[n_params] (the caller's). The index, or -1 when a value is
  * none or not among its parameter's, or the configuration is not in the
  * space. */
-typedef const char *kjit__space_value_fn(void *ctx, size_t i);
-int64_t kjit__space_match(const kjit__space *space, kjit__space_value_fn *value, void *ctx,
+int64_t kjit__space_match(const kjit__space *space, kjit_space_text_fn value, void *ctx,
                           uint16_t *config);
 /* The same reading without a space: 1 when every parameter's value is
  * one of its own (config holds the indices), else 0. */
-int kjit__config_indices(const kjit__spec *spec, kjit__space_value_fn *value, void *ctx,
+int kjit__config_indices(const kjit__spec *spec, kjit_space_text_fn value, void *ctx,
                          uint16_t *config);
 /* kjit__config_indices() of a configuration stored as a JSON object
  * {"NAME": value, ...}, read by kjit's strict reader (every store row's
@@ -393,9 +392,8 @@ kjit_status kjit__spec_eval(const kjit__spec *spec, size_t p, const uint16_t *co
  * handed to each(), whose status other than KJIT_OK ends the walk. An
  * evaluation's failure is its status with *failed_at = i; any other
  * failure leaves *failed_at SIZE_MAX. */
-typedef kjit_status (*kjit__spec_each)(void *ctx, size_t i, double v);
 kjit_status kjit__spec_generate(const kjit__spec *spec, size_t p, const char *expr,
-                                const char *what, size_t n, kjit__spec_each each, void *ctx,
+                                const char *what, size_t n, kjit_spec_each each, void *ctx,
                                 size_t *failed_at);
 
 /* Each parameter's default value index. */

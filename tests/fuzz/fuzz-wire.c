@@ -4,6 +4,8 @@
  * the worker protocol and of the rank messages, and through the frame
  * reader over a pipe, each frame then decoded. What decodes is encoded,
  * decoded and encoded again: the two encodings must be the same bytes.
+ * A binary's bytes, and the input itself, go through the store's reading
+ * of a travelling binary, which must encode back to the bytes it read.
  */
 #include "config.h"
 
@@ -197,34 +199,51 @@ static void rjob(const kt_buf *in)
 	kt_buf_free(&e2);
 }
 
+/* A travelling binary (kjit_engine_binary_import()'s reading): what it
+ * reads is encoded again into the same bytes. */
+static void travelling(const void *blob, size_t size)
+{
+	kjit__binary bin;
+	void *mem = NULL, *again = NULL;
+	size_t n = 0;
+	char sum[33];
+	if (kjit__binary_decode(blob, size, &bin, &mem) == KJIT_OK) {
+		kjit__store_checksum(bin.cubin, bin.size, sum);
+		if (kjit__binary_encode(&bin, sum, &again, &n) != KJIT_OK || n != size ||
+		    memcmp(again, blob, n) != 0)
+			abort();
+	}
+	free(again);
+	free(mem);
+}
+
 /* The binaries: decoded into pointers into their message, so each
  * encoding is kept while the next decodes from it. */
 static void binaries(const kt_buf *in)
 {
 	kt_buf b = *in, e1 = { 0 }, e2 = { 0 };
 	kt_compiled c, c2;
-	kjit__binary bin, bin2;
-	char sum[33];
-	if (kt_rcompiled_decode(&b, &c, &bin) == KJIT_OK) {
-		kjit__store_checksum(bin.cubin ? bin.cubin : "", bin.size, sum);
-		kt_rcompiled_encode(&e1, &c, bin.key ? &bin : NULL, sum);
-		if (kt_rcompiled_decode(&e1, &c2, &bin2) != KJIT_OK)
+	const void *blob, *blob2;
+	size_t size, size2;
+	travelling(in->data, in->len);
+	if (kt_rcompiled_decode(&b, &c, &blob, &size) == KJIT_OK) {
+		travelling(blob, size);
+		kt_rcompiled_encode(&e1, &c, blob, size);
+		if (kt_rcompiled_decode(&e1, &c2, &blob2, &size2) != KJIT_OK)
 			abort();
-		kjit__store_checksum(bin2.cubin ? bin2.cubin : "", bin2.size, sum);
-		kt_rcompiled_encode(&e2, &c2, bin2.key ? &bin2 : NULL, sum);
+		kt_rcompiled_encode(&e2, &c2, blob2, size2);
 		same(&e1, &e2);
 		kt_compiled_clear(&c);
 		kt_compiled_clear(&c2);
 	}
 	uint32_t gen, gen2;
 	b = *in;
-	if (kt_lbinary_decode(&b, &gen, &bin) == KJIT_OK) {
-		kjit__store_checksum(bin.cubin ? bin.cubin : "", bin.size, sum);
-		kt_lbinary_encode(&e1, gen, &bin, sum);
-		if (kt_lbinary_decode(&e1, &gen2, &bin2) != KJIT_OK)
+	if (kt_lbinary_decode(&b, &gen, &blob, &size) == KJIT_OK) {
+		travelling(blob, size);
+		kt_lbinary_encode(&e1, gen, blob, size);
+		if (kt_lbinary_decode(&e1, &gen2, &blob2, &size2) != KJIT_OK)
 			abort();
-		kjit__store_checksum(bin2.cubin ? bin2.cubin : "", bin2.size, sum);
-		kt_lbinary_encode(&e2, gen2, &bin2, sum);
+		kt_lbinary_encode(&e2, gen2, blob2, size2);
 		same(&e1, &e2);
 	}
 	kt_buf_free(&e1);
