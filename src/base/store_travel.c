@@ -56,7 +56,8 @@ kjit_status kjit__binary_encode(const kjit__binary *b, const char checksum[33], 
 		if (n >= NONE)
 			return kjit__error(KJIT_ERR_INVALID_ARG, "a binary's text of %zu bytes", n);
 		put_le(&o, *t[i] ? (uint64_t)n : NONE, 4);
-		kjit__buf_add(&o, *t[i], n);
+		if (*t[i])
+			kjit__buf_add(&o, *t[i], n);
 	}
 	uint64_t bits;
 	memcpy(&bits, &b->compile_ms, sizeof bits);
