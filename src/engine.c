@@ -183,8 +183,10 @@ static kjit_status open_gpu(kjit_engine *e, int ordinal)
 
 /* ---- telemetry and profiling --------------------------------------------- */
 
-void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel *k,
-                        const kjit_variant *v, const char *tier, double value, int64_t count)
+/* kjit__engine_event() with a detail (NULL: none). */
+static void record_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel *k,
+                         const kjit_variant *v, const char *tier, double value, int64_t count,
+                         const char *detail)
 {
 	if (!e->telemetry)
 		return;
@@ -199,9 +201,17 @@ void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel
 		memcpy(ev.variant, v->key, sizeof ev.variant);
 	if (tier)
 		snprintf(ev.tier, sizeof ev.tier, "%s", tier);
+	if (detail)
+		snprintf(ev.detail, sizeof ev.detail, "%s", detail);
 	ev.value = value;
 	ev.count = count;
 	kjit__telemetry_record(e->telemetry, &ev);
+}
+
+void kjit__engine_event(kjit_engine *e, kjit__event_kind kind, const kjit_kernel *k,
+                        const kjit_variant *v, const char *tier, double value, int64_t count)
+{
+	record_event(e, kind, k, v, tier, value, count, NULL);
 }
 
 void kjit__engine_sink(void *ctx, uint64_t tag, double ns)
@@ -540,15 +550,10 @@ void kjit_engine_note_tuning(kjit_engine *e, const kjit_kernel *k, int64_t run,
 {
 	if (!e || !k || !e->telemetry)
 		return;
-	kjit__event ev;
-	memset(&ev, 0, sizeof ev);
-	ev.kind = KJIT__EV_TUNE;
-	memcpy(ev.signature, k->signature, sizeof ev.signature);
-	snprintf(ev.kernel, sizeof ev.kernel, "%s", k->name);
-	ev.value = (double)evaluated;
-	snprintf(ev.detail, sizeof ev.detail, "run %lld %s", (long long)run,
+	char detail[64];
+	snprintf(detail, sizeof detail, "run %lld %s", (long long)run,
 	         kjit_result_status_name(status));
-	kjit__telemetry_record(e->telemetry, &ev);
+	record_event(e, KJIT__EV_TUNE, k, NULL, NULL, (double)evaluated, 0, detail);
 }
 
 kjit_status kjit_engine_device(kjit_engine *e, kjit_device_info *out)

@@ -246,19 +246,6 @@ static const char *define_of(const kjit_variant_desc *d, const char *name)
 	return NULL;
 }
 
-/* A configuration's values as text, one per parameter, each ask counted. */
-typedef struct texts {
-	const char *v[2];
-	size_t asked;
-} texts;
-
-static const char *text_of(void *ctx, size_t i)
-{
-	texts *t = ctx;
-	t->asked++;
-	return t->v[i];
-}
-
 static kjit_status sum_each(void *ctx, size_t i, double v)
 {
 	double *sum = ctx;
@@ -312,22 +299,22 @@ static void configurations(void)
 	/* a configuration written as text, as a CSV row writes it: every
 	 * parameter is asked for, also after one that does not match */
 	CHECK_OK(kjit_space_build(spec, 0, NULL, &space));
-	texts t = { { "512.0", "3" }, 0 };
+	tu_texts t = { { "512.0", "3" }, 0 };
 	size_t j = 99, want;
-	CHECK_OK(kjit_space_find_text(space, text_of, &t, &j));
+	CHECK_OK(kjit_space_find_text(space, tu_text_of, &t, &j));
 	values[0] = 3;
 	values[1] = 2;
 	CHECK_OK(kjit_space_find(space, values, &want));
 	CHECK(j == want && t.asked == 2);
-	static const texts misses[] = { { { "500", "3" }, 0 }, { { NULL, "3" }, 0 },
+	static const tu_texts misses[] = { { { "500", "3" }, 0 }, { { NULL, "3" }, 0 },
 		                        { { "512", "9" }, 0 }, { { "'512", "3" }, 0 } };
 	for (size_t k = 0; k < sizeof misses / sizeof *misses; k++) {
 		t = misses[k];
-		CHECK_MSG(kjit_space_find_text(space, text_of, &t, &j) == KJIT_ERR_NOT_FOUND &&
+		CHECK_MSG(kjit_space_find_text(space, tu_text_of, &t, &j) == KJIT_ERR_NOT_FOUND &&
 		          t.asked == 2, "miss %zu: found, or asked %zu of 2", k, t.asked);
 	}
 	CHECK(kjit_space_find_text(space, NULL, &t, &j) == KJIT_ERR_INVALID_ARG);
-	CHECK(kjit_space_find_text(NULL, text_of, &t, &j) == KJIT_ERR_INVALID_ARG);
+	CHECK(kjit_space_find_text(NULL, tu_text_of, &t, &j) == KJIT_ERR_INVALID_ARG);
 	kjit_space_free(space);
 
 	/* expressions without a configuration, and a generator */

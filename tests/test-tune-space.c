@@ -218,34 +218,20 @@ static int lexless(const uint16_t *a, const uint16_t *b, size_t n)
 	return 0;
 }
 
-/* Stored values as kjit__space_match() asks for them: one text per
- * parameter, each call counted. */
-typedef struct texts {
-	const char *v[3];
-	size_t asked;
-} texts;
-
-static const char *text_of(void *ctx, size_t i)
-{
-	texts *t = ctx;
-	t->asked++;
-	return t->v[i];
-}
-
 /* In problem m=16: A=2, B=4, C=0 is valid, A=6, B=8, C=2 is not. */
 static void test_match(const kjit__space *space)
 {
 	uint16_t cfg[3], want[3] = { 1, 2, 0 };
-	texts t = { { "2", "4.0", "0" }, 0 };
-	CHECK(kjit__space_match(space, text_of, &t, cfg) == kjit__space_find(space, want));
+	tu_texts t = { { "2", "4.0", "0" }, 0 };
+	CHECK(kjit__space_match(space, tu_text_of, &t, cfg) == kjit__space_find(space, want));
 	CHECK(kjit__space_find(space, want) >= 0 && t.asked == 3);
 	CHECK(cfg[0] == 1 && cfg[1] == 2 && cfg[2] == 0);
-	static const texts misses[] = { { { "7", "4", "0" }, 0 }, { { NULL, "4", "0" }, 0 },
+	static const tu_texts misses[] = { { { "7", "4", "0" }, 0 }, { { NULL, "4", "0" }, 0 },
 		                        { { "2", "4", NULL }, 0 }, { { "6", "8", "2" }, 0 },
 		                        { { "'2", "4", "0" }, 0 } };
 	for (size_t k = 0; k < sizeof misses / sizeof *misses; k++) {
 		t = misses[k];
-		CHECK_MSG(kjit__space_match(space, text_of, &t, cfg) == -1 && t.asked == 3,
+		CHECK_MSG(kjit__space_match(space, tu_text_of, &t, cfg) == -1 && t.asked == 3,
 		          "miss %zu: matched, or asked %zu of 3", k, t.asked);
 	}
 	OK("a stored configuration's texts find its index (\"4.0\" is 4); an absent value, one "

@@ -401,6 +401,20 @@ static inline kjit_kernel *tu_saxpy_kernel(kjit_engine *e)
 	return k;
 }
 
+/* A stored configuration's values as text, as kjit_space_find_text()
+ * asks for them (tu_text_of()): one per parameter, each ask counted. */
+typedef struct tu_texts {
+	const char *v[4];
+	size_t asked;
+} tu_texts;
+
+static inline const char *tu_text_of(void *ctx, size_t i)
+{
+	tu_texts *t = ctx;
+	t->asked++;
+	return t->v[i];
+}
+
 /* ---- engines ------------------------------------------------------------------ */
 
 /* A compile-only engine (KJIT_ENGINE_NO_GPU) for arch on db_path. */

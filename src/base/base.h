@@ -457,6 +457,13 @@ kjit_status kjit__store_binary_read(kjit__store *store, const char *key, kjit__b
 /* The checksum the binaries table keeps of a blob: 32 hex digits. */
 void kjit__store_checksum(const void *data, size_t size, char out[33]);
 
+/* The texts of a row in the binaries table's order (key, signature,
+ * kernel name, source, parameter names, options, arch, NVRTC, lowered
+ * name, then base key and manifest, which may be NULL): where each is
+ * kept in b, into out. */
+#define KJIT__BINARY_TEXTS 11
+void kjit__binary_texts(kjit__binary *b, const char **out[KJIT__BINARY_TEXTS]);
+
 /* A whole row (kjit__store_binary_read()'s, with its checksum) as bytes
  * for another store, malloc'ed into *out (store_travel.c). */
 kjit_status kjit__binary_encode(const kjit__binary *b, const char checksum[33], void **out,

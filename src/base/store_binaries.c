@@ -143,10 +143,19 @@ static const char *copy_text(sqlite3_stmt *s, int col, char **at)
 	return out;
 }
 
+void kjit__binary_texts(kjit__binary *b, const char **out[KJIT__BINARY_TEXTS])
+{
+	const char **t[KJIT__BINARY_TEXTS] = { &b->key, &b->signature, &b->kernel_name,
+		                               &b->source, &b->params, &b->options, &b->arch,
+		                               &b->nvrtc, &b->lowered_name, &b->base_key,
+		                               &b->manifest };
+	memcpy(out, t, sizeof t);
+}
+
 kjit_status kjit__store_binary_read(kjit__store *s, const char *key, kjit__binary *b,
                                     char checksum[33], void **mem)
 {
-	enum { TEXTS = 11, COMPILE_MS = 11, CUBIN = 12, SUM = 13 };
+	enum { TEXTS = KJIT__BINARY_TEXTS, COMPILE_MS = TEXTS, CUBIN, SUM };
 	sqlite3_stmt *st = NULL;
 	kjit_status r;
 	memset(b, 0, sizeof *b);
@@ -185,9 +194,8 @@ kjit_status kjit__store_binary_read(kjit__store *s, const char *key, kjit__binar
 	b->cubin = memcpy(at, blob, n);
 	b->size = n;
 	at += n + 1;
-	const char **texts[TEXTS] = { &b->key, &b->signature, &b->kernel_name, &b->source,
-		                      &b->params, &b->options, &b->arch, &b->nvrtc,
-		                      &b->lowered_name, &b->base_key, &b->manifest };
+	const char **texts[TEXTS];
+	kjit__binary_texts(b, texts);
 	for (int c = 0; c < TEXTS; c++)
 		*texts[c] = copy_text(st, c, &at);
 	b->compile_ms = sqlite3_column_double(st, COMPILE_MS);

@@ -19,19 +19,10 @@
 #include "base.h"
 
 #define MAGIC "KJITBIN1"
-#define TEXTS 11
+#define TEXTS KJIT__BINARY_TEXTS
 /* the texts before base_key and manifest are NOT NULL columns */
 #define REQUIRED 9
 #define NONE UINT32_MAX
-
-/* The texts of b in the layout's order. */
-static void texts_of(kjit__binary *b, const char **out[TEXTS])
-{
-	const char **t[TEXTS] = { &b->key, &b->signature, &b->kernel_name, &b->source,
-		                  &b->params, &b->options, &b->arch, &b->nvrtc,
-		                  &b->lowered_name, &b->base_key, &b->manifest };
-	memcpy(out, t, sizeof t);
-}
 
 static void put_le(kjit__buf *o, uint64_t v, int bytes)
 {
@@ -49,7 +40,7 @@ kjit_status kjit__binary_encode(const kjit__binary *b, const char checksum[33], 
 	kjit__buf o = { 0 };
 	*out = NULL;
 	*size = 0;
-	texts_of(&copy, t);
+	kjit__binary_texts(&copy, t);
 	kjit__buf_add(&o, MAGIC, 8);
 	for (int i = 0; i < TEXTS; i++) {
 		size_t n = *t[i] ? strlen(*t[i]) : 0;
@@ -149,7 +140,7 @@ kjit_status kjit__binary_decode(const void *data, size_t size, kjit__binary *b, 
 	char *at = *mem = malloc(size + TEXTS + 1);
 	if (!at)
 		return kjit__error(KJIT_ERR_NOMEM, "out of memory");
-	texts_of(b, t);
+	kjit__binary_texts(b, t);
 	for (int i = 0; i < TEXTS; i++) {
 		if (!text[i])
 			continue;
