@@ -20,7 +20,10 @@
  * With a GPU, as many more children time a bare dlopen + cuInit +
  * cuDevicePrimaryCtxRetain + cuCtxSetCurrent: the floor of the engine open.
  *
- * Target: kjit median <= 3 x floor median. Without a GPU the children time
+ * Target: in each order (kjit first, floor first), kjit's median <= 2 x the
+ * floor's; the result is the worse order's pair. The pooled medians are printed as info: with an odd number
+ * of children they set one path's first place against the other's second.
+ * Without a GPU the children time
  * the disk hit without a module load (reported as info) and the comparison
  * is skipped.
  */
@@ -321,13 +324,25 @@ int main(int argc, char **argv)
 	if (gpu) {
 		bench_stats sb = bench_print_stats("cuModuleLoadData+GetFunction", bare, (size_t)runs,
 		                                   "us");
-		for (int o = 0; o < 2; o++)
-			if (n_order[o])
-				printf("  %s first: kjit median %.3f us, floor median %.3f us (n=%zu)\n",
-				       o == 0 ? "kjit" : "floor", bench_median(kj_by_order[o], n_order[o]),
-				       bench_median(bare_by_order[o], n_order[o]), n_order[o]);
+		/* Whichever path runs first in a child pays the process's first real
+		 * module load, so each is compared with the floor at its own place:
+		 * pooled medians would set one path's first against the other's second. */
+		double worst_kj = 0, worst_bare = 1;
+		for (int o = 0; o < 2; o++) {
+			if (!n_order[o])
+				continue;
+			double a = bench_median(kj_by_order[o], n_order[o]);
+			double b = bench_median(bare_by_order[o], n_order[o]);
+			printf("  %s first: kjit median %.3f us, floor median %.3f us, ratio %.3f "
+			       "(n=%zu)\n", o == 0 ? "kjit" : "floor", a, b, a / b, n_order[o]);
+			if (a / b > worst_kj / worst_bare) {
+				worst_kj = a;
+				worst_bare = b;
+			}
+		}
 		bench_result("engine_open", so.median, "ms", fo, "info");
-		bench_result("hit_fresh_process", sk.median, "us", sb.median, "ratio<=3");
+		bench_result("hit_fresh_process_pooled", sk.median, "us", sb.median, "info");
+		bench_result("hit_fresh_process", worst_kj, "us", worst_bare, "ratio<=2");
 	} else {
 		printf("  (no GPU: the disk hit is timed without a module load, no floor)\n");
 		bench_result("engine_open_nogpu", so.median, "ms", -1, "info");
