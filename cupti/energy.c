@@ -4,12 +4,15 @@
  * The counter (mJ, the whole board since the driver loaded) moves in
  * steps, every 100 ms on the H200 (8.5 J a step idle, 33 J under an FMA
  * kernel), and one read of it costs 3 to 4 ms there, so a single launch is
- * invisible to it. A repeat keeps the GPU running the kernel back to back and takes
- * the counter's value at two of its steps at least batch_ms apart, both
- * inside the busy stretch: the energy between two steps over the time
- * between them is the board's average power while the kernel runs, and
- * that power times the period of one launch (the stretch's time over its
- * launches) is the energy of a launch.
+ * invisible to it. One stretch keeps the GPU running the kernel back to
+ * back and takes the counter's value at its steps: the energy between two
+ * steps over the time between them is the board's average power while the
+ * kernel runs, and that power times the period of one launch (the
+ * stretch's time over its launches) is the energy of a launch. The
+ * repeats are consecutive intervals of the stretch, each at least
+ * batch_ms, so that no repeat waits for the GPU to warm again or for a
+ * step to open it; the power is taken over the whole stretch, whose two
+ * ends' read latencies weigh least, and the repeats give its spread.
  *
  * What the figure means: the board's energy while the kernel runs, so the
  * GPU's idle power, its memory and fans, and any other work on the GPU
@@ -128,34 +131,6 @@ static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, unsigned
 	}
 }
 
-/* One repeat: the board's average power between two steps of the
- * counter batch_ms apart, and the launch period of the stretch. */
-static kjit_status repeat(busy *b, kjit__nvml *n, double batch_s, double *power_w,
-                          double *period_s)
-{
-	b->launched = 0;
-	b->start = now_s();
-	unsigned long long e0 = 0, e1;
-	double t0, t1;
-	kjit_status st = kjit__nvml_energy_mj(n, &e0);
-	if (st == KJIT_OK)
-		st = next_step(b, n, b->start + WARM_S, &e0, &t0);
-	e1 = e0;
-	if (st == KJIT_OK)
-		st = next_step(b, n, t0 + batch_s, &e1, &t1);
-	kjit_status synced = sync_stream(b); /* the queued launches, whatever happened */
-	if (st != KJIT_OK)
-		return st;
-	if (synced != KJIT_OK)
-		return synced;
-	if (e1 < e0)
-		return kjit__error(KJIT_ERR_CUDA, "NVML's energy counter went back from %llu to %llu mJ",
-		                   e0, e1);
-	*power_w = (double)(e1 - e0) * 1e-3 / (t1 - t0);
-	*period_s = (now_s() - b->start) / (double)b->launched;
-	return KJIT_OK;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -163,7 +138,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__launch_fn fn,
-                                 void *ctx, CUstream stream, double batch_ms, kjit__energy *out)
+                                 void *ctx, CUstream stream, double batch_ms, double above_j,
+                                 kjit__energy *out)
 {
 	if (!(batch_ms > 0 && batch_ms <= MAX_BATCH_MS))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "energy batch of %g ms: it must be above 0 "
@@ -172,32 +148,49 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	busy b = { .cu = cu, .fn = fn, .ctx = ctx, .stream = stream };
 	kjit_status st = calibrate(&b);
 	size_t launches = b.launched;
-	double joules[REPEATS], watts[REPEATS], period[REPEATS];
-	for (int i = 0; i < REPEATS && st == KJIT_OK; i++) {
-		st = repeat(&b, n, batch_ms * 1e-3, &watts[i], &period[i]);
-		if (st == KJIT_OK)
-			joules[i] = watts[i] * period[i];
-		launches += b.launched;
+	/* one stretch: its first step after WARM_S opens the first repeat, and
+	 * each step at least batch_ms after the last closes one and opens the next */
+	unsigned long long mj[REPEATS + 1] = { 0 };
+	double at[REPEATS + 1];
+	unsigned done = 0;
+	b.launched = 0;
+	b.start = now_s();
+	if (st == KJIT_OK)
+		st = kjit__nvml_energy_mj(n, &mj[0]);
+	if (st == KJIT_OK)
+		st = next_step(&b, n, b.start + WARM_S, &mj[0], &at[0]);
+	while (st == KJIT_OK && done < REPEATS) {
+		mj[done + 1] = mj[done];
+		st = next_step(&b, n, at[done] + batch_ms * 1e-3, &mj[done + 1], &at[done + 1]);
+		if (st != KJIT_OK)
+			break;
+		if (mj[done + 1] < mj[done])
+			st = kjit__error(KJIT_ERR_CUDA, "NVML's energy counter went back from %llu to "
+			                 "%llu mJ", mj[done], mj[done + 1]);
+		done++;
+		/* a race: one repeat says enough of a configuration that cannot win */
+		if (st == KJIT_OK && done == 1 && above_j > 0 &&
+		    (double)(mj[1] - mj[0]) * 1e-3 / (at[1] - at[0]) * b.period_s > above_j)
+			break;
 	}
+	kjit_status synced = sync_stream(&b); /* the queued launches, whatever happened */
+	if (st == KJIT_OK)
+		st = synced;
 	if (st != KJIT_OK)
 		return st;
-	/* the repeat of the median energy gives the power, so that the two
-	 * figures belong together */
-	double sorted[REPEATS];
-	for (int i = 0; i < REPEATS; i++)
-		sorted[i] = joules[i];
-	qsort(sorted, REPEATS, sizeof *sorted, cmp_double);
-	int mid = 0;
-	for (int i = 0; i < REPEATS; i++)
-		if (joules[i] == sorted[REPEATS / 2])
-			mid = i;
-	out->energy_j = joules[mid];
-	out->power_w = watts[mid];
-	out->launch_s = period[mid];
-	out->rel_spread = out->energy_j > 0 ? (sorted[REPEATS - 1] - sorted[0]) / out->energy_j
-	                                    : NAN;
-	out->repeats = REPEATS;
-	out->launches = launches;
+	double period = (now_s() - b.start) / (double)b.launched;
+	double joules[REPEATS];
+	for (unsigned i = 0; i < done; i++)
+		joules[i] = (double)(mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]) * period;
+	qsort(joules, done, sizeof *joules, cmp_double);
+	/* the whole stretch's power: its two ends' timing errors weigh least */
+	out->power_w = (double)(mj[done] - mj[0]) * 1e-3 / (at[done] - at[0]);
+	out->launch_s = period;
+	out->energy_j = out->power_w * period;
+	out->rel_spread = done > 1 && out->energy_j > 0
+	                  ? (joules[done - 1] - joules[0]) / out->energy_j : NAN;
+	out->repeats = done;
+	out->launches = launches + b.launched;
 	out->wall_ms = (now_s() - t_begin) * 1e3;
 	return KJIT_OK;
 }

@@ -229,25 +229,30 @@ kjit_status kjit__nvml_power_w(kjit__nvml *n, double *watts);
 kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj);
 
 typedef struct kjit__energy {
-	double energy_j;   /* per launch: the median of the repeats */
-	double power_w;    /* the board's average power in that repeat */
-	double launch_s;   /* one launch's period, back to back, in that repeat */
-	double rel_spread; /* (max - min) / median of the repeats' energy_j */
-	unsigned repeats;
+	double energy_j;   /* per launch: the stretch's power times launch_s */
+	double power_w;    /* the board's average power over the stretch */
+	double launch_s;   /* one launch's period, back to back */
+	double rel_spread; /* (max - min) / energy_j of the repeats' energies;
+	                    * NAN after one repeat */
+	unsigned repeats;  /* 3, or 1 when the race ended it */
 	size_t launches;   /* every launch the measurement ran */
 	double wall_ms;
 } kjit__energy;
 
 /*
  * Energy per launch of fn on stream: calibrates the launch period, then
- * three times runs the kernel back to back for batch_ms (0 < batch_ms <=
- * 60000) between two steps of the energy counter, and reports the board's
- * energy per launch, idle and background power included (energy.c says
- * what the figure means). The kernel runs many times: its arguments must
- * leave it safe to run again. Synchronizes the stream before it returns.
+ * runs the kernel back to back in one stretch of three repeats, each
+ * between two steps of the energy counter at least batch_ms apart (0 <
+ * batch_ms <= 60000), and reports the board's energy per launch, idle and
+ * background power included (energy.c says what the figure means). A
+ * race: above_j > 0 ends the stretch after its first repeat when that
+ * repeat's energy per launch is above above_j. The kernel runs many
+ * times: its arguments must leave it safe to run again. Synchronizes the
+ * stream before it returns.
  */
 kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__launch_fn fn,
-                                 void *ctx, CUstream stream, double batch_ms, kjit__energy *out);
+                                 void *ctx, CUstream stream, double batch_ms, double above_j,
+                                 kjit__energy *out);
 
 /* ---- telemetry (telemetry.c) -------------------------------------------- */
 

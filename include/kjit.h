@@ -1071,7 +1071,7 @@ typedef struct kjit_profile {
 	/* energy (NVML), over a timed batch of launches */
 	double energy_j;             /* per launch */
 	double power_w;              /* average over the batch */
-	double energy_rel_spread;    /* (max - min) / median of the batch's repeats */
+	double energy_rel_spread;    /* (max - min) / energy_j of the batch's repeats */
 	const char *counters_reason; /* valid until the engine closes */
 	const char *energy_reason;
 } kjit_profile;
@@ -1079,7 +1079,12 @@ typedef struct kjit_profile {
 typedef struct kjit_profile_options {
 	int counters;     /* read the hardware counters; default 1 */
 	int energy;       /* measure energy per launch through NVML; default 0 */
-	double energy_ms; /* the timed batch of the energy measurement; default 200 */
+	double energy_ms; /* each of the energy measurement's three repeats runs at
+	                   * least this long; default 90 (one step of a counter that
+	                   * steps every 100 ms) */
+	double energy_above_j; /* a race: end the energy measurement after its
+	                        * first repeat when its energy per launch is above
+	                        * this (energy_rel_spread then NAN); 0: never (default) */
 } kjit_profile_options;
 
 void kjit_profile_options_init(kjit_profile_options *opts);

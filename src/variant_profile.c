@@ -14,7 +14,7 @@ void kjit_profile_options_init(kjit_profile_options *o)
 	memset(o, 0, sizeof *o);
 	o->counters = 1;
 	o->energy = 0;
-	o->energy_ms = 200;
+	o->energy_ms = 90;
 }
 
 /* The arguments a launch could not start with, named. */
@@ -28,6 +28,9 @@ static kjit_status check_launch(const unsigned grid[3], const unsigned block[3],
 	if (o->energy && !(o->energy_ms > 0 && o->energy_ms <= 60000))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_profile: energy_ms %g: expected "
 		                   "more than 0 and at most 60000", o->energy_ms);
+	if (o->energy && !(o->energy_above_j >= 0 && o->energy_above_j <= INFINITY))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_profile: energy_above_j %g: "
+		                   "expected 0 (no race) or a positive bound", o->energy_above_j);
 	return KJIT_OK;
 }
 
@@ -81,7 +84,7 @@ static kjit_status energy(kjit_engine *e, kjit__launch *l, kjit_stream stream,
 	}
 	kjit__energy en;
 	kjit_status st = kjit__energy_measure(n, e->cu, kjit__launch_once, l, (CUstream)stream,
-	                                      opts->energy_ms, &en);
+	                                      opts->energy_ms, opts->energy_above_j, &en);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
 	out->energy_j = en.energy_j;

@@ -18,6 +18,10 @@
  *      busy between the counter's reads (a read costs milliseconds): its
  *      launch period is within 1.5x of 1/128 of the long one's and the
  *      board's power is well above idle.
+ *  (g) A race (above_j): below the kernel's energy, the measurement ends
+ *      after one repeat (spread NAN) in less time than a whole one and
+ *      agrees with it within 10%; above it, all three repeats run. The
+ *      defaults' whole measurement (90 ms repeats) is timed too.
  *  (f) The public power reading (kjit_power_*) of this GPU, by its UUID:
  *      NVML's name, the board's power idle, and under the FMA kernel 1.3
  *      times that and above 50 W; a NULL watts and an unknown UUID
@@ -184,15 +188,21 @@ static double watch_counter(setup *s, double seconds, double launch_s)
 
 /* ---- (b) energy per launch ------------------------------------------------------- */
 
-static kjit__energy measure(setup *s)
+static kjit__energy measure_as(setup *s, double batch_ms, double above_j)
 {
 	kjit__energy en;
-	CHECK_OK(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, 200, &en));
+	CHECK_OK(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, batch_ms, above_j,
+	                              &en));
 	printf("  %s: %.4f J a launch, %.1f W, launch %.3f ms, spread %.2f%% over %u repeats, "
 	       "%zu launches in %.0f ms\n",
 	       kjit__nvml_name(s->n), en.energy_j, en.power_w, en.launch_s * 1e3,
 	       100 * en.rel_spread, en.repeats, en.launches, en.wall_ms);
 	return en;
+}
+
+static kjit__energy measure(setup *s)
+{
+	return measure_as(s, 200, 0);
 }
 
 static kjit__energy test_energy(setup *s)
@@ -230,6 +240,26 @@ static void test_short(setup *s, double long_s, double long_j, double idle_w)
 	CHECK(en.energy_j > 0 && en.rel_spread <= 0.05);
 	OK("(e) a %.1f us kernel kept busy: %.1f W, %.6f J a launch", en.launch_s * 1e6,
 	   en.power_w, en.energy_j);
+}
+
+/* ---- (g) a race ------------------------------------------------------------------ */
+
+static void test_race(setup *s, double long_j)
+{
+	kjit__energy whole = measure_as(s, 90, 0);
+	kjit__energy lost = measure_as(s, 90, 0.5 * long_j);
+	kjit__energy won = measure_as(s, 90, 2 * long_j);
+	CHECK_MSG(whole.repeats == 3 && won.repeats == 3 && lost.repeats == 1,
+	          "repeats: %u unraced, %u above the bound, %u below it", whole.repeats,
+	          lost.repeats, won.repeats);
+	CHECK(isnan(lost.rel_spread) && !isnan(won.rel_spread));
+	CHECK_MSG(lost.wall_ms < whole.wall_ms, "a lost race took %.0f ms, a whole measurement "
+	          "%.0f ms", lost.wall_ms, whole.wall_ms);
+	CHECK_MSG(fabs(lost.energy_j - whole.energy_j) <= 0.10 * whole.energy_j,
+	          "one repeat says %.4f J, three %.4f J", lost.energy_j, whole.energy_j);
+	OK("(g) a race: lost after one repeat in %.0f ms (%.4f J), a whole measurement %.0f ms "
+	   "(%.4f J, spread %.2f%%)", lost.wall_ms, lost.energy_j, whole.wall_ms, whole.energy_j,
+	   100 * whole.rel_spread);
 }
 
 /* ---- (f) the public power reading ------------------------------------------------ */
@@ -324,13 +354,13 @@ static void test_processes(const char *argv0, const char *dir)
 static void test_refusals(setup *s)
 {
 	kjit__energy en;
-	CHECK_ST(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, 0, &en),
+	CHECK_ST(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, 0, 0, &en),
 	         KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "energy batch of 0 ms");
-	CHECK_ST(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, NAN, &en),
+	CHECK_ST(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, NAN, 0, &en),
 	         KJIT_ERR_INVALID_ARG);
 	s->l.refuse = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-	CHECK_ST(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, 200, &en),
+	CHECK_ST(kjit__energy_measure(s->n, cu, launch_fma, &s->l, s->stream, 200, 0, &en),
 	         KJIT_ERR_LAUNCH);
 	CHECK_CONTAINS(kjit_last_error(), "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
 	s->l.refuse = CUDA_SUCCESS;
@@ -362,6 +392,7 @@ int main(int argc, char **argv)
 	OK("(a) NVML's energy counter moves, idle and busy");
 	test_refusals(&s);
 	test_short(&s, en.launch_s, en.energy_j, idle_w);
+	test_race(&s, en.energy_j);
 	test_power(&s, en.launch_s);
 	setup_close(&s);
 	test_processes(argv[0], dir);

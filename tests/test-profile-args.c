@@ -1,8 +1,9 @@
 /*
  * test-profile-args - kjit_variant_profile's arguments, no GPU needed:
- *  - kjit_profile_options_init's defaults (counters on, energy off, 200 ms);
- *  - NULL arguments, a grid or block dimension of 0 and energy_ms out of
- *    range are KJIT_ERR_INVALID_ARG naming what is wrong, and leave *out
+ *  - kjit_profile_options_init's defaults (counters on, energy off, 90 ms
+ *    repeats, no race);
+ *  - NULL arguments, a grid or block dimension of 0, energy_ms out of
+ *    range and a negative or NAN energy_above_j are KJIT_ERR_INVALID_ARG naming what is wrong, and leave *out
  *    with NAN figures and its reasons;
  *  - a variant of a compile-only engine: KJIT_ERR_NO_GPU, "cannot profile";
  *  - kjit_profile_peak: the larger of the DRAM and FLOP fractions, each
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
 	kjit_profile_options o;
 	memset(&o, 0x5a, sizeof o);
 	kjit_profile_options_init(&o);
-	CHECK(o.counters == 1 && o.energy == 0 && o.energy_ms == 200);
+	CHECK(o.counters == 1 && o.energy == 0 && o.energy_ms == 90 && o.energy_above_j == 0);
 
 	char db[TU_PATH];
 	kjit_engine *e = tu_engine_cpu(tu_path(db, tu_tmpdir(), "k.db"), "sm_90", 1);
@@ -126,6 +127,14 @@ int main(int argc, char **argv)
 	o.energy_ms = NAN;
 	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "energy_ms nan");
+	o.energy_ms = 90;
+	o.energy_above_j = -1;
+	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "energy_above_j -1");
+	o.energy_above_j = NAN;
+	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "energy_above_j nan");
+	o.energy_above_j = 0;
 
 	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, NULL, &p), KJIT_ERR_NO_GPU);
 	CHECK_CONTAINS(kjit_last_error(), "cannot profile saxpy");

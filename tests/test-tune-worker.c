@@ -58,15 +58,29 @@ static void test_protocol(void)
 	uint16_t cfg[3] = { 4, 0, 65535 };
 	kt_request q = { .problem = 2, .n_config = 3, .config = cfg, .cold_l2 = 1,
 		         .best_ns = 1234.5, .early_factor = 1.5, .max_ms = 800,
-		         .warmup_ms = 5, .best_hi_ns = 1240.25, .budget_ms = 10 }, q2;
+		         .warmup_ms = 5, .best_hi_ns = 1240.25, .budget_ms = 10,
+		         .profile = KT_PROF_ENERGY, .race_j = 0.125, .race_jns = 2.5e6 }, q2;
 	kt_request_encode(&b, &q);
 	CHECK_OK(kt_request_decode(&b, &q2));
 	CHECK(q2.problem == 2 && q2.n_config == 3 && q2.config[0] == 4 && q2.config[1] == 0 &&
 	      q2.config[2] == 65535 && q2.cold_l2 == 1 && q2.best_ns == 1234.5 &&
 	      q2.early_factor == 1.5 && q2.max_ms == 800 && q2.warmup_ms == 5 &&
-	      q2.best_hi_ns == 1240.25 && q2.budget_ms == 10);
+	      q2.best_hi_ns == 1240.25 && q2.budget_ms == 10 && q2.profile == KT_PROF_ENERGY &&
+	      q2.race_j == 0.125 && q2.race_jns == 2.5e6);
 	CHECK(q2.prepare == 0);
 	kt_request_clear(&q2);
+	/* an energy race's best is a finite energy or none */
+	double bad_race[] = { -1, INFINITY, NAN };
+	for (size_t i = 0; i < sizeof bad_race / sizeof *bad_race; i++) {
+		kt_request qr = q;
+		if (i % 2)
+			qr.race_jns = bad_race[i];
+		else
+			qr.race_j = bad_race[i];
+		kt_request_encode(&b, &qr);
+		CHECK_ST(kt_request_decode(&b, &q2), KJIT_ERR_CORRUPT);
+		CHECK_CONTAINS(kjit_last_error(), "energy race");
+	}
 	check_truncations(&b, KT_MSG_REQUEST);
 	kt_request qp = { .prepare = 1, .problem = 3 };
 	kt_request_encode(&b, &qp);

@@ -44,6 +44,8 @@ struct kt_meas {
 	worker *w;
 	size_t n, live;
 	double best_ns[2], best_hi_ns[2];
+	double best_score;           /* under an energy objective, of whole
+	                              * measurements: the energy race's bound */
 	kt_hello lead;               /* the first worker's first hello, kept: a
 	                              * restart replaces the worker's own */
 	int quit;
@@ -297,7 +299,12 @@ static int run_task(worker *w, kt_task *t)
 		pthread_mutex_lock(&m->lock);
 		q.best_ns = isfinite(m->best_ns[mode]) ? m->best_ns[mode] : 0;
 		q.best_hi_ns = m->best_hi_ns[mode];
+		double race = isfinite(m->best_score) && o->early_stop > 0 ? m->best_score : 0;
 		pthread_mutex_unlock(&m->lock);
+		if (o->objective == KJIT_OBJECTIVE_ENERGY)
+			q.race_j = race;
+		else if (o->objective == KJIT_OBJECTIVE_EDP)
+			q.race_jns = race;
 		if (o->profile == KT_PROFILE_ALL || t->profile)
 			q.profile |= KT_PROF_COUNTERS;
 		if (o->objective != KJIT_OBJECTIVE_TIME)
@@ -321,11 +328,18 @@ static int run_task(worker *w, kt_task *t)
 			break;
 		}
 		if (rep->status == KJIT_RESULT_OK) {
+			/* a race's loser (one repeat, no spread) does not set the bound */
+			kjit_eval e = { .status = KJIT_RESULT_OK, .median_ns = rep->median_ns,
+				        .has_profile = rep->has_profile, .profile = rep->profile };
+			double score = rep->has_profile && !isnan(rep->profile.energy_rel_spread)
+			               ? kjit_eval_score(&e, o->objective) : NAN;
 			pthread_mutex_lock(&m->lock);
 			if (rep->median_ns < m->best_ns[mode]) {
 				m->best_ns[mode] = rep->median_ns;
 				m->best_hi_ns[mode] = isfinite(rep->ci_high_ns) ? rep->ci_high_ns : 0;
 			}
+			if (o->objective != KJIT_OBJECTIVE_TIME && score < m->best_score)
+				m->best_score = score;
 			pthread_mutex_unlock(&m->lock);
 		}
 	}
@@ -437,6 +451,7 @@ kjit_status kt_meas_open(kt_link **links, size_t n, const kt_link_args *all,
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_cond_init(&m->cond, NULL);
 	m->best_ns[0] = m->best_ns[1] = INFINITY;
+	m->best_score = INFINITY;
 	kjit_status st = n ? KJIT_OK
 	                   : kjit__error(KJIT_ERR_NO_GPU, "no device to measure on: every rank "
 	                                 "was given --devices none or has no GPU");
@@ -499,6 +514,7 @@ void kt_meas_problem(kt_meas *m, double best_ns)
 	pthread_mutex_lock(&m->lock);
 	m->best_ns[0] = m->best_ns[1] = best_ns;
 	m->best_hi_ns[0] = m->best_hi_ns[1] = 0;
+	m->best_score = INFINITY;
 	pthread_mutex_unlock(&m->lock);
 }
 

@@ -251,6 +251,8 @@ void kt_request_encode(kt_buf *b, const kt_request *q)
 	put_f64(b, q->best_hi_ns);
 	put_f64(b, q->budget_ms);
 	put_u32(b, q->profile);
+	put_f64(b, q->race_j);
+	put_f64(b, q->race_jns);
 }
 
 kjit_status kt_request_decode(kt_buf *b, kt_request *q)
@@ -268,9 +270,15 @@ kjit_status kt_request_decode(kt_buf *b, kt_request *q)
 		q->best_hi_ns = get_f64(b);
 		q->budget_ms = get_f64(b);
 		q->profile = get_u32(b);
+		q->race_j = get_f64(b);
+		q->race_jns = get_f64(b);
 		if (q->profile & ~(KT_PROF_COUNTERS | KT_PROF_ENERGY)) {
 			b->bad = 1;
 			b->why = "profile: unknown bits";
+		} else if (!(q->race_j >= 0 && q->race_j < INFINITY && q->race_jns >= 0 &&
+		             q->race_jns < INFINITY)) {
+			b->bad = 1;
+			b->why = "an energy race's best that is negative or not finite";
 		}
 	}
 	kjit_status st = close_msg(b, "request");

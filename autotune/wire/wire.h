@@ -62,6 +62,9 @@ typedef struct kt_request {
 	double best_hi_ns; /* the best's ci_high (0: unknown), for early stop */
 	double budget_ms;  /* the protocol's time budget (0: none) */
 	uint32_t profile;  /* KT_PROF_*: what to profile once it ends ok */
+	/* an energy race (with KT_PROF_ENERGY): the best so far under the
+	 * objective, J (energy) or J ns (edp); 0: none */
+	double race_j, race_jns;
 } kt_request;
 
 /* What a request asks profiled (kjit_variant_profile()) of a

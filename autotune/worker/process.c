@@ -310,16 +310,24 @@ static double noise_at(const noise_table *t, double best_ns, int cold)
 	return typical > own ? typical : own;
 }
 
+/* An energy race's margin: one repeat's energy is within a few percent of
+ * a whole measurement's, so one this far above the best cannot be it. */
+#define ENERGY_RACE_MARGIN 0.10
+
 /* What the request asks profiled (KT_PROF_*) of a configuration that
- * measured ok, into r. Counters refused or no NVML are figures missing
+ * measured ok (its median time median_ns), into r; energy raced against
+ * the request's best. Counters refused or no NVML are figures missing
  * with their reasons, not errors. */
-static kjit_status profile(worker *w, kjit_variant *v, const kt_launch *l, uint32_t what,
-                           kt_reply *r)
+static kjit_status profile(worker *w, kjit_variant *v, const kt_launch *l, const kt_request *q,
+                           double median_ns, kt_reply *r)
 {
 	kjit_profile_options po;
 	kjit_profile_options_init(&po);
-	po.counters = (what & KT_PROF_COUNTERS) != 0;
-	po.energy = (what & KT_PROF_ENERGY) != 0;
+	po.counters = (q->profile & KT_PROF_COUNTERS) != 0;
+	po.energy = (q->profile & KT_PROF_ENERGY) != 0;
+	double best_j = q->race_j > 0 ? q->race_j : q->race_jns > 0 ? q->race_jns / median_ns : 0;
+	if (isfinite(best_j))
+		po.energy_above_j = best_j * (1 + ENERGY_RACE_MARGIN);
 	kjit_status st = kjit_variant_profile(v, l->grid, l->block, l->shared, NULL, w->argv, &po,
 	                                      &r->profile);
 	r->has_profile = st == KJIT_OK;
@@ -425,7 +433,7 @@ static kjit_status evaluate(worker *w, const kt_request *q, int *fatal)
 	if (strcmp(m.stop, "stopped_early") == 0)
 		r.status = KJIT_RESULT_STOPPED_EARLY;
 	if (q->profile && r.status == KJIT_RESULT_OK &&
-	    (st = profile(w, v, &l, q->profile, &r)) != KJIT_OK)
+	    (st = profile(w, v, &l, q, m.median_ns, &r)) != KJIT_OK)
 		fail_reply(&r, st, "profiling: ", kjit_last_error());
 reply:
 	kt_reply_encode(&b, &r);
