@@ -11,8 +11,8 @@
  * stretch's time over its launches) is the energy of a launch. The
  * repeats are consecutive intervals of the stretch, each at least
  * batch_ms, so that no repeat waits for the GPU to warm again or for a
- * step to open it; the power is taken over the whole stretch, whose two
- * ends' read latencies weigh least, and the repeats give its spread.
+ * step to open it; the median repeat gives the power, and the repeats
+ * its spread.
  *
  * What the figure means: the board's energy while the kernel runs, so the
  * GPU's idle power, its memory and fans, and any other work on the GPU
@@ -179,16 +179,17 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	if (st != KJIT_OK)
 		return st;
 	double period = (now_s() - b.start) / (double)b.launched;
-	double joules[REPEATS];
+	double watts[REPEATS];
 	for (unsigned i = 0; i < done; i++)
-		joules[i] = (double)(mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]) * period;
-	qsort(joules, done, sizeof *joules, cmp_double);
-	/* the whole stretch's power: its two ends' timing errors weigh least */
-	out->power_w = (double)(mj[done] - mj[0]) * 1e-3 / (at[done] - at[0]);
+		watts[i] = (double)(mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]);
+	qsort(watts, done, sizeof *watts, cmp_double);
+	/* the median repeat's: a first repeat while the clocks still rise
+	 * does not move it */
+	out->power_w = watts[done / 2];
 	out->launch_s = period;
 	out->energy_j = out->power_w * period;
-	out->rel_spread = done > 1 && out->energy_j > 0
-	                  ? (joules[done - 1] - joules[0]) / out->energy_j : NAN;
+	out->rel_spread = done > 1 && out->power_w > 0
+	                  ? (watts[done - 1] - watts[0]) / out->power_w : NAN;
 	out->repeats = done;
 	out->launches = launches + b.launched;
 	out->wall_ms = (now_s() - t_begin) * 1e3;

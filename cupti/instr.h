@@ -229,11 +229,11 @@ kjit_status kjit__nvml_power_w(kjit__nvml *n, double *watts);
 kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj);
 
 typedef struct kjit__energy {
-	double energy_j;   /* per launch: the stretch's power times launch_s */
-	double power_w;    /* the board's average power over the stretch */
-	double launch_s;   /* one launch's period, back to back */
-	double rel_spread; /* (max - min) / energy_j of the repeats' energies;
-	                    * NAN after one repeat */
+	double energy_j;   /* per launch: power_w times launch_s */
+	double power_w;    /* the board's average power in the median repeat */
+	double launch_s;   /* one launch's period, back to back, over the stretch */
+	double rel_spread; /* (max - min) / median of the repeats' powers, as of
+	                    * their energies per launch; NAN after one repeat */
 	unsigned repeats;  /* 3, or 1 when the race ended it */
 	size_t launches;   /* every launch the measurement ran */
 	double wall_ms;

@@ -1071,7 +1071,7 @@ typedef struct kjit_profile {
 	/* energy (NVML), over a timed batch of launches */
 	double energy_j;             /* per launch */
 	double power_w;              /* average over the batch */
-	double energy_rel_spread;    /* (max - min) / energy_j of the batch's repeats */
+	double energy_rel_spread;    /* (max - min) / median of the batch's repeats */
 	const char *counters_reason; /* valid until the engine closes */
 	const char *energy_reason;
 } kjit_profile;

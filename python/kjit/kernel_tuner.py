@@ -1090,6 +1090,7 @@ class _CompileWorkers:
             pass  # a worker that fails leaves its configurations to the tuning process
         finally:
             proc.wait()
+            proc.stdout.close()
             for e in events.values():
                 e.set()
 

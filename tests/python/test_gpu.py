@@ -357,7 +357,8 @@ class KernelTunerScript(unittest.TestCase):
                                                                  "nvml_power"]})()
         energy, env = tune_kernel("vector_add", kernel_string, size, args,
                                   {"block_size_x": [128, 256]}, observers=[NVMLObserver()],
-                                  objective="nvml_energy", quiet=True)
+                                  objective="nvml_energy", objective_higher_is_better=False,
+                                  quiet=True)
         for r in energy:
             self.assertGreater(r["nvml_energy"], 0)
             self.assertGreater(r["nvml_power"], 0)
