@@ -87,6 +87,7 @@ diff_evo, firefly_algorithm, greedy_mls, ordered_greedy_mls, mls, greedy_ils
 with kicks and restarts), pyatf_strategies, hybrid_vndx,
 adaptive_tabu_greywolf, nsga2 and nsga3 (multi-objective).
 """
+import collections
 import datetime
 import inspect
 import itertools
@@ -1021,15 +1022,16 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             search.close()
 
 
-# A compile process: compiles its configurations into the store (a
-# compile-only engine: CUDA_VISIBLE_DEVICES is empty) and reports each
-# ("index milliseconds") once done, failed or not.
+# A compile process: compiles the configurations it is handed, one JSON
+# line each, into the store (a compile-only engine: CUDA_VISIBLE_DEVICES is
+# empty) and reports each ("index milliseconds") once done, failed or not.
 _COMPILE_WORKER = r"""
 import json, sys, time
 import kjit
-job = json.load(sys.stdin)
+job = json.loads(sys.stdin.readline())
 engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1)
-for i, text, defines, flags, dirs in job["items"]:
+for line in sys.stdin:
+    i, text, defines, flags, dirs = json.loads(line)
     t0 = time.perf_counter()
     try:
         kjit.kernel(text, job["name"], params=dict(defines), flags=flags,
@@ -1045,8 +1047,9 @@ class _CompileWorkers:
     """Compile processes that fill the store ahead of the tuning process,
     which then loads their binaries: NVRTC serialises much of a compile
     within one process (kjit-tune's compile pool uses processes for the
-    same reason). Each takes every n-th configuration, in the order they
-    are measured."""
+    same reason). Each takes the next configuration in the order they are
+    measured as soon as it is free, so that a slow compile holds up no
+    other."""
 
     def __init__(self, o, configs, engine, n):
         self.ready, self.ms, self.procs = {}, {}, []
@@ -1060,39 +1063,57 @@ class _CompileWorkers:
                 continue
             items.append([i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
                           [str(f) for f in o["compiler_options"] or ()], dirs])
+        self.ready = {it[0]: threading.Event() for it in items}
+        self.todo = collections.deque(items)
+        self.lock = threading.Lock()
         pkg = os.path.dirname(os.path.dirname(os.path.abspath(kjit.__file__)))
         path = os.pathsep.join(x for x in (pkg, os.environ.get("PYTHONPATH")) if x)
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)
-        for w in range(min(n, len(items))):
-            mine = items[w::n]
-            job = json.dumps({"db": engine.db_path, "arch": engine.arch,
-                              "name": o["kernel_name"], "items": mine})
+        job = json.dumps({"db": engine.db_path, "arch": engine.arch, "name": o["kernel_name"]})
+        for _ in range(min(n, len(items))):
             try:
                 proc = subprocess.Popen([sys.executable, "-c", _COMPILE_WORKER], env=env,
                                         text=True, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             except OSError:
                 break  # no interpreter to run: the tuning process compiles the rest
-            events = {it[0]: threading.Event() for it in mine}
-            self.ready.update(events)
             self.procs.append(proc)
-            threading.Thread(target=self._talk, args=(proc, job, events), daemon=True).start()
+            threading.Thread(target=self._talk, args=(proc, job), daemon=True).start()
+        if not self.procs:
+            self._give_up()
 
-    def _talk(self, proc, job, events):
+    def _next(self):
+        with self.lock:
+            return self.todo.popleft() if self.todo else None
+
+    def _give_up(self):
+        """What no process will compile is the tuning process's."""
+        while (item := self._next()) is not None:
+            self.ready[item[0]].set()
+
+    def _talk(self, proc, job):
+        item = None
         try:
-            proc.stdin.write(job)
-            proc.stdin.close()
-            for line in proc.stdout:
-                i, ms = line.split()
+            proc.stdin.write(job + "\n")
+            while (item := self._next()) is not None:
+                proc.stdin.write(json.dumps(item) + "\n")
+                proc.stdin.flush()
+                i, ms = proc.stdout.readline().split()
                 self.ms[int(i)] = float(ms)
-                events[int(i)].set()
+                self.ready[int(i)].set()
         except (OSError, ValueError, KeyError):
-            pass  # a worker that fails leaves its configurations to the tuning process
+            pass  # a worker that fails leaves its configuration to the tuning process
         finally:
+            if item is not None:
+                self.ready[item[0]].set()
+            for f in (proc.stdin, proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
             proc.wait()
-            proc.stdout.close()
-            for e in events.values():
-                e.set()
+            if all(p.poll() is not None for p in self.procs):
+                self._give_up()
 
     def wait(self, i):
         """Milliseconds a worker spent on configuration i (0.0: none did)."""
@@ -1101,6 +1122,8 @@ class _CompileWorkers:
         return self.ms.get(i, 0.0)
 
     def close(self):
+        with self.lock:
+            self.todo.clear()
         for proc in self.procs:
             if proc.poll() is None:
                 proc.kill()
