@@ -21,11 +21,11 @@
  * cuDevicePrimaryCtxRetain + cuCtxSetCurrent: the floor of the engine open.
  *
  * Target: in each order (kjit first, floor first), kjit's median <= 2 x the
- * floor's; the result is the worse order's pair. The pooled medians are printed as info: with an odd number
- * of children they set one path's first place against the other's second.
- * Without a GPU the children time
- * the disk hit without a module load (reported as info) and the comparison
- * is skipped.
+ * floor's; the result is the worse order's pair. The pooled medians are
+ * printed as info: with an odd number of children they set one path's first
+ * place against the other's second. Without a GPU the children time the
+ * disk hit without a module load (reported as info) and the comparison is
+ * skipped.
  */
 #include "config.h"
 

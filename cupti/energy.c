@@ -131,6 +131,13 @@ static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, unsigned
 	}
 }
 
+/* The board's average power in repeat i, between the counter's steps i
+ * and i + 1 (mJ at seconds). */
+static double repeat_w(const unsigned long long *mj, const double *at, unsigned i)
+{
+	return (double)(mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -170,7 +177,7 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 		done++;
 		/* a race: one repeat says enough of a configuration that cannot win */
 		if (st == KJIT_OK && done == 1 && above_j > 0 &&
-		    (double)(mj[1] - mj[0]) * 1e-3 / (at[1] - at[0]) * b.period_s > above_j)
+		    repeat_w(mj, at, 0) * b.period_s > above_j)
 			break;
 	}
 	kjit_status synced = sync_stream(&b); /* the queued launches, whatever happened */
@@ -181,7 +188,7 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	double period = (now_s() - b.start) / (double)b.launched;
 	double watts[REPEATS];
 	for (unsigned i = 0; i < done; i++)
-		watts[i] = (double)(mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]);
+		watts[i] = repeat_w(mj, at, i);
 	qsort(watts, done, sizeof *watts, cmp_double);
 	/* the median repeat's: a first repeat while the clocks still rise
 	 * does not move it */

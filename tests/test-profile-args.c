@@ -3,8 +3,8 @@
  *  - kjit_profile_options_init's defaults (counters on, energy off, 90 ms
  *    repeats, no race);
  *  - NULL arguments, a grid or block dimension of 0, energy_ms out of
- *    range and a negative or NAN energy_above_j are KJIT_ERR_INVALID_ARG naming what is wrong, and leave *out
- *    with NAN figures and its reasons;
+ *    range and a negative or NAN energy_above_j are KJIT_ERR_INVALID_ARG
+ *    naming what is wrong, and leave *out with NAN figures and its reasons;
  *  - a variant of a compile-only engine: KJIT_ERR_NO_GPU, "cannot profile";
  *  - kjit_profile_peak: the larger of the DRAM and FLOP fractions, each
  *    precision's share of flop_per_s against its own peak, a precision
@@ -120,20 +120,21 @@ int main(int argc, char **argv)
 	CHECK_ST(kjit_variant_profile(v, grid, zero, 0, NULL, NULL, NULL, &p), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "at least 1");
 
+	/* energy options refused, each named */
+	const struct {
+		double ms, above_j;
+		const char *says;
+	} bad[] = { { 0, 0, "energy_ms 0" }, { NAN, 0, "energy_ms nan" },
+		    { 90, -1, "energy_above_j -1" }, { 90, NAN, "energy_above_j nan" } };
 	o.energy = 1;
-	o.energy_ms = 0;
-	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "energy_ms 0");
-	o.energy_ms = NAN;
-	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "energy_ms nan");
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		o.energy_ms = bad[i].ms;
+		o.energy_above_j = bad[i].above_j;
+		CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p),
+		         KJIT_ERR_INVALID_ARG);
+		CHECK_CONTAINS(kjit_last_error(), bad[i].says);
+	}
 	o.energy_ms = 90;
-	o.energy_above_j = -1;
-	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "energy_above_j -1");
-	o.energy_above_j = NAN;
-	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p), KJIT_ERR_INVALID_ARG);
-	CHECK_CONTAINS(kjit_last_error(), "energy_above_j nan");
 	o.energy_above_j = 0;
 
 	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, NULL, &p), KJIT_ERR_NO_GPU);

@@ -338,7 +338,7 @@ static int run_task(worker *w, kt_task *t)
 				m->best_ns[mode] = rep->median_ns;
 				m->best_hi_ns[mode] = isfinite(rep->ci_high_ns) ? rep->ci_high_ns : 0;
 			}
-			if (o->objective != KJIT_OBJECTIVE_TIME && score < m->best_score)
+			if (score < m->best_score)
 				m->best_score = score;
 			pthread_mutex_unlock(&m->lock);
 		}
