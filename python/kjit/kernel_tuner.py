@@ -1053,6 +1053,7 @@ class _CompileWorkers:
 
     def __init__(self, o, configs, engine, n):
         self.ready, self.ms, self.procs = {}, {}, []
+        self.todo, self.lock = collections.deque(), threading.Lock()
         if n < 1 or engine.db_path == ":memory:":
             return
         items = []
@@ -1064,8 +1065,7 @@ class _CompileWorkers:
             items.append([i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
                           [str(f) for f in o["compiler_options"] or ()], dirs])
         self.ready = {it[0]: threading.Event() for it in items}
-        self.todo = collections.deque(items)
-        self.lock = threading.Lock()
+        self.todo.extend(items)
         pkg = os.path.dirname(os.path.dirname(os.path.abspath(kjit.__file__)))
         path = os.pathsep.join(x for x in (pkg, os.environ.get("PYTHONPATH")) if x)
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)

@@ -941,6 +941,10 @@ class Compile(unittest.TestCase):
         self.assertEqual((e.stats()["compiles"], e.stats()["disk_hits"]), (0, 3))
         with self.assertRaises(kjit.CompileError):
             kt._make_kernel(o, configs[3], e)[0].compile()
+        for engine, n in ((kjit.Engine(":memory:"), 2), (e, 0)):
+            idle = kt._CompileWorkers(o, configs, engine, n)  # no process: all the tuner's
+            self.assertEqual((idle.procs, idle.wait(0)), ([], 0.0))
+            idle.close()
 
     def test_compile_error_has_the_log(self):
         with self.assertRaises(kjit.CompileError) as cm:
