@@ -11,6 +11,7 @@ one timer (kjit's measurement) so that the bests compare.
     PYTHONPATH=<folder holding kjit/>[:<Kernel Tuner>] python3 bench/python-kt.py [--size N] [--fevals F]
 """
 import argparse
+import datetime
 import sys
 import time
 
@@ -75,7 +76,7 @@ def setup(size):
 def run(tune_kernel, size, fevals, **extra):
     args, tune_params, kw = setup(size)
     kw.update(extra)
-    t0 = time.perf_counter()
+    t0, start = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
     results, env = tune_kernel("matmul_kernel", KERNEL, (size, size), args, tune_params,
                              strategy="random_sample",
                              strategy_options={"max_fevals": fevals}, seed=1, **kw)
@@ -87,6 +88,13 @@ def run(tune_kernel, size, fevals, **extra):
              if k.startswith("total_") and k.endswith("_time")}
     print("%-16s %s" % (extra.get("lang", "kjit"), ", ".join(
         "%s %.2f s" % (k, v / 1e3) for k, v in sorted(parts.items()))))
+    # when the results came: a tuner bound by its compiles shows a late first
+    # result and results spread to the end
+    at = sorted((datetime.datetime.fromisoformat(r["timestamp"]) - start).total_seconds()
+                for r in results if "timestamp" in r)
+    if at:
+        print("%-16s results at %.2f s (first), %.2f s (median), %.2f s (last) of %.2f s" % (
+            "", at[0], at[len(at) // 2], at[-1], wall))
     return wall, {k: best[k] for k in tune_params}, len(results)
 
 

@@ -245,13 +245,14 @@ typedef struct kjit__energy {
  * between two steps of the energy counter at least batch_ms apart (0 <
  * batch_ms <= 60000), and reports the board's energy per launch, idle and
  * background power included (energy.c says what the figure means). A
- * race: above_j > 0 ends the stretch after its first repeat when that
- * repeat's energy per launch is above above_j. The kernel runs many
+ * race against a best of best_j > 0 a launch ends the stretch after its
+ * first repeat when that repeat is 10% above it, after its second when
+ * both are above it (the median of three would be too). The kernel runs many
  * times: its arguments must leave it safe to run again. Synchronizes the
  * stream before it returns.
  */
 kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__launch_fn fn,
-                                 void *ctx, CUstream stream, double batch_ms, double above_j,
+                                 void *ctx, CUstream stream, double batch_ms, double best_j,
                                  kjit__energy *out);
 
 /* ---- telemetry (telemetry.c) -------------------------------------------- */

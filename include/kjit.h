@@ -1082,9 +1082,11 @@ typedef struct kjit_profile_options {
 	double energy_ms; /* each of the energy measurement's three repeats runs at
 	                   * least this long; default 90 (one step of a counter that
 	                   * steps every 100 ms) */
-	double energy_above_j; /* a race: end the energy measurement after its
-	                        * first repeat when its energy per launch is above
-	                        * this (energy_rel_spread then NAN); 0: never (default) */
+	double energy_best_j; /* a race against the best energy per launch so
+	                       * far: the measurement ends after its first repeat
+	                       * when that repeat is 10% above it (energy_rel_spread
+	                       * then NAN), after its second when both are above
+	                       * it; 0: no race (default) */
 } kjit_profile_options;
 
 void kjit_profile_options_init(kjit_profile_options *opts);

@@ -28,9 +28,9 @@ static kjit_status check_launch(const unsigned grid[3], const unsigned block[3],
 	if (o->energy && !(o->energy_ms > 0 && o->energy_ms <= 60000))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_profile: energy_ms %g: expected "
 		                   "more than 0 and at most 60000", o->energy_ms);
-	if (o->energy && !(o->energy_above_j >= 0 && o->energy_above_j <= INFINITY))
-		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_profile: energy_above_j %g: "
-		                   "expected 0 (no race) or a positive bound", o->energy_above_j);
+	if (o->energy && !(o->energy_best_j >= 0 && o->energy_best_j <= INFINITY))
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_variant_profile: energy_best_j %g: "
+		                   "expected 0 (no race) or a positive best", o->energy_best_j);
 	return KJIT_OK;
 }
 
@@ -84,7 +84,7 @@ static kjit_status energy(kjit_engine *e, kjit__launch *l, kjit_stream stream,
 	}
 	kjit__energy en;
 	kjit_status st = kjit__energy_measure(n, e->cu, kjit__launch_once, l, (CUstream)stream,
-	                                      opts->energy_ms, opts->energy_above_j, &en);
+	                                      opts->energy_ms, opts->energy_best_j, &en);
 	if (st != KJIT_OK)
 		return kjit__engine_fail(e, st);
 	out->energy_j = en.energy_j;

@@ -3,7 +3,7 @@
  *  - kjit_profile_options_init's defaults (counters on, energy off, 90 ms
  *    repeats, no race);
  *  - NULL arguments, a grid or block dimension of 0, energy_ms out of
- *    range and a negative or NAN energy_above_j are KJIT_ERR_INVALID_ARG
+ *    range and a negative or NAN energy_best_j are KJIT_ERR_INVALID_ARG
  *    naming what is wrong, and leave *out with NAN figures and its reasons;
  *  - a variant of a compile-only engine: KJIT_ERR_NO_GPU, "cannot profile";
  *  - kjit_profile_peak: the larger of the DRAM and FLOP fractions, each
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	kjit_profile_options o;
 	memset(&o, 0x5a, sizeof o);
 	kjit_profile_options_init(&o);
-	CHECK(o.counters == 1 && o.energy == 0 && o.energy_ms == 90 && o.energy_above_j == 0);
+	CHECK(o.counters == 1 && o.energy == 0 && o.energy_ms == 90 && o.energy_best_j == 0);
 
 	char db[TU_PATH];
 	kjit_engine *e = tu_engine_cpu(tu_path(db, tu_tmpdir(), "k.db"), "sm_90", 1);
@@ -122,20 +122,20 @@ int main(int argc, char **argv)
 
 	/* energy options refused, each named */
 	const struct {
-		double ms, above_j;
+		double ms, best_j;
 		const char *says;
 	} bad[] = { { 0, 0, "energy_ms 0" }, { NAN, 0, "energy_ms nan" },
-		    { 90, -1, "energy_above_j -1" }, { 90, NAN, "energy_above_j nan" } };
+		    { 90, -1, "energy_best_j -1" }, { 90, NAN, "energy_best_j nan" } };
 	o.energy = 1;
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		o.energy_ms = bad[i].ms;
-		o.energy_above_j = bad[i].above_j;
+		o.energy_best_j = bad[i].best_j;
 		CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, &o, &p),
 		         KJIT_ERR_INVALID_ARG);
 		CHECK_CONTAINS(kjit_last_error(), bad[i].says);
 	}
 	o.energy_ms = 90;
-	o.energy_above_j = 0;
+	o.energy_best_j = 0;
 
 	CHECK_ST(kjit_variant_profile(v, grid, block, 0, NULL, NULL, NULL, &p), KJIT_ERR_NO_GPU);
 	CHECK_CONTAINS(kjit_last_error(), "cannot profile saxpy");

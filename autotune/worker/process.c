@@ -310,10 +310,6 @@ static double noise_at(const noise_table *t, double best_ns, int cold)
 	return typical > own ? typical : own;
 }
 
-/* An energy race's margin: one repeat's energy is within a few percent of
- * a whole measurement's, so one this far above the best cannot be it. */
-#define ENERGY_RACE_MARGIN 0.10
-
 /* What the request asks profiled (KT_PROF_*) of a configuration that
  * measured ok (its median time median_ns), into r; energy raced against
  * the request's best. Counters refused or no NVML are figures missing
@@ -327,7 +323,7 @@ static kjit_status profile(worker *w, kjit_variant *v, const kt_launch *l, const
 	po.energy = (q->profile & KT_PROF_ENERGY) != 0;
 	double best_j = q->race_j > 0 ? q->race_j : q->race_jns > 0 ? q->race_jns / median_ns : 0;
 	if (isfinite(best_j))
-		po.energy_above_j = best_j * (1 + ENERGY_RACE_MARGIN);
+		po.energy_best_j = best_j;
 	kjit_status st = kjit_variant_profile(v, l->grid, l->block, l->shared, NULL, w->argv, &po,
 	                                      &r->profile);
 	r->has_profile = st == KJIT_OK;
