@@ -41,6 +41,9 @@
                                 * a whole measurement's (the first runs while the
                                 * clocks still rise): one this far above a best
                                 * cannot be it */
+#define PERIOD_MARGIN 0.02 /* the calibration's period (which the race uses, the
+                            * stretch's being known only at its end) lies above
+                            * the stretch's by its batches' syncs: under 1% */
 #define MAX_BATCH_MS 60000.0
 
 static double now_s(void)
@@ -152,8 +155,7 @@ static double repeat_w(const unsigned long long *mj, const double *at, unsigned 
 /* A race against a best of best_j a launch (0: none), after done
  * repeats: one that is far above it, or two that both are (the median of
  * three cannot then be below them), say enough of a configuration that
- * cannot win. period_s: the calibration's, as the figure's is not known
- * until the stretch ends. */
+ * cannot win. period_s: the calibration's. */
 static int lost(const unsigned long long *mj, const double *at, unsigned done, double period_s,
                 double best_j)
 {
@@ -162,8 +164,8 @@ static int lost(const unsigned long long *mj, const double *at, unsigned done, d
 	double first = repeat_w(mj, at, 0) * period_s;
 	if (done == 1)
 		return first > best_j * (1 + ONE_REPEAT_MARGIN);
-	double second = repeat_w(mj, at, 1) * period_s;
-	return done == 2 && first > best_j && second > best_j;
+	double second = repeat_w(mj, at, 1) * period_s, above = best_j * (1 + PERIOD_MARGIN);
+	return done == 2 && first > above && second > above;
 }
 
 static int cmp_double(const void *a, const void *b)

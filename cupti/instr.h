@@ -247,7 +247,8 @@ typedef struct kjit__energy {
  * background power included (energy.c says what the figure means). A
  * race against a best of best_j > 0 a launch ends the stretch after its
  * first repeat when that repeat is 10% above it, after its second when
- * both are above it (the median of three would be too). The kernel runs many
+ * both are 2% above it (the median of three would be too; 2% for the
+ * calibrated period the race uses). The kernel runs many
  * times: its arguments must leave it safe to run again. Synchronizes the
  * stream before it returns.
  */

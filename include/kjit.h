@@ -1085,8 +1085,8 @@ typedef struct kjit_profile_options {
 	double energy_best_j; /* a race against the best energy per launch so
 	                       * far: the measurement ends after its first repeat
 	                       * when that repeat is 10% above it (energy_rel_spread
-	                       * then NAN), after its second when both are above
-	                       * it; 0: no race (default) */
+	                       * then NAN), after its second when both are 2%
+	                       * above it; 0: no race (default) */
 } kjit_profile_options;
 
 void kjit_profile_options_init(kjit_profile_options *opts);
