@@ -28,12 +28,8 @@
 #include "instr.h"
 
 #define REPEATS 3
-#define CALIBRATE_S 0.01  /* the launch period is timed over this much, which
-                           * also warms the GPU */
-#define WARM_S 0.005      /* the stretch runs this long before its first step:
-                           * more than one read of the counter, so that the
-                           * step's own moment falls in the stretch or in the
-                           * calibration's launches just before it */
+#define CALIBRATE_S 0.02  /* the launch period is timed over this much */
+#define WARM_S 0.02       /* the stretch runs this long before its first step */
 #define AHEAD_S 0.03      /* launches queued ahead of the host's clock: several
                            * reads of the counter */
 #define STEP_WAIT_S 2.0   /* a counter that has not moved by then is stuck */
@@ -81,24 +77,21 @@ static kjit_status sync_stream(const busy *b)
 }
 
 /* The period of one launch run back to back: batches that double until
- * together they take CALIBRATE_S. The first launch, alone, also warms up. */
+ * they take CALIBRATE_S. The first launch, alone, also warms up. */
 static kjit_status calibrate(busy *b)
 {
 	kjit_status st = launch(b);
 	if (st == KJIT_OK)
 		st = sync_stream(b);
-	double spent = 0;
-	size_t n = 0;
 	for (size_t k = 1; st == KJIT_OK; k *= 2) {
 		double t0 = now_s();
 		for (size_t i = 0; i < k && st == KJIT_OK; i++)
 			st = launch(b);
 		if (st == KJIT_OK)
 			st = sync_stream(b);
-		spent += now_s() - t0;
-		n += k;
-		if (st == KJIT_OK && (spent >= CALIBRATE_S || k >= ((size_t)1 << 24))) {
-			b->period_s = spent / (double)n;
+		double dt = now_s() - t0;
+		if (st == KJIT_OK && (dt >= CALIBRATE_S || k >= ((size_t)1 << 24))) {
+			b->period_s = dt / (double)k;
 			break;
 		}
 	}

@@ -446,30 +446,46 @@ static size_t least_known(const search *s)
 	return best;
 }
 
+/* --profile best: how many times the best may be measured again, profiled,
+ * when each measurement again hands the place to another near-tie */
+#define PROFILE_BEST_TRIES 3
+
 /* --profile best: the problem's best (least known[]) measured again and
- * profiled, once its search is over; returns as tune_problem() does. */
+ * profiled, once its search is over, until the best is one so profiled
+ * (a near-tie measured again may come out behind another); returns as
+ * tune_problem() does. */
 static int profile_best(tuner *t, search *s)
 {
-	size_t best = least_known(s);
-	if (best == SIZE_MAX)
-		return 0;
-	if (!submit(t, s->pr, s->space, best, 1))
-		return -2;
-	kt_task *task;
-	int w = kt_meas_wait(t->meas, &task);
-	if (w <= 0)
-		return w < 0 ? -2 : -1;
-	int r = -1;
-	if (!task->stopped) {
-		heard h;
-		/* the best measured again is no new evaluation: not counted again */
-		size_t counts[KJIT__RS_COUNT];
-		memcpy(counts, s->pr->counts, sizeof counts);
-		r = record(t, s, task, s->n, &h);
-		memcpy(s->pr->counts, counts, sizeof counts);
+	size_t profiled[PROFILE_BEST_TRIES];
+	for (size_t n = 0; n < PROFILE_BEST_TRIES; n++) {
+		size_t best = least_known(s);
+		for (size_t i = 0; i < n; i++)
+			if (profiled[i] == best)
+				return 0;
+		if (best == SIZE_MAX)
+			return 0;
+		profiled[n] = best;
+		if (!submit(t, s->pr, s->space, best, 1))
+			return -2;
+		kt_task *task;
+		int w = kt_meas_wait(t->meas, &task);
+		if (w <= 0)
+			return w < 0 ? -2 : -1;
+		int r = -1;
+		if (!task->stopped) {
+			heard h;
+			/* the best measured again is no new evaluation: not counted again */
+			size_t counts[KJIT__RS_COUNT];
+			memcpy(counts, s->pr->counts, sizeof counts);
+			r = record(t, s, task, s->n, &h);
+			memcpy(s->pr->counts, counts, sizeof counts);
+			s->known[best] = h.objective;
+		}
+		task_free(task);
+		if (r < 0)
+			return r;
 	}
-	task_free(task);
-	return r < 0 ? r : 0;
+	return 0;
 }
 
 /* Room in known[] and have[] (space->size of them) for the configurations
