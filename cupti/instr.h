@@ -234,7 +234,7 @@ typedef struct kjit__energy {
 	double launch_s;   /* one launch's period, back to back, over the stretch */
 	double rel_spread; /* (max - min) / median of the repeats' powers, as of
 	                    * their energies per launch; NAN after one repeat */
-	unsigned repeats;  /* 3, or 1 when the race ended it */
+	unsigned repeats;  /* 3, or 1 or 2 when the race ended it */
 	size_t launches;   /* every launch the measurement ran */
 	double wall_ms;
 } kjit__energy;

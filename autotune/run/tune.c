@@ -459,11 +459,11 @@ static int profile_best(tuner *t, search *s)
 	size_t profiled[PROFILE_BEST_TRIES];
 	for (size_t n = 0; n < PROFILE_BEST_TRIES; n++) {
 		size_t best = least_known(s);
-		for (size_t i = 0; i < n; i++)
-			if (profiled[i] == best)
-				return 0;
 		if (best == SIZE_MAX)
 			return 0;
+		for (size_t i = 0; i < n; i++)
+			if (profiled[i] == best)
+				return 0; /* the best has its profile */
 		profiled[n] = best;
 		if (!submit(t, s->pr, s->space, best, 1))
 			return -2;

@@ -328,7 +328,8 @@ static int run_task(worker *w, kt_task *t)
 			break;
 		}
 		if (rep->status == KJIT_RESULT_OK) {
-			/* a race's loser (one repeat, no spread) does not set the bound */
+			/* a figure the race cut after one repeat (no spread) does not
+			 * set the bound; one cut after two lies above it already */
 			kjit_eval e = { .status = KJIT_RESULT_OK, .median_ns = rep->median_ns,
 				        .has_profile = rep->has_profile, .profile = rep->profile };
 			double score = rep->has_profile && !isnan(rep->profile.energy_rel_spread)
