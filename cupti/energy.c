@@ -1,18 +1,20 @@
 /*
- * energy.c - energy per launch of a kernel from NVML's energy counter.
+ * energy.c - energy per launch of a kernel from NVML's power samples or
+ * its energy counter.
  *
- * The counter (mJ, the whole board since the driver loaded) moves in
- * steps, every 100 ms on the H200 (8.5 J a step idle, 33 J under an FMA
- * kernel), and one read of it costs 3 to 4 ms there, so a single launch is
- * invisible to it. One stretch keeps the GPU running the kernel back to
- * back and takes the counter's value at its steps: the energy between two
- * steps over the time between them is the board's average power while the
- * kernel runs, and that power times the period of one launch (the
- * stretch's time over its launches) is the energy of a launch. The
- * repeats are consecutive intervals of the stretch, each at least
- * batch_ms, so that no repeat waits for the GPU to warm again or for a
- * step to open it; the median repeat gives the power, and the repeats
- * its spread.
+ * NVML reads the board's energy in steps (nvml.c): its power samples,
+ * 20 ms apart on the H100, each the average since the one before, or
+ * where a GPU keeps none, its energy counter, which moves every 100 ms on
+ * the H200 (8.5 J a step idle, 33 J under an FMA kernel) and costs 3 to
+ * 4 ms a read. Either way a single launch is invisible to it. One
+ * stretch keeps the GPU running the kernel back to back and takes the
+ * board's energy at NVML's steps: the energy between two steps over the
+ * time between them is the board's average power while the kernel runs,
+ * and that power times the period of one launch (the stretch's time over
+ * its launches) is the energy of a launch. The repeats are consecutive
+ * intervals of the stretch, each at least batch_ms, so that no repeat
+ * waits for the GPU to warm again or for a step to open it; the median
+ * repeat gives the power, and the repeats its spread.
  *
  * What the figure means: the board's energy while the kernel runs, so the
  * GPU's idle power, its memory and fans, and any other work on the GPU
@@ -29,10 +31,14 @@
 
 #define REPEATS 3
 #define CALIBRATE_S 0.02  /* the launch period is timed over this much */
+#define CALIBRATE_MAX ((size_t)1 << 24) /* launches in one batch, at most */
 #define WARM_S 0.02       /* the stretch runs this long before its first step */
 #define AHEAD_S 0.03      /* launches queued ahead of the host's clock: several
                            * reads of the counter */
-#define STEP_WAIT_S 2.0   /* a counter that has not moved by then is stuck */
+#define AHEAD_SAMPLES_S 0.01 /* several polls for a power sample (each waits a
+                              * millisecond): what is queued at the last step
+                              * runs before the measurement can return */
+#define STEP_WAIT_S 2.0   /* steps that have not come by then are stuck */
 #define ONE_REPEAT_MARGIN 0.10 /* one repeat's energy is within a few percent of
                                 * a whole measurement's (the first runs while the
                                 * clocks still rise): one this far above a best
@@ -55,6 +61,7 @@ typedef struct busy {
 	void *ctx;
 	CUstream stream;
 	double period_s; /* the calibration's, to keep the queue ahead */
+	double ahead_s;  /* queued ahead of the host's clock */
 	double start;    /* the stretch's first launch */
 	size_t launched;
 } busy;
@@ -76,80 +83,75 @@ static kjit_status sync_stream(const busy *b)
 	return r == CUDA_SUCCESS ? KJIT_OK : kjit__cu_fail(KJIT_ERR_CUDA, r, "cuStreamSynchronize");
 }
 
-/* The period of one launch run back to back: batches that double until
- * they take CALIBRATE_S. The first launch, alone, also warms up. */
+/* The period of one launch run back to back: batches that grow until
+ * one takes CALIBRATE_S, each sized from the last's period. The first
+ * launch, alone, also warms up. */
 static kjit_status calibrate(busy *b)
 {
 	kjit_status st = launch(b);
 	if (st == KJIT_OK)
 		st = sync_stream(b);
-	for (size_t k = 1; st == KJIT_OK; k *= 2) {
+	for (size_t k = 1; st == KJIT_OK;) {
 		double t0 = now_s();
 		for (size_t i = 0; i < k && st == KJIT_OK; i++)
 			st = launch(b);
 		if (st == KJIT_OK)
 			st = sync_stream(b);
 		double dt = now_s() - t0;
-		if (st == KJIT_OK && (dt >= CALIBRATE_S || k >= ((size_t)1 << 24))) {
+		if (st == KJIT_OK && (dt >= CALIBRATE_S || k >= CALIBRATE_MAX)) {
 			b->period_s = dt / (double)k;
 			break;
 		}
+		/* a quarter over, so that the next batch is the last */
+		double next = dt > 0 ? ceil((double)k * CALIBRATE_S * 1.25 / dt) : (double)CALIBRATE_MAX;
+		k = next >= (double)CALIBRATE_MAX ? CALIBRATE_MAX
+		    : next > 2.0 * (double)k ? (size_t)next : 2 * k;
 	}
 	return st;
 }
 
-/* Keeps AHEAD_S of launches queued, so that the GPU never waits while
+/* Keeps ahead_s of launches queued, so that the GPU never waits while
  * the host reads the counter. In the steady state a call tops up what
  * the GPU ran during the last read; where the driver's queue is full, a
  * launch waits for the GPU, which is then busy all the same. */
 static kjit_status feed(busy *b)
 {
-	double due = now_s() - b->start + AHEAD_S;
+	double due = now_s() - b->start + b->ahead_s;
 	kjit_status st = KJIT_OK;
 	while (st == KJIT_OK && (double)b->launched * b->period_s < due)
 		st = launch(b);
 	return st;
 }
 
-/* Feeds the GPU until the counter moves away from *mj, no sooner than
- * not_before; its new value in *mj, the host's clock at the read that
- * saw it in *when. */
-static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, unsigned long long *mj,
-                             double *when)
+/* Feeds the GPU until NVML's first step at or after not_before: the
+ * board's energy there in *mj, its time in *when. */
+static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, double *mj, double *when)
 {
-	unsigned long long from = *mj;
 	double give_up = not_before + STEP_WAIT_S;
-	for (;;) {
+	for (int found = 0;;) {
 		kjit_status st = feed(b);
-		double t = now_s();
 		if (st == KJIT_OK)
-			st = kjit__nvml_energy_mj(n, mj);
-		if (st != KJIT_OK)
+			st = kjit__nvml_step_after(n, not_before, mj, when, &found);
+		if (st != KJIT_OK || found)
 			return st;
-		if (t < not_before)
-			from = *mj;
-		else if (*mj != from) {
-			*when = t;
-			return KJIT_OK;
-		}
-		if (t > give_up)
-			return kjit__error(KJIT_ERR_CUDA, "NVML's energy counter did not move in %.0f s "
-			                   "while the GPU ran the kernel", STEP_WAIT_S);
+		if (now_s() > give_up)
+			return kjit__error(KJIT_ERR_CUDA, "NVML's %s did not move in %.0f s while the GPU "
+			                   "ran the kernel", kjit__nvml_steps_source(n), STEP_WAIT_S);
 	}
 }
 
 /* The board's average power in repeat i, between the counter's steps i
  * and i + 1 (mJ at seconds). */
-static double repeat_w(const unsigned long long *mj, const double *at, unsigned i)
+static double repeat_w(const double *mj, const double *at, unsigned i)
 {
-	return (double)(mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]);
+	return (mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]);
 }
 
 /* A race against a best of best_j a launch (0: none), after done
  * repeats: one that is far above it, or two that both are (the median of
  * three cannot then be below them), say enough of a configuration that
  * cannot win. period_s: the calibration's. */
-static int lost(const unsigned long long *mj, const double *at, unsigned done, double period_s,
+static int lost(const double *mj, const double *at, unsigned done, double period_s,
                 double best_j)
 {
 	if (!(best_j > 0))
@@ -175,30 +177,26 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 		return kjit__error(KJIT_ERR_INVALID_ARG, "energy batch of %g ms: it must be above 0 "
 		                   "and at most %.0f ms", batch_ms, MAX_BATCH_MS);
 	double t_begin = now_s();
-	busy b = { .cu = cu, .fn = fn, .ctx = ctx, .stream = stream };
+	busy b = { .cu = cu, .fn = fn, .ctx = ctx, .stream = stream,
+		   .ahead_s = kjit__nvml_steps_sampled(n) ? AHEAD_SAMPLES_S : AHEAD_S };
 	kjit_status st = calibrate(&b);
 	size_t launches = b.launched;
 	/* one stretch: its first step after WARM_S opens the first repeat, and
 	 * each step at least batch_ms after the last closes one and opens the next */
-	unsigned long long mj[REPEATS + 1] = { 0 };
-	double at[REPEATS + 1];
+	double mj[REPEATS + 1] = { 0 }, at[REPEATS + 1];
 	unsigned done = 0;
 	b.launched = 0;
 	b.start = now_s();
 	if (st == KJIT_OK)
-		st = kjit__nvml_energy_mj(n, &mj[0]);
+		st = kjit__nvml_steps_begin(n);
 	if (st == KJIT_OK)
 		st = next_step(&b, n, b.start + WARM_S, &mj[0], &at[0]);
 	while (st == KJIT_OK && done < REPEATS) {
-		mj[done + 1] = mj[done];
 		st = next_step(&b, n, at[done] + batch_ms * 1e-3, &mj[done + 1], &at[done + 1]);
 		if (st != KJIT_OK)
 			break;
-		if (mj[done + 1] < mj[done])
-			st = kjit__error(KJIT_ERR_CUDA, "NVML's energy counter went back from %llu to "
-			                 "%llu mJ", mj[done], mj[done + 1]);
 		done++;
-		if (st == KJIT_OK && lost(mj, at, done, b.period_s, best_j))
+		if (lost(mj, at, done, b.period_s, best_j))
 			break;
 	}
 	kjit_status synced = sync_stream(&b); /* the queued launches, whatever happened */

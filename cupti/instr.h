@@ -227,6 +227,22 @@ const char *kjit__nvml_name(const kjit__nvml *n);
 kjit_status kjit__nvml_power_w(kjit__nvml *n, double *watts);
 /* The energy counter: mJ since the driver loaded, the whole board. */
 kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj);
+/*
+ * The board's energy read in steps: NVML's power samples (each the power
+ * since the one before, 20 ms apart on the H100) where the GPU keeps them
+ * and $KJIT_NVML is not "counter", else its energy counter (steps 100 ms
+ * apart, a read 3 to 4 ms). steps_begin starts a running sum at the
+ * present; step_after gives the first step at or after not_before (the
+ * host's monotonic clock, seconds): the sum there (mJ) and the step's
+ * time, *found 0 while NVML has not taken it (the call then waits a
+ * millisecond or a read). The source's name: "power samples" or "energy
+ * counter".
+ */
+kjit_status kjit__nvml_steps_begin(kjit__nvml *n);
+kjit_status kjit__nvml_step_after(kjit__nvml *n, double not_before, double *mj, double *at,
+                                  int *found);
+const char *kjit__nvml_steps_source(const kjit__nvml *n);
+int kjit__nvml_steps_sampled(const kjit__nvml *n); /* 1: power samples */
 
 typedef struct kjit__energy {
 	double energy_j;   /* per launch: power_w times launch_s */

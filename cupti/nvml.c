@@ -1,7 +1,8 @@
 /*
  * nvml.c - NVML (libnvidia-ml.so.1) opened at run time, never linked, as
- * libcuda is: the GPU's name, its power and its energy counter, and the
- * public power reading of kjit.h (kjit_power_*) over them. Each
+ * libcuda is: the GPU's name, its power, the board's energy read in steps
+ * (its power samples, or its energy counter), and the public power
+ * reading of kjit.h (kjit_power_*) over them. Each
  * handle opens the library and initialises NVML for itself (both are
  * reference counted), so handles come and go independently and a test
  * can change the environment between them.
@@ -9,9 +10,11 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "instr.h"
 
@@ -24,8 +27,37 @@ enum {
 	NVML_SUCCESS = 0,
 	NVML_ERROR_NOT_SUPPORTED = 3,
 	NVML_ERROR_NOT_FOUND = 6,
-	NVML_DEVICE_NAME_BUFFER_SIZE = 96
+	NVML_DEVICE_NAME_BUFFER_SIZE = 96,
+	NVML_TOTAL_POWER_SAMPLES = 0
 };
+
+/* nvmlValueType_t, and nvmlSample_t with its union */
+enum {
+	NVML_VALUE_TYPE_DOUBLE,
+	NVML_VALUE_TYPE_UNSIGNED_INT,
+	NVML_VALUE_TYPE_UNSIGNED_LONG,
+	NVML_VALUE_TYPE_UNSIGNED_LONG_LONG,
+	NVML_VALUE_TYPE_SIGNED_LONG_LONG,
+	NVML_VALUE_TYPE_SIGNED_INT,
+	NVML_VALUE_TYPE_UNSIGNED_SHORT
+};
+typedef struct kjit__nvml_sample {
+	unsigned long long us; /* the host's clock (CLOCK_REALTIME), microseconds */
+	union {
+		double d;
+		unsigned u;
+		unsigned long ul;
+		unsigned long long ull;
+		long long sll;
+		int si;
+		unsigned short us;
+	} v;
+} kjit__nvml_sample;
+
+#define SAMPLES_MAX 64      /* taken in at one call; a poll finds one or two */
+#define SAMPLES_CLOCK_S 60.0 /* samples stamped further than this from the host's
+                              * clock are not of it: the counter serves instead */
+#define SAMPLES_POLL_NS 1000000L /* the wait after a poll that found none */
 
 #define KJIT__NVML_FUNCS(X)                                                          \
 	X(kjit__nvml_ret, nvmlInit_v2, (void))                                        \
@@ -38,6 +70,9 @@ enum {
 	X(kjit__nvml_ret, nvmlDeviceGetTotalEnergyConsumption,                       \
 	  (kjit__nvml_device, unsigned long long *))
 
+typedef kjit__nvml_ret (*get_samples_fn)(kjit__nvml_device, int, unsigned long long, int *,
+                                         unsigned *, kjit__nvml_sample *);
+
 struct kjit__nvml {
 	void *lib;
 	int initialised;
@@ -46,6 +81,18 @@ struct kjit__nvml {
 #define KJIT__NVML_MEMBER(ret, fn, params) ret(*fn) params;
 	KJIT__NVML_FUNCS(KJIT__NVML_MEMBER)
 #undef KJIT__NVML_MEMBER
+	/* NVML 5 has it, but a GPU may keep no samples: the counter serves then */
+	get_samples_fn nvmlDeviceGetSamples;
+	int samples; /* the steps are power samples, else the counter's */
+	/* the steps since kjit__nvml_steps_begin() */
+	double sum_mj;                 /* energy since then */
+	double last_s;                 /* the last sample taken in (monotonic) */
+	double offset_s;               /* monotonic minus the samples' clock */
+	unsigned long long seen_us;    /* the last sample taken in, its stamp */
+	unsigned long long counter_base, counter_from;
+	kjit__nvml_sample q[SAMPLES_MAX]; /* fetched, not yet taken in */
+	unsigned q_n, q_at;
+	int q_type;
 };
 
 /* "what: NVML's text (code)"; NVML_ERROR_NOT_SUPPORTED is the GPU's
@@ -87,11 +134,75 @@ static kjit_status nvml_load(kjit__nvml *n)
 		return kjit__error(KJIT_ERR_NO_GPU, "NVML too old: %s has no %s", path, #fn);
 	KJIT__NVML_FUNCS(KJIT__NVML_RESOLVE)
 #undef KJIT__NVML_RESOLVE
+	n->nvmlDeviceGetSamples = (get_samples_fn)dlsym(n->lib, "nvmlDeviceGetSamples");
 	kjit__nvml_ret r = n->nvmlInit_v2();
 	if (r != NVML_SUCCESS)
 		return nvml_fail(n, KJIT_ERR_NO_GPU, r, "nvmlInit_v2");
 	n->initialised = 1;
 	return KJIT_OK;
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A sample's power in watts, NAN for a type NVML did not use for power. */
+static double sample_w(int type, const kjit__nvml_sample *s)
+{
+	switch (type) {
+	case NVML_VALUE_TYPE_DOUBLE: return s->v.d * 1e-3;
+	case NVML_VALUE_TYPE_UNSIGNED_INT: return s->v.u * 1e-3;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG: return (double)s->v.ul * 1e-3;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return (double)s->v.ull * 1e-3;
+	case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return (double)s->v.sll * 1e-3;
+	case NVML_VALUE_TYPE_SIGNED_INT: return s->v.si * 1e-3;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT: return s->v.us * 1e-3;
+	default: return NAN;
+	}
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	unsigned long long x = ((const kjit__nvml_sample *)a)->us,
+	                   y = ((const kjit__nvml_sample *)b)->us;
+	return (x > y) - (x < y);
+}
+
+/* The samples stamped after since_us, oldest first, into n->q; 0 found is
+ * not an error. */
+static kjit_status fetch_samples(kjit__nvml *n, unsigned long long since_us)
+{
+	unsigned count = SAMPLES_MAX;
+	int type = -1;
+	n->q_n = n->q_at = 0;
+	kjit__nvml_ret r = n->nvmlDeviceGetSamples(n->device, NVML_TOTAL_POWER_SAMPLES, since_us,
+	                                           &type, &count, n->q);
+	if (r == NVML_ERROR_NOT_FOUND)
+		return KJIT_OK;
+	if (r != NVML_SUCCESS)
+		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetSamples");
+	if (count > SAMPLES_MAX || isnan(sample_w(type, n->q)))
+		return kjit__error(KJIT_ERR_CUDA, "nvmlDeviceGetSamples: %u power samples of value "
+		                   "type %d", count, type);
+	qsort(n->q, count, sizeof *n->q, cmp_sample);
+	n->q_n = count;
+	n->q_type = type;
+	return KJIT_OK;
+}
+
+/* Whether the GPU keeps power samples stamped by the host's clock. */
+static int samples_kept(kjit__nvml *n)
+{
+	if (!n->nvmlDeviceGetSamples || fetch_samples(n, 0) != KJIT_OK || n->q_n == 0)
+		return 0;
+	double now = clock_s(CLOCK_REALTIME);
+	for (unsigned i = 0; i < n->q_n; i++)
+		if (fabs((double)n->q[i].us * 1e-6 - now) > SAMPLES_CLOCK_S)
+			return 0;
+	return 1;
 }
 
 /* The device and its name; the energy counter read once, so that a GPU
@@ -112,6 +223,8 @@ static kjit_status nvml_device(kjit__nvml *n, const char *uuid)
 	unsigned long long mj;
 	if ((r = n->nvmlDeviceGetTotalEnergyConsumption(n->device, &mj)) != NVML_SUCCESS)
 		return nvml_fail(n, KJIT_ERR_NO_GPU, r, "nvmlDeviceGetTotalEnergyConsumption");
+	const char *mode = kjit__env(KJIT__ENV_NVML);
+	n->samples = !(mode && strcmp(mode, "counter") == 0) && samples_kept(n);
 	return KJIT_OK;
 }
 
@@ -165,6 +278,97 @@ kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj)
 	if (r != NVML_SUCCESS)
 		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetTotalEnergyConsumption");
 	return KJIT_OK;
+}
+
+int kjit__nvml_steps_sampled(const kjit__nvml *n)
+{
+	return n->samples;
+}
+
+const char *kjit__nvml_steps_source(const kjit__nvml *n)
+{
+	return n->samples ? "power samples" : "energy counter";
+}
+
+kjit_status kjit__nvml_steps_begin(kjit__nvml *n)
+{
+	n->sum_mj = 0;
+	n->q_n = n->q_at = 0;
+	if (!n->samples) {
+		kjit_status st = kjit__nvml_energy_mj(n, &n->counter_base);
+		n->counter_from = n->counter_base;
+		return st;
+	}
+	double real = clock_s(CLOCK_REALTIME);
+	n->last_s = clock_s(CLOCK_MONOTONIC);
+	n->offset_s = n->last_s - real;
+	n->seen_us = (unsigned long long)(real * 1e6);
+	return KJIT_OK;
+}
+
+/* The counter's step: its first move seen by a read at or after
+ * not_before. */
+static kjit_status counter_step(kjit__nvml *n, double not_before, double *mj, double *at,
+                                int *found)
+{
+	double t = clock_s(CLOCK_MONOTONIC);
+	unsigned long long v;
+	kjit_status st = kjit__nvml_energy_mj(n, &v);
+	if (st != KJIT_OK)
+		return st;
+	if (v < n->counter_from)
+		return kjit__error(KJIT_ERR_CUDA, "NVML's energy counter went back from %llu to "
+		                   "%llu mJ", n->counter_from, v);
+	int moved = v != n->counter_from;
+	n->counter_from = v;
+	if (t >= not_before && moved) {
+		*mj = (double)(v - n->counter_base);
+		*at = t;
+		*found = 1;
+	}
+	return KJIT_OK;
+}
+
+/* Each sample is the board's power since the one before: the sum goes up
+ * by it over the time between their stamps. */
+static kjit_status sample_step(kjit__nvml *n, double not_before, double *mj, double *at,
+                               int *found)
+{
+	for (int fetched = 0;;) {
+		while (n->q_at < n->q_n) {
+			const kjit__nvml_sample *s = &n->q[n->q_at++];
+			double t = (double)s->us * 1e-6 + n->offset_s;
+			if (s->us <= n->seen_us)
+				continue;
+			n->seen_us = s->us;
+			if (t > n->last_s)
+				n->sum_mj += sample_w(n->q_type, s) * (t - n->last_s) * 1e3;
+			n->last_s = t;
+			if (t >= not_before) {
+				*mj = n->sum_mj;
+				*at = t;
+				*found = 1;
+				return KJIT_OK;
+			}
+		}
+		if (fetched) {
+			struct timespec ts = { 0, SAMPLES_POLL_NS };
+			nanosleep(&ts, NULL);
+			return KJIT_OK;
+		}
+		kjit_status st = fetch_samples(n, n->seen_us);
+		if (st != KJIT_OK)
+			return st;
+		fetched = 1;
+	}
+}
+
+kjit_status kjit__nvml_step_after(kjit__nvml *n, double not_before, double *mj, double *at,
+                                  int *found)
+{
+	*found = 0;
+	return n->samples ? sample_step(n, not_before, mj, at, found)
+	                  : counter_step(n, not_before, mj, at, found);
 }
 
 /* ---- kjit.h: the power reading ------------------------------------------------ */

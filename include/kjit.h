@@ -1080,8 +1080,9 @@ typedef struct kjit_profile_options {
 	int counters;     /* read the hardware counters; default 1 */
 	int energy;       /* measure energy per launch through NVML; default 0 */
 	double energy_ms; /* each of the energy measurement's three repeats runs at
-	                   * least this long; default 90 (one step of a counter that
-	                   * steps every 100 ms) */
+	                   * least this long, and to NVML's next step (a power
+	                   * sample, 20 ms apart on the H100, or a step of the
+	                   * energy counter, 100 ms apart); default 20 */
 	double energy_best_j; /* a race against the best energy per launch so
 	                       * far: the measurement ends after its first repeat
 	                       * when that repeat is 10% above it (energy_rel_spread

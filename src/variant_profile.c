@@ -14,7 +14,7 @@ void kjit_profile_options_init(kjit_profile_options *o)
 	memset(o, 0, sizeof *o);
 	o->counters = 1;
 	o->energy = 0;
-	o->energy_ms = 90;
+	o->energy_ms = 20;
 }
 
 /* The arguments a launch could not start with, named. */

@@ -24,6 +24,10 @@
  *      (within one repeat's margin), after two; against one twice it, all
  *      three repeats run. The defaults' whole measurement (90 ms repeats)
  *      is timed too.
+ *  (h) The two sources agree: NVML's power samples (where the GPU keeps
+ *      them) and its energy counter (KJIT_NVML=counter) give the FMA
+ *      kernel's energy within 3% of each other, with the defaults (20 ms
+ *      repeats), and the samples' measurement takes less time.
  *  (f) The public power reading (kjit_power_*) of this GPU, by its UUID:
  *      NVML's name, the board's power idle, and under the FMA kernel 1.3
  *      times that and above 50 W; a NULL watts and an unknown UUID
@@ -268,6 +272,37 @@ static void test_race(setup *s, double long_j)
 	   near.wall_ms, near.energy_j, whole.wall_ms, whole.energy_j, 100 * whole.rel_spread);
 }
 
+/* ---- (h) the two sources --------------------------------------------------------- */
+
+static void test_sources(setup *s)
+{
+	printf("  NVML's steps: %s\n", kjit__nvml_steps_source(s->n));
+	if (!kjit__nvml_steps_sampled(s->n)) {
+		OK("(h) this GPU keeps no power samples: the energy counter serves alone");
+		return;
+	}
+	kjit__energy sampled = measure_as(s, 20, 0);
+	CHECK(setenv("KJIT_NVML", "counter", 1) == 0);
+	kjit__nvml *counter = NULL;
+	CUdevice dev;
+	CHECK(cu->cuCtxGetDevice(&dev) == CUDA_SUCCESS);
+	CHECK_OK(kjit__nvml_open(cu, dev, &counter));
+	CHECK(unsetenv("KJIT_NVML") == 0);
+	CHECK(!kjit__nvml_steps_sampled(counter));
+	kjit__nvml *own = s->n;
+	s->n = counter;
+	kjit__energy counted = measure_as(s, 20, 0);
+	s->n = own;
+	kjit__nvml_close(counter);
+	double apart = fabs(sampled.energy_j - counted.energy_j) / counted.energy_j;
+	CHECK_MSG(apart <= 0.03, "power samples say %.4f J a launch, the energy counter %.4f J "
+	          "(%.2f%% apart)", sampled.energy_j, counted.energy_j, 100 * apart);
+	CHECK_MSG(sampled.wall_ms < counted.wall_ms, "with power samples the measurement took "
+	          "%.0f ms, with the energy counter %.0f ms", sampled.wall_ms, counted.wall_ms);
+	OK("(h) power samples %.4f J in %.0f ms, the energy counter %.4f J in %.0f ms: %.2f%% apart",
+	   sampled.energy_j, sampled.wall_ms, counted.energy_j, counted.wall_ms, 100 * apart);
+}
+
 /* ---- (f) the public power reading ------------------------------------------------ */
 
 /* kjit_power_read() after seconds idle, or busy with the FMA kernel (of
@@ -399,6 +434,7 @@ int main(int argc, char **argv)
 	test_refusals(&s);
 	test_short(&s, en.launch_s, en.energy_j, idle_w);
 	test_race(&s, en.energy_j);
+	test_sources(&s);
 	test_power(&s, en.launch_s);
 	setup_close(&s);
 	test_processes(argv[0], dir);

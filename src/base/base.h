@@ -191,7 +191,9 @@ double kjit__median(double *v, size_t n);
 	  "the CUDA headers' folder kernels compile against (and its cccl)")    \
 	X(LIBCUDA, "KJIT_LIBCUDA", SETTING,                                    \
 	  "the CUDA driver library opened instead of libcuda.so.1")             \
-	X(NVML, "KJIT_NVML", SETTING, "off: no power or energy through NVML")  \
+	X(NVML, "KJIT_NVML", SETTING,                                          \
+	  "off: no power or energy through NVML; counter: energy from its "    \
+	  "energy counter, not its power samples")                              \
 	X(LIBNVML, "KJIT_LIBNVML", SETTING,                                    \
 	  "the NVML library opened instead of libnvidia-ml.so.1")               \
 	X(CACHE_MAX_BYTES, "KJIT_CACHE_MAX_BYTES", SETTING,                    \
