@@ -55,8 +55,10 @@ typedef struct kjit__nvml_sample {
 } kjit__nvml_sample;
 
 #define SAMPLES_MAX 64      /* taken in at one call; a poll finds one or two */
-#define SAMPLES_CLOCK_S 60.0 /* samples stamped further than this from the host's
-                              * clock are not of it: the counter serves instead */
+#define SAMPLES_CLOCK_S 60.0 /* samples stamped further ahead of the host's clock,
+                              * or older than SAMPLES_OLD_S, are not stamped by
+                              * it: the counter serves instead */
+#define SAMPLES_OLD_S 3600.0
 #define SAMPLES_POLL_NS 1000000L /* the wait after a poll that found none */
 
 #define KJIT__NVML_FUNCS(X)                                                          \
@@ -180,7 +182,7 @@ static kjit_status fetch_samples(kjit__nvml *n, unsigned long long since_us)
 	n->q_n = n->q_at = 0;
 	kjit__nvml_ret r = n->nvmlDeviceGetSamples(n->device, NVML_TOTAL_POWER_SAMPLES, since_us,
 	                                           &type, &count, n->q);
-	if (r == NVML_ERROR_NOT_FOUND)
+	if (r == NVML_ERROR_NOT_FOUND || (r == NVML_SUCCESS && count == 0))
 		return KJIT_OK;
 	if (r != NVML_SUCCESS)
 		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetSamples");
@@ -198,11 +200,8 @@ static int samples_kept(kjit__nvml *n)
 {
 	if (!n->nvmlDeviceGetSamples || fetch_samples(n, 0) != KJIT_OK || n->q_n == 0)
 		return 0;
-	double now = clock_s(CLOCK_REALTIME);
-	for (unsigned i = 0; i < n->q_n; i++)
-		if (fabs((double)n->q[i].us * 1e-6 - now) > SAMPLES_CLOCK_S)
-			return 0;
-	return 1;
+	double now = clock_s(CLOCK_REALTIME), newest = (double)n->q[n->q_n - 1].us * 1e-6;
+	return newest <= now + SAMPLES_CLOCK_S && newest >= now - SAMPLES_OLD_S;
 }
 
 /* The device and its name; the energy counter read once, so that a GPU
