@@ -306,6 +306,8 @@ typedef struct search {
 	int strategy_done, proposing;
 	uint64_t t0;
 	kt_pool_stats ps0;
+	kt_task *stopped; /* their jobs may still be compiling: freed once the
+	                   * pool has let go of them (search_close) */
 } search;
 
 /* What the strategy hears of a task: the objective's figure, and the
@@ -446,6 +448,18 @@ static size_t least_known(const search *s)
 	return best;
 }
 
+/* A task the run's stop ended may have left its job compiling in the pool:
+ * it is kept until search_close(), after the pool lets go of its jobs.
+ * 1 when task was such a task. */
+static int keep_stopped(search *s, kt_task *task)
+{
+	if (!task->stopped)
+		return 0;
+	task->next = s->stopped;
+	s->stopped = task;
+	return 1;
+}
+
 /* --profile best: how many times the best may be measured again, profiled,
  * when each measurement again hands the place to another near-tie */
 #define PROFILE_BEST_TRIES 3
@@ -471,16 +485,15 @@ static int profile_best(tuner *t, search *s)
 		int w = kt_meas_wait(t->meas, &task);
 		if (w <= 0)
 			return w < 0 ? -2 : -1;
-		int r = -1;
-		if (!task->stopped) {
-			heard h;
-			/* the best measured again is no new evaluation: not counted again */
-			size_t counts[KJIT__RS_COUNT];
-			memcpy(counts, s->pr->counts, sizeof counts);
-			r = record(t, s, task, s->n, &h);
-			memcpy(s->pr->counts, counts, sizeof counts);
-			s->known[best] = h.objective;
-		}
+		if (keep_stopped(s, task))
+			return -1;
+		heard h;
+		/* the best measured again is no new evaluation: not counted again */
+		size_t counts[KJIT__RS_COUNT];
+		memcpy(counts, s->pr->counts, sizeof counts);
+		int r = record(t, s, task, s->n, &h);
+		memcpy(s->pr->counts, counts, sizeof counts);
+		s->known[best] = h.objective;
 		task_free(task);
 		if (r < 0)
 			return r;
@@ -630,10 +643,8 @@ static int take(tuner *t, search *s)
 	int w = kt_meas_wait(t->meas, &task);
 	if (w <= 0)
 		return w < 0 ? -2 : -1;
-	if (task->stopped) {
-		task_free(task);
+	if (keep_stopped(s, task))
 		return 0;
-	}
 	heard h;
 	int r = record(t, s, task, s->covered + 1, &h);
 	size_t index = task->job->index;
@@ -702,6 +713,10 @@ static void search_close(tuner *t, search *s, int ret)
 	 * stays in the database */
 	kt_pool_drop(t->pool, ret == -1);
 	for (kt_task *task = kt_meas_drain(t->meas), *next; task; task = next) {
+		next = task->next;
+		task_free(task);
+	}
+	for (kt_task *task = s->stopped, *next; task; task = next) {
 		next = task->next;
 		task_free(task);
 	}
