@@ -140,8 +140,8 @@ static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, double *
 	}
 }
 
-/* The board's average power in repeat i, between the counter's steps i
- * and i + 1 (mJ at seconds). */
+/* The board's average power in repeat i, between NVML's steps i and
+ * i + 1 (mJ at seconds). */
 static double repeat_w(const double *mj, const double *at, unsigned i)
 {
 	return (mj[i + 1] - mj[i]) * 1e-3 / (at[i + 1] - at[i]);
