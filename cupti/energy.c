@@ -24,7 +24,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "instr.h"
@@ -111,7 +110,7 @@ static kjit_status calibrate(busy *b)
 }
 
 /* Keeps ahead_s of launches queued, so that the GPU never waits while
- * the host reads the counter. In the steady state a call tops up what
+ * the host polls NVML. In the steady state a call tops up what
  * the GPU ran during the last read; where the driver's queue is full, a
  * launch waits for the GPU, which is then busy all the same. */
 static kjit_status feed(busy *b)
@@ -163,12 +162,6 @@ static int lost(const double *mj, const double *at, unsigned done, double period
 	return done == 2 && first > above && second > above;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__launch_fn fn,
                                  void *ctx, CUstream stream, double batch_ms, double best_j,
                                  kjit__energy *out)
@@ -208,10 +201,9 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	double watts[REPEATS];
 	for (unsigned i = 0; i < done; i++)
 		watts[i] = repeat_w(mj, at, i);
-	qsort(watts, done, sizeof *watts, cmp_double);
-	/* the median repeat's: a first repeat while the clocks still rise
-	 * does not move it */
-	out->power_w = done % 2 ? watts[done / 2] : (watts[done / 2 - 1] + watts[done / 2]) / 2;
+	/* the median repeat's (watts sorted): a first repeat while the clocks
+	 * still rise does not move it */
+	out->power_w = kjit__median(watts, done);
 	out->launch_s = period;
 	out->energy_j = out->power_w * period;
 	out->rel_spread = done > 1 && out->power_w > 0

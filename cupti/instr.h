@@ -258,7 +258,7 @@ typedef struct kjit__energy {
 /*
  * Energy per launch of fn on stream: calibrates the launch period, then
  * runs the kernel back to back in one stretch of three repeats, each
- * between two steps of the energy counter at least batch_ms apart (0 <
+ * between two of NVML's steps at least batch_ms apart (0 <
  * batch_ms <= 60000), and reports the board's energy per launch, idle and
  * background power included (energy.c says what the figure means). A
  * race against a best of best_j > 0 a launch ends the stretch after its

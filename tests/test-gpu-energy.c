@@ -22,8 +22,8 @@
  *      measurement ends after one repeat (spread NAN) in less time than a
  *      whole one and agrees with it within 10%; against one 4% below it
  *      (within one repeat's margin), after two; against one twice it, all
- *      three repeats run. The defaults' whole measurement (90 ms repeats)
- *      is timed too.
+ *      three repeats run (each of them 90 ms). A whole measurement is timed
+ *      too.
  *  (h) The two sources agree: NVML's power samples (where the GPU keeps
  *      them) and its energy counter (KJIT_NVML=counter) give the FMA
  *      kernel's energy within 3% of each other, with the defaults (20 ms

@@ -1,6 +1,6 @@
 /*
  * test-profile-args - kjit_variant_profile's arguments, no GPU needed:
- *  - kjit_profile_options_init's defaults (counters on, energy off, 90 ms
+ *  - kjit_profile_options_init's defaults (counters on, energy off, 20 ms
  *    repeats, no race);
  *  - NULL arguments, a grid or block dimension of 0, energy_ms out of
  *    range and a negative or NAN energy_best_j are KJIT_ERR_INVALID_ARG
