@@ -1,7 +1,8 @@
 #!/bin/sh
 # test-gpu-tune-profile: on a GPU, kjit-tune --profile stores each ok
 # configuration's counters (saxpy's DRAM bytes within 2% of 12n) and the
-# exports carry them; --profile best profiles the best alone; --objective
+# exports carry them; --profile best profiles the best (and a near-tie that
+# measuring it again crowns, up to three); --objective
 # energy chooses the best by energy per launch (with NVML) and says so;
 # each objective after another on one database measures what the store
 # lacks for it and skips what it has.
@@ -50,7 +51,8 @@ printf '%s\n' "$json" | grep -q '"dram_read_bytes"' || bad "--export json: no pr
 top=$("$build/tui/kjit-top" --json --db "$dir/a.db") || bad "kjit-top --json: exit $?"
 printf '%s\n' "$top" | grep -q 'saxpy' || bad "kjit-top: no saxpy kernel"
 
-# --profile best: only the best has a profile
+# --profile best: the best has a profile; measuring it again can crown a
+# near-tie, which is then profiled too (kjit-tune(1): up to three in all)
 "$tune" "$spec" --strategy random --budget 4 --seed 3 --profile best \
 	--db "$dir/b.db" > "$dir/b.out" 2>&1 || bad "--profile best: exit $?"
 cat "$dir/b.out"
@@ -58,7 +60,8 @@ grep -q '^  best {.*of peak' "$dir/b.out" || bad "--profile best: the best's lin
 profiled=$("$tune" "$spec" --export csv --db "$dir/b.db" | awk -F, '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	$col["dram_read_bytes"] != "" { n++ } END { print n + 0 }')
-[ "$profiled" = 1 ] || bad "--profile best: $profiled rows with a profile, expected 1"
+[ "$profiled" -ge 1 ] && [ "$profiled" -le 3 ] ||
+	bad "--profile best: $profiled rows with a profile, expected 1 to 3"
 
 # --objective energy; without NVML's energy, no best: said, and exit 1
 "$tune" "$spec" --strategy random --budget 3 --seed 5 --objective energy \
