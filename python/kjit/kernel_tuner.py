@@ -88,6 +88,7 @@ with kicks and restarts), pyatf_strategies, hybrid_vndx,
 adaptive_tabu_greywolf, nsga2 and nsga3 (multi-objective).
 """
 import collections
+import contextlib
 import datetime
 import inspect
 import itertools
@@ -1024,7 +1025,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
 
 # A compile process: compiles the configurations it is handed, one JSON
 # line each, into the store (a compile-only engine: CUDA_VISIBLE_DEVICES is
-# empty) and reports each ("index milliseconds") once done, failed or not.
+# empty) and reports each as a JSON line, [index, milliseconds, error], once
+# done: error is the CompileError's arguments (the same inputs fail the same
+# way in the tuning process, which then need not compile them again), or
+# null when the binary is stored or the failure was of another kind.
 _COMPILE_WORKER = r"""
 import json, sys, time
 import kjit
@@ -1032,13 +1036,15 @@ job = json.loads(sys.stdin.readline())
 engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1)
 for line in sys.stdin:
     i, text, defines, flags, dirs = json.loads(line)
-    t0 = time.perf_counter()
+    t0, err = time.perf_counter(), None
     try:
         kjit.kernel(text, job["name"], params=dict(defines), flags=flags,
                     include_dirs=dirs or None, engine=engine).compile()
+    except kjit.CompileError as e:
+        err = [str(a) for a in e.args]
     except kjit.Error:
-        pass  # the tuning process compiles it again and reports the error
-    print(i, (time.perf_counter() - t0) * 1e3, flush=True)
+        pass  # not the inputs' fault: the tuning process tries it itself
+    print(json.dumps([i, (time.perf_counter() - t0) * 1e3, err]), flush=True)
 """
 _COMPILE_THREADS = 2  # NVRTC gains little from more threads of one process
 
@@ -1052,7 +1058,7 @@ class _CompileWorkers:
     other."""
 
     def __init__(self, o, configs, engine, n):
-        self.ready, self.ms, self.procs = {}, {}, []
+        self.ready, self.done, self.procs = {}, {}, []
         self.todo, self.lock = collections.deque(), threading.Lock()
         if n < 1 or engine.db_path == ":memory:":
             return
@@ -1098,10 +1104,10 @@ class _CompileWorkers:
             while (item := self._next()) is not None:
                 proc.stdin.write(json.dumps(item) + "\n")
                 proc.stdin.flush()
-                i, ms = proc.stdout.readline().split()
-                self.ms[int(i)] = float(ms)
+                i, ms, err = json.loads(proc.stdout.readline())
+                self.done[int(i)] = (float(ms), err)
                 self.ready[int(i)].set()
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, TypeError):
             pass  # a worker that fails leaves its configuration to the tuning process
         finally:
             if item is not None:
@@ -1116,10 +1122,11 @@ class _CompileWorkers:
                 self._give_up()
 
     def wait(self, i):
-        """Milliseconds a worker spent on configuration i (0.0: none did)."""
+        """(milliseconds a worker spent on configuration i, the arguments of
+        its CompileError or None); (0.0, None) where no worker compiled it."""
         if i in self.ready:
             self.ready[i].wait()
-        return self.ms.get(i, 0.0)
+        return self.done.get(i, (0.0, None))
 
     def close(self):
         with self.lock:
@@ -1287,9 +1294,13 @@ def _answer(r, objective, higher):
     return float(v)
 
 
-def _build(o, p, engine, worker_ms=0.0):
+def _build(o, p, engine, worker=(0.0, None)):
     """(kernel, geometry, compile ms, error) of configuration p, compiled
-    (or loaded from the store); worker_ms: what a compile process spent."""
+    (or loaded from the store); worker: what a compile process spent on it
+    and the arguments of the CompileError it met, which is then p's."""
+    worker_ms, worker_err = worker
+    if worker_err:
+        return None, None, worker_ms, kjit.CompileError(*worker_err)
     try:
         k, grid, block, shared = _make_kernel(o, p, engine)
         t0 = time.perf_counter()
@@ -1299,29 +1310,36 @@ def _build(o, p, engine, worker_ms=0.0):
         return None, None, worker_ms, e
 
 
-def _compile_all(o, configs, engine):
-    """(params, kernel, geometry, compile ms, error) of each configuration in
-    order, compiled ahead: the first few by threads of this process, the
-    others by compile processes."""
-    cpus = os.cpu_count() or 1
-    ahead = configs[_COMPILE_THREADS:]
-    workers = _CompileWorkers(o, ahead, engine, min(cpus - _COMPILE_THREADS, len(ahead) // 2))
+class _Ahead:
+    """Each configuration in order as (params, (kernel, geometry, compile ms,
+    error)), compiled ahead: the first few by threads of this process, the
+    others by compile processes, which start at once (while the arguments
+    are copied to the GPU). close() stops them, whatever was taken."""
 
-    stop = threading.Event()
+    def __init__(self, o, configs, engine):
+        cpus = os.cpu_count() or 1
+        ahead = configs[_COMPILE_THREADS:]
+        self.workers = _CompileWorkers(o, ahead, engine,
+                                       min(cpus - _COMPILE_THREADS, len(ahead) // 2))
+        self.stop = threading.Event()
 
-    def build(i):
-        p = configs[i]
-        worker_ms = workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS else 0.0
-        if stop.is_set():
-            return None  # the tuning stopped (time_limit): nobody takes it
-        return p, _build(o, p, engine, worker_ms)
-    pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
-    try:
-        yield from pool.map(build, range(len(configs)))
-    finally:
-        stop.set()
-        workers.close()
-        pool.shutdown(cancel_futures=True)
+        def build(i):
+            p = configs[i]
+            worker = (self.workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS
+                      else (0.0, None))
+            if self.stop.is_set():
+                return None  # the tuning stopped (time_limit): nobody takes it
+            return p, _build(o, p, engine, worker)
+        self.pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
+        self.results = self.pool.map(build, range(len(configs)))
+
+    def __next__(self):
+        return next(self.results)
+
+    def close(self):
+        self.stop.set()
+        self.workers.close()
+        self.pool.shutdown(cancel_futures=True)
 
 
 def _timestamp():
@@ -1362,10 +1380,7 @@ def _tune(o, engine, search=None):
     objective, higher = o["objective"], o["objective_higher_is_better"]
     configs = list(_space(o["tune_params"], o["restrictions"]))
     limit = (o["strategy_options"] or {}).get("time_limit")
-    cache = _Cache(o["cache"], o, engine.device_name)
     out_idx = _output_indices(o)
-    dev = _Device(engine, o["arguments"])
-    checker = _Checker(o, out_idx)
     results = []
     strategy_s = 0.0
 
@@ -1384,17 +1399,22 @@ def _tune(o, engine, search=None):
             r["timestamp"] = _timestamp()
         results.append(r)
         return r
-    try:
+    with contextlib.ExitStack() as held:
+        cache = _Cache(o["cache"], o, engine.device_name)
+        held.callback(cache.close)
         if search is None:
             chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
-            built = _compile_all(o, cache.misses(chosen), engine)
-            try:
-                for p in chosen:
-                    if over():
-                        break
-                    evaluate(p, lambda: next(built)[1])
-            finally:
-                built.close()
+            built = _Ahead(o, cache.misses(chosen), engine)  # compiling while dev copies
+            held.callback(built.close)
+        dev = _Device(engine, o["arguments"])
+        held.callback(dev.close)
+        checker = _Checker(o, out_idx)
+        held.callback(checker.shutdown)
+        if search is None:
+            for p in chosen:
+                if over():
+                    break
+                evaluate(p, lambda: next(built)[1])
         else:
             p = search.proposal
             while p is not None and not over():
@@ -1402,10 +1422,6 @@ def _tune(o, engine, search=None):
                 t0 = time.perf_counter()
                 p = search.tell(_answer(r, objective, higher))
                 strategy_s += time.perf_counter() - t0
-    finally:
-        cache.close()
-        checker.shutdown()
-        dev.close()
     total_ms = (time.perf_counter() - start) * 1e3
     env = {"device_name": engine.device_name, "arch": engine.arch,
            "kjit_version": kjit.version(), "kernel_name": o["kernel_name"],

@@ -919,8 +919,9 @@ class Compile(unittest.TestCase):
 
     def test_compile_processes_fill_the_store(self):
         """kjit.kernel_tuner's compile processes: what they compile is loaded
-        from the store by the tuning process, a configuration that fails to
-        compile is left to it (its error is the tuning process's)."""
+        from the store by the tuning process; a configuration that fails to
+        compile comes back with its CompileError, which the tuning process
+        reports without compiling it again."""
         src = SCALE.replace("a * x[i]", "a * x[i] * SCALE_BY EXTRA")
         o = dict(kernel_name="scale", kernel_source=src, problem_size=1000,
                  block_size_names=kt._block_names(None), grid_div_x=None, grid_div_y=None,
@@ -933,17 +934,25 @@ class Compile(unittest.TestCase):
         workers = kt._CompileWorkers(o, configs, e, 2)
         try:
             self.assertEqual(len(workers.procs), 2)
-            self.assertTrue(all(workers.wait(i) > 0 for i in range(len(configs))))
+            done = [workers.wait(i) for i in range(len(configs))]
         finally:
             workers.close()
-        for p in configs[:3]:
-            kt._make_kernel(o, p, e)[0].compile()
+        self.assertTrue(all(ms > 0 for ms, _ in done))
+        self.assertEqual([err is None for _, err in done], [True, True, True, False])
+        for p, worker in zip(configs[:3], done):
+            self.assertIsNone(kt._build(o, p, e, worker)[3])
         self.assertEqual((e.stats()["compiles"], e.stats()["disk_hits"]), (0, 3))
-        with self.assertRaises(kjit.CompileError):
+        err = kt._build(o, configs[3], e, done[3])[3]
+        self.assertIsInstance(err, kjit.CompileError)
+        self.assertEqual(err.status, "KJIT_ERR_COMPILE")
+        self.assertIn("EXTRA", str(err))  # NVRTC's log, as the worker met it
+        self.assertEqual(e.stats()["compiles"], 0)
+        with self.assertRaises(kjit.CompileError) as direct:
             kt._make_kernel(o, configs[3], e)[0].compile()
+        self.assertEqual(str(direct.exception).split("\n")[-1], str(err).split("\n")[-1])
         for engine, n in ((kjit.Engine(":memory:"), 2), (e, 0)):
             idle = kt._CompileWorkers(o, configs, engine, n)  # no process: all the tuner's
-            self.assertEqual((idle.procs, idle.wait(0)), ([], 0.0))
+            self.assertEqual((idle.procs, idle.wait(0)), ([], (0.0, None)))
             idle.close()
 
     def test_compile_error_has_the_log(self):
