@@ -6,13 +6,16 @@ A tiled matrix multiply in Kernel Tuner's habits (block_size_x/y, tile sizes as
 Tuner 1.5.0 (lang="cupy") and then by kjit.kernel_tuner with the same call in the
 same process, each with a budget of max_fevals configurations (random_sample,
 one seed). Prints both wall times, their ratio, and both bests timed again by
-one timer (kjit's measurement) so that the bests compare.
+one timer (kjit's measurement) so that the bests compare. Both compile from cold:
+the run has a store and a CuPy kernel cache of its own.
 
     PYTHONPATH=<folder holding kjit/>[:<Kernel Tuner>] python3 bench/python-kt.py [--size N] [--fevals F]
 """
 import argparse
 import datetime
+import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -122,6 +125,10 @@ def main():
     ap.add_argument("--size", type=int, default=2048)
     ap.add_argument("--fevals", type=int, default=200)
     a = ap.parse_args()
+    # both tuners compile from cold: a store and a CuPy kernel cache of this run's own
+    d = tempfile.mkdtemp(prefix="python-kt-")
+    os.environ["KJIT_DB"] = os.path.join(d, "kjit.db")
+    os.environ["CUPY_CACHE_DIR"] = os.path.join(d, "cupy")
     import kjit
     if not kjit.default_engine().has_gpu:
         print("python-kt: no GPU (%s)" % kjit.default_engine().gpu_reason)

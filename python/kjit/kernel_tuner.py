@@ -106,7 +106,7 @@ import tempfile
 import threading
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import kjit
 from kjit import _types, tuning
@@ -1311,10 +1311,11 @@ def _build(o, p, engine, worker=(0.0, None)):
 
 
 class _Ahead:
-    """Each configuration in order as (params, (kernel, geometry, compile ms,
-    error)), compiled ahead: the first few by threads of this process, the
-    others by compile processes, which start at once (while the arguments
-    are copied to the GPU). close() stops them, whatever was taken."""
+    """The configurations compiled ahead: the first few by threads of this
+    process, the others by compile processes, which start at once (while the
+    arguments are copied to the GPU). Iterated, (params, (kernel, geometry,
+    compile ms, error)) of each as it is ready, so that a slow compile holds
+    up no measurement. close() stops them, whatever was taken."""
 
     def __init__(self, o, configs, engine):
         cpus = os.cpu_count() or 1
@@ -1331,10 +1332,11 @@ class _Ahead:
                 return None  # the tuning stopped (time_limit): nobody takes it
             return p, _build(o, p, engine, worker)
         self.pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
-        self.results = self.pool.map(build, range(len(configs)))
+        self.futures = [self.pool.submit(build, i) for i in range(len(configs))]
 
-    def __next__(self):
-        return next(self.results)
+    def __iter__(self):
+        for f in as_completed(self.futures):
+            yield f.result()
 
     def close(self):
         self.stop.set()
@@ -1404,17 +1406,24 @@ def _tune(o, engine, search=None):
         held.callback(cache.close)
         if search is None:
             chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
-            built = _Ahead(o, cache.misses(chosen), engine)  # compiling while dev copies
+            misses = cache.misses(chosen)
+            built = _Ahead(o, misses, engine)
             held.callback(built.close)
         dev = _Device(engine, o["arguments"])
         held.callback(dev.close)
         checker = _Checker(o, out_idx)
         held.callback(checker.shutdown)
         if search is None:
-            for p in chosen:
+            # the measured as they compile, then those found in the cache
+            # (repeats of a measured one too), the results in chosen's order
+            rank, ranks = {id(p): n for n, p in enumerate(chosen)}, {}
+            compiled = {id(p) for p in misses}
+            for p, b in itertools.chain(built, ((p, None) for p in chosen
+                                                if id(p) not in compiled)):
                 if over():
                     break
-                evaluate(p, lambda: next(built)[1])
+                ranks[id(evaluate(p, lambda: b))] = rank[id(p)]
+            results.sort(key=lambda r: ranks[id(r)])
         else:
             p = search.proposal
             while p is not None and not over():

@@ -370,6 +370,41 @@ class KernelTunerScript(unittest.TestCase):
         self.assertEqual(len(restricted), 2)
         self.assertTrue(all(r["block_size_x"] >= 256 for r in restricted))
 
+    def test_compile_failures(self):
+        """brute_force's results come in the space's order, measured as they
+        compile; a configuration that fails to compile in a compile process
+        is reported from its error there, not compiled again."""
+        from kjit.kernel_tuner import tune_kernel
+        src = """
+        // %s: a fresh binary key
+        #if block_size_x > 256
+        #error too many threads for this kernel
+        #endif
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            if (i < n) c[i] = a[i] + b[i];
+        }""" % os.urandom(8).hex()
+        size = 1 << 20
+        a = np.random.randn(size).astype(np.float32)
+        b = np.random.randn(size).astype(np.float32)
+        sizes = [32, 64, 128, 256, 512, 1024]
+        engines, make = [], kjit.Engine
+        kjit.Engine = lambda *args, **kw: engines.append(make(*args, **kw)) or engines[-1]
+        try:  # the tuning process's own engine, to count its compiles
+            results, _ = tune_kernel("vector_add", src, size,
+                                     [np.zeros_like(a), a, b, np.int32(size)],
+                                     {"block_size_x": sizes}, answer=[a + b, None, None, None],
+                                     quiet=True)
+        finally:
+            kjit.Engine = make
+        self.assertEqual([r["block_size_x"] for r in results], sizes)
+        self.assertEqual([isinstance(r["time"], float) for r in results], [True] * 4 + [False] * 2,
+                         [(r["block_size_x"], r["time"]) for r in results])
+        self.assertEqual({r["time"] for r in results[4:]}, {"CompilationFailedConfig"})
+        # this process compiled the first two; the compile processes the rest,
+        # the two that fail included
+        self.assertEqual([e.stats()["compiles"] for e in engines], [2])
+
     def test_strategies(self):
         """Kernel Tuner's strategies run kjit-tune's: max_fevals distinct valid
         configurations, each verified and timed; the same seed and a cache
