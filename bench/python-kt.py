@@ -4,12 +4,12 @@
 A tiled matrix multiply in Kernel Tuner's habits (block_size_x/y, tile sizes as
 #defines, restrictions as strings, grid_div_x/y, answer=), tuned first by Kernel
 Tuner 1.5.0 (lang="cupy") and then by kjit.kernel_tuner with the same call in the
-same process, each with a budget of max_fevals configurations (random_sample,
-one seed). Prints both wall times, their ratio, and both bests timed again by
+same process, each with a budget of max_fevals configurations (random_sample
+unless --strategy names another of Kernel Tuner's, one seed). Prints both wall times, their ratio, and both bests timed again by
 one timer (kjit's measurement) so that the bests compare. Both compile from cold:
 the run has a store and a CuPy kernel cache of its own.
 
-    PYTHONPATH=<folder holding kjit/>[:<Kernel Tuner>] python3 bench/python-kt.py [--size N] [--fevals F]
+    PYTHONPATH=<folder holding kjit/>[:<Kernel Tuner>] python3 bench/python-kt.py [--size N] [--fevals F] [--strategy S]
 """
 import argparse
 import datetime
@@ -76,12 +76,12 @@ def setup(size):
     return [c, a, b], tune_params, kw
 
 
-def run(tune_kernel, size, fevals, **extra):
+def run(tune_kernel, size, fevals, strategy, **extra):
     args, tune_params, kw = setup(size)
     kw.update(extra)
     t0, start = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
     results, env = tune_kernel("matmul_kernel", KERNEL, (size, size), args, tune_params,
-                             strategy="random_sample",
+                             strategy=strategy,
                              strategy_options={"max_fevals": fevals}, seed=1, **kw)
     wall = time.perf_counter() - t0
     ok = [r for r in results if isinstance(r.get("time"), float)]
@@ -99,6 +99,22 @@ def run(tune_kernel, size, fevals, **extra):
         print("%-16s results at %.2f s (first), %.2f s (median), %.2f s (last) of %.2f s" % (
             "", at[0], at[len(at) // 2], at[-1], wall))
     return wall, {k: best[k] for k in tune_params}, len(results)
+
+
+def pad_cupy_uuid():
+    """CuPy gives the device's UUID as a C string, cut at its first zero
+    byte, and Kernel Tuner 1.5.0's CuPy backend then fails to start
+    (uuid.UUID wants 16 bytes): padded back to 16 on a GPU whose UUID has
+    a zero byte. Nothing timed changes."""
+    import cupy
+    get = cupy.cuda.runtime.getDeviceProperties
+
+    def props(device):
+        p = get(device)
+        if isinstance(p.get("uuid"), bytes) and len(p["uuid"]) < 16:
+            p = dict(p, uuid=p["uuid"].ljust(16, b"\0"))
+        return p
+    cupy.cuda.runtime.getDeviceProperties = props
 
 
 def retime(params, size):
@@ -124,6 +140,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=2048)
     ap.add_argument("--fevals", type=int, default=200)
+    ap.add_argument("--strategy", default="random_sample")
     a = ap.parse_args()
     # both tuners compile from cold: a store and a CuPy kernel cache of this run's own
     d = tempfile.mkdtemp(prefix="python-kt-")
@@ -139,8 +156,10 @@ def main():
         print("python-kt: Kernel Tuner is not installed")
         return 77
     from kjit import kernel_tuner as kjit_kt
-    kt_wall, kt_best, kt_n = run(kernel_tuner.tune_kernel, a.size, a.fevals, lang="cupy")
-    kj_wall, kj_best, kj_n = run(kjit_kt.tune_kernel, a.size, a.fevals)
+    pad_cupy_uuid()
+    kt_wall, kt_best, kt_n = run(kernel_tuner.tune_kernel, a.size, a.fevals, a.strategy,
+                                 lang="cupy")
+    kj_wall, kj_best, kj_n = run(kjit_kt.tune_kernel, a.size, a.fevals, a.strategy)
     kt_t, kj_t = retime(kt_best, a.size), retime(kj_best, a.size)
     print("%-16s %10s %8s %12s  %s" % ("tuner", "wall s", "evals", "best ms", "best"))
     print("%-16s %10.2f %8d %12.4f  %s" % ("Kernel Tuner", kt_wall, kt_n, kt_t, kt_best))

@@ -34,8 +34,9 @@ takes max_fevals configurations, else the fraction of the space (default
 of max_fevals or the fraction (Kernel Tuner's refuses both). Kernel Tuner's
 strategies that kjit has a strategy of the same kind for run that one (a
 kjit.Search in this process: it proposes each configuration, which is
-compiled and evaluated here, one at a time, and its objective told back;
-kjit-tune(1) describes each strategy):
+compiled and evaluated here, and its objective told back; one at a time,
+but for the genetic algorithm's generation, compiled side by side as the
+loop's configurations are; kjit-tune(1) describes each strategy):
 
     simulated_annealing  annealing
     genetic_algorithm    genetic
@@ -107,6 +108,7 @@ import tempfile
 import threading
 import time
 import warnings
+from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import kjit
@@ -1054,55 +1056,75 @@ class _CompileWorkers:
     """Compile processes that fill the store ahead of the tuning process,
     which then loads their binaries: NVRTC serialises much of a compile
     within one process (kjit-tune's compile pool uses processes for the
-    same reason). Each takes the next configuration in the order they are
-    measured as soon as it is free, so that a slow compile holds up no
+    same reason). Configurations are added as they are known; up to n
+    processes start as there is work for them, and each takes the oldest
+    not yet taken as soon as it is free, so that a slow compile holds up no
     other."""
 
-    def __init__(self, o, configs, engine, n):
-        self.ready, self.done, self.procs = {}, {}, []
-        self.todo, self.lock = collections.deque(), threading.Lock()
-        if n < 1 or engine.db_path == ":memory:":
-            return
-        items = []
-        for i, p in enumerate(configs):
-            try:
-                text, dirs, defines, _, _ = _kernel_inputs(o, p)
-            except Exception:  # noqa: BLE001 (the tuning process reports it at its turn)
-                continue
-            items.append([i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
-                          [str(f) for f in o["compiler_options"] or ()], dirs])
-        self.ready = {it[0]: threading.Event() for it in items}
-        self.todo.extend(items)
+    def __init__(self, o, engine, n):
+        self.o, self.ready, self.done, self.procs = o, {}, {}, []
+        self.n = n if engine.db_path != ":memory:" else 0
+        self.todo, self.cond = collections.deque(), threading.Condition()
+        self.closed = self.gone = False
         pkg = os.path.dirname(os.path.dirname(os.path.abspath(kjit.__file__)))
         path = os.pathsep.join(x for x in (pkg, os.environ.get("PYTHONPATH")) if x)
-        env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)
-        job = json.dumps({"db": engine.db_path, "arch": engine.arch, "name": o["kernel_name"]})
-        for _ in range(min(n, len(items))):
-            try:
-                proc = subprocess.Popen([sys.executable, "-c", _COMPILE_WORKER], env=env,
-                                        text=True, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            except OSError:
-                break  # no interpreter to run: the tuning process compiles the rest
-            self.procs.append(proc)
-            threading.Thread(target=self._talk, args=(proc, job), daemon=True).start()
-        if not self.procs:
-            self._give_up()
+        self.env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)
+        self.job = json.dumps({"db": engine.db_path, "arch": engine.arch,
+                               "name": o["kernel_name"]})
 
-    def _next(self):
-        with self.lock:
-            return self.todo.popleft() if self.todo else None
+    def add(self, i, p):
+        """Hands configuration p, numbered i, to the processes; False when
+        none will compile it (then it is the tuning process's)."""
+        if self.n < 1:
+            return False
+        try:
+            text, dirs, defines, _, _ = _kernel_inputs(self.o, p)
+        except Exception:  # noqa: BLE001 (the tuning process reports it at its turn)
+            return False
+        item = [i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
+                [str(f) for f in self.o["compiler_options"] or ()], dirs]
+        with self.cond:
+            if self.closed or self.gone:
+                return False
+            self.ready[i] = threading.Event()
+            self.todo.append(item)
+            self.cond.notify()
+        if len(self.procs) < self.n:  # one more process for each, up to n
+            self._start()
+        return True
+
+    def _start(self):
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", _COMPILE_WORKER], env=self.env,
+                                    text=True, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:
+            proc = None  # no interpreter to run: the tuning process compiles the rest
+        with self.cond:
+            if proc is not None:
+                self.procs.append(proc)
+            elif not self.procs:
+                self._give_up()
+        if proc is not None:
+            threading.Thread(target=self._talk, args=(proc,), daemon=True).start()
+
+    def _take(self):
+        with self.cond:
+            while not self.todo and not self.closed:
+                self.cond.wait()
+            return None if self.closed else self.todo.popleft()
 
     def _give_up(self):
-        """What no process will compile is the tuning process's."""
-        while (item := self._next()) is not None:
-            self.ready[item[0]].set()
+        """What no process will compile is the tuning process's (cond held)."""
+        self.gone = True
+        while self.todo:
+            self.ready[self.todo.popleft()[0]].set()
 
-    def _talk(self, proc, job):
+    def _talk(self, proc):
         item = None
         try:
-            proc.stdin.write(job + "\n")
-            while (item := self._next()) is not None:
+            proc.stdin.write(self.job + "\n")
+            while (item := self._take()) is not None:
                 proc.stdin.write(json.dumps(item) + "\n")
                 proc.stdin.flush()
                 i, ms, err = json.loads(proc.stdout.readline())
@@ -1119,8 +1141,9 @@ class _CompileWorkers:
                 except OSError:
                     pass
             proc.wait()
-            if all(p.poll() is not None for p in self.procs):
-                self._give_up()
+            with self.cond:
+                if all(p.poll() is not None for p in self.procs):
+                    self._give_up()
 
     def wait(self, i):
         """(milliseconds a worker spent on configuration i, the arguments of
@@ -1130,8 +1153,12 @@ class _CompileWorkers:
         return self.done.get(i, (0.0, None))
 
     def close(self):
-        with self.lock:
+        with self.cond:
+            self.closed = True
             self.todo.clear()
+            self.cond.notify_all()
+            for ready in self.ready.values():  # nobody waits on what is not compiled
+                ready.set()
         for proc in self.procs:
             if proc.poll() is None:
                 proc.kill()
@@ -1211,15 +1238,18 @@ def _t1_spec(o):
 
 
 class _Search:
-    """kjit's strategy (kjit.Search) proposes the configurations, one at a
-    time, as kjit-tune runs it: .proposal is the next (a dict of
-    tune_params' values, None at the end), tell() answers it with its
-    objective (lower is better, inf a failure) and returns the one after. A
-    configuration proposed again is answered from what is known; the search
-    ends with the strategy, at max_fevals evaluations, or when a strategy
-    proposes only known ones for kjit's stuck limit."""
+    """kjit's strategy (kjit.Search) proposes the configurations: ask()
+    gives those to evaluate now, as (index, dict of tune_params' values),
+    and tell() answers each with its objective (lower is better, inf a
+    failure). One at a time, as kjit-tune runs a strategy on one GPU; the
+    genetic algorithm's whole generation at once, as its proposals do not
+    depend on each other's results (the same proposals, compiled side by
+    side). A configuration proposed again is answered from what is known;
+    the search ends with the strategy, at max_fevals evaluations, or when a
+    strategy proposes only known ones for kjit's stuck limit."""
 
     STUCK = 10000  # kjit.h's KJIT_SEARCH_STUCK_REPEATS
+    GENERATIONS = ("genetic_algorithm", "genetic")
 
     def __init__(self, o):
         self.values = {k: list(v) for k, v in o["tune_params"].items()}
@@ -1246,39 +1276,42 @@ class _Search:
             what = "strategy" if e.args[1].startswith("unknown strategy") else "strategy_options"
             raise _unsupported(what, "strategy %r: %s" % (self.strategy, e.args[1])) from None
         self.known = {}
-        self.asked = None
-        self.proposal = self._next()
+        self.out = collections.Counter()  # index -> times asked, not yet told
+        self.batched = self.strategy in self.GENERATIONS
+        self.ended = False
 
-    def _next(self):
-        """The next configuration not known, None at the end."""
-        repeats = 0
-        while self.left > 0:
+    def ask(self):
+        """The configurations to evaluate now; [] while the strategy waits
+        for those outstanding, and at the end."""
+        batch, repeats = [], 0
+        while self.left > 0 and not self.ended and (self.batched or not self.out):
             j = self.search.ask()
-            if j is None:
+            if j is None or j == kjit.SEARCH_WAIT:
+                self.ended = j is None
                 break
-            if j not in self.known:
-                self.asked = j
-                return {k: v[i] for (k, v), i in zip(self.values.items(),
-                                                     self.space.indices(j))}
-            self.search.tell(j, self.known[j])
-            repeats += 1
-            if repeats > self.STUCK:
-                break
-        self.asked = None
-        return None
+            if j in self.known:
+                self.search.tell(j, self.known[j])
+                repeats += 1
+                self.ended = repeats > self.STUCK
+                continue
+            self.out[j] += 1
+            if self.out[j] == 1:  # a child equal to another of its generation waits for it
+                self.left -= 1
+                batch.append((j, {k: v[i] for (k, v), i in zip(self.values.items(),
+                                                               self.space.indices(j))}))
+                if not self.batched:
+                    break
+        return batch
 
-    def tell(self, objective):
-        """objective: the proposal's (lower is better; inf: it failed)."""
-        j = self.asked
+    def tell(self, j, objective):
+        """objective: configuration j's (lower is better; inf: it failed)."""
         self.known[j] = objective
-        self.search.tell(j, objective)
-        self.left -= 1
-        self.proposal = self._next()
-        return self.proposal
+        for _ in range(self.out.pop(j)):
+            self.search.tell(j, objective)
 
     def close(self):
-        """Ends the search (nothing runs on: kept for the callers' finally)."""
-        self.proposal = None
+        """Ends the search: nothing more is asked."""
+        self.ended = True
 
 
 def _answer(r, objective, higher):
@@ -1312,32 +1345,33 @@ def _build(o, p, engine, worker=(0.0, None)):
 
 
 class _Ahead:
-    """The configurations compiled ahead: the first few by threads of this
-    process, the others by compile processes, which start at once (while the
-    arguments are copied to the GPU). Iterated, (params, (kernel, geometry,
-    compile ms, error)) of each as it is ready, so that a slow compile holds
-    up no measurement. close() stops them, whatever was taken."""
+    """Compiles configurations ahead of their measurement: the first few of
+    a batch on threads of this process, the others by compile processes
+    (up to processes of them, started as there is work), whose binaries
+    the threads then load. close() stops them, whatever was taken."""
 
-    def __init__(self, o, configs, engine):
-        cpus = os.cpu_count() or 1
-        ahead = configs[_COMPILE_THREADS:]
-        self.workers = _CompileWorkers(o, ahead, engine,
-                                       min(cpus - _COMPILE_THREADS, len(ahead) // 2))
+    def __init__(self, o, engine, processes):
+        self.o, self.engine = o, engine
+        self.workers = _CompileWorkers(o, engine, processes)
         self.stop = threading.Event()
+        self.pool = ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, 32))
+        self.count = 0
 
-        def build(i):
-            p = configs[i]
-            worker = (self.workers.wait(i - _COMPILE_THREADS) if i >= _COMPILE_THREADS
-                      else (0.0, None))
-            if self.stop.is_set():
-                return None  # the tuning stopped (time_limit): nobody takes it
-            return p, _build(o, p, engine, worker)
-        self.pool = ThreadPoolExecutor(max_workers=min(cpus, 32))
-        self.futures = [self.pool.submit(build, i) for i in range(len(configs))]
+    def batch(self, configs):
+        """A future of (params, (kernel, geometry, compile ms, error)) for
+        each of configs."""
+        futures = []
+        for n, p in enumerate(configs):
+            i, self.count = self.count, self.count + 1
+            remote = n >= _COMPILE_THREADS and self.workers.add(i, p)
+            futures.append(self.pool.submit(self._build, p, i if remote else None))
+        return futures
 
-    def __iter__(self):
-        for f in as_completed(self.futures):
-            yield f.result()
+    def _build(self, p, i):
+        worker = (0.0, None) if i is None else self.workers.wait(i)
+        if self.stop.is_set():
+            return None  # the tuning stopped (time_limit): nobody takes it
+        return p, _build(self.o, p, self.engine, worker)
 
     def close(self):
         self.stop.set()
@@ -1390,6 +1424,12 @@ def _tune(o, engine, search=None):
     def over():  # before each evaluation, as Kernel Tuner checks
         return limit is not None and time.perf_counter() - start > float(limit)
 
+    def tell(j, r):
+        """Tells the search result r of its configuration j; the seconds taken."""
+        t0 = time.perf_counter()
+        search.tell(j, _answer(r, objective, higher))
+        return time.perf_counter() - t0
+
     def evaluate(p, build):
         r = cache.get(p)
         if r is None:
@@ -1402,14 +1442,19 @@ def _tune(o, engine, search=None):
             r["timestamp"] = _timestamp()
         results.append(r)
         return r
+    cpus = os.cpu_count() or 1
     with contextlib.ExitStack() as held:
         cache = _Cache(o["cache"], o, engine.device_name)
         held.callback(cache.close)
         if search is None:
             chosen = _choose(configs, o["strategy"], o["strategy_options"], o["seed"])
             misses = cache.misses(chosen)
-            built = _Ahead(o, misses, engine)
-            held.callback(built.close)
+            built = _Ahead(o, engine, min(cpus - _COMPILE_THREADS,
+                                          (len(misses) - _COMPILE_THREADS) // 2))
+            ready = built.batch(misses)  # compiling while the arguments are copied
+        else:
+            built = _Ahead(o, engine, cpus - _COMPILE_THREADS)
+        held.callback(built.close)
         dev = _Device(engine, o["arguments"])
         held.callback(dev.close)
         checker = _Checker(o, out_idx)
@@ -1419,19 +1464,39 @@ def _tune(o, engine, search=None):
             # (repeats of a measured one too), the results in chosen's order
             rank, ranks = {id(p): n for n, p in enumerate(chosen)}, {}
             compiled = {id(p) for p in misses}
-            for p, b in itertools.chain(built, ((p, None) for p in chosen
-                                                if id(p) not in compiled)):
+            for p, b in itertools.chain((f.result() for f in as_completed(ready)),
+                                        ((p, None) for p in chosen if id(p) not in compiled)):
                 if over():
                     break
                 ranks[id(evaluate(p, lambda: b))] = rank[id(p)]
             results.sort(key=lambda r: ranks[id(r)])
         else:
-            p = search.proposal
-            while p is not None and not over():
-                r = evaluate(p, lambda: _build(o, p, engine))
+            pending, order = {}, itertools.count()  # future -> (order, the search's index)
+            stopped = False
+            while not stopped:
                 t0 = time.perf_counter()
-                p = search.tell(_answer(r, objective, higher))
+                batch = [] if over() else search.ask()
                 strategy_s += time.perf_counter() - t0
+                fresh = []
+                for j, p in batch:  # what Kernel Tuner's cache holds is answered at once
+                    if cache.get(p) is None:
+                        fresh.append((j, p))
+                    else:
+                        strategy_s += tell(j, evaluate(p, None))
+                for (j, p), f in zip(fresh, built.batch([p for _, p in fresh])):
+                    pending[f] = (next(order), j)
+                if not pending:
+                    if batch:
+                        continue
+                    break
+                done, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+                for f in sorted(done, key=lambda f: pending[f][0]):
+                    j = pending.pop(f)[1]
+                    stopped = over()
+                    if stopped:
+                        break
+                    p, b = f.result()
+                    strategy_s += tell(j, evaluate(p, lambda: b))
     total_ms = (time.perf_counter() - start) * 1e3
     env = {"device_name": engine.device_name, "arch": engine.arch,
            "kjit_version": kjit.version(), "kernel_name": o["kernel_name"],

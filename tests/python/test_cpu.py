@@ -182,16 +182,37 @@ def search(tune_params, strategy, restrictions=None, seed=None, block_size_names
                        "strategy": strategy, "strategy_options": options, "seed": seed})
 
 
-def run_search(s, objective):
-    """Answers every proposal of s with objective(params) (None: fail);
-    returns the proposals."""
+def run_search(s, objective, batches=None):
+    """Answers every proposal of s with objective(params) (None: fail), a
+    batch at a time; returns the proposals (and appends each batch's size
+    to batches)."""
     seen = []
-    p = s.proposal
-    while p is not None:
-        seen.append(p)
-        v = objective(p)
-        p = s.tell(math.inf if v is None else v)
+    while batch := s.ask():
+        if batches is not None:
+            batches.append(len(batch))
+        for j, p in batch:
+            seen.append(p)
+            v = objective(p)
+            s.tell(j, math.inf if v is None else v)
     s.close()
+    return seen
+
+
+def one_at_a_time(s, objective):
+    """The proposals of s's kjit.Search asked and told one at a time, as
+    kjit-tune asks them with one GPU (what is known told again from
+    memory)."""
+    seen, known = [], {}
+    while len(seen) < s.left:
+        j = s.search.ask()
+        if j is None:
+            break
+        if j not in known:
+            p = {k: v[i] for (k, v), i in zip(s.values.items(), s.space.indices(j))}
+            v = objective(p)
+            known[j] = math.inf if v is None else v
+            seen.append(p)
+        s.search.tell(j, known[j])
     return seen
 
 
@@ -271,11 +292,34 @@ class Strategies(unittest.TestCase):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             s = search(self.SPACE, "genetic_algorithm", self.RESTRICT)
-            first = s.proposal
-            self.assertIsNotNone(s.tell(1.5))
+            first = s.ask()
+            s.tell(first[0][0], 1.5)
             s.close()
-        self.assertIsNotNone(first)
-        self.assertIsNone(s.proposal)
+        self.assertTrue(first)
+        self.assertEqual(s.ask(), [])
+
+    def test_generations_at_once(self):
+        """The genetic algorithm's generation comes as one batch (compiled
+        side by side), with the same proposals as one at a time; the
+        others come one at a time."""
+        for seed, popsize in ((5, None), (9, 7)):
+            options = {"max_fevals": 40} if popsize is None else {"max_fevals": 40,
+                                                                   "popsize": popsize}
+            batches = []
+            seen = run_search(search(self.SPACE, "genetic_algorithm", self.RESTRICT, seed=seed,
+                                     **options), self.cost, batches)
+            self.assertEqual(seen, one_at_a_time(search(self.SPACE, "genetic_algorithm",
+                                                        self.RESTRICT, seed=seed, **options),
+                                                 self.cost))
+            self.assertEqual(sum(batches), 40)
+            self.assertEqual(batches[0], popsize or 20)  # Kernel Tuner's population of 20
+        for name in ("pso", "hybrid", "bayes_opt"):
+            batches = []
+            seen = run_search(search(self.SPACE, name, self.RESTRICT, seed=5, max_fevals=15),
+                              self.cost, batches)
+            self.assertEqual(batches, [1] * 15, name)
+            self.assertEqual(seen, one_at_a_time(search(self.SPACE, name, self.RESTRICT, seed=5,
+                                                        max_fevals=15), self.cost), name)
 
     def test_options(self):
         a, n = np.zeros(64, np.float32), np.int32(64)
@@ -931,8 +975,9 @@ class Compile(unittest.TestCase):
         configs = [{"block_size_x": b, "EXTRA": "* 1.0f"} for b in (32, 64, 128)]
         configs.append({"block_size_x": 32, "EXTRA": "+"})  # a syntax error
         e = kjit.Engine()
-        workers = kt._CompileWorkers(o, configs, e, 2)
+        workers = kt._CompileWorkers(o, e, 2)
         try:
+            self.assertTrue(all(workers.add(i, p) for i, p in enumerate(configs)))
             self.assertEqual(len(workers.procs), 2)
             done = [workers.wait(i) for i in range(len(configs))]
         finally:
@@ -951,9 +996,17 @@ class Compile(unittest.TestCase):
             kt._make_kernel(o, configs[3], e)[0].compile()
         self.assertEqual(str(direct.exception).split("\n")[-1], str(err).split("\n")[-1])
         for engine, n in ((kjit.Engine(":memory:"), 2), (e, 0)):
-            idle = kt._CompileWorkers(o, configs, engine, n)  # no process: all the tuner's
+            idle = kt._CompileWorkers(o, engine, n)  # no process: all the tuner's
+            self.assertFalse(idle.add(0, configs[0]))
             self.assertEqual((idle.procs, idle.wait(0)), ([], (0.0, None)))
             idle.close()
+        # closed while configurations wait: nobody waits on them for ever
+        workers = kt._CompileWorkers(o, e, 1)
+        fresh = [dict(p, EXTRA="* %d.0f" % n) for n, p in enumerate(configs[:3] * 3)]
+        self.assertTrue(all(workers.add(i, p) for i, p in enumerate(fresh)))
+        workers.close()
+        self.assertEqual([workers.wait(i)[1] for i in range(len(fresh))], [None] * len(fresh))
+        self.assertFalse(workers.add(len(fresh), configs[0]))
 
     def test_compile_error_has_the_log(self):
         with self.assertRaises(kjit.CompileError) as cm:

@@ -405,6 +405,37 @@ class KernelTunerScript(unittest.TestCase):
         # the two that fail included
         self.assertEqual([e.stats()["compiles"] for e in engines], [2])
 
+    def test_generations_side_by_side(self):
+        """The genetic algorithm's generation is compiled side by side: this
+        process compiles the first two of each, compile processes the
+        rest."""
+        from kjit.kernel_tuner import tune_kernel
+        src = """
+        // %s: a fresh binary key
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            if (i < n) c[i] = a[i] + b[i] * (float)spare;
+        }""" % os.urandom(8).hex()
+        size = 1 << 20
+        a = np.random.randn(size).astype(np.float32)
+        b = np.random.randn(size).astype(np.float32)
+        params = {"block_size_x": [32, 64, 128, 256, 512, 1024], "spare": [1, 2, 3, 4]}
+        engines, make = [], kjit.Engine
+        kjit.Engine = lambda *args, **kw: engines.append(make(*args, **kw)) or engines[-1]
+        try:
+            results, env = tune_kernel("vector_add", src, size,
+                                       [np.zeros_like(a), a, b, np.int32(size)], params,
+                                       quiet=True, seed=3,
+                                       strategy="genetic_algorithm",
+                                       strategy_options={"max_fevals": 16, "popsize": 8})
+        finally:
+            kjit.Engine = make
+        self.assertEqual(len(results), 16)
+        self.assertEqual(len({(r["block_size_x"], r["spare"]) for r in results}), 16)
+        self.assertTrue(all(isinstance(r["time"], float) for r in results))
+        self.assertEqual(env["best_config"]["time"], min(r["time"] for r in results))
+        self.assertLessEqual(engines[0].stats()["compiles"], len(results) // 2)
+
     def test_strategies(self):
         """Kernel Tuner's strategies run kjit-tune's: max_fevals distinct valid
         configurations, each verified and timed; the same seed and a cache
