@@ -24,7 +24,8 @@ class ArgumentError(Error, TypeError): ...
 @final
 class Engine:
     def __new__(cls, db_path: Optional[_Path] = ..., device: int = ..., arch: Optional[str] = ...,
-                tune: Optional[str] = ..., compile_threads: int = ...) -> "Engine": ...
+                tune: Optional[str] = ..., compile_threads: int = ...,
+                gpu: bool = ...) -> "Engine": ...
     has_gpu: bool
     arch: str
     device_name: str

@@ -1027,8 +1027,9 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
 
 
 # A compile process: compiles the configurations it is handed, one JSON
-# line each, into the store (a compile-only engine: CUDA_VISIBLE_DEVICES is
-# empty) and reports each as a JSON line, [index, milliseconds, error], once
+# line each, into the store (an engine that never touches the driver, as
+# kjit-tune's compile processes open theirs: the GPU stays visible to
+# NVRTC) and reports each as a JSON line, [index, milliseconds, error], once
 # done: error is the CompileError's arguments (the same inputs fail the same
 # way in the tuning process, which then need not compile them again), or
 # null when the binary is stored or the failure was of another kind.
@@ -1036,7 +1037,7 @@ _COMPILE_WORKER = r"""
 import json, sys, time
 import kjit
 job = json.loads(sys.stdin.readline())
-engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1)
+engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1, gpu=False)
 for line in sys.stdin:
     i, text, defines, flags, dirs = json.loads(line)
     t0, err = time.perf_counter(), None
@@ -1068,7 +1069,7 @@ class _CompileWorkers:
         self.closed = self.gone = False
         pkg = os.path.dirname(os.path.dirname(os.path.abspath(kjit.__file__)))
         path = os.pathsep.join(x for x in (pkg, os.environ.get("PYTHONPATH")) if x)
-        self.env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=path)
+        self.env = dict(os.environ, PYTHONPATH=path)
         self.job = json.dumps({"db": engine.db_path, "arch": engine.arch,
                                "name": o["kernel_name"]})
 

@@ -26,12 +26,13 @@ static int tune_policy(PyObject *obj, kjit_tune_policy *out)
 
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-	static char *names[] = {"db_path", "device", "arch", "tune", "compile_threads", NULL};
+	static char *names[] = {"db_path", "device", "arch", "tune", "compile_threads", "gpu",
+	                        NULL};
 	const char *arch = NULL;
-	int device = 0, threads = 0;
+	int device = 0, threads = 0, gpu = 1;
 	PyObject *tune = Py_None, *db = Py_None, *db_fs = NULL;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OizOi:Engine", names, &db, &device, &arch,
-	                                 &tune, &threads))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OizOip:Engine", names, &db, &device, &arch,
+	                                 &tune, &threads, &gpu))
 		return NULL;
 	if (db != Py_None && !(db_fs = kjitpy_fspath(db, "Engine(db_path)", NULL)))
 		return NULL;
@@ -41,6 +42,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	o.device = device;
 	o.arch = arch;
 	o.compile_threads = threads;
+	o.flags = gpu ? 0 : KJIT_ENGINE_NO_GPU;
 	kjitpy_engine *self = NULL;
 	if (tune_policy(tune, &o.tune) < 0 ||
 	    !(self = (kjitpy_engine *)PyType_GenericAlloc(type, 0))) {
@@ -231,13 +233,15 @@ static PyType_Slot engine_slots[] = {
 	{Py_tp_getset, getset},
 	{Py_tp_methods, engine_methods},
 	{Py_tp_doc, (void *)
-	 "Engine(db_path=None, device=0, arch=None, tune=None, compile_threads=0)\n\n"
+	 "Engine(db_path=None, device=0, arch=None, tune=None, compile_threads=0, gpu=True)\n\n"
 	 "A kjit engine: the store (db_path None: $KJIT_DB, else $XDG_CACHE_HOME/kjit/kjit.db,\n"
 	 "else ~/.cache/kjit/kjit.db, as the C library), a CUDA device and its primary\n"
 	 "context, and a compile pool. arch None: $KJIT_ARCH, else the device's. tune is\n"
 	 "kjit_launch()'s policy for untuned problems: 'off', 'online', 'background', or\n"
 	 "None for $KJIT_TUNE. Without a GPU and with an arch it opens to compile only\n"
-	 "(has_gpu is False); without either it raises NoGPUError."},
+	 "(has_gpu is False); without either it raises NoGPUError. gpu=False (an arch\n"
+	 "needed) compiles and caches only, never touching the driver, as kjit-tune's\n"
+	 "compile processes do."},
 	{0, NULL}
 };
 

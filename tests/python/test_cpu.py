@@ -947,6 +947,25 @@ class Compile(unittest.TestCase):
             self.assertIn("NUL", str(cm.exception))
             self.assertFalse([n for n in os.listdir(d) if n.startswith("a")])  # nor "a" made
 
+    def test_engine_without_the_driver(self):
+        """gpu=False compiles and caches only, never touching the driver (a
+        GPU there or not), as kjit-tune's compile processes open theirs;
+        it needs an arch."""
+        with tempfile.TemporaryDirectory() as d:
+            e = kjit.Engine(db_path=os.path.join(d, "k.db"), arch="sm_90", gpu=False)
+            self.assertFalse(e.has_gpu)
+            self.assertIn("KJIT_ENGINE_NO_GPU", e.gpu_reason)
+            k = kjit.kernel(SCALE.replace("a * x[i]", "a * x[i] - 1.0f"), "scale", engine=e)
+            self.assertGreater(k.compile()["binary_size"], 0)
+            self.assertEqual(e.stats()["compiles"], 1)
+            env = {n: v for n, v in os.environ.items() if n != "KJIT_ARCH"}
+            r = subprocess.run([sys.executable, "-c", "import kjit; kjit.Engine(db_path=%r, "
+                                "gpu=False)" % os.path.join(d, "k.db")],
+                               env=env, capture_output=True, text=True, timeout=60)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("kjit.ArgumentError", r.stderr)
+            self.assertIn("arch", r.stderr.splitlines()[-1])
+
     def test_compile_and_store_shared(self):
         src = SCALE.replace("a * x[i]", "a * x[i] + 1.0f")  # a fresh binary key
         k = kjit.kernel(src, "scale", params={"BLOCK": 128})
