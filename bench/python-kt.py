@@ -5,9 +5,10 @@ A tiled matrix multiply in Kernel Tuner's habits (block_size_x/y, tile sizes as
 #defines, restrictions as strings, grid_div_x/y, answer=), tuned first by Kernel
 Tuner 1.5.0 (lang="cupy") and then by kjit.kernel_tuner with the same call in the
 same process, each with a budget of max_fevals configurations (random_sample
-unless --strategy names another of Kernel Tuner's, one seed). Prints both wall times, their ratio, and both bests timed again by
-one timer (kjit's measurement) so that the bests compare. Both compile from cold:
-the run has a store and a CuPy kernel cache of its own.
+unless --strategy names another of Kernel Tuner's, one seed). Prints both wall
+times, their ratio, and both bests timed again by one timer (kjit's
+measurement) so that the bests compare. Both compile from cold: the run has a
+store and a CuPy kernel cache of its own.
 
     PYTHONPATH=<folder holding kjit/>[:<Kernel Tuner>] python3 bench/python-kt.py [--size N] [--fevals F] [--strategy S]
 """

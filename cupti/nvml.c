@@ -144,11 +144,10 @@ static kjit_status nvml_load(kjit__nvml *n)
 	return KJIT_OK;
 }
 
-static double clock_s(clockid_t id)
+/* The monotonic clock energy.c's steps are timed by, in seconds. */
+static double mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	return (double)kjit__now_ns() * 1e-9;
 }
 
 /* A sample's power in watts, NAN for a type NVML did not use for power. */
@@ -200,7 +199,7 @@ static int samples_kept(kjit__nvml *n)
 {
 	if (!n->nvmlDeviceGetSamples || fetch_samples(n, 0) != KJIT_OK || n->q_n == 0)
 		return 0;
-	double now = clock_s(CLOCK_REALTIME), newest = (double)n->q[n->q_n - 1].us * 1e-6;
+	double now = kjit__wall_time(), newest = (double)n->q[n->q_n - 1].us * 1e-6;
 	return newest <= now + SAMPLES_CLOCK_S && newest >= now - SAMPLES_OLD_S;
 }
 
@@ -298,8 +297,8 @@ kjit_status kjit__nvml_steps_begin(kjit__nvml *n)
 		n->counter_from = n->counter_base;
 		return st;
 	}
-	double real = clock_s(CLOCK_REALTIME);
-	n->last_s = clock_s(CLOCK_MONOTONIC);
+	double real = kjit__wall_time();
+	n->last_s = mono_s();
 	n->offset_s = n->last_s - real;
 	n->seen_us = (unsigned long long)(real * 1e6);
 	return KJIT_OK;
@@ -310,7 +309,7 @@ kjit_status kjit__nvml_steps_begin(kjit__nvml *n)
 static kjit_status counter_step(kjit__nvml *n, double not_before, double *mj, double *at,
                                 int *found)
 {
-	double t = clock_s(CLOCK_MONOTONIC);
+	double t = mono_s();
 	unsigned long long v;
 	kjit_status st = kjit__nvml_energy_mj(n, &v);
 	if (st != KJIT_OK)

@@ -7,6 +7,7 @@ skips its tests. Run by tests/run-gpu-tests (tests/test-gpu-python.sh); by hand:
 
     PYTHONPATH=<folder holding kjit/> KJIT_SRCDIR=<source tree> python3 tests/python/test_gpu.py
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -47,6 +48,18 @@ torch, cupy, jnp, numba_cuda = (_import("torch"), _import("cupy"), _import("jax.
 def setUpModule():
     if not kjit.default_engine().has_gpu:
         raise unittest.SkipTest("no GPU: " + kjit.default_engine().gpu_reason)
+
+
+@contextlib.contextmanager
+def engines_made():
+    """The list of the kjit.Engine objects made inside (kernel_tuner makes
+    its own), to read their counts after."""
+    made, make = [], kjit.Engine
+    kjit.Engine = lambda *args, **kw: made.append(make(*args, **kw)) or made[-1]
+    try:
+        yield made
+    finally:
+        kjit.Engine = make
 
 
 def sync():
@@ -388,15 +401,11 @@ class KernelTunerScript(unittest.TestCase):
         a = np.random.randn(size).astype(np.float32)
         b = np.random.randn(size).astype(np.float32)
         sizes = [32, 64, 128, 256, 512, 1024]
-        engines, make = [], kjit.Engine
-        kjit.Engine = lambda *args, **kw: engines.append(make(*args, **kw)) or engines[-1]
-        try:  # the tuning process's own engine, to count its compiles
+        with engines_made() as engines:  # the tuning process's own, to count its compiles
             results, _ = tune_kernel("vector_add", src, size,
                                      [np.zeros_like(a), a, b, np.int32(size)],
                                      {"block_size_x": sizes}, answer=[a + b, None, None, None],
                                      quiet=True)
-        finally:
-            kjit.Engine = make
         self.assertEqual([r["block_size_x"] for r in results], sizes)
         self.assertEqual([isinstance(r["time"], float) for r in results], [True] * 4 + [False] * 2,
                          [(r["block_size_x"], r["time"]) for r in results])
@@ -420,16 +429,12 @@ class KernelTunerScript(unittest.TestCase):
         a = np.random.randn(size).astype(np.float32)
         b = np.random.randn(size).astype(np.float32)
         params = {"block_size_x": [32, 64, 128, 256, 512, 1024], "spare": [1, 2, 3, 4]}
-        engines, make = [], kjit.Engine
-        kjit.Engine = lambda *args, **kw: engines.append(make(*args, **kw)) or engines[-1]
-        try:
+        with engines_made() as engines:
             results, env = tune_kernel("vector_add", src, size,
                                        [np.zeros_like(a), a, b, np.int32(size)], params,
                                        quiet=True, seed=3,
                                        strategy="genetic_algorithm",
                                        strategy_options={"max_fevals": 16, "popsize": 8})
-        finally:
-            kjit.Engine = make
         self.assertEqual(len(results), 16)
         self.assertEqual(len({(r["block_size_x"], r["spare"]) for r in results}), 16)
         self.assertTrue(all(isinstance(r["time"], float) for r in results))
