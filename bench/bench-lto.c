@@ -157,6 +157,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	printf("== bench-lto: JIT LTO vs whole-program compile of the same code ==\n");
+	bench_compiles_uncached();
 	struct ctx c = { 0 };
 	char lib_path[BENCH_PATH_MAX], map_path[BENCH_PATH_MAX], db[BENCH_PATH_MAX];
 	snprintf(lib_path, sizeof lib_path, "%s/examples/lto/op-affine.cu", KJIT_BENCH_SRCDIR);

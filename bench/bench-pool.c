@@ -225,6 +225,7 @@ int main(int argc, char **argv)
 		source_path = bench_saxpy_path();
 	printf("== bench-pool: %d distinct variants of %s (%s), kjit_variants_get(threads=P) vs "
 	       "bare NVRTC on P threads ==\n", n_variants, entry, source_path);
+	bench_compiles_uncached();
 	char *source = bench_read_file(source_path, NULL);
 	/* The arch every pass compiles for (the engine's). */
 	char arch[32];

@@ -382,6 +382,25 @@ static inline void bench_print_engine(kjit_engine *e)
 		       kjit_engine_arch(e));
 }
 
+/*
+ * For a benchmark that times compiles: makes each one a compile. In a
+ * process that sees a GPU, NVRTC and nvJitLink reuse the code generation of
+ * an earlier compile of the same code from the driver's compute cache
+ * (~/.nv/ComputeCache), which a salt in a define or a comment does not
+ * change; on one machine a whole-program compile took 15-21 ms with it and
+ * 53-54 ms without. CUDA_CACHE_DISABLE=0 in the environment keeps the cache,
+ * to show what it gives. Call before anything opens the driver.
+ */
+static inline void bench_compiles_uncached(void)
+{
+	if (setenv("CUDA_CACHE_DISABLE", "1", 0) != 0)
+		bench_die("setenv(CUDA_CACHE_DISABLE): %s", strerror(errno));
+	printf("  the driver's compute cache: %s (CUDA_CACHE_DISABLE=%s)\n",
+	       strcmp(getenv("CUDA_CACHE_DISABLE"), "1") == 0 ? "off, every compile is new"
+	                                                      : "as the environment says",
+	       getenv("CUDA_CACHE_DISABLE"));
+}
+
 /* ---- bare NVRTC (the floor of every compile) ------------------------------ */
 
 /*

@@ -14,7 +14,9 @@ kernel (no NVRTC compile: the engine's compile count is printed).
 
     PYTHONPATH=<folder holding kjit/> python3 bench/python-launch.py [--calls N]
 
-Prints a table; ratios are to the C floor measured in the same run.
+Every row is measured in each of ROUNDS rounds, in turn; a row's figure is
+its median over the rounds, its ratio the median of its ratios to the C floor
+of the same round (a machine whose launch rate drifts moves both alike).
 """
 import argparse
 import json
@@ -32,6 +34,7 @@ extern "C" __global__ void touch(float *y, const float *x, int n)
 }
 '''
 BATCH = 500
+ROUNDS = 7
 
 
 def per_call(fn, calls, sync):
@@ -65,22 +68,26 @@ def tunable(kjit):
                         grid=("1",), problem=("n",))
 
 
-def rows_in_process(calls):
+def rows_in_process():
+    """(label, measure(calls) -> seconds per call), the C floor first."""
     import kjit
     e = kjit.default_engine()
     k = tunable(kjit)
     px, py = e.alloc(4), e.alloc(4)
-    rows = [("c kjit_launch (raw addresses)", c_per_call(k, calls, e.synchronize, 1, py, px, 1))]
-    rows.append(("kjit (raw addresses)", per_call(lambda: k(1, py, px, 1), calls, e.synchronize)))
+    rows = [("c kjit_launch (raw addresses)",
+             lambda n: c_per_call(k, n, e.synchronize, 1, py, px, 1)),
+            ("kjit (raw addresses)", lambda n: per_call(lambda: k(1, py, px, 1), n,
+                                                        e.synchronize))]
     try:
         import torch
         x = torch.zeros(1, device="cuda")
         y = torch.zeros(1, device="cuda")
         s = torch.cuda.current_stream()
         rows.append(("kjit (torch tensors, current stream)",
-                     per_call(lambda: k(1, y, x, 1), calls, torch.cuda.synchronize)))
+                     lambda n: per_call(lambda: k(1, y, x, 1), n, torch.cuda.synchronize)))
         rows.append(("kjit (torch tensors, stream=)",
-                     per_call(lambda: k(1, y, x, 1, stream=s), calls, torch.cuda.synchronize)))
+                     lambda n: per_call(lambda: k(1, y, x, 1, stream=s), n,
+                                        torch.cuda.synchronize)))
     except Exception as ex:  # no PyTorch or no CUDA build of it
         print("torch: skipped (%s)" % ex, file=sys.stderr)
     try:
@@ -88,15 +95,15 @@ def rows_in_process(calls):
         cx = cupy.zeros(1, dtype=cupy.float32)
         cy = cupy.zeros(1, dtype=cupy.float32)
         rows.append(("kjit (cupy arrays)",
-                     per_call(lambda: k(1, cy, cx, 1), calls,
-                              cupy.cuda.runtime.deviceSynchronize)))
+                     lambda n: per_call(lambda: k(1, cy, cx, 1), n,
+                                        cupy.cuda.runtime.deviceSynchronize)))
     except Exception as ex:
         print("cupy: skipped (%s)" % ex, file=sys.stderr)
-    rows += cuda_core_rows(k, e, calls)
-    return rows, e
+    rows += cuda_core_rows(k)
+    return rows
 
 
-def cuda_core_rows(k, e, calls):
+def cuda_core_rows(k):
     try:
         try:
             from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
@@ -117,18 +124,33 @@ def cuda_core_rows(k, e, calls):
     except Exception as ex:
         print("cuda.core: skipped (%s)" % ex, file=sys.stderr)
         return []
-    rows = [("c kjit_launch (cuda.core's stream)",
-             c_per_call(k, calls, stream.sync, 1, py, px, 1, stream=stream)),
-            ("kjit (raw addresses, cuda.core's stream)",
-             per_call(lambda: k(1, py, px, 1, stream=stream), calls, stream.sync)),
-            ("cuda.core launch (buffers)",
-             per_call(lambda: launch(stream, cfg, ker, by, bx, n), calls, stream.sync))]
     try:
-        rows.append(("kjit (cuda.core buffers, DLPack)",
-                     per_call(lambda: k(1, by, bx, 1, stream=stream), calls, stream.sync)))
+        k(1, by, bx, 1, stream=stream)
+        buffers = True
     except Exception as ex:
         print("kjit with cuda.core buffers: skipped (%s)" % ex, file=sys.stderr)
+        buffers = False
+    rows = [("c kjit_launch (cuda.core's stream)",
+             lambda c: c_per_call(k, c, stream.sync, 1, py, px, 1, stream=stream)),
+            ("kjit (raw addresses, cuda.core's stream)",
+             lambda c: per_call(lambda: k(1, py, px, 1, stream=stream), c, stream.sync)),
+            ("cuda.core launch (buffers)",
+             lambda c: per_call(lambda: launch(stream, cfg, ker, by, bx, n), c, stream.sync))]
+    if buffers:
+        rows.append(("kjit (cuda.core buffers, DLPack)",
+                     lambda c: per_call(lambda: k(1, by, bx, 1, stream=stream), c,
+                                        stream.sync)))
     return rows
+
+
+def measure(rows, calls):
+    """Every row in each of ROUNDS rounds, in turn, so that a drift of the machine
+    falls on all of them: per row, the median seconds per call and the median of
+    its ratios to the C floor of the same round."""
+    per_round = [[m(max(BATCH, calls // ROUNDS)) for _, m in rows] for _ in range(ROUNDS)]
+    return [(name, statistics.median(r[i] for r in per_round),
+             statistics.median(r[i] / r[0] for r in per_round))
+            for i, (name, _) in enumerate(rows)]
 
 
 FRESH = r'''
@@ -174,12 +196,11 @@ def main():
     if not kjit.default_engine().has_gpu:
         print("python-launch: no GPU (%s)" % kjit.default_engine().gpu_reason)
         return 77
-    rows, _ = rows_in_process(args.calls)
-    floor = rows[0][1]
+    rows = measure(rows_in_process(), args.calls)
     fresh = fresh_process(args.fresh)
-    print("\n%-40s %10s %8s" % ("per call (host)", "us", "x C"))
-    for name, secs in rows:
-        print("%-40s %10.2f %8.2f" % (name, secs * 1e6, secs / floor))
+    print("\n%-40s %10s %8s" % ("per call (host), median of %d rounds" % ROUNDS, "us", "x C"))
+    for name, secs, ratio in rows:
+        print("%-40s %10.2f %8.2f" % (name, secs * 1e6, ratio))
     print("\nfresh process, warm store (median of %d):" % args.fresh)
     for key in ("import_ms", "engine_ms", "create_ms", "first_launch_ms"):
         print("  %-18s %8.1f ms" % (key, fresh[key]))
