@@ -225,6 +225,8 @@ const char *kjit__nvml_name(const kjit__nvml *n);
 /* The board's power as NVML reports it (nvmlDeviceGetPowerUsage: on
  * recent GPUs an average over about a second), in watts. */
 kjit_status kjit__nvml_power_w(kjit__nvml *n, double *watts);
+/* The GPU's temperature and clocks now (kjit_power_sensors()). */
+kjit_status kjit__nvml_sensors(kjit__nvml *n, kjit_gpu_sensors *out);
 /* The energy counter: mJ since the driver loaded, the whole board. */
 kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj);
 /*

@@ -70,7 +70,9 @@ typedef struct kjit__nvml_sample {
 	X(kjit__nvml_ret, nvmlDeviceGetName, (kjit__nvml_device, char *, unsigned))    \
 	X(kjit__nvml_ret, nvmlDeviceGetPowerUsage, (kjit__nvml_device, unsigned *))    \
 	X(kjit__nvml_ret, nvmlDeviceGetTotalEnergyConsumption,                       \
-	  (kjit__nvml_device, unsigned long long *))
+	  (kjit__nvml_device, unsigned long long *))                                 \
+	X(kjit__nvml_ret, nvmlDeviceGetTemperature, (kjit__nvml_device, int, unsigned *)) \
+	X(kjit__nvml_ret, nvmlDeviceGetClockInfo, (kjit__nvml_device, int, unsigned *))
 
 typedef kjit__nvml_ret (*get_samples_fn)(kjit__nvml_device, int, unsigned long long, int *,
                                          unsigned *, kjit__nvml_sample *);
@@ -270,6 +272,26 @@ kjit_status kjit__nvml_power_w(kjit__nvml *n, double *watts)
 	return KJIT_OK;
 }
 
+/* nvml.h's NVML_TEMPERATURE_GPU, NVML_CLOCK_GRAPHICS and NVML_CLOCK_MEM */
+enum { NVML_TEMPERATURE_GPU = 0, NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_MEM = 2 };
+
+kjit_status kjit__nvml_sensors(kjit__nvml *n, kjit_gpu_sensors *out)
+{
+	unsigned celsius = 0, graphics = 0, mem = 0;
+	kjit__nvml_ret r = n->nvmlDeviceGetTemperature(n->device, NVML_TEMPERATURE_GPU, &celsius);
+	if (r != NVML_SUCCESS)
+		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetTemperature");
+	if ((r = n->nvmlDeviceGetClockInfo(n->device, NVML_CLOCK_GRAPHICS, &graphics)) !=
+	    NVML_SUCCESS)
+		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetClockInfo(NVML_CLOCK_GRAPHICS)");
+	if ((r = n->nvmlDeviceGetClockInfo(n->device, NVML_CLOCK_MEM, &mem)) != NVML_SUCCESS)
+		return nvml_fail(n, KJIT_ERR_CUDA, r, "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)");
+	out->temperature_c = celsius;
+	out->graphics_clock_mhz = graphics;
+	out->mem_clock_mhz = mem;
+	return KJIT_OK;
+}
+
 kjit_status kjit__nvml_energy_mj(kjit__nvml *n, unsigned long long *mj)
 {
 	kjit__nvml_ret r = n->nvmlDeviceGetTotalEnergyConsumption(n->device, mj);
@@ -398,6 +420,18 @@ kjit_status kjit_power_read(kjit_power *power, double *watts)
 		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_power_read: %s is NULL",
 		                   power ? "watts" : "power");
 	return kjit__nvml_power_w(power->nvml, watts);
+}
+
+kjit_status kjit_power_sensors(kjit_power *power, kjit_gpu_sensors *out)
+{
+	if (!power || !out)
+		return kjit__error(KJIT_ERR_INVALID_ARG, "kjit_power_sensors: %s is NULL",
+		                   power ? "out" : "power");
+	kjit_gpu_sensors s;
+	kjit_status st = kjit__nvml_sensors(power->nvml, &s);
+	if (st == KJIT_OK)
+		*out = s;
+	return st;
 }
 
 const char *kjit_power_gpu_name(const kjit_power *power)

@@ -1159,6 +1159,16 @@ kjit_status kjit_power_open(const char *gpu_uuid, kjit_power **out);
  * over about a second). KJIT_ERR_INVALID_ARG for a NULL argument,
  * KJIT_ERR_CUDA when NVML cannot read it; *watts is untouched then. */
 kjit_status kjit_power_read(kjit_power *power, double *watts);
+/* What NVML reads of the GPU now: its temperature and its graphics and
+ * memory clocks (Kernel Tuner's NVMLObserver's temperature, core_freq and
+ * mem_freq). KJIT_ERR_INVALID_ARG for a NULL argument, KJIT_ERR_CUDA when
+ * NVML cannot read one; *out is untouched then. */
+typedef struct kjit_gpu_sensors {
+	double temperature_c;      /* NVML_TEMPERATURE_GPU */
+	double graphics_clock_mhz; /* NVML_CLOCK_GRAPHICS */
+	double mem_clock_mhz;      /* NVML_CLOCK_MEM */
+} kjit_gpu_sensors;
+kjit_status kjit_power_sensors(kjit_power *power, kjit_gpu_sensors *out);
 /* NVML's name of the GPU ("NVIDIA H200"), owned by power; "" for NULL. */
 const char *kjit_power_gpu_name(const kjit_power *power);
 void kjit_power_close(kjit_power *power);

@@ -343,6 +343,15 @@ static void test_power(setup *s, double launch_s)
 	CHECK_ST(kjit_power_read(p, NULL), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "kjit_power_read: watts is NULL");
 	CHECK(w == 42);
+	kjit_gpu_sensors g;
+	CHECK_OK(kjit_power_sensors(p, &g));
+	printf("  kjit_power_sensors: %.0f C, graphics clock %.0f MHz, memory clock %.0f MHz\n",
+	       g.temperature_c, g.graphics_clock_mhz, g.mem_clock_mhz);
+	CHECK_MSG(g.temperature_c > 0 && g.temperature_c < 120, "%.0f C", g.temperature_c);
+	CHECK_MSG(g.graphics_clock_mhz > 0 && g.mem_clock_mhz > 0, "%.0f, %.0f MHz",
+	          g.graphics_clock_mhz, g.mem_clock_mhz);
+	CHECK_ST(kjit_power_sensors(p, NULL), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kjit_power_sensors: out is NULL");
 	kjit_power_close(p);
 	kjit_power *other = (kjit_power *)1;
 	CHECK_ST(kjit_power_open("GPU-00000000-0000-0000-0000-000000000000", &other),

@@ -47,6 +47,10 @@ static void power_nulls(void)
 	CHECK_ST(kjit_power_read(NULL, &w), KJIT_ERR_INVALID_ARG);
 	CHECK_CONTAINS(kjit_last_error(), "kjit_power_read: power is NULL");
 	CHECK(w == 42);
+	kjit_gpu_sensors g = { 42, 42, 42 };
+	CHECK_ST(kjit_power_sensors(NULL, &g), KJIT_ERR_INVALID_ARG);
+	CHECK_CONTAINS(kjit_last_error(), "kjit_power_sensors: power is NULL");
+	CHECK(g.temperature_c == 42 && g.graphics_clock_mhz == 42 && g.mem_clock_mhz == 42);
 	CHECK(strcmp(kjit_power_gpu_name(NULL), "") == 0);
 	kjit_power_close(NULL);
 	OK("kjit_power_*: a NULL out or handle refused, no name, nothing to close");

@@ -17,7 +17,14 @@ in the strategy's order), verified against
 answer= or verify= (the comparison runs while the GPU measures), and timed by
 kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
-(objective="nvml_energy" then picks the best by it). The inputs are read as
+(objective="nvml_energy" then picks the best by it), and asking for
+temperature, core_freq or mem_freq NVML's readings taken every millisecond
+while the configuration is benchmarked, averaged (gr_voltage and
+power_readings raise UnsupportedParameter). A kernel that breaks the GPU's
+context (an illegal address: every later CUDA call of the process fails)
+stops the tuning with a kjit.Error naming its configuration; with cache=
+what was measured is kept and that configuration recorded as failed, so a
+run with the cache goes on past it. The inputs are read as
 Kernel Tuner 1.5.0 reads them (kernel_source, restrictions, problem_size,
 grid divisors, block_size_names, defines, metrics, objective, verify) and bad
 ones refused with its exception types (ValueError, TypeError) and its
@@ -430,25 +437,63 @@ def _check_strategy(strategy, options):
 
 
 _ENERGY_OBSERVABLES = ("nvml_energy", "nvml_power")
+# NVMLObserver's readings during the benchmark, and Engine.gpu_sensors()'s
+_SENSOR_OBSERVABLES = {"temperature": "temperature_c", "core_freq": "graphics_clock_mhz",
+                       "mem_freq": "mem_clock_mhz"}
 
 
 def _observables(observers):
     """What Kernel Tuner's NVMLObserver instances ask for, when kjit can
-    measure it (energy per launch and average power, through NVML)."""
-    wanted = []
+    measure it: (energy and power through kjit's measurement of energy,
+    readings of the GPU during the benchmark)."""
+    power, sensed = [], []
     for obs in observers or ():
         if type(obs).__name__ != "NVMLObserver":
-            raise _unsupported("observers", "%s: kjit measures energy and power (an "
-                               "NVMLObserver's nvml_energy, nvml_power) and nothing else"
-                               % type(obs).__name__)
-        power = getattr(getattr(obs, "continuous_observer", None), "observables", None) or []
-        other = [x for x in list(getattr(obs, "observables", [])) + list(power)
-                 if x not in _ENERGY_OBSERVABLES]
+            raise _unsupported("observers", "%s: kjit measures energy, power, temperature and "
+                               "clocks (an NVMLObserver's %s) and nothing else"
+                               % (type(obs).__name__,
+                                  ", ".join(_ENERGY_OBSERVABLES + tuple(_SENSOR_OBSERVABLES))))
+        during = list(getattr(obs, "observables", []))
+        energy = getattr(getattr(obs, "continuous_observer", None), "observables", None) or []
+        other = [x for x in during + list(energy)
+                 if x not in _ENERGY_OBSERVABLES and x not in _SENSOR_OBSERVABLES]
         if other:
             raise _unsupported("observers", "NVMLObserver observables %s (kjit measures %s)"
-                               % (", ".join(other), ", ".join(_ENERGY_OBSERVABLES)))
-        wanted += [x for x in power if x not in wanted]
-    return wanted
+                               % (", ".join(other), ", ".join(_ENERGY_OBSERVABLES +
+                                                              tuple(_SENSOR_OBSERVABLES))))
+        power += [x for x in energy if x not in power]
+        sensed += [x for x in during if x in _SENSOR_OBSERVABLES and x not in sensed]
+    return power, sensed
+
+
+class _Sensing:
+    """NVML's readings of the GPU taken on a thread while a benchmark runs (the
+    measurement lets go of the GIL), averaged as Kernel Tuner's NVMLObserver
+    averages its readings during the kernel's runs."""
+
+    def __init__(self, engine, wanted):
+        self.engine, self.wanted, self.readings = engine, wanted, []
+        self.done, self.error = threading.Event(), None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            while True:
+                self.readings.append(self.engine.gpu_sensors())
+                if self.done.wait(0.001):
+                    break
+        except kjit.Error as e:
+            self.error = e
+
+    def stop(self):
+        """The averages, under Kernel Tuner's names."""
+        self.done.set()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return {name: sum(x[_SENSOR_OBSERVABLES[name]] for x in self.readings) /
+                len(self.readings) for name in self.wanted}
 
 
 def _source(kernel_source, params):
@@ -562,23 +607,49 @@ def _unroll_factors(text, defines):
     return (prefix + "#line 1\n" + text if prefix else text), rest
 
 
+# Bytes after each array on the GPU. Kernel Tuner's arrays sit among others
+# (CuPy's pool), where a kernel whose blocks do not divide the problem writes a
+# little past an array's end unnoticed (its convolution example does); past the
+# end of a lone allocation that can be an illegal address, which ends the
+# process's use of the GPU. What lands here is caught and warned of.
+_SLACK = 1 << 16
+_CANARY = b"\xa5" * _SLACK
+
+
 class _Device:
     """The arguments on the GPU: one buffer per array, uploaded once (their
-    bytes kept to reset outputs before each verification)."""
+    bytes kept to reset outputs before each verification), each followed by
+    _SLACK bytes of a known pattern."""
 
     def __init__(self, engine, arguments):
         import numpy as np
         self.engine, self.host, self.ptrs, self.bytes = engine, arguments, [], []
+        self.overrun = set()
         for a in arguments:
             if isinstance(a, np.ndarray):
                 raw = np.ascontiguousarray(a).tobytes()
-                p = engine.alloc(len(raw))
+                p = engine.alloc(len(raw) + _SLACK)
                 self.ptrs.append(p)
                 engine.htod(p, raw)
+                engine.htod(p + len(raw), _CANARY)
             else:
                 self.ptrs.append(None)
                 raw = None
             self.bytes.append(raw)
+
+    def check_slack(self, params):
+        """Warns, once an argument, where configuration params wrote past an
+        array's end, and sets its slack back."""
+        for i, (p, raw) in enumerate(zip(self.ptrs, self.bytes)):
+            if p is None or self.engine.dtoh(p + len(raw), _SLACK) == _CANARY:
+                continue
+            self.engine.htod(p + len(raw), _CANARY)
+            if i not in self.overrun:
+                self.overrun.add(i)
+                warnings.warn("configuration %s wrote past the end of argument %d (an array of "
+                              "%d bytes): kjit gives each array %d bytes more, so this run "
+                              "goes on, but the kernel writes out of bounds"
+                              % (params, i, len(raw), _SLACK), UserWarning, stacklevel=2)
 
     def args(self):
         return [p if p is not None else a for p, a in zip(self.ptrs, self.host)]
@@ -595,10 +666,23 @@ class _Device:
         out = np.frombuffer(raw, dtype=a.dtype).reshape(a.shape)
         return out.copy() if copy else out
 
-    def close(self):
+    def close(self, quiet=False):
+        """Frees the buffers; quiet: their errors not raised (another error is on
+        its way, and a context a kernel broke fails every free)."""
+        err = None
         for p in self.ptrs:
             if p is not None:
-                self.engine.free(p)
+                try:
+                    self.engine.free(p)
+                except kjit.Error as e:
+                    err = err or e
+        self.ptrs = [None] * len(self.ptrs)
+        if err is not None and not quiet:
+            raise err
+
+    def exit(self, typ, value, tb):
+        """close() as an ExitStack's exit callback."""
+        self.close(quiet=typ is not None)
 
 
 def _engine(device, what):
@@ -689,14 +773,15 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     _check_arguments(o)
     engine = _engine(device, "run_kernel")
     k, grid, block, shared = _make_kernel(o, dict(params), engine)
+    k.compile()  # its errors (a kernel not in the source) before the arguments'
     dev = _Device(engine, arguments)
-    try:
+    with contextlib.ExitStack() as held:
+        held.push(dev.exit)
         k(grid, block, *dev.args(), shared_mem=shared)
         engine.synchronize()
+        dev.check_slack(params)
         return [dev.read(i) if p is not None else a
                 for i, (p, a) in enumerate(zip(dev.ptrs, arguments))]
-    finally:
-        dev.close()
 
 
 def _restrictions(restrictions):
@@ -854,6 +939,14 @@ class _Checker:
             np.allclose(expected, result, atol=self.o["atol"], equal_nan=self.nan[i]))
 
 
+def _plain(x):
+    """x as JSON takes it (scripts json.dump() the env): NumPy's numbers as
+    Python's, tuples as lists."""
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x.tolist() if hasattr(x, "tolist") else x
+
+
 def _json_value(x):
     """A NumPy value in a cache file: as Python's."""
     if hasattr(x, "tolist"):
@@ -980,9 +1073,15 @@ def _evaluate(o, p, k, geo, dev, out_idx, checker):
         check = checker.submit(_outputs(o, dev, out_idx, k, geo))
     t1 = time.perf_counter()
     # kjit-tune's measurement budget and warm-up (its --measure-budget, --warmup)
-    m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
-                   *dev.args(), shared_mem=shared)
+    power, sensed = _observables(o["observers"])
+    sensing = _Sensing(dev.engine, sensed) if sensed else None
+    try:
+        m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
+                       *dev.args(), shared_mem=shared)
+    finally:
+        readings = sensing.stop() if sensing else {}
     t2 = time.perf_counter()
+    dev.check_slack(p)
     if check is not None and not check.result():
         raise kjit.Error("KJIT_ERR_INVALID_ARG", "the kernel's output differs from answer "
                          "for %r" % (p,))
@@ -991,7 +1090,8 @@ def _evaluate(o, p, k, geo, dev, out_idx, checker):
     r["times"] = times
     r["verification_time"] = (t1 - t0 + time.perf_counter() - t2) * 1e3
     r["benchmark_time"] = (t2 - t1) * 1e3
-    if _observables(o["observers"]):
+    r.update(readings)
+    if power:
         prof = k._profile((0, 1), grid, block, *dev.args(), shared_mem=shared)
         if prof["energy_reason"]:
             raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "observers: NVML gave no energy: "
@@ -1380,6 +1480,16 @@ class _Ahead:
         self.pool.shutdown(cancel_futures=True)
 
 
+class _ContextLost(Exception):
+    """Configuration p's kernel left the GPU unusable to this process (one of
+    CUDA's sticky errors, such as an illegal address): every later call
+    fails, so tuning stops; result is p's, a runtime failure."""
+
+    def __init__(self, p, error, result):
+        super().__init__(p, error, result)
+        self.p, self.error, self.result = p, error, result
+
+
 def _timestamp():
     """A result's timestamp, as Kernel Tuner writes it (UTC)."""
     return str(datetime.datetime.now(datetime.timezone.utc))
@@ -1402,6 +1512,10 @@ def _result(o, p, built, dev, out_idx, checker):
             r = dict(p, time="RuntimeFailedConfig", **failed)
             if "differs from answer" in str(e):
                 raise
+            try:
+                dev.engine.synchronize()
+            except kjit.Error:
+                raise _ContextLost(p, e, r) from None
     r["timestamp"] = _timestamp()
     _log.debug("%s", r)
     if o["verbose"] and not o["quiet"]:
@@ -1434,7 +1548,18 @@ def _tune(o, engine, search=None):
     def evaluate(p, build):
         r = cache.get(p)
         if r is None:
-            r = _result(o, p, build(), dev, out_idx, checker)
+            try:
+                r = _result(o, p, build(), dev, out_idx, checker)
+            except _ContextLost as lost:
+                cache.put(p, lost.result)  # a run with the cache goes on past it
+                raise kjit.Error("KJIT_ERR_CUDA", "configuration %s: %s. The kernel left the GPU "
+                                 "unusable to this process (a sticky CUDA error: every later "
+                                 "call fails), so tuning stops here, after %d results%s"
+                                 % (lost.p, lost.error, len(results), (
+                                     "; they are in the cache file %s, this configuration as "
+                                     "RuntimeFailedConfig, and a run with it goes on past it"
+                                     % o["cache"]) if o["cache"] else " (with cache=, a run "
+                                     "keeps them and goes on past this configuration)")) from None
             cache.put(p, r)
         else:
             r.update(compile_time=0, verification_time=0, benchmark_time=0)
@@ -1456,8 +1581,10 @@ def _tune(o, engine, search=None):
         else:
             built = _Ahead(o, engine, cpus - _COMPILE_THREADS)
         held.callback(built.close)
+        if _observables(o["observers"])[1]:
+            engine.gpu_sensors()  # NVML's absence said before any tuning
         dev = _Device(engine, o["arguments"])
-        held.callback(dev.close)
+        held.push(dev.exit)
         checker = _Checker(o, out_idx)
         held.callback(checker.shutdown)
         if search is None:
@@ -1500,9 +1627,11 @@ def _tune(o, engine, search=None):
                     strategy_s += tell(j, evaluate(p, lambda: b))
     total_ms = (time.perf_counter() - start) * 1e3
     env = {"device_name": engine.device_name, "arch": engine.arch,
+           "compute_capability": engine.arch.split("_")[-1],
            "kjit_version": kjit.version(), "kernel_name": o["kernel_name"],
-           "problem_size": o["problem_size"] if not callable(o["problem_size"]) else "callable",
-           "iterations": o["iterations"], "compiler_options": o["compiler_options"],
+           "problem_size": ("callable" if callable(o["problem_size"])
+                            else _plain(o["problem_size"])),
+           "iterations": _plain(o["iterations"]), "compiler_options": o["compiler_options"],
            "strategy": o["strategy"] or "brute_force", "objective": objective,
            "configurations": len(configs), "evaluated": len(results),
            "total_time_ms": total_ms}

@@ -71,6 +71,7 @@ static void engine_dealloc(PyObject *obj)
 		kjit_engine_close(self->engine);
 		Py_END_ALLOW_THREADS
 	}
+	kjit_power_close(self->power);
 	freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
 	tp_free(obj);
 	Py_DECREF(type);
@@ -199,6 +200,32 @@ static PyObject *get_device(PyObject *obj, void *unused)
 	                     d.max_shared_per_block);
 }
 
+/* NVML's reading of the engine's GPU now (its handle opened once). */
+static PyObject *engine_gpu_sensors(PyObject *obj, PyObject *unused)
+{
+	kjitpy_engine *self = (kjitpy_engine *)obj;
+	if (!self->power) {
+		if (!kjit_engine_has_gpu(self->engine))
+			return kjitpy_raise(KJIT_ERR_NO_GPU, "gpu_sensors: the engine has no GPU");
+		kjit_device_info d;
+		kjit_status st = kjit_engine_device(self->engine, &d);
+		if (st == KJIT_OK)
+			st = kjit_power_open(d.uuid, &self->power);
+		if (st != KJIT_OK)
+			return kjitpy_raise(st, kjit_last_error());
+	}
+	kjit_gpu_sensors g;
+	double watts;
+	kjit_status st = kjit_power_sensors(self->power, &g);
+	if (st == KJIT_OK)
+		st = kjit_power_read(self->power, &watts);
+	if (st != KJIT_OK)
+		return kjitpy_raise(st, kjit_last_error());
+	return Py_BuildValue("{sdsdsdsd}", "temperature_c", g.temperature_c, "graphics_clock_mhz",
+	                     g.graphics_clock_mhz, "mem_clock_mhz", g.mem_clock_mhz, "power_w",
+	                     watts);
+}
+
 static PyGetSetDef getset[] = {
 	{"has_gpu", get_has_gpu, NULL, "True when the engine can launch, False when it "
 	 "compiles only.", NULL},
@@ -222,6 +249,10 @@ static PyMethodDef engine_methods[] = {
 	 "htod(address, data: bytes) -> None\n\nCopies host bytes to device memory."},
 	{"dtoh", engine_dtoh, METH_VARARGS,
 	 "dtoh(address, nbytes) -> bytes\n\nCopies device memory to the host."},
+	{"gpu_sensors", engine_gpu_sensors, METH_NOARGS,
+	 "gpu_sensors() -> dict\n\nWhat NVML reads of the engine's GPU now: temperature_c, "
+	 "graphics_clock_mhz,\nmem_clock_mhz and power_w. NoGPUError naming why when NVML "
+	 "cannot be had."},
 	{"stats", engine_stats, METH_NOARGS,
 	 "stats() -> dict\n\nCompiles, cache hits and misses since the engine opened."},
 	{NULL, NULL, 0, NULL}

@@ -43,7 +43,8 @@ PyObject *kjitpy_fspath(PyObject *obj, const char *what, PyObject **text);
 typedef struct kjitpy_engine {
 	PyObject_HEAD
 	kjit_engine *engine;
-	int device; /* its CUDA ordinal */
+	int device;        /* its CUDA ordinal */
+	kjit_power *power; /* NVML for its GPU, opened by the first gpu_sensors() */
 } kjitpy_engine;
 
 extern PyObject *kjitpy_engine_type;

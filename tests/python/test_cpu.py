@@ -142,15 +142,21 @@ class Signatures(unittest.TestCase):
 
     def test_observers(self):
         """Kernel Tuner's NVMLObserver (a stand-in with its attributes): energy
-        and power are taken, anything else refused by name."""
+        and power, temperature and clocks are taken, anything else refused by
+        name."""
         class NVMLObserver:
             def __init__(self, observables):
-                power = [x for x in observables if x in ("nvml_energy", "nvml_power")]
+                power = [x for x in observables if x in ("nvml_energy", "nvml_power",
+                                                         "power_readings")]
                 self.observables = [x for x in observables if x not in power]
                 self.continuous_observer = type("C", (), {"observables": power})()
         self.assertEqual(kt._observables([NVMLObserver(["nvml_energy", "nvml_power"])]),
-                         ["nvml_energy", "nvml_power"])
-        for obs, want in ((NVMLObserver(["nvml_energy", "core_freq"]), "core_freq"),
+                         (["nvml_energy", "nvml_power"], []))
+        self.assertEqual(kt._observables([NVMLObserver(["nvml_energy", "temperature"]),
+                                          NVMLObserver(["mem_freq", "core_freq"])]),
+                         (["nvml_energy"], ["temperature", "mem_freq", "core_freq"]))
+        for obs, want in ((NVMLObserver(["nvml_energy", "gr_voltage"]), "gr_voltage"),
+                          (NVMLObserver(["power_readings"]), "power_readings"),
                           (object(), "object")):
             with self.assertRaises(kt.UnsupportedParameter) as cm:
                 kt._observables([obs])
@@ -958,6 +964,8 @@ class Compile(unittest.TestCase):
             k = kjit.kernel(SCALE.replace("a * x[i]", "a * x[i] - 1.0f"), "scale", engine=e)
             self.assertGreater(k.compile()["binary_size"], 0)
             self.assertEqual(e.stats()["compiles"], 1)
+            with self.assertRaisesRegex(kjit.NoGPUError, "gpu_sensors: the engine has no GPU"):
+                e.gpu_sensors()
             env = {n: v for n, v in os.environ.items() if n != "KJIT_ARCH"}
             r = subprocess.run([sys.executable, "-c", "import kjit; kjit.Engine(db_path=%r, "
                                 "gpu=False)" % os.path.join(d, "k.db")],

@@ -365,7 +365,7 @@ class KernelTunerScript(unittest.TestCase):
         out = run_kernel("vector_add", kernel_string, size, args, {"block_size_x": 128})
         np.testing.assert_allclose(out[0], a + b, rtol=1e-6)
         class NVMLObserver:  # Kernel Tuner's attributes; kjit measures, not the observer
-            observables = []
+            observables = ["temperature", "core_freq", "mem_freq"]
             continuous_observer = type("C", (), {"observables": ["nvml_energy",
                                                                  "nvml_power"]})()
         energy, env = tune_kernel("vector_add", kernel_string, size, args,
@@ -375,6 +375,10 @@ class KernelTunerScript(unittest.TestCase):
         for r in energy:
             self.assertGreater(r["nvml_energy"], 0)
             self.assertGreater(r["nvml_power"], 0)
+            self.assertTrue(0 < r["temperature"] < 120, r)
+            self.assertGreater(r["core_freq"], 0)
+            self.assertGreater(r["mem_freq"], 0)
+        json.dumps(energy)
         self.assertEqual(env["best_config"]["nvml_energy"], min(r["nvml_energy"] for r in energy))
         restricted, _ = tune_kernel("vector_add", kernel_string, size, args, tune_params,
                                     restrictions=["block_size_x >= 256"], quiet=True,
@@ -382,6 +386,76 @@ class KernelTunerScript(unittest.TestCase):
                                     strategy_options={"max_fevals": 2}, seed=1)
         self.assertEqual(len(restricted), 2)
         self.assertTrue(all(r["block_size_x"] >= 256 for r in restricted))
+
+    def test_a_kernel_that_breaks_the_context(self):
+        """A configuration whose kernel writes to an illegal address makes
+        every later CUDA call of the process fail: tuning stops there with an
+        error naming it (not every later configuration recorded as failed),
+        the cache keeps what was measured and that configuration as
+        RuntimeFailedConfig, and a run with the cache (a new process) goes
+        on past it. The env is JSON, as scripts dump it."""
+        script = r'''
+import json, sys
+import numpy as np
+import kjit
+from kjit.kernel_tuner import tune_kernel
+src = """
+__global__ void vector_add(float *c, float *a, float *b, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (block_size_x == 64) c = (float *)8;  // %s
+    if (i < n) c[i] = a[i] + b[i];
+}"""
+size = np.int32(1 << 20)
+a = np.ones(size, dtype=np.float32)
+try:
+    results, env = tune_kernel("vector_add", src, (size, 1), [np.zeros_like(a), a, a, size],
+                               {"block_size_x": [32, 64, 128, 256]}, cache=sys.argv[1],
+                               quiet=True)
+except kjit.Error as e:
+    print(json.dumps({"error": str(e)}))
+else:
+    print(json.dumps({"times": [r["time"] for r in results], "env": env}))
+''' % os.urandom(8).hex()
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "cache.json")
+            runs = [json.loads(subprocess.run([sys.executable, "-c", script, cache], check=True,
+                                              stdout=subprocess.PIPE, timeout=300
+                                              ).stdout.decode().splitlines()[-1])
+                    for _ in range(2)]
+            self.assertIn("error", runs[0], runs[0])
+            self.assertIn("'block_size_x': 64", runs[0]["error"])
+            self.assertIn("CUDA_ERROR_", runs[0]["error"])
+            self.assertIn("tuning stops here", runs[0]["error"])
+            self.assertNotIn("error", runs[1], runs[1])
+            times = runs[1]["times"]
+            self.assertEqual(times[1], "RuntimeFailedConfig")
+            self.assertEqual([isinstance(t, float) for t in times], [True, False, True, True])
+            self.assertEqual(runs[1]["env"]["problem_size"], [1 << 20, 1])
+        from kjit.kernel_tuner import run_kernel
+        with self.assertRaisesRegex(kjit.CompileError, "'nonexistent' not found"):
+            run_kernel("nonexistent", SCALE, N, [np.zeros(N, np.float32)] * 2 +
+                       [np.float32(1), np.int32(N)], {"block_size_x": 256})
+
+    def test_writes_past_the_end(self):
+        """A kernel without a bounds check whose blocks do not divide the
+        problem, as Kernel Tuner's convolution example: its writes past the
+        output's end land in kjit's slack, are warned of once, and the run
+        goes on."""
+        from kjit.kernel_tuner import tune_kernel
+        src = """
+        __global__ void vector_add(float *c, float *a, float *b, int n) {
+            int i = blockIdx.x * block_size_x + threadIdx.x;
+            c[i] = a[i] + b[i];  // %s
+        }""" % os.urandom(8).hex()
+        size = (1 << 20) + 1
+        a = np.random.randn(size).astype(np.float32)
+        with self.assertWarnsRegex(UserWarning, "wrote past the end of argument 0") as cm:
+            results, _ = tune_kernel("vector_add", src, size,
+                                     [np.zeros_like(a), a, a, np.int32(size)],
+                                     {"block_size_x": [128, 256]}, answer=[a + a, None, None,
+                                                                           None], quiet=True)
+        self.assertEqual([isinstance(r["time"], float) for r in results], [True, True])
+        self.assertEqual(sum("wrote past the end" in str(w.message) for w in cm.warnings), 1)
 
     def test_compile_failures(self):
         """brute_force's results come in the space's order, measured as they
