@@ -5,8 +5,11 @@
 tune_kernel() and run_kernel() take every parameter of Kernel Tuner 1.5.0's
 functions, in the same order with the same defaults, and return what Kernel
 Tuner returns: tune_kernel() the results (a list of dicts: the parameters,
-"time" in ms and "times", compile and verification times, metrics) and the env
-dict; run_kernel() the arguments after the run (NumPy arrays and scalars).
+"time" in ms and "times", compile and verification times, metrics; a
+configuration that failed has "__error__" instead of times, a
+CompilationFailedConfig or RuntimeFailedConfig, str subclasses as Kernel
+Tuner's) and the env dict; run_kernel() the arguments after the run (NumPy
+arrays and scalars).
 
 What runs: every configuration is compiled by NVRTC through kjit's store
 (with brute_force and random_sample all in parallel from the start: the
@@ -121,7 +124,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 import kjit
 from kjit import _types, tuning
 
-__all__ = ["tune_kernel", "run_kernel", "UnsupportedParameter"]
+__all__ = ["tune_kernel", "run_kernel", "UnsupportedParameter", "ErrorConfig", "InvalidConfig",
+           "CompilationFailedConfig", "RuntimeFailedConfig"]
 _log = logging.getLogger("kjit.kernel_tuner")
 
 
@@ -1029,7 +1033,7 @@ class _Cache:
     def get(self, params):
         """The result stored for params (a copy), or None."""
         r = self.entries.get(self.key(params))
-        return None if r is None else dict(r)
+        return None if r is None else _from_file(dict(r))
 
     def put(self, params, result):
         key = self.key(params)
@@ -1049,10 +1053,48 @@ class _Cache:
                 f.write(text[:-1] + "}\n}")
 
 
+class ErrorConfig(str):
+    """Kernel Tuner's mark of a configuration that failed, its result's
+    "__error__" (the result has no time): a str, its class's name."""
+
+    def __new__(cls, *_):
+        return super().__new__(cls, cls.__name__)
+
+    def __getnewargs__(self):
+        return ()
+
+    def __repr__(self):
+        return type(self).__name__
+
+
+class InvalidConfig(ErrorConfig):
+    """A configuration the restrictions or the device exclude."""
+
+
+class CompilationFailedConfig(ErrorConfig):
+    """A configuration that did not compile."""
+
+
+class RuntimeFailedConfig(ErrorConfig):
+    """A configuration whose launch or measurement failed."""
+
+
+_ERRORS = {c.__name__: c for c in (InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig)}
+
+
 def _failed(r):
-    """Whether a result is a failure (Kernel Tuner's __error__, or kjit's
-    failed time)."""
-    return "__error__" in r or isinstance(r.get("time"), str)
+    """Whether a result is a failure (its __error__)."""
+    return "__error__" in r
+
+
+def _from_file(r):
+    """A result as a cache file holds it, with its __error__ mark made one
+    again, as Kernel Tuner reads it (an older file's "time" naming the
+    failure too)."""
+    for v in list(r.values()):
+        if isinstance(v, str) and v in _ERRORS:
+            r["__error__"] = _ERRORS[v]()
+    return r
 
 
 def _metrics(o, r):
@@ -1501,7 +1543,7 @@ def _result(o, p, built, dev, out_idx, checker):
     k, geo, compile_ms, err = built
     failed = dict(compile_time=compile_ms, verification_time=0, benchmark_time=0)
     if err is not None:
-        r = dict(p, time="CompilationFailedConfig", **failed)
+        r = dict(p, __error__=CompilationFailedConfig(), **failed)
     else:
         try:
             r = _evaluate(o, p, k, geo, dev, out_idx, checker)
@@ -1509,7 +1551,7 @@ def _result(o, p, built, dev, out_idx, checker):
         except kjit.NoGPUError:
             raise
         except kjit.Error as e:
-            r = dict(p, time="RuntimeFailedConfig", **failed)
+            r = dict(p, __error__=RuntimeFailedConfig(), **failed)
             if "differs from answer" in str(e):
                 raise
             try:
@@ -1519,7 +1561,8 @@ def _result(o, p, built, dev, out_idx, checker):
     r["timestamp"] = _timestamp()
     _log.debug("%s", r)
     if o["verbose"] and not o["quiet"]:
-        print(", ".join("%s=%s" % (k2, r[k2]) for k2 in list(p) + ["time"]))
+        print(", ".join("%s=%s" % (k2, r[k2]) for k2 in p) + ", " +
+              ("time=%s" % r["time"] if "time" in r else str(r["__error__"])))
     return r
 
 

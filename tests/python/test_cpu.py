@@ -8,6 +8,7 @@ import json
 import math
 import os
 import pathlib
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -470,7 +471,7 @@ class Strategies(unittest.TestCase):
         self.assertEqual(kt._answer({"time": 2.0}, "time", False), 2.0)
         self.assertEqual(kt._answer({"GFLOP/s": 4.0}, "GFLOP/s", True), 0.25)
         self.assertEqual(kt._answer({"GFLOP/s": 0.0}, "GFLOP/s", True), math.inf)
-        for r in ({"time": "CompilationFailedConfig"}, {"time": float("nan")}, {}):
+        for r in ({"__error__": kt.CompilationFailedConfig()}, {"time": float("nan")}, {}):
             self.assertEqual(kt._answer(r, "time", False), math.inf)
         with self.assertRaises(kt.UnsupportedParameter) as cm:
             kt._answer({"score": -1.0}, "score", False)
@@ -846,15 +847,23 @@ class KernelTunerCache(unittest.TestCase):
             r1 = {"block_size_x": 32, "tile": 1, "time": np.float32(0.5), "times": [0.5]}
             c.put({"block_size_x": 32, "tile": 1}, r1)
             c.put({"block_size_x": 64, "tile": 2},
-                  {"block_size_x": 64, "tile": 2, "time": "CompilationFailedConfig"})
+                  {"block_size_x": 64, "tile": 2, "__error__": kt.CompilationFailedConfig()})
             with open(c.path) as f:
                 lines = f.read().split("\n")
             self.assertEqual(lines[-2], '"32,1": {"block_size_x": 32, "tile": 1, "time": 0.5, '
                              '"times": [0.5]},')
-            self.assertTrue(lines[-1].startswith('"64,2": '))
+            self.assertEqual(lines[-1], '"64,2": {"block_size_x": 64, "tile": 2, "__error__": '
+                             '"CompilationFailedConfig"},')
             # an interrupted run's open file is read, and appended to
             again = kt._Cache(pathlib.Path(d) / "scale.json", self.options(), "NVIDIA H100")
             self.assertEqual(again.get({"block_size_x": 32, "tile": 1})["time"], 0.5)
+            failed = again.get({"block_size_x": 64, "tile": 2})["__error__"]
+            self.assertIsInstance(failed, kt.CompilationFailedConfig)  # as Kernel Tuner reads it
+            self.assertEqual((str(failed), repr(failed)), ("CompilationFailedConfig",) * 2)
+            self.assertEqual(pickle.loads(pickle.dumps(failed)), failed)
+            again.entries["1,1"] = {"time": "RuntimeFailedConfig"}  # an older file's form
+            self.assertIsInstance(again.get({"block_size_x": 1, "tile": 1})["__error__"],
+                                  kt.RuntimeFailedConfig)
             self.assertIsNone(again.get({"block_size_x": 32, "tile": 2}))
             again.put({"block_size_x": 32, "tile": 2}, {"time": 1.0})
             again.close()
