@@ -335,15 +335,19 @@ static void check_text(void)
 	CHECK_STREQ(s, "01234567");
 	OK("short UUIDs: the first 8 hex digits after GPU-");
 	char p[64];
-	top_format_power("NVIDIA H200", 312.4, NULL, p, sizeof p);
+	top_format_power("NVIDIA H200", 312.4, NULL, NULL, p, sizeof p);
 	CHECK_STREQ(p, "NVIDIA H200 312 W");
-	top_format_power(NULL, 0, "NVML turned off (KJIT_NVML=off)", p, sizeof p);
+	const kjit_gpu_sensors g = { 56.0, 1980.0, 2619.0 };
+	top_format_power("NVIDIA H200", 312.4, &g, NULL, p, sizeof p);
+	CHECK_STREQ(p, "NVIDIA H200 312 W 56 C 1980 MHz");
+	top_format_power(NULL, 0, NULL, "NVML turned off (KJIT_NVML=off)", p, sizeof p);
 	CHECK_STREQ(p, "power: n/a (NVML turned off (KJIT_NVML=off))");
-	top_format_power(NULL, 0, "", p, sizeof p);
+	top_format_power(NULL, 0, NULL, "", p, sizeof p);
 	CHECK_STREQ(p, "power: n/a (unknown)");
-	top_format_power(NULL, 0, "a reason much longer than the room there is for it", p, 24);
+	top_format_power(NULL, 0, NULL, "a reason much longer than the room there is for it", p,
+	                 24);
 	CHECK_STREQ(p, "power: n/a (a reason mu");
-	OK("the header's power: name and watts, or n/a and why");
+	OK("the header's power: name, watts, temperature and clock, or n/a and why");
 
 	const double v[] = { NAN, 0, 1, 2, 4, 8 };
 	int lv[6];

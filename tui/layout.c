@@ -640,10 +640,13 @@ void top_format_meter_line(const top_model *m, int line, char *buf, int width)
 	put_line(buf, width, s);
 }
 
-void top_format_power(const char *name, double watts, const char *reason, char *out,
-                      size_t size)
+void top_format_power(const char *name, double watts, const struct kjit_gpu_sensors *sensors,
+                      const char *reason, char *out, size_t size)
 {
-	if (name)
+	if (name && sensors)
+		snprintf(out, size, "%s %.0f W %.0f C %.0f MHz", name, watts, sensors->temperature_c,
+		         sensors->graphics_clock_mhz);
+	else if (name)
 		snprintf(out, size, "%s %.0f W", name, watts);
 	else
 		snprintf(out, size, "power: n/a (%s)", reason && *reason ? reason : "unknown");

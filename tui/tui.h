@@ -302,10 +302,11 @@ void top_format_run_device(const top_run_device *d, double now, char *buf, int w
 /* The first 8 hex digits of a UUID after its "GPU-"; "-" for "". */
 void top_short_uuid(const char *uuid, char *out, size_t size);
 
-/* The header's power: "NVIDIA H200 312 W", or "power: n/a (reason)"
- * when name is NULL. */
-void top_format_power(const char *name, double watts, const char *reason, char *out,
-                      size_t size);
+/* The header's power: "NVIDIA H200 312 W 56 C 1980 MHz" (the
+ * temperature and graphics clock where sensors is not NULL), or
+ * "power: n/a (reason)" when name is NULL. */
+void top_format_power(const char *name, double watts, const struct kjit_gpu_sensors *sensors,
+                      const char *reason, char *out, size_t size);
 
 /* "BLOCK=256 ITEMS=4" from '{"BLOCK":256,"ITEMS":4}' or from an option
  * list of one "-DNAME=VALUE" a line (other options left out). */
