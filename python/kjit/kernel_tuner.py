@@ -31,8 +31,10 @@ run with the cache goes on past it. The inputs are read as
 Kernel Tuner 1.5.0 reads them (kernel_source, restrictions, problem_size,
 grid divisors, block_size_names, defines, metrics, objective, verify) and bad
 ones refused with its exception types (ValueError, TypeError) and its
-warnings; the cache file is read and written in its format, with its checks
-of device, kernel, problem size and tune_params. A parameter kjit cannot
+warnings; compiler_options go to NVRTC, but for -I and --include-path (the
+kernel's include folders, whose headers enter the binary key) and -arch (the
+GPU's own, or UnsupportedParameter); the cache file is read and written in
+its format, with its checks of device, kernel, problem size and tune_params. A parameter kjit cannot
 honour raises UnsupportedParameter (a ValueError) naming it; nothing is
 silently ignored. Without a GPU the call raises kjit.NoGPUError (a
 RuntimeError, as Kernel Tuner's missing CUDA) after checking its arguments.
@@ -201,6 +203,50 @@ def _check_common(o):
         raise _unsupported("compiler", "kjit compiles with NVRTC; a host compiler "
                            "(the C backend) is not supported")
     o["block_size_names"] = _block_names(o["block_size_names"], o.get("tune_params"))
+    o["flags"], o["flag_dirs"], o["flag_archs"] = _compiler_options(o["compiler_options"])
+
+
+# compiler_options that name what kjit gives NVRTC another way
+_INCLUDE_OPTIONS = ("-I", "--include-path")
+_ARCH_OPTIONS = ("-arch", "--gpu-architecture")
+
+
+def _compiler_options(options):
+    """compiler_options as the compiler Kernel Tuner hands them to reads
+    them: (the other flags, the folders of -I and --include-path made
+    absolute, the architectures of -arch and --gpu-architecture), each
+    value joined ("-Idir", "-I=dir") or the next item ("-I", "dir")."""
+    items = [str(x) for x in options or ()]
+    flags, dirs, archs = [], [], []
+    i = 0
+    while i < len(items):
+        f, i = items[i], i + 1
+        for names, out in ((_INCLUDE_OPTIONS, dirs), (_ARCH_OPTIONS, archs)):
+            name = next((n for n in names if f == n or f.startswith(n + "=") or
+                         (n == "-I" and f.startswith(n))), None)
+            if name is None:
+                continue
+            if f == name:
+                if i == len(items):
+                    raise ValueError("compiler_options: %s without its value" % f)
+                value, i = items[i], i + 1
+            else:
+                value = f[len(name):].lstrip("=") if name == "-I" else f[len(name) + 1:]
+            out.append(os.path.abspath(value) if out is dirs else value)
+            break
+        else:
+            flags.append(f)
+    return flags, dirs, archs
+
+
+def _check_archs(o, engine):
+    """-arch in compiler_options: the GPU's own (what kjit compiles for) or
+    refused."""
+    own = (engine.arch, engine.arch.replace("sm_", "compute_", 1))
+    for a in o["flag_archs"]:
+        if a not in own:
+            raise _unsupported("compiler_options", "-arch=%s: kjit compiles for the GPU's "
+                               "architecture, %s" % (a, engine.arch))
 
 
 def _sources(kernel_source):
@@ -746,13 +792,13 @@ def _kernel_inputs(o, params):
     grid, block = _geometry(o, params)
     text, dirs = _source(o["kernel_source"], params)
     text, defines = _unroll_factors(text, _defines(o, params, grid, block))
-    return text, dirs, defines, grid, block
+    return text, dirs + o["flag_dirs"], defines, grid, block
 
 
 def _make_kernel(o, params, engine):
     text, dirs, defines, grid, block = _kernel_inputs(o, params)
     k = kjit.kernel(text, o["kernel_name"], params=defines,
-                    flags=o["compiler_options"] or (), include_dirs=dirs or None, engine=engine)
+                    flags=o["flags"], include_dirs=dirs or None, engine=engine)
     for name, value in (o["cmem_args"] or {}).items():
         k.set_symbol(name, value.tobytes())
     shared = (o["smem_args"] or {}).get("size", 0)
@@ -776,6 +822,7 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     _check_common(o)
     _check_arguments(o)
     engine = _engine(device, "run_kernel")
+    _check_archs(o, engine)
     k, grid, block, shared = _make_kernel(o, dict(params), engine)
     k.compile()  # its errors (a kernel not in the source) before the arguments'
     dev = _Device(engine, arguments)
@@ -1225,7 +1272,7 @@ class _CompileWorkers:
         except Exception:  # noqa: BLE001 (the tuning process reports it at its turn)
             return False
         item = [i, text, [(str(k), kjit._value(v)) for k, v in defines.items()],
-                [str(f) for f in self.o["compiler_options"] or ()], dirs]
+                self.o["flags"], dirs]
         with self.cond:
             if self.closed or self.gone:
                 return False
@@ -1572,6 +1619,7 @@ def _tune(o, engine, search=None):
     those the cache holds are taken from it, as Kernel Tuner takes them
     (no compile, verification or benchmark time; metrics computed again)."""
     start = time.perf_counter()
+    _check_archs(o, engine)
     objective, higher = o["objective"], o["objective_higher_is_better"]
     configs = list(_space(o["tune_params"], o["restrictions"]))
     limit = (o["strategy_options"] or {}).get("time_limit")

@@ -141,6 +141,39 @@ class Signatures(unittest.TestCase):
         with self.assertRaises(kt.UnsupportedParameter):
             kt.run_kernel("scale", SCALE, 64, [a, a, np.float32(2), n], {}, lang="HIP")
 
+    def test_compiler_options(self):
+        """compiler_options as nvcc and NVRTC take them: include folders by
+        -I (joined, with =, or the next item) and --include-path become the
+        kernel's include folders; -arch is the GPU's own or refused by name;
+        the rest are passed on."""
+        flags, dirs, archs = kt._compiler_options(
+            ["-I", "inc", "-I/abs", "-I=rel", "--include-path=p", "--include-path", "q",
+             "-use_fast_math", "-arch=sm_90", "--gpu-architecture", "compute_90", "-DX=1"])
+        self.assertEqual(flags, ["-use_fast_math", "-DX=1"])
+        self.assertEqual(dirs, [os.path.abspath(d) for d in ("inc", "/abs", "rel", "p", "q")])
+        self.assertEqual(archs, ["sm_90", "compute_90"])
+        with self.assertRaisesRegex(ValueError, "-I without its value"):
+            kt._compiler_options(["-O3", "-I"])
+        gpu = type("Engine", (), {"arch": "sm_90"})()
+        kt._check_archs({"flag_archs": archs}, gpu)
+        with self.assertRaises(kt.UnsupportedParameter) as cm:
+            kt._check_archs({"flag_archs": ["sm_52"]}, gpu)
+        self.assertIn("-arch=sm_52: kjit compiles for the GPU's architecture, sm_90",
+                      str(cm.exception))
+        with tempfile.TemporaryDirectory() as d:  # a header found through -I
+            with open(os.path.join(d, "scale_by.h"), "w") as f:
+                f.write("#define SCALE_BY 3.0f\n")
+            o = {"kernel_source": '#include "scale_by.h"\n' + SCALE, "kernel_name": "scale",
+                 "compiler_options": ["-I", d], "problem_size": 64, "grid_div_x": None,
+                 "grid_div_y": None, "grid_div_z": None, "block_size_names": None,
+                 "defines": None, "tune_params": {"block_size_x": [32]}, "log": None,
+                 "lang": None, "platform": 0, "texmem_args": None, "compiler": None,
+                 "cmem_args": None, "smem_args": None}
+            kt._check_common(o)
+            e = kjit.Engine(db_path=os.path.join(d, "k.db"), arch="sm_90", gpu=False)
+            k, _, _, _ = kt._make_kernel(o, {"block_size_x": 32}, e)
+            self.assertGreater(k.compile()["binary_size"], 0)
+
     def test_observers(self):
         """Kernel Tuner's NVMLObserver (a stand-in with its attributes): energy
         and power, temperature and clocks are taken, anything else refused by
@@ -1008,6 +1041,7 @@ class Compile(unittest.TestCase):
                  grid_div_z=None,
                  defines=None, compiler_options=["-DSCALE_BY=3.0f"], cmem_args=None,
                  smem_args=None)
+        o["flags"], o["flag_dirs"], o["flag_archs"] = kt._compiler_options(o["compiler_options"])
         configs = [{"block_size_x": b, "EXTRA": "* 1.0f"} for b in (32, 64, 128)]
         configs.append({"block_size_x": 32, "EXTRA": "+"})  # a syntax error
         e = kjit.Engine()
