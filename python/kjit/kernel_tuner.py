@@ -1115,7 +1115,8 @@ class ErrorConfig(str):
 
 
 class InvalidConfig(ErrorConfig):
-    """A configuration the restrictions or the device exclude."""
+    """A configuration outside the space (Kernel Tuner's strategies record
+    them; kjit's propose none, so it comes from cache files only)."""
 
 
 class CompilationFailedConfig(ErrorConfig):
