@@ -430,7 +430,9 @@ else:
             self.assertNotIn("error", runs[1], runs[1])
             times = runs[1]["times"]
             self.assertEqual(times[1], "RuntimeFailedConfig")
-            self.assertEqual([isinstance(t, float) for t in times], [True, False, True, True])
+            with open(cache, encoding="utf-8") as f:
+                self.assertEqual([isinstance(t, float) for t in times], [True, False, True, True],
+                                 (times, f.read()))
             self.assertEqual(runs[1]["env"]["problem_size"], [1 << 20, 1])
         from kjit.kernel_tuner import run_kernel
         with self.assertRaisesRegex(kjit.CompileError, "'nonexistent' not found"):
