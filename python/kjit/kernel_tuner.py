@@ -1606,6 +1606,8 @@ def _result(o, p, built, dev, out_idx, checker):
                 dev.engine.synchronize()
             except kjit.Error:
                 raise _ContextLost(p, e, r) from None
+            # said, as the result holds only its mark (Kernel Tuner's logs it)
+            _log.warning("configuration %s failed at run time: %s", p, e)
     r["timestamp"] = _timestamp()
     _log.debug("%s", r)
     if o["verbose"] and not o["quiet"]:
