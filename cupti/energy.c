@@ -46,11 +46,6 @@
                             * the stretch's by its batches' syncs: under 1% */
 #define MAX_BATCH_MS 60000.0
 
-static double now_s(void)
-{
-	return (double)kjit__now_ns() * 1e-9; /* the clock nvml.c stamps its steps by */
-}
-
 typedef struct busy {
 	const kjit__cu_api *cu;
 	kjit__launch_fn fn;
@@ -88,12 +83,12 @@ static kjit_status calibrate(busy *b)
 	if (st == KJIT_OK)
 		st = sync_stream(b);
 	for (size_t k = 1; st == KJIT_OK;) {
-		double t0 = now_s();
+		double t0 = kjit__nvml_clock_s();
 		for (size_t i = 0; i < k && st == KJIT_OK; i++)
 			st = launch(b);
 		if (st == KJIT_OK)
 			st = sync_stream(b);
-		double dt = now_s() - t0;
+		double dt = kjit__nvml_clock_s() - t0;
 		if (st == KJIT_OK && (dt >= CALIBRATE_S || k >= CALIBRATE_MAX)) {
 			b->period_s = dt / (double)k;
 			break;
@@ -112,7 +107,7 @@ static kjit_status calibrate(busy *b)
  * launch waits for the GPU, which is then busy all the same. */
 static kjit_status feed(busy *b)
 {
-	double due = now_s() - b->start + b->ahead_s;
+	double due = kjit__nvml_clock_s() - b->start + b->ahead_s;
 	kjit_status st = KJIT_OK;
 	while (st == KJIT_OK && (double)b->launched * b->period_s < due)
 		st = launch(b);
@@ -130,7 +125,7 @@ static kjit_status next_step(busy *b, kjit__nvml *n, double not_before, double *
 			st = kjit__nvml_step_after(n, not_before, mj, when, &found);
 		if (st != KJIT_OK || found)
 			return st;
-		if (now_s() > give_up)
+		if (kjit__nvml_clock_s() > give_up)
 			return kjit__error(KJIT_ERR_CUDA, "NVML's %s did not move in %.0f s while the GPU "
 			                   "ran the kernel", kjit__nvml_steps_source(n), STEP_WAIT_S);
 	}
@@ -166,7 +161,7 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	if (!(batch_ms > 0 && batch_ms <= MAX_BATCH_MS))
 		return kjit__error(KJIT_ERR_INVALID_ARG, "energy batch of %g ms: it must be above 0 "
 		                   "and at most %.0f ms", batch_ms, MAX_BATCH_MS);
-	double t_begin = now_s();
+	double t_begin = kjit__nvml_clock_s();
 	busy b = { .cu = cu, .fn = fn, .ctx = ctx, .stream = stream,
 		   .ahead_s = kjit__nvml_steps_sampled(n) ? AHEAD_SAMPLES_S : AHEAD_S };
 	kjit_status st = calibrate(&b);
@@ -176,7 +171,7 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	double mj[REPEATS + 1] = { 0 }, at[REPEATS + 1];
 	unsigned done = 0;
 	b.launched = 0;
-	b.start = now_s();
+	b.start = kjit__nvml_clock_s();
 	if (st == KJIT_OK)
 		st = kjit__nvml_steps_begin(n);
 	if (st == KJIT_OK)
@@ -194,7 +189,7 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 		st = synced;
 	if (st != KJIT_OK)
 		return st;
-	double period = (now_s() - b.start) / (double)b.launched;
+	double period = (kjit__nvml_clock_s() - b.start) / (double)b.launched;
 	double watts[REPEATS];
 	for (unsigned i = 0; i < done; i++)
 		watts[i] = repeat_w(mj, at, i);
@@ -207,6 +202,6 @@ kjit_status kjit__energy_measure(kjit__nvml *n, const kjit__cu_api *cu, kjit__la
 	                  ? (watts[done - 1] - watts[0]) / out->power_w : NAN;
 	out->repeats = done;
 	out->launches = launches + b.launched;
-	out->wall_ms = (now_s() - t_begin) * 1e3;
+	out->wall_ms = (kjit__nvml_clock_s() - t_begin) * 1e3;
 	return KJIT_OK;
 }

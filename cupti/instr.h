@@ -245,6 +245,8 @@ kjit_status kjit__nvml_step_after(kjit__nvml *n, double not_before, double *mj, 
                                   int *found);
 const char *kjit__nvml_steps_source(const kjit__nvml *n);
 int kjit__nvml_steps_sampled(const kjit__nvml *n); /* 1: power samples */
+/* The host's monotonic clock the steps are timed by, in seconds. */
+double kjit__nvml_clock_s(void);
 
 typedef struct kjit__energy {
 	double energy_j;   /* per launch: power_w times launch_s */

@@ -146,8 +146,7 @@ static kjit_status nvml_load(kjit__nvml *n)
 	return KJIT_OK;
 }
 
-/* The monotonic clock energy.c's steps are timed by, in seconds. */
-static double mono_s(void)
+double kjit__nvml_clock_s(void)
 {
 	return (double)kjit__now_ns() * 1e-9;
 }
@@ -320,7 +319,7 @@ kjit_status kjit__nvml_steps_begin(kjit__nvml *n)
 		return st;
 	}
 	double real = kjit__wall_time();
-	n->last_s = mono_s();
+	n->last_s = kjit__nvml_clock_s();
 	n->offset_s = n->last_s - real;
 	n->seen_us = (unsigned long long)(real * 1e6);
 	return KJIT_OK;
@@ -331,7 +330,7 @@ kjit_status kjit__nvml_steps_begin(kjit__nvml *n)
 static kjit_status counter_step(kjit__nvml *n, double not_before, double *mj, double *at,
                                 int *found)
 {
-	double t = mono_s();
+	double t = kjit__nvml_clock_s();
 	unsigned long long v;
 	kjit_status st = kjit__nvml_energy_mj(n, &v);
 	if (st != KJIT_OK)
