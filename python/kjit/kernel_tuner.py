@@ -34,9 +34,9 @@ ones refused with its exception types (ValueError, TypeError) and its
 warnings; compiler_options go to NVRTC, but for -I and --include-path (the
 kernel's include folders, whose headers enter the binary key) and -arch (the
 GPU's own, or UnsupportedParameter); the cache file is read and written in
-its format, with its checks of device, kernel, problem size and tune_params. A parameter kjit cannot
-honour raises UnsupportedParameter (a ValueError) naming it; nothing is
-silently ignored. Without a GPU the call raises kjit.NoGPUError (a
+its format, with its checks of device, kernel, problem size and
+tune_params. A parameter kjit cannot honour raises UnsupportedParameter (a
+ValueError) naming it; nothing is silently ignored. Without a GPU the call raises kjit.NoGPUError (a
 RuntimeError, as Kernel Tuner's missing CUDA) after checking its arguments.
 
 Strategies. brute_force (the default) and random_sample run here, as above,
@@ -332,7 +332,8 @@ def _block_names(names, tune_params=None):
 def _check_tuning(o):
     """Kernel Tuner's checks of tune_kernel()'s own parameters, and
     refusals of what kjit cannot honour; sets o["objective"],
-    o["objective_higher_is_better"] and o["verify"] as they are used."""
+    o["objective_higher_is_better"] and o["verify"] as they are used, and
+    what the observers ask for (o["power_observed"], o["sensed"])."""
     if o["simulation_mode"]:
         raise _unsupported("simulation_mode", "replay a cache with kjit-tune --replay")
     if o["parallel"]:
@@ -348,7 +349,7 @@ def _check_tuning(o):
         raise kjit.ArgumentError("KJIT_ERR_INVALID_ARG", "iterations: expected a count of 1 "
                                  "or more (got %r)" % (it,))
     _check_strategy(o["strategy"], dict(o["strategy_options"] or {}))
-    _observables(o["observers"])
+    o["power_observed"], o["sensed"] = _observables(o["observers"])
     if o["metrics"] is not None:
         if not isinstance(o["metrics"], dict):
             raise ValueError("metrics should be a dictionary to preserve order and support "
@@ -1163,8 +1164,7 @@ def _evaluate(o, p, k, geo, dev, out_idx, checker):
         check = checker.submit(_outputs(o, dev, out_idx, k, geo))
     t1 = time.perf_counter()
     # kjit-tune's measurement budget and warm-up (its --measure-budget, --warmup)
-    power, sensed = _observables(o["observers"])
-    sensing = _Sensing(dev.engine, sensed) if sensed else None
+    sensing = _Sensing(dev.engine, o["sensed"]) if o["sensed"] else None
     try:
         m = k._measure((_MEASURE_BUDGET_MS, int(o["iterations"]), _WARMUP_MS), grid, block,
                        *dev.args(), shared_mem=shared)
@@ -1181,7 +1181,7 @@ def _evaluate(o, p, k, geo, dev, out_idx, checker):
     r["verification_time"] = (t1 - t0 + time.perf_counter() - t2) * 1e3
     r["benchmark_time"] = (t2 - t1) * 1e3
     r.update(readings)
-    if power:
+    if o["power_observed"]:
         prof = k._profile((0, 1), grid, block, *dev.args(), shared_mem=shared)
         if prof["energy_reason"]:
             raise kjit.NoGPUError("KJIT_ERR_NO_GPU", "observers: NVML gave no energy: "
@@ -1646,14 +1646,14 @@ def _tune(o, engine, search=None):
                 r = _result(o, p, build(), dev, out_idx, checker)
             except _ContextLost as lost:
                 cache.put(p, lost.result)  # a run with the cache goes on past it
+                kept = ("; they are in the cache file %s, this configuration as "
+                        "RuntimeFailedConfig, and a run with it goes on past it" % o["cache"]
+                        if o["cache"] else " (with cache=, a run keeps them and goes on past "
+                        "this configuration)")
                 raise kjit.Error("KJIT_ERR_CUDA", "configuration %s: %s. The kernel left the GPU "
                                  "unusable to this process (a sticky CUDA error: every later "
                                  "call fails), so tuning stops here, after %d results%s"
-                                 % (lost.p, lost.error, len(results), (
-                                     "; they are in the cache file %s, this configuration as "
-                                     "RuntimeFailedConfig, and a run with it goes on past it"
-                                     % o["cache"]) if o["cache"] else " (with cache=, a run "
-                                     "keeps them and goes on past this configuration)")) from None
+                                 % (lost.p, lost.error, len(results), kept)) from None
             cache.put(p, r)
         else:
             r.update(compile_time=0, verification_time=0, benchmark_time=0)
@@ -1675,7 +1675,7 @@ def _tune(o, engine, search=None):
         else:
             built = _Ahead(o, engine, cpus - _COMPILE_THREADS)
         held.callback(built.close)
-        if _observables(o["observers"])[1]:
+        if o["sensed"]:
             engine.gpu_sensors()  # NVML's absence said before any tuning
         dev = _Device(engine, o["arguments"])
         held.push(dev.exit)
