@@ -1030,13 +1030,8 @@ class _Cache:
             with open(self.path, "w", encoding="utf-8") as f:
                 f.write(json.dumps(head, default=_json_value, indent="")[:-3])
             return
-        with open(self.path, encoding="utf-8") as f:
-            text = f.read().strip()
-        # closed: its last two braces end the cache and the file (Kernel
-        # Tuner writes "}\n}", an earlier kjit "}}}"); open: a "," after the
-        # last entry, or the "{" of an empty cache
+        text, data = self._read()
         closed = text.endswith("}")
-        data = json.loads(text if closed else text.rstrip(",") + "}\n}")
         for field, what, want in (("device_name", "device", device_name),
                                   ("kernel_name", "kernel", o["kernel_name"])):
             if data[field] != want:
@@ -1054,13 +1049,39 @@ class _Cache:
                              "has %s%s" % (self.path, data["tune_params_keys"], keys,
                                            " (the same in another order, which must be kept "
                                            "to look configurations up)"
-                                           if sorted(data["tune_params_keys"]) == sorted(keys)
+                                           if sorted(map(str, data["tune_params_keys"])) ==
+                                           sorted(keys)
                                            else ""))
         self.entries = data["cache"]
         if closed:  # opened again, for appending: the two braces off, not a third
             opened = re.sub(r"\}\s*\}$", "", text)
             with open(self.path, "w", encoding="utf-8") as f:
                 f.write(opened + ("," if self.entries else ""))
+
+    _FIELDS = {"device_name": str, "kernel_name": str, "tune_params_keys": list, "cache": dict}
+
+    def _read(self):
+        """(the file's text, its JSON), which must be a Kernel Tuner cache:
+        its fields, each entry a JSON object; else a ValueError naming the
+        file and what is wrong."""
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                text = f.read().strip()
+            # closed: its last two braces end the cache and the file (Kernel
+            # Tuner writes "}\n}", an earlier kjit "}}}"); open: a "," after
+            # the last entry, or the "{" of an empty cache
+            data = json.loads(text if text.endswith("}") else text.rstrip(",") + "}\n}")
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError("cache %s: not a Kernel Tuner cache file (%s)" % (self.path, e)) \
+                from None
+        # text that ends in "}" and parses is an object
+        bad = next(("%s is not a JSON %s" % (k, t.__name__) for k, t in self._FIELDS.items()
+                    if not isinstance(data.get(k), t)), None)
+        bad = bad or next(("entry %s is not a JSON object" % k
+                           for k, v in data["cache"].items() if not isinstance(v, dict)), None)
+        if bad:
+            raise ValueError("cache %s: not a Kernel Tuner cache file: %s" % (self.path, bad))
+        return text, data
 
     @staticmethod
     def key(params):

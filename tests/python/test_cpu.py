@@ -870,6 +870,31 @@ class KernelTunerCache(unittest.TestCase):
         o.update(kw)
         return o
 
+    def test_files_that_are_no_cache(self):
+        """A file that is not a Kernel Tuner cache (not UTF-8 JSON, a field
+        missing or of another type, an entry that is no object) is
+        refused with a ValueError naming the file and what is wrong, and
+        left as it was."""
+        head = ('{"device_name": "NVIDIA H100", "kernel_name": "scale", "problem_size": [1024, 2], '
+                '"tune_params_keys": ["block_size_x", "tile"], "cache": {')
+        cases = [(b"\xff\xfe{", "not a Kernel Tuner cache file ("),
+                 (head.replace('"kernel_name": "scale", ', "").encode() + b"}}",
+                  "kernel_name is not a JSON str"),
+                 (head.encode() + b'"32,1": [0.5]}}', "entry 32,1 is not a JSON object"),
+                 (head.replace('"cache": {', '"cache": 3').encode() + b"}",
+                  "cache is not a JSON dict")]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scale.json")
+            for text, why in cases:
+                with open(path, "wb") as f:
+                    f.write(text)
+                with self.assertRaises(ValueError) as cm:
+                    kt._Cache(path, self.options(), "NVIDIA H100")
+                self.assertIn("cache %s: " % path, str(cm.exception))
+                self.assertIn(why, str(cm.exception))
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(), text)
+
     def test_format_and_resume(self):
         with tempfile.TemporaryDirectory() as d:
             c = kt._Cache(os.path.join(d, "scale"), self.options(), "NVIDIA H100")
