@@ -128,6 +128,7 @@ def retime(params, size):
              grid_div_x=kw["grid_div_x"], grid_div_y=kw["grid_div_y"], grid_div_z=None,
              defines=None, compiler_options=kw["compiler_options"], cmem_args=None,
              smem_args=None)
+    o["flags"], o["flag_dirs"], _ = kt._compiler_options(o["compiler_options"])
     e = kjit.Engine()
     k, grid, block, shared = kt._make_kernel(o, params, e)
     dev = kt._Device(e, args)

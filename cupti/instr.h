@@ -60,6 +60,12 @@ kjit_status kjit__timer_open(const kjit__cu_api *cu, CUcontext ctx, kjit__timer 
 void kjit__timer_close(kjit__timer *timer);
 kjit__timer_kind kjit__timer_kind_of(const kjit__timer *timer);
 
+/* Around every module load: CUPTI's timers start and stop between loads,
+ * never during one (a kernel of a module loaded meanwhile would have no
+ * records). */
+void kjit__timer_load_begin(void);
+void kjit__timer_load_end(void);
+
 /*
  * Launches fn n times on stream and writes the GPU duration of each launch
  * in nanoseconds to durations[0..n-1], each matched to its own launch (by

@@ -332,6 +332,13 @@ static uint64_t g_next_id = 1;
 static uint64_t g_ext_seen, g_kernels_seen, g_dropped;
 static char g_record_error[256];
 
+/* CUPTI instruments a module's kernels for their records as the module
+ * loads, and those already loaded as kernel activity is enabled: a module
+ * loading on another thread while that is enabled or disabled can be
+ * missed, and its kernels then never give a record. Loads hold it shared,
+ * the set-up and teardown exclusive (taken after g_setup). */
+static pthread_rwlock_t g_loads = PTHREAD_RWLOCK_INITIALIZER;
+
 /* the buffer pool */
 static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *g_pool[POOL_MAX];
@@ -740,11 +747,12 @@ static int cupti_acquire(char *why, size_t wsz)
 		g_refs++;
 	} else if (g_failed) {
 		rc = -1;
-	} else if (cupti_setup() == 0) {
-		g_refs = 1;
 	} else {
-		g_failed = 1;
-		rc = -1;
+		pthread_rwlock_wrlock(&g_loads);
+		rc = cupti_setup();
+		pthread_rwlock_unlock(&g_loads);
+		g_refs = rc == 0;
+		g_failed = rc != 0;
 	}
 	if (rc)
 		snprintf(why, wsz, "%s", g_reason);
@@ -755,8 +763,11 @@ static int cupti_acquire(char *why, size_t wsz)
 static void cupti_release(void)
 {
 	pthread_mutex_lock(&g_setup);
-	if (g_refs > 0 && --g_refs == 0)
+	if (g_refs > 0 && --g_refs == 0) {
+		pthread_rwlock_wrlock(&g_loads);
 		cupti_teardown();
+		pthread_rwlock_unlock(&g_loads);
+	}
 	pthread_mutex_unlock(&g_setup);
 }
 
@@ -771,6 +782,16 @@ static int cupti_enable_full_driver(void)
 		switched = g_full_driver = 1;
 	pthread_mutex_unlock(&g_setup);
 	return switched;
+}
+
+void kjit__timer_load_begin(void)
+{
+	pthread_rwlock_rdlock(&g_loads);
+}
+
+void kjit__timer_load_end(void)
+{
+	pthread_rwlock_unlock(&g_loads);
 }
 
 /* ---- open and close ----------------------------------------------------------- */

@@ -194,13 +194,18 @@ kjit_status kjit__variant_load(kjit_variant *v)
 		return st;
 	uint64_t t0 = kjit__now_ns();
 	kjit__nvtx_push(KJIT__NVTX_LOAD, v->kernel->name);
+	/* with lazy loading (CUDA 12.2's default) a function loads when it is
+	 * first looked up, queried or launched: the look-up is inside too */
+	kjit__timer_load_begin();
 	CUresult r = e->cu->cuModuleLoadData(&v->module, v->cubin);
 	if (r != CUDA_SUCCESS) {
+		kjit__timer_load_end();
 		v->module = NULL;
 		kjit__nvtx_pop();
 		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleLoadData");
 	}
 	r = e->cu->cuModuleGetFunction(&v->function, v->module, v->lowered);
+	kjit__timer_load_end();
 	kjit__nvtx_pop();
 	if (r != CUDA_SUCCESS) {
 		e->cu->cuModuleUnload(v->module);
@@ -227,11 +232,16 @@ static void variant_attributes(kjit_variant *v, int *regs_out, int *threads_out,
 	if (!v->function || *regs_out >= 0 || kjit__engine_ctx(e) != KJIT_OK)
 		return;
 	int regs = -1, threads = -1, shared = -1;
-	if (e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-	                              v->function) != CUDA_SUCCESS ||
-	    e->cu->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-	                              v->function) != CUDA_SUCCESS ||
-	    e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->function) != CUDA_SUCCESS)
+	/* a load: the first query loads a lazily loaded function */
+	kjit__timer_load_begin();
+	int ok = e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+	                                   v->function) == CUDA_SUCCESS &&
+	         e->cu->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+	                                   v->function) == CUDA_SUCCESS &&
+	         e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS,
+	                                   v->function) == CUDA_SUCCESS;
+	kjit__timer_load_end();
+	if (!ok)
 		return;
 	pthread_mutex_lock(&e->lock);
 	v->max_threads = *threads_out = threads;

@@ -14,11 +14,18 @@
  *    samples or more with a median within 3% of the converged one;
  *    options out of range are refused;
  *  - with KJIT_PROFILE=1 (a child process), every launch through
- *    kjit_variant_launch is counted and timed into the events table.
+ *    kjit_variant_launch is counted and timed into the events table;
+ *  - in a child process, modules loading on a thread (engines opened one
+ *    after another, each loading saxpy's 40 stored variants) while the
+ *    first measurement sets CUPTI up: every variant loaded then is timed
+ *    by CUPTI afterwards (a module loaded as CUPTI enabled its kernel
+ *    records never gave one).
  */
 #include "testutil.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #define N (1 << 24)
 
@@ -95,11 +102,90 @@ static int profile_child(const char *db)
 	return 0;
 }
 
+#define LOAD_ENGINES 64
+
+typedef struct loader {
+	const char *db;
+	atomic_int stop, loads;
+	kjit_engine *e[LOAD_ENGINES];
+	kjit_variant *v[LOAD_ENGINES][TU_SAXPY_N_VARIANTS];
+	int n;
+} loader;
+
+static void *load_loop(void *arg)
+{
+	loader *l = arg;
+	while (l->n < LOAD_ENGINES && !atomic_load(&l->stop)) {
+		kjit_engine_options o;
+		kjit_engine_options_init(&o);
+		o.db_path = l->db;
+		kjit_engine *e = NULL;
+		CHECK_OK(kjit_engine_open(&o, &e));
+		kjit_kernel *k = tu_saxpy_kernel(e);
+		for (int i = 0; i < TU_SAXPY_N_VARIANTS; i++) {
+			tu_saxpy_variant sv;
+			tu_saxpy_variant_nth(&sv, i);
+			kjit_cache_tier tier;
+			CHECK_OK(kjit_variant_get(k, &sv.desc, &l->v[l->n][i], &tier));
+			CHECK_MSG(tier == KJIT_TIER_DISK, "variant %d not from the store", i);
+			atomic_fetch_add(&l->loads, 1);
+		}
+		l->e[l->n++] = e;
+	}
+	return NULL;
+}
+
+/* Part 4's child: loads on a thread while the first measurement of this
+ * process sets CUPTI up, then one timed run of everything loaded. */
+static int loads_child(const char *db)
+{
+	gpu g;
+	gpu_open(&g, db);
+	loader l = { .db = db };
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, load_loop, &l) == 0);
+	while (atomic_load(&l.loads) == 0)
+		sched_yield();
+	int before = atomic_load(&l.loads);
+	kjit_measure_options o;
+	kjit_measure_options_init(&o);
+	o.min_samples = o.max_samples = 1;
+	kjit_measurement m;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &m));
+	CHECK_STREQ(m.timer, "cupti");
+	kjit_measurement_free(&m);
+	int during = atomic_load(&l.loads);
+	atomic_store(&l.stop, 1);
+	CHECK(pthread_join(t, NULL) == 0);
+	o.no_warmup = 1;
+	for (int n = 0; n < l.n; n++)
+		for (int i = 0; i < TU_SAXPY_N_VARIANTS; i++) {
+			tu_saxpy_variant sv;
+			tu_saxpy_variant_nth(&sv, i);
+			unsigned grid[3] = { (unsigned)((N + sv.block * sv.items - 1) /
+			                                (sv.block * sv.items)), 1, 1 };
+			unsigned block[3] = { (unsigned)sv.block, 1, 1 };
+			kjit_status st = kjit_variant_measure(l.v[n][i], grid, block, 0, NULL, g.args,
+			                                      &o, &m);
+			CHECK_MSG(st == KJIT_OK, "engine %d of the thread, variant %d (%d loads during "
+			          "the first measurement): %s", n, i, during - before, kjit_last_error());
+			kjit_measurement_free(&m);
+		}
+	printf("%s: %d modules loaded on a thread, %d during the first measurement, all timed\n",
+	       tu_prog, l.n * TU_SAXPY_N_VARIANTS, during - before);
+	for (int n = 0; n < l.n; n++)
+		kjit_engine_close(l.e[n]);
+	gpu_close(&g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	tu_init(argc, argv);
 	if (argc == 3 && strcmp(argv[1], "profile") == 0)
 		return profile_child(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "loads") == 0)
+		return loads_child(argv[2]);
 	const char *dir = tu_tmpdir();
 	char db[TU_PATH];
 	tu_path(db, dir, "measure.db");
@@ -264,6 +350,24 @@ int main(int argc, char **argv)
 	          warm.median_ns * 1e-3);
 	OK("KJIT_PROFILE=1: 50 launches counted and 50 timed by CUPTI into events (mean %.1f us)",
 	   med * 1e-3);
+
+	/* 4. saxpy's 40 variants stored, then loaded on a thread of a child
+	 * as it sets CUPTI up */
+	gpu_open(&g, db);
+	kjit_kernel *k = tu_saxpy_kernel(g.e);
+	tu_saxpy_variant sv[TU_SAXPY_N_VARIANTS];
+	kjit_variant_desc descs[TU_SAXPY_N_VARIANTS];
+	kjit_variant *vs[TU_SAXPY_N_VARIANTS];
+	kjit_status sts[TU_SAXPY_N_VARIANTS];
+	for (int i = 0; i < TU_SAXPY_N_VARIANTS; i++) {
+		tu_saxpy_variant_nth(&sv[i], i);
+		descs[i] = sv[i].desc;
+	}
+	CHECK_OK(kjit_variants_get(k, descs, TU_SAXPY_N_VARIANTS, 0, vs, sts, NULL));
+	gpu_close(&g);
+	for (int run = 0; run < 3; run++)
+		CHECK_MSG(tu_spawn_self(argv[0], "loads", db) == 0, "loading child %d failed", run);
+	OK("modules loaded on a thread while CUPTI is set up: timed, in 3 processes");
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

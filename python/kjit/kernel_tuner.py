@@ -14,8 +14,8 @@ arrays and scalars).
 What runs: every configuration is compiled by NVRTC through kjit's store
 (with brute_force and random_sample all in parallel from the start: the
 first two on threads, the others by compile processes, one per further CPU,
-whose binaries the store hands back; a binary compiled before, by any
-process, is loaded, not compiled; each measured as it is ready, the results
+into the store, from which the measuring thread loads each binary; a binary
+compiled before, by any process, is loaded, not compiled; each measured as it is ready, the results
 in the strategy's order), verified against
 answer= or verify= (the comparison runs while the GPU measures), and timed by
 kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
@@ -1559,31 +1559,51 @@ def _build(o, p, engine, worker=(0.0, None)):
 class _Ahead:
     """Compiles configurations ahead of their measurement: the first few of
     a batch on threads of this process, the others by compile processes
-    (up to processes of them, started as there is work), whose binaries
-    the threads then load. close() stops them, whatever was taken."""
+    (up to processes of them, started as there is work). Both fill the
+    store only: no CUDA call is made off the measuring thread, which loads
+    each binary as it measures it (under CUDA's lazy loading, a kernel
+    first touched on another thread while CUPTI times can lose its
+    records). With a store in memory, which no other engine shares, the
+    measuring thread compiles. close() stops them, whatever was taken."""
 
     def __init__(self, o, engine, processes):
-        self.o, self.engine = o, engine
+        self.o = o
         self.workers = _CompileWorkers(o, engine, processes)
+        self.compiler = (kjit.Engine(db_path=engine.db_path, arch=engine.arch,
+                                     compile_threads=1, gpu=False)
+                         if engine.db_path != ":memory:" else None)
         self.stop = threading.Event()
         self.pool = ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, 32))
         self.count = 0
 
     def batch(self, configs):
-        """A future of (params, (kernel, geometry, compile ms, error)) for
-        each of configs."""
+        """A future of (params, (compile ms, the arguments of its
+        CompileError or None)) for each of configs: what _build() takes."""
         futures = []
         for n, p in enumerate(configs):
             i, self.count = self.count, self.count + 1
             remote = n >= _COMPILE_THREADS and self.workers.add(i, p)
-            futures.append(self.pool.submit(self._build, p, i if remote else None))
+            futures.append(self.pool.submit(self._compile, p, i if remote else None))
         return futures
 
-    def _build(self, p, i):
-        worker = (0.0, None) if i is None else self.workers.wait(i)
+    def _compile(self, p, i):
+        if i is not None:
+            worker = self.workers.wait(i)
+            return None if self.stop.is_set() else (p, worker)
         if self.stop.is_set():
             return None  # the tuning stopped (time_limit): nobody takes it
-        return p, _build(self.o, p, self.engine, worker)
+        if self.compiler is None:
+            return p, (0.0, None)
+        t0 = time.perf_counter()
+        try:
+            text, dirs, defines, _, _ = _kernel_inputs(self.o, p)
+            kjit.kernel(text, self.o["kernel_name"], params=defines, flags=self.o["flags"],
+                        include_dirs=dirs or None, engine=self.compiler).compile()
+        except kjit.CompileError as e:
+            return p, ((time.perf_counter() - t0) * 1e3, [str(a) for a in e.args])
+        except Exception:  # noqa: BLE001 (the measuring thread meets it and reports it)
+            return p, (0.0, None)
+        return p, ((time.perf_counter() - t0) * 1e3, None)
 
     def close(self):
         self.stop.set()
@@ -1711,7 +1731,7 @@ def _tune(o, engine, search=None):
                                         ((p, None) for p in chosen if id(p) not in compiled)):
                 if over():
                     break
-                ranks[id(evaluate(p, lambda: b))] = rank[id(p)]
+                ranks[id(evaluate(p, lambda: _build(o, p, engine, b)))] = rank[id(p)]
             results.sort(key=lambda r: ranks[id(r)])
         else:
             pending, order = {}, itertools.count()  # future -> (order, the search's index)
@@ -1739,7 +1759,7 @@ def _tune(o, engine, search=None):
                     if stopped:
                         break
                     p, b = f.result()
-                    strategy_s += tell(j, evaluate(p, lambda: b))
+                    strategy_s += tell(j, evaluate(p, lambda: _build(o, p, engine, b)))
     total_ms = (time.perf_counter() - start) * 1e3
     env = {"device_name": engine.device_name, "arch": engine.arch,
            "compute_capability": engine.arch.split("_")[-1],
