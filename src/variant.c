@@ -194,24 +194,31 @@ kjit_status kjit__variant_load(kjit_variant *v)
 		return st;
 	uint64_t t0 = kjit__now_ns();
 	kjit__nvtx_push(KJIT__NVTX_LOAD, v->kernel->name);
-	/* with lazy loading (CUDA 12.2's default) a function loads when it is
-	 * first looked up, queried or launched: the look-up is inside too */
+	/* Under lazy loading (CUDA 12.2's default) a function would load where
+	 * it is first queried or launched, perhaps on a thread other than the
+	 * one CUPTI times on, whose records it then loses now and then: it is
+	 * loaded here, inside the load's lock. */
 	kjit__timer_load_begin();
+	const char *what = "cuModuleLoadData";
 	CUresult r = e->cu->cuModuleLoadData(&v->module, v->cubin);
-	if (r != CUDA_SUCCESS) {
-		kjit__timer_load_end();
+	if (r != CUDA_SUCCESS)
 		v->module = NULL;
-		kjit__nvtx_pop();
-		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleLoadData");
+	if (r == CUDA_SUCCESS) {
+		what = "cuModuleGetFunction";
+		r = e->cu->cuModuleGetFunction(&v->function, v->module, v->lowered);
 	}
-	r = e->cu->cuModuleGetFunction(&v->function, v->module, v->lowered);
+	if (r == CUDA_SUCCESS && e->cu->cuFuncLoad) {
+		what = "cuFuncLoad";
+		r = e->cu->cuFuncLoad(v->function);
+	}
 	kjit__timer_load_end();
 	kjit__nvtx_pop();
 	if (r != CUDA_SUCCESS) {
-		e->cu->cuModuleUnload(v->module);
+		if (v->module)
+			e->cu->cuModuleUnload(v->module);
 		v->module = NULL;
 		v->function = NULL;
-		return kjit__cu_fail(KJIT_ERR_CUDA, r, "cuModuleGetFunction");
+		return kjit__cu_fail(KJIT_ERR_CUDA, r, what);
 	}
 	kjit__engine_event(e, KJIT__EV_LOAD, v->kernel, v, NULL,
 	                   (double)(kjit__now_ns() - t0) * 1e-3, 1);
@@ -232,7 +239,8 @@ static void variant_attributes(kjit_variant *v, int *regs_out, int *threads_out,
 	if (!v->function || *regs_out >= 0 || kjit__engine_ctx(e) != KJIT_OK)
 		return;
 	int regs = -1, threads = -1, shared = -1;
-	/* a load: the first query loads a lazily loaded function */
+	/* a load where cuFuncLoad is missing: the first query loads a lazily
+	 * loaded function */
 	kjit__timer_load_begin();
 	int ok = e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
 	                                   v->function) == CUDA_SUCCESS &&

@@ -19,7 +19,12 @@
  *    after another, each loading saxpy's 40 stored variants) while the
  *    first measurement sets CUPTI up: every variant loaded then is timed
  *    by CUPTI afterwards (a module loaded as CUPTI enabled its kernel
- *    records never gave one).
+ *    records never gave one);
+ *  - in a child process, with CUPTI set up, engines' worth of variants
+ *    loaded and never launched, their functions queried on a thread while
+ *    this one measures: every variant is timed afterwards (under lazy
+ *    loading, a function loaded by such a query lost its records now and
+ *    then).
  */
 #include "testutil.h"
 
@@ -109,13 +114,13 @@ typedef struct loader {
 	atomic_int stop, loads;
 	kjit_engine *e[LOAD_ENGINES];
 	kjit_variant *v[LOAD_ENGINES][TU_SAXPY_N_VARIANTS];
-	int n;
+	int n, max; /* engines loaded, and to load at most */
 } loader;
 
 static void *load_loop(void *arg)
 {
 	loader *l = arg;
-	while (l->n < LOAD_ENGINES && !atomic_load(&l->stop)) {
+	while (l->n < l->max && !atomic_load(&l->stop)) {
 		kjit_engine_options o;
 		kjit_engine_options_init(&o);
 		o.db_path = l->db;
@@ -135,13 +140,36 @@ static void *load_loop(void *arg)
 	return NULL;
 }
 
+/* One timed run of each variant the loader holds. */
+static void time_loaded(gpu *g, const loader *l, const char *when)
+{
+	kjit_measure_options o;
+	kjit_measure_options_init(&o);
+	o.min_samples = o.max_samples = 1;
+	o.no_warmup = 1;
+	for (int n = 0; n < l->n; n++)
+		for (int i = 0; i < TU_SAXPY_N_VARIANTS; i++) {
+			tu_saxpy_variant sv;
+			tu_saxpy_variant_nth(&sv, i);
+			unsigned grid[3] = { (unsigned)((N + sv.block * sv.items - 1) /
+			                                (sv.block * sv.items)), 1, 1 };
+			unsigned block[3] = { (unsigned)sv.block, 1, 1 };
+			kjit_measurement m;
+			kjit_status st = kjit_variant_measure(l->v[n][i], grid, block, 0, NULL,
+			                                      g->args, &o, &m);
+			CHECK_MSG(st == KJIT_OK, "engine %d, variant %d (%s): %s", n, i, when,
+			          kjit_last_error());
+			kjit_measurement_free(&m);
+		}
+}
+
 /* Part 4's child: loads on a thread while the first measurement of this
  * process sets CUPTI up, then one timed run of everything loaded. */
 static int loads_child(const char *db)
 {
 	gpu g;
 	gpu_open(&g, db);
-	loader l = { .db = db };
+	loader l = { .db = db, .max = LOAD_ENGINES };
 	pthread_t t;
 	CHECK(pthread_create(&t, NULL, load_loop, &l) == 0);
 	while (atomic_load(&l.loads) == 0)
@@ -157,22 +185,64 @@ static int loads_child(const char *db)
 	int during = atomic_load(&l.loads);
 	atomic_store(&l.stop, 1);
 	CHECK(pthread_join(t, NULL) == 0);
-	o.no_warmup = 1;
+	time_loaded(&g, &l, "loaded on a thread as CUPTI was set up");
+	printf("%s: %d modules loaded on a thread, %d during the first measurement, all timed\n",
+	       tu_prog, l.n * TU_SAXPY_N_VARIANTS, during - before);
 	for (int n = 0; n < l.n; n++)
+		kjit_engine_close(l.e[n]);
+	gpu_close(&g);
+	return 0;
+}
+
+typedef struct toucher {
+	loader *l;
+	atomic_int done;
+} toucher;
+
+static void *touch_loop(void *arg)
+{
+	toucher *t = arg;
+	for (int n = 0; n < t->l->n; n++)
 		for (int i = 0; i < TU_SAXPY_N_VARIANTS; i++) {
 			tu_saxpy_variant sv;
 			tu_saxpy_variant_nth(&sv, i);
-			unsigned grid[3] = { (unsigned)((N + sv.block * sv.items - 1) /
-			                                (sv.block * sv.items)), 1, 1 };
-			unsigned block[3] = { (unsigned)sv.block, 1, 1 };
-			kjit_status st = kjit_variant_measure(l.v[n][i], grid, block, 0, NULL, g.args,
-			                                      &o, &m);
-			CHECK_MSG(st == KJIT_OK, "engine %d of the thread, variant %d (%d loads during "
-			          "the first measurement): %s", n, i, during - before, kjit_last_error());
-			kjit_measurement_free(&m);
+			kjit_variant_info info;
+			CHECK_OK(kjit_variant_get_info(t->l->v[n][i], &info));
+			CHECK_MSG(info.max_threads_per_block == sv.block, "variant %d: %d threads at "
+			          "most, its launch bounds %d", i, info.max_threads_per_block, sv.block);
 		}
-	printf("%s: %d modules loaded on a thread, %d during the first measurement, all timed\n",
-	       tu_prog, l.n * TU_SAXPY_N_VARIANTS, during - before);
+	atomic_store(&t->done, 1);
+	return NULL;
+}
+
+/* Part 5's child: CUPTI set up, 4 engines' variants loaded here, queried
+ * on a thread while this one measures, then each timed. */
+static int touch_child(const char *db)
+{
+	gpu g;
+	gpu_open(&g, db);
+	kjit_measure_options o;
+	kjit_measure_options_init(&o);
+	o.min_samples = o.max_samples = 1;
+	kjit_measurement m;
+	CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &m));
+	kjit_measurement_free(&m);
+	loader l = { .db = db, .max = 4 };
+	(void)load_loop(&l);
+	toucher t = { .l = &l };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, touch_loop, &t) == 0);
+	int runs = 0;
+	o.no_warmup = 1;
+	while (!atomic_load(&t.done)) {
+		CHECK_OK(kjit_variant_measure(g.v, g.grid, g.block, 0, NULL, g.args, &o, &m));
+		kjit_measurement_free(&m);
+		runs++;
+	}
+	CHECK(pthread_join(th, NULL) == 0);
+	time_loaded(&g, &l, "queried on a thread while another measured");
+	printf("%s: %d functions queried on a thread during %d timed runs, all timed after\n",
+	       tu_prog, l.n * TU_SAXPY_N_VARIANTS, runs);
 	for (int n = 0; n < l.n; n++)
 		kjit_engine_close(l.e[n]);
 	gpu_close(&g);
@@ -186,6 +256,8 @@ int main(int argc, char **argv)
 		return profile_child(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "loads") == 0)
 		return loads_child(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "touch") == 0)
+		return touch_child(argv[2]);
 	const char *dir = tu_tmpdir();
 	char db[TU_PATH];
 	tu_path(db, dir, "measure.db");
@@ -368,6 +440,9 @@ int main(int argc, char **argv)
 	for (int run = 0; run < 3; run++)
 		CHECK_MSG(tu_spawn_self(argv[0], "loads", db) == 0, "loading child %d failed", run);
 	OK("modules loaded on a thread while CUPTI is set up: timed, in 3 processes");
+	for (int run = 0; run < 3; run++)
+		CHECK_MSG(tu_spawn_self(argv[0], "touch", db) == 0, "querying child %d failed", run);
+	OK("functions first queried on a thread while another measures: timed, in 3 processes");
 	printf("%s: PASS\n", tu_prog);
 	return 0;
 }

@@ -294,6 +294,7 @@ typedef struct kjit__cu_api {
 #undef KJIT__CU_MEMBER
 	/* CUDA 12.4 and later; NULL with an older driver */
 	__typeof__(cuFuncGetParamInfo) *cuFuncGetParamInfo;
+	__typeof__(cuFuncLoad) *cuFuncLoad;
 	int driver_version; /* cuDriverGetVersion, e.g. 13000 */
 } kjit__cu_api;
 

@@ -164,6 +164,11 @@ static void load_driver(void)
 	if (get_proc("cuFuncGetParamInfo", &param_info, 12040, CU_GET_PROC_ADDRESS_DEFAULT,
 	             NULL) == CUDA_SUCCESS)
 		api.cuFuncGetParamInfo = (__typeof__(api.cuFuncGetParamInfo))param_info;
+	/* optional: without it, a function loads lazily where it is first used */
+	void *func_load = NULL;
+	if (get_proc("cuFuncLoad", &func_load, 12040, CU_GET_PROC_ADDRESS_DEFAULT, NULL) ==
+	    CUDA_SUCCESS)
+		api.cuFuncLoad = (__typeof__(api.cuFuncLoad))func_load;
 
 	r = api.cuInit(0);
 	if (r != CUDA_SUCCESS) {
