@@ -23,8 +23,7 @@
  *  - in a child process, with CUPTI set up, engines' worth of variants
  *    loaded and never launched, their functions queried on a thread while
  *    this one measures: every variant is timed afterwards (under lazy
- *    loading, a function loaded by such a query lost its records now and
- *    then).
+ *    loading such a query would load the function).
  */
 #include "testutil.h"
 
