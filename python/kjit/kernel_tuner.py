@@ -1569,9 +1569,13 @@ class _Ahead:
     def __init__(self, o, engine, processes):
         self.o = o
         self.workers = _CompileWorkers(o, engine, processes)
-        self.compiler = (kjit.Engine(db_path=engine.db_path, arch=engine.arch,
-                                     compile_threads=1, gpu=False)
-                         if engine.db_path != ":memory:" else None)
+        self.compiler = None
+        if engine.db_path != ":memory:":
+            try:
+                self.compiler = kjit.Engine(db_path=engine.db_path, arch=engine.arch,
+                                            compile_threads=1, gpu=False)
+            except kjit.Error:
+                pass  # the measuring thread compiles, as with a store in memory
         self.stop = threading.Event()
         self.pool = ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, 32))
         self.count = 0

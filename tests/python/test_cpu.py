@@ -1103,6 +1103,45 @@ class Compile(unittest.TestCase):
         self.assertEqual([workers.wait(i)[1] for i in range(len(fresh))], [None] * len(fresh))
         self.assertFalse(workers.add(len(fresh), configs[0]))
 
+    def test_threads_fill_the_store(self):
+        """kjit.kernel_tuner's threads compile into the store through an
+        engine of their own that never touches the driver; the measuring
+        engine then finds every binary there (a disk hit, no compile), and a
+        compile error comes back with its log. With a store in memory the
+        measuring engine compiles."""
+        src = SCALE.replace("a * x[i]", "a * x[i] * 2.0f EXTRA")
+        o = dict(kernel_name="scale", kernel_source=src, problem_size=1000,
+                 block_size_names=kt._block_names(None), grid_div_x=None, grid_div_y=None,
+                 grid_div_z=None, defines=None, compiler_options=None, cmem_args=None,
+                 smem_args=None)
+        o["flags"], o["flag_dirs"], o["flag_archs"] = kt._compiler_options(None)
+        configs = [{"block_size_x": b, "EXTRA": "* 1.0f"} for b in (32, 64, 128)]
+        configs.append({"block_size_x": 32, "EXTRA": "+"})  # a syntax error
+        e = kjit.Engine()
+        ahead = kt._Ahead(o, e, 0)
+        try:
+            done = [f.result() for f in ahead.batch(configs)]
+            self.assertEqual([p for p, _ in done], configs)
+            self.assertFalse(ahead.compiler.has_gpu)
+            self.assertEqual(ahead.compiler.stats()["compiles"], 4)
+        finally:
+            ahead.close()
+        built = [kt._build(o, p, e, worker) for p, worker in done]
+        self.assertEqual([b[3] is None for b in built], [True, True, True, False])
+        self.assertEqual((e.stats()["compiles"], e.stats()["disk_hits"]), (0, 3))
+        self.assertIsInstance(built[3][3], kjit.CompileError)
+        self.assertIn("EXTRA", str(built[3][3]))
+        self.assertTrue(all(b[2] > 0 for b in built))  # the thread's compile counted
+        memory = kjit.Engine(":memory:")
+        ahead = kt._Ahead(o, memory, 0)
+        try:
+            self.assertIsNone(ahead.compiler)
+            self.assertEqual(ahead.batch(configs[:1])[0].result(), (configs[0], (0.0, None)))
+        finally:
+            ahead.close()
+        self.assertIsNone(kt._build(o, configs[0], memory)[3])
+        self.assertEqual(memory.stats()["compiles"], 1)
+
     def test_compile_error_has_the_log(self):
         with self.assertRaises(kjit.CompileError) as cm:
             kjit.kernel('extern "C" __global__ void f() { undefined_thing(); }', "f").compile()
