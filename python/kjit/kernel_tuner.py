@@ -14,10 +14,10 @@ arrays and scalars).
 What runs: every configuration is compiled by NVRTC through kjit's store
 (with brute_force and random_sample all in parallel from the start: the
 first two on threads, the others by compile processes, one per further CPU,
-into the store, from which the measuring thread loads each binary; a binary
-compiled before, by any process, is loaded, not compiled; each measured as it is ready, the results
-in the strategy's order), verified against
-answer= or verify= (the comparison runs while the GPU measures), and timed by
+into the store, from which the measuring thread loads each binary; a
+binary compiled before, by any process, is loaded, not compiled; each
+measured as it is ready, the results in the strategy's order), verified
+against answer= or verify= (the comparison runs while the GPU measures), and timed by
 kjit's measurement (CUPTI, else CUDA events); Kernel Tuner's NVMLObserver asking for nvml_energy or
 nvml_power gets kjit's NVML measurement of energy per launch and average power
 (objective="nvml_energy" then picks the best by it), and asking for
