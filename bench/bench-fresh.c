@@ -12,7 +12,8 @@
  *      the driver's first-module costs fall on neither path;
  *   4. times, in an order that alternates between children:
  *        kjit:  kjit_kernel_create + kjit_variant_get, a disk hit (SQLite
- *               read, checksum, module load, function and its attributes);
+ *               read, checksum, module load, the function looked up and
+ *               loaded: cuFuncLoad);
  *        floor: cuModuleLoadData + cuModuleGetFunction of the same bytes
  *               through the same driver table (kjit__cu);
  *   5. times a second disk hit (another stored variant) in the same
