@@ -1237,29 +1237,37 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             search.close()
 
 
-# A compile process: compiles the configurations it is handed, one JSON
-# line each, into the store (an engine that never touches the driver, as
-# kjit-tune's compile processes open theirs: the GPU stays visible to
-# NVRTC) and reports each as a JSON line, [index, milliseconds, error], once
-# done: error is the CompileError's arguments (the same inputs fail the same
-# way in the tuning process, which then need not compile them again), or
-# null when the binary is stored or the failure was of another kind.
-_COMPILE_WORKER = r"""
-import json, sys, time
-import kjit
-job = json.loads(sys.stdin.readline())
-engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1, gpu=False)
-for line in sys.stdin:
-    i, text, defines, flags, dirs = json.loads(line)
+def _compile_into(engine, name, text, defines, flags, dirs):
+    """Compiles one configuration into the store of engine, one that never
+    touches the driver: (milliseconds, the arguments of its CompileError,
+    or None when the binary is stored or the failure was of another kind).
+    The same inputs fail the same way on the measuring thread, which then
+    need not compile them again; another failure it meets itself."""
     t0, err = time.perf_counter(), None
     try:
-        kjit.kernel(text, job["name"], params=dict(defines), flags=flags,
+        kjit.kernel(text, name, params=dict(defines), flags=flags,
                     include_dirs=dirs or None, engine=engine).compile()
     except kjit.CompileError as e:
         err = [str(a) for a in e.args]
     except kjit.Error:
-        pass  # not the inputs' fault: the tuning process tries it itself
-    print(json.dumps([i, (time.perf_counter() - t0) * 1e3, err]), flush=True)
+        pass
+    return (time.perf_counter() - t0) * 1e3, err
+
+
+# A compile process: compiles the configurations it is handed, one JSON
+# line each, into the store (as kjit-tune's compile processes open theirs:
+# the GPU stays visible to NVRTC) and reports each as a JSON line,
+# [index, milliseconds, error] (_compile_into()'s), once done.
+_COMPILE_WORKER = r"""
+import json, sys
+import kjit
+from kjit.kernel_tuner import _compile_into
+job = json.loads(sys.stdin.readline())
+engine = kjit.Engine(db_path=job["db"], arch=job["arch"], compile_threads=1, gpu=False)
+for line in sys.stdin:
+    i, text, defines, flags, dirs = json.loads(line)
+    print(json.dumps([i, *_compile_into(engine, job["name"], text, defines, flags, dirs)]),
+          flush=True)
 """
 _COMPILE_THREADS = 2  # NVRTC gains little from more threads of one process
 
@@ -1598,16 +1606,12 @@ class _Ahead:
             return None  # the tuning stopped (time_limit): nobody takes it
         if self.compiler is None:
             return p, (0.0, None)
-        t0 = time.perf_counter()
         try:
             text, dirs, defines, _, _ = _kernel_inputs(self.o, p)
-            kjit.kernel(text, self.o["kernel_name"], params=defines, flags=self.o["flags"],
-                        include_dirs=dirs or None, engine=self.compiler).compile()
-        except kjit.CompileError as e:
-            return p, ((time.perf_counter() - t0) * 1e3, [str(a) for a in e.args])
+            return p, _compile_into(self.compiler, self.o["kernel_name"], text, defines,
+                                    self.o["flags"], dirs)
         except Exception:  # noqa: BLE001 (the measuring thread meets it and reports it)
             return p, (0.0, None)
-        return p, ((time.perf_counter() - t0) * 1e3, None)
 
     def close(self):
         self.stop.set()
