@@ -197,7 +197,8 @@ kjit_status kjit__variant_load(kjit_variant *v)
 	/* Under lazy loading (CUDA 12.2's default) a function would load where
 	 * it is first queried or launched, perhaps on a thread other than the
 	 * one CUPTI times on, whose records it then loses now and then: it is
-	 * loaded here, inside the load's lock. */
+	 * loaded here, inside the load's lock, by cuFuncLoad or, on a driver
+	 * older than 12.4, by a first query. */
 	kjit__timer_load_begin();
 	const char *what = "cuModuleLoadData";
 	CUresult r = e->cu->cuModuleLoadData(&v->module, v->cubin);
@@ -210,6 +211,10 @@ kjit_status kjit__variant_load(kjit_variant *v)
 	if (r == CUDA_SUCCESS && e->cu->cuFuncLoad) {
 		what = "cuFuncLoad";
 		r = e->cu->cuFuncLoad(v->function);
+	} else if (r == CUDA_SUCCESS) {
+		int regs;
+		what = "cuFuncGetAttribute";
+		r = e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->function);
 	}
 	kjit__timer_load_end();
 	kjit__nvtx_pop();
@@ -239,16 +244,12 @@ static void variant_attributes(kjit_variant *v, int *regs_out, int *threads_out,
 	if (!v->function || *regs_out >= 0 || kjit__engine_ctx(e) != KJIT_OK)
 		return;
 	int regs = -1, threads = -1, shared = -1;
-	/* a load where cuFuncLoad is missing: the first query loads a lazily
-	 * loaded function */
-	kjit__timer_load_begin();
 	int ok = e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
 	                                   v->function) == CUDA_SUCCESS &&
 	         e->cu->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
 	                                   v->function) == CUDA_SUCCESS &&
 	         e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS,
 	                                   v->function) == CUDA_SUCCESS;
-	kjit__timer_load_end();
 	if (!ok)
 		return;
 	pthread_mutex_lock(&e->lock);

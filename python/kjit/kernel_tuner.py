@@ -1548,11 +1548,11 @@ def _answer(r, objective, higher):
     return float(v)
 
 
-def _build(o, p, engine, worker=(0.0, None)):
+def _build(o, p, engine, worker=None):
     """(kernel, geometry, compile ms, error) of configuration p, compiled
     (or loaded from the store); worker: what a compile process spent on it
     and the arguments of the CompileError it met, which is then p's."""
-    worker_ms, worker_err = worker
+    worker_ms, worker_err = worker or (0.0, None)
     if worker_err:
         return None, None, worker_ms, kjit.CompileError(*worker_err)
     try:
@@ -1688,11 +1688,13 @@ def _tune(o, engine, search=None):
         search.tell(j, _answer(r, objective, higher))
         return time.perf_counter() - t0
 
-    def evaluate(p, build):
+    def evaluate(p, worker):
+        """p's result: from the cache, else measured (worker: what _build()
+        takes)."""
         r = cache.get(p)
         if r is None:
             try:
-                r = _result(o, p, build(), dev, out_idx, checker)
+                r = _result(o, p, _build(o, p, engine, worker), dev, out_idx, checker)
             except _ContextLost as lost:
                 cache.put(p, lost.result)  # a run with the cache goes on past it
                 kept = ("; they are in the cache file %s, this configuration as "
@@ -1739,7 +1741,7 @@ def _tune(o, engine, search=None):
                                         ((p, None) for p in chosen if id(p) not in compiled)):
                 if over():
                     break
-                ranks[id(evaluate(p, lambda: _build(o, p, engine, b)))] = rank[id(p)]
+                ranks[id(evaluate(p, b))] = rank[id(p)]
             results.sort(key=lambda r: ranks[id(r)])
         else:
             pending, order = {}, itertools.count()  # future -> (order, the search's index)
@@ -1767,7 +1769,7 @@ def _tune(o, engine, search=None):
                     if stopped:
                         break
                     p, b = f.result()
-                    strategy_s += tell(j, evaluate(p, lambda: _build(o, p, engine, b)))
+                    strategy_s += tell(j, evaluate(p, b))
     total_ms = (time.perf_counter() - start) * 1e3
     env = {"device_name": engine.device_name, "arch": engine.arch,
            "compute_capability": engine.arch.split("_")[-1],
