@@ -8,6 +8,10 @@ scalar), launched in batches of BATCH with a synchronisation between batches
   kjit     kernel(problem, y, x, n) from Python, arguments of several kinds:
            raw addresses, PyTorch tensors, CuPy arrays, cuda.core buffers (DLPack)
   cuda.core  cuda.core's launch() of the same kernel, compiled by cuda.core
+  accessors  (info) what kjit asks of PyTorch's tensors and CuPy's arrays per
+           launch (device, contiguity, address of both arrays, the current
+           stream), asked from a Python loop with no launch: the part of a
+           launch the framework's own calls set
 and, in fresh processes with a warm store: import kjit, opening the engine
 (cuInit and the primary context), and creating plus first launch of the tuned
 kernel (no NVRTC compile: the engine's compile count is printed).
@@ -63,6 +67,10 @@ def c_per_call(k, calls, sync, *args, **kw):
     return statistics.median(rates)
 
 
+def noop():
+    pass
+
+
 def tunable(kjit):
     return kjit.tunable(SRC, "touch", params={"B": [32, 64, 128]}, block=("B",),
                         grid=("1",), problem=("n",))
@@ -88,6 +96,13 @@ def rows_in_process():
         rows.append(("kjit (torch tensors, stream=)",
                      lambda n: per_call(lambda: k(1, y, x, 1, stream=s), n,
                                         torch.cuda.synchronize)))
+        raw = torch._C._cuda_getCurrentRawStream
+
+        def torch_accessors():
+            y.get_device(), y.is_contiguous(), y.data_ptr()
+            x.get_device(), x.is_contiguous(), x.data_ptr()
+            raw(0)
+        rows.append(("  info: torch's accessors alone", lambda n: per_call(torch_accessors, n, noop)))
     except Exception as ex:  # no PyTorch or no CUDA build of it
         print("torch: skipped (%s)" % ex, file=sys.stderr)
     try:
@@ -97,6 +112,15 @@ def rows_in_process():
         rows.append(("kjit (cupy arrays)",
                      lambda n: per_call(lambda: k(1, cy, cx, 1), n,
                                         cupy.cuda.runtime.deviceSynchronize)))
+        current = cupy.cuda.get_current_stream
+
+        def cupy_accessors():
+            for a in (cy, cx):
+                if a._c_contiguous and a.size:
+                    d = a.data
+                    d.device_id, d.ptr
+            current().ptr
+        rows.append(("  info: cupy's accessors alone", lambda n: per_call(cupy_accessors, n, noop)))
     except Exception as ex:
         print("cupy: skipped (%s)" % ex, file=sys.stderr)
     rows += cuda_core_rows(k)
