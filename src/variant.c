@@ -244,13 +244,11 @@ static void variant_attributes(kjit_variant *v, int *regs_out, int *threads_out,
 	if (!v->function || *regs_out >= 0 || kjit__engine_ctx(e) != KJIT_OK)
 		return;
 	int regs = -1, threads = -1, shared = -1;
-	int ok = e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-	                                   v->function) == CUDA_SUCCESS &&
-	         e->cu->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-	                                   v->function) == CUDA_SUCCESS &&
-	         e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS,
-	                                   v->function) == CUDA_SUCCESS;
-	if (!ok)
+	if (e->cu->cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+	                              v->function) != CUDA_SUCCESS ||
+	    e->cu->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+	                              v->function) != CUDA_SUCCESS ||
+	    e->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->function) != CUDA_SUCCESS)
 		return;
 	pthread_mutex_lock(&e->lock);
 	v->max_threads = *threads_out = threads;
