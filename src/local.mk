@@ -87,7 +87,6 @@ libkjit_tuning_la_SOURCES = \
 	src/tuning/strategies/search.c \
 	src/tuning/strategies/common.c \
 	src/tuning/strategies/options.c \
-	src/tuning/strategies/exhaustive.c \
 	src/tuning/strategies/random.c \
 	src/tuning/strategies/annealing.c \
 	src/tuning/strategies/genetic.c \

@@ -1,7 +1,7 @@
 /*
  * test-tune-strategy: every strategy finds the known best of a synthetic
  * objective within a budget and repeats itself for a seed; exhaustive
- * visits each valid configuration once; budgets; hybrid in a batch
+ * visits each valid configuration once, in an order its seed shuffles; budgets; hybrid in a batch
  * proposes from its model, not at random; replay from CSV and JSON.
  */
 #include "testutil.h"
@@ -19,6 +19,27 @@ static double synthetic(const kjit__space *space, size_t i)
 	double a = c[0], b = c[1], d = c[2];
 	return 1 + (a - 6) * (a - 6) + 0.5 * (b - 3) * (b - 3) + 2 * (d - 2) * (d - 2) +
 	       0.3 * ((c[0] * 7 + c[1] * 3 + c[2] + 2) % 5);
+}
+
+/* The configurations exhaustive proposes for seed, in order (each told
+ * obj[]); every one of the space exactly once. Owned by the caller. */
+static size_t *exhaustive_order(const kjit__space *space, uint64_t seed, const double *obj)
+{
+	kjit_search *st;
+	CHECK_OK(kjit_search_start(tu_strategy("exhaustive"), space, 0, seed, &st));
+	size_t *order = calloc(space->size + 1, sizeof *order), n = 0;
+	uint8_t *seen = calloc(space->size + 1, 1);
+	CHECK(order && seen);
+	for (int64_t j; kjit_search_ask(st, &j) == KJIT_OK && j >= 0; n++) {
+		CHECK((size_t)j < space->size && !seen[j] && n < space->size);
+		seen[j] = 1;
+		order[n] = (size_t)j;
+		CHECK_OK(kjit_search_tell(st, (size_t)j, obj[j]));
+	}
+	kjit_search_free(st);
+	free(seen);
+	CHECK(n == space->size);
+	return order;
 }
 
 /* The seconds of an exhaustive replay of space on the simulated clock. */
@@ -167,20 +188,23 @@ int main(int argc, char **argv)
 		CHECK((int64_t)i == best || obj[i] > obj[best]);
 	OK("synthetic space: %zu configurations, best at A=6 B=3 C=2", space->size);
 
-	/* exhaustive: each valid configuration exactly once */
-	kjit_search *st;
-	CHECK_OK(kjit_search_start(tu_strategy("exhaustive"), space, 0, 1, &st));
-	uint8_t *seen = calloc(space->size, 1);
-	size_t n = 0;
-	for (int64_t j; kjit_search_ask(st, &j) == KJIT_OK && j >= 0; n++) {
-		CHECK((size_t)j < space->size && !seen[j]);
-		seen[j] = 1;
-		CHECK_OK(kjit_search_tell(st, (size_t)j, obj[j]));
+	/* exhaustive: each valid configuration exactly once, in an order
+	 * the seed shuffles (the same for the same seed) */
+	size_t *order[3];
+	for (uint64_t seed = 1; seed <= 3; seed++)
+		order[seed - 1] = exhaustive_order(space, seed == 3 ? 2 : 1, obj);
+	size_t n = space->size, in_place = 0, same = 0;
+	for (size_t i = 0; i < n; i++) {
+		in_place += order[0][i] == i;
+		same += order[1][i] == order[2][i];
 	}
-	kjit_search_free(st);
-	CHECK(n == space->size);
-	free(seen);
-	OK("exhaustive visits all %zu once", n);
+	CHECK(memcmp(order[0], order[1], n * sizeof *order[0]) == 0);
+	CHECK_MSG(in_place < n / 4 && same < n / 4, "%zu of %zu in the space's order, %zu the same "
+	          "for seeds 1 and 2", in_place, n, same);
+	for (int i = 0; i < 3; i++)
+		free(order[i]);
+	OK("exhaustive visits all %zu once: shuffled (%zu in the space's order), the same order "
+	   "for a seed, another for another seed (%zu alike)", n, in_place, same);
 
 	/* each strategy reaches the best within a budget, for several seeds */
 	for (size_t s = 0; s < kjit_strategy_count(); s++) {
@@ -271,7 +295,13 @@ int main(int argc, char **argv)
 	CHECK(isinf(t[kjit__space_find(space, c512_2)]));
 	CHECK(ignored == 1);
 	CHECK_OK(kt_replay_run(space, tu_strategy("exhaustive"), NULL, 1, t, &r));
-	CHECK(r.best_found == kjit__space_find(space, c256_4) && r.evals_to_known == 20);
+	size_t *places = exhaustive_order(space, 1, t), at = 0;
+	while (places[at] != (size_t)kjit__space_find(space, c256_4))
+		at++;
+	free(places);
+	CHECK_MSG(r.best_found == kjit__space_find(space, c256_4) && r.evals_to_known == at + 1,
+	          "best %lld after %zu; expected %lld, exhaustive's %zuth", (long long)r.best_found,
+	          r.evals_to_known, (long long)kjit__space_find(space, c256_4), at + 1);
 	free(t);
 	double *cm, *bm;
 	CHECK_OK(kt_replay_load_costs(space, csv, &t, &cm, &bm, &ignored));
@@ -288,7 +318,7 @@ int main(int argc, char **argv)
 	free(t);
 	free(cm);
 	free(bm);
-	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 at 20;"
+	OK("CSV: columns by name, failures, a row outside the space; exhaustive finds 1.5 where its order has it;"
 	   " compile_ms and benchmark_ms when present (the lower time's row)");
 	tu_path(json, dir, "r.json");
 	const char *json_text = "[{\"config\": {\"BLOCK_SIZE\": 256, \"ITEMS_PER_THREAD\": 4},"
