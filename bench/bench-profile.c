@@ -3,7 +3,8 @@
  * Compute reading the same counters of the same kernel.
  *
  * The kernel: saxpy (examples/saxpy/saxpy.cu, BLOCK_SIZE 256,
- * ITEMS_PER_THREAD 4) on 2^24 floats. kjit: the wall time of one
+ * ITEMS_PER_THREAD 4) on 2^24 floats (2^L with --log2n L: a small one
+ * shows what a profile costs beyond the passes). kjit: the wall time of one
  * kjit_variant_profile() with counters on, the first (which sets up the
  * profiler) apart, then the median of --reps more. Nsight Compute: this
  * program re-run as `--launch N` (N launches, nothing else) under
@@ -11,8 +12,9 @@
  * and N = 1 + --ncu-kernels, in --ncu-pairs pairs whose order alternates;
  * its cost per kernel is a pair's difference over --ncu-kernels (ncu's
  * own start and the program's cancel), the median over the pairs. ncu's
- * start (about 2 s) moves by tens of ms from run to run: many kernels a
- * run and several pairs keep that out of the per-kernel figure. Figure:
+ * start (1.4-2 s) moves by hundreds of ms from run to run: with 20 kernels
+ * a run and 3 pairs the per-kernel figure moved between 12 and 117 ms from
+ * one run to the next; 60 and 5 (the defaults) keep that out of it. Figure:
  * profile-vs-ncu = kjit's median / ncu's per kernel, target <= 0.5.
  *
  * ncu is $KJIT_BENCH_NCU, else ncu on PATH, else /usr/local/cuda/bin/ncu;
@@ -27,7 +29,8 @@
 #include "benchutil.h"
 #include "instr.h"
 
-#define LOG2_N 24
+/* log2 of the vector's length: --log2n */
+static int log2_n = 24;
 
 typedef struct saxpy {
 	kjit_engine *e;
@@ -51,7 +54,7 @@ static void setup(saxpy *s, const char *db)
 	desc.defines = defs;
 	desc.n_defines = 2;
 	BENCH_KJIT(kjit_variant_get(k, &desc, &s->v, NULL));
-	s->n = 1ll << LOG2_N;
+	s->n = 1ll << log2_n;
 	s->a = 2.0f;
 	size_t bytes = (size_t)s->n * sizeof(float);
 	BENCH_KJIT(kjit_mem_alloc(s->e, bytes, &s->x));
@@ -110,8 +113,9 @@ static const char *find_ncu(void)
 /* Seconds of `ncu ... /proc/self/exe --launch n db`; aborts if it fails. */
 static double ncu_seconds(const char *ncu, const char *metrics, const char *db, int n)
 {
-	char count[16];
+	char count[16], size[16];
 	snprintf(count, sizeof count, "%d", n);
+	snprintf(size, sizeof size, "%d", log2_n);
 	uint64_t t0 = bench_now_ns();
 	fflush(NULL);
 	pid_t pid = fork();
@@ -122,7 +126,7 @@ static double ncu_seconds(const char *ncu, const char *metrics, const char *db, 
 			_exit(126);
 		char *argv[] = { (char *)ncu, (char *)"--clock-control", (char *)"none",
 			         (char *)"--metrics", (char *)metrics, (char *)"/proc/self/exe",
-			         (char *)"--launch", count, (char *)db, NULL };
+			         (char *)"--launch", count, (char *)db, size, NULL };
 		/* /proc/self/exe would name ncu in the child: pass our own path */
 		char self[BENCH_PATH_MAX];
 		ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -145,28 +149,36 @@ static double ncu_seconds(const char *ncu, const char *metrics, const char *db, 
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: bench-profile [--reps N] [--ncu-kernels K] [--ncu-pairs P]\n"
+	fprintf(f, "usage: bench-profile [--reps N] [--ncu-kernels K] [--ncu-pairs P] [--log2n L]\n"
 	           "  kjit_variant_profile() against ncu --clock-control none, same metrics,\n"
-	           "  same kernel (saxpy, 2^%d floats)\n"
+	           "  same kernel (saxpy)\n"
 	           "  -n, --reps N         kjit profiles timed after the first (default 5)\n"
 	           "  -k, --ncu-kernels K  kernels of ncu's long run beyond its short one's\n"
-	           "                       one (default 20)\n"
-	           "  -p, --ncu-pairs P    ncu's short and long runs, alternated (default 3)\n",
-	           LOG2_N);
+	           "                       one (default 60)\n"
+	           "  -p, --ncu-pairs P    ncu's short and long runs, alternated (default 5)\n"
+	           "  -l, --log2n L        saxpy of 2^L floats, 10 to 28 (default 24): what\n"
+	           "                       a profile costs beyond the kernel's own passes\n");
 }
 
 int main(int argc, char **argv)
 {
 	bench_prog = "bench-profile";
-	if (argc == 4 && strcmp(argv[1], "--launch") == 0)
+	if (argc == 5 && strcmp(argv[1], "--launch") == 0) {
+		log2_n = atoi(argv[4]);
 		return launch_main(argv[3], atoi(argv[2]));
-	int reps = 5, kernels = 20, pairs = 3;
+	}
+	int reps = 5, kernels = 60, pairs = 5;
 	const bench_opt opts[] = { { "reps", 'n', &reps, 1 },
 		                   { "ncu-kernels", 'k', &kernels, 1 },
-		                   { "ncu-pairs", 'p', &pairs, 1 } };
-	int rc = bench_parse_options(argc, argv, opts, 3, usage);
+		                   { "ncu-pairs", 'p', &pairs, 1 },
+		                   { "log2n", 'l', &log2_n, 10 } };
+	int rc = bench_parse_options(argc, argv, opts, 4, usage);
 	if (rc >= 0)
 		return rc;
+	if (log2_n > 28) {
+		fprintf(stderr, "bench-profile: --log2n %d: expected 10 to 28\n", log2_n);
+		return 2;
+	}
 	printf("== bench-profile: kjit_variant_profile() against Nsight Compute ==\n");
 	char db[BENCH_PATH_MAX];
 	bench_tmp_path(db, sizeof db, "profile.db");
@@ -189,9 +201,9 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	printf("kjit: first profile %.3f s, then median %.4f s over %d; %u passes; "
-	       "DRAM %.1f MB (%.2f%% of 12n); %.0f GB/s of %.0f peak\n",
-	       wall[0], bench_median(wall + 1, (size_t)reps), reps, p.passes,
+	printf("kjit, saxpy of 2^%d floats: first profile %.3f s, then median %.4f s over %d; "
+	       "%u passes; DRAM %.1f MB (%.2f%% of 12n); %.0f GB/s of %.0f peak\n",
+	       log2_n, wall[0], bench_median(wall + 1, (size_t)reps), reps, p.passes,
 	       (p.dram_read_bytes + p.dram_write_bytes) / 1e6,
 	       100.0 * (p.dram_read_bytes + p.dram_write_bytes) / (12.0 * (double)s.n),
 	       p.dram_bytes_per_s / 1e9, p.peak_dram_bytes_per_s / 1e9);
