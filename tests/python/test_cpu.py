@@ -321,7 +321,11 @@ class Strategies(unittest.TestCase):
             if len(seen) == len(valid):
                 self.assertIn(best, seen, name)
         seen = run_search(search(self.SPACE, "brute_force", self.RESTRICT), self.cost)
-        self.assertEqual(seen, valid)  # exhaustive: every one, in Kernel Tuner's order
+        # exhaustive: every one once, in an order the seed shuffles (tune_kernel's
+        # brute_force keeps Kernel Tuner's order: test_random_sample_and_brute_force)
+        order = [tuple(p.values()) for p in valid]
+        self.assertEqual(sorted(seen, key=lambda p: order.index(tuple(p.values()))), valid)
+        self.assertNotEqual(seen, valid)
         for p in seen:  # the values are the tune_params' own objects
             self.assertIs(type(p["unroll"]), bool)
             self.assertIs(type(p["algo"]), str)
@@ -1573,8 +1577,10 @@ class Searches(unittest.TestCase):
         b = self.drive(space.search("pso", settings=["popsize=4"], budget=12, seed=9), 12)
         self.assertEqual(a, b)
         self.assertEqual(len(a), 12)
-        ex = self.drive(space.search("brute_force"), 100)
-        self.assertEqual(ex, list(range(len(space))))
+        ex = self.drive(space.search("brute_force"), 100)  # every one once, shuffled
+        self.assertEqual(sorted(ex), list(range(len(space))))
+        self.assertNotEqual(ex, list(range(len(space))))
+        self.assertEqual(self.drive(space.search("brute_force"), 100), ex)  # the same order again
         d = space.search(budget=10)  # a budget without a strategy: the default
         self.assertEqual(d.strategy, "hybrid")
         self.assertEqual(space.search().strategy, "exhaustive")
