@@ -44,9 +44,34 @@ static int ask(const char *dir, const char *answers, const char *args, char *out
 	return rc;
 }
 
-/* The 1-based place of each saxpy.json configuration (BLOCK_SIZE's
- * value index, ITEMS_PER_THREAD's) in exhaustive's order for seed 1, as
- * --ask prints the proposals. */
+/* The 1-based place of each proposal in out, lines of "B I" value indices
+ * of saxpy.json (5 x 8), in place[B][I] (0: not proposed); how many there
+ * are, or -1 when a line is not one or repeats one before it. */
+static int proposal_places(const char *out, int place[5][8])
+{
+	memset(place, 0, 40 * sizeof place[0][0]);
+	int n = 0;
+	for (const char *l = out; *l; ) {
+		unsigned b, i;
+		int used = 0;
+		if (sscanf(l, "%u %u\n%n", &b, &i, &used) != 2 || used == 0 || b >= 5 || i >= 8 ||
+		    place[b][i])
+			return -1;
+		place[b][i] = ++n;
+		l += used;
+	}
+	return n;
+}
+
+/* How many proposals out holds, all distinct; -1 when one is not. */
+static int distinct_proposals(const char *out)
+{
+	int place[5][8];
+	return proposal_places(out, place);
+}
+
+/* The place of each saxpy.json configuration in exhaustive's order for
+ * seed 1, as --ask prints the proposals. */
 static void exhaustive_places(const char *dir, int place[5][8])
 {
 	char out[8192], err[4096], answers[256] = "", args[2 * TU_PATH];
@@ -54,17 +79,7 @@ static void exhaustive_places(const char *dir, int place[5][8])
 		snprintf(answers + strlen(answers), sizeof answers - strlen(answers), "1\n");
 	snprintf(args, sizeof args, "'%s/saxpy.json' --strategy exhaustive --seed 1", examples);
 	CHECK_MSG(ask(dir, answers, args, out, sizeof out, err, sizeof err) == 0, "%s", err);
-	memset(place, 0, 40 * sizeof place[0][0]);
-	int n = 0;
-	for (const char *l = out; *l; ) {
-		unsigned b, i;
-		int used = 0;
-		CHECK_MSG(sscanf(l, "%u %u\n%n", &b, &i, &used) == 2 && used > 0 && b < 5 && i < 8 &&
-		          !place[b][i], "proposals:\n%s", out);
-		place[b][i] = ++n;
-		l += used;
-	}
-	CHECK_MSG(n == 40, "%d proposals", n);
+	CHECK_MSG(proposal_places(out, place) == 40, "proposals:\n%s", out);
 }
 
 /* --replay with the simulated clock: every configuration compiles in 1 s
@@ -223,33 +238,6 @@ static void test_options_heard(const char *dir, const char *csv)
 	OK("an interrupted --compile-only of failing variants counts none compiled (exit 130)");
 }
 
-/* How many lines of out are "B I" value indices of saxpy.json (5 x 8), all
- * distinct; -1 when one is not. */
-static int distinct_proposals(const char *out)
-{
-	uint8_t seen[5][8] = { { 0 } };
-	int n = 0;
-	for (const char *l = out; *l; n++) {
-		unsigned b, i;
-		int used = 0;
-		if (sscanf(l, "%u %u\n%n", &b, &i, &used) != 2 || used == 0 || b >= 5 || i >= 8 ||
-		    seen[b][i]++)
-			return -1;
-		l += used;
-	}
-	return n;
-}
-
-/* Whether text has line as one of its lines. */
-static int has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-	for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-		if (strncmp(l, line, n) == 0 && (l[n] == '\n' || !l[n]))
-			return 1;
-	return 0;
-}
-
 /* --ask: each proposal a line of value indices, each answered by a line;
  * the budget, the end of the answers and a bad answer end the search;
  * every strategy by its kjit and T1 names; a spec whose kernel is missing
@@ -349,8 +337,9 @@ static void test_ask(const char *dir)
 	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
 	CHECK_MSG(rc == 0, "exit %d: %s", rc, err);
 	/* 2048 threads and 64 * 0.5 are out; the values in the spec's order */
-	CHECK_MSG(distinct_proposals(out) == 3 && has_line(out, "0 0") && has_line(out, "0 1") &&
-	          has_line(out, "1 0"), "proposals:\n%s", out);
+	int place[5][8];
+	CHECK_MSG(proposal_places(out, place) == 3 && place[0][0] && place[0][1] && place[1][0],
+	          "proposals:\n%s", out);
 	snprintf(args, sizeof args, "'%s' --max-threads 32", t1);
 	rc = ask(dir, answers, args, out, sizeof out, err, sizeof err);
 	CHECK_MSG(rc == 3 && !*out, "--ask of an empty space: exit %d:\n%s", rc, out);
@@ -868,8 +857,8 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(out, "hybrid ");
 	CHECK_CONTAINS(out, "pso ");
 	RUN(1, &out, "%s/saxpy.json --replay %s/none.csv", examples, dir);
-	OK("--replay: exhaustive reaches the best where its order has it, budgets, unknown strategy, missing file;"
-	   " the default hybrid, dual_annealing, pso; --help lists them");
+	OK("--replay: exhaustive reaches the best where its order has it, budgets, unknown "
+	   "strategy, missing file; the default hybrid, dual_annealing, pso; --help lists them");
 	RUN(0, &out, "%s/saxpy.json --replay %s --strategy pso --budget 20 --seed 4 --batch 4",
 	    examples, csv);
 	CHECK_CONTAINS(out, "batch: 4 proposals outstanding\n");

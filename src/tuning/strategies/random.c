@@ -1,11 +1,11 @@
 /* random.c - uniform sampling without replacement (a lazy Fisher-Yates
  * shuffle: each step draws one of the configurations not yet drawn).
  * Exhaustive search is the same shuffle run to its end: every
- * configuration once, in an order the seed fixes. In the space's own
- * order neighbours follow each other and the best improves step by step,
- * so racing (which stops a configuration that cannot win at its first
- * run) had to measure every new best in full; in a shuffled order new
- * bests are rare, and a run cut short holds a uniform sample. */
+ * configuration once, in an order the seed fixes. Racing stops a
+ * configuration that cannot win at its first run but measures every new
+ * best in full; in the space's own order neighbours follow each other and
+ * the best improves step by step, in a shuffled one new bests are rare,
+ * and a run cut short holds a uniform sample. */
 #include "config.h"
 
 #include <stdlib.h>
