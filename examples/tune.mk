@@ -7,5 +7,7 @@ nobase_dist_pkgdata_DATA = \
 	examples/transpose/transpose.cu examples/transpose/transpose.json \
 	examples/sgemm/sgemm.cu examples/sgemm/sgemm.json \
 	examples/stencil/stencil.cu examples/stencil/stencil.json \
+	examples/pnpoly/pnpoly.cu examples/pnpoly/pnpoly.json \
+	examples/histogram/histogram.cu examples/histogram/histogram.json \
 	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
 	examples/lto/op-affine.cu

@@ -19,6 +19,8 @@ static const example examples[] = {
 	{ "examples/transpose/transpose.json", 26 },
 	{ "examples/sgemm/sgemm.json", 1394 },
 	{ "examples/stencil/stencil.json", 95 },
+	{ "examples/pnpoly/pnpoly.json", 5120 },
+	{ "examples/histogram/histogram.json", 1488 },
 	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
