@@ -9,5 +9,7 @@ nobase_dist_pkgdata_DATA = \
 	examples/stencil/stencil.cu examples/stencil/stencil.json \
 	examples/pnpoly/pnpoly.cu examples/pnpoly/pnpoly.json \
 	examples/histogram/histogram.cu examples/histogram/histogram.json \
+	examples/nbody/nbody.cu examples/nbody/nbody.json \
+	examples/gemv/gemv.cu examples/gemv/gemv.json \
 	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
 	examples/lto/op-affine.cu

@@ -21,6 +21,8 @@ static const example examples[] = {
 	{ "examples/stencil/stencil.json", 95 },
 	{ "examples/pnpoly/pnpoly.json", 5120 },
 	{ "examples/histogram/histogram.json", 1488 },
+	{ "examples/nbody/nbody.json", 2160 },
+	{ "examples/gemv/gemv.json", 588 },
 	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
