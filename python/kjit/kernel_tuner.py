@@ -98,7 +98,7 @@ Kernel Tuner's other strategies raise UnsupportedParameter naming them:
 minimize, basinhopping (scipy's local optimisers from a start point),
 diff_evo, firefly_algorithm, greedy_mls, ordered_greedy_mls, mls, greedy_ils
 (local search from starts; kjit's hybrid searches the best's neighbours
-with kicks and restarts), pyatf_strategies, hybrid_vndx,
+with kicks, jumps and restarts), pyatf_strategies, hybrid_vndx,
 adaptive_tabu_greywolf, nsga2 and nsga3 (multi-objective).
 """
 import collections
@@ -443,7 +443,7 @@ def _check_strategy(strategy, options):
     if strategy in _KT_REFUSED:
         raise _unsupported("strategy", "%r (Kernel Tuner's %s) has no kjit counterpart; kjit "
                            "runs brute_force, random_sample, %s and kjit's own strategies "
-                           "(hybrid: the best's neighbours, kicks and restarts)"
+                           "(hybrid: the best's neighbours, kicks, jumps and restarts)"
                            % (strategy, _KT_REFUSED[strategy], ", ".join(sorted(_KT_MAPPED))))
     if not isinstance(strategy, (str, type(None))):
         raise _unsupported("strategy", "%s: a strategy object; kjit runs its own strategies, "

@@ -1,5 +1,5 @@
 /*
- * hybrid.c - one history of every evaluation, shared by three ways of
+ * hybrid.c - one history of every evaluation, shared by four ways of
  * proposing the next configuration, and a bandit that gives each
  * proposal to the way that has lately found good configurations.
  *
@@ -25,8 +25,15 @@
  *   ratios (repaired as above), the best scored of CANDIDATES draws;
  *   once the best's whole neighbourhood is known this is the kick that
  *   leaves a local minimum;
+ * - jump: the best with the parameters of the strongest trends (the
+ *   slope of a parameter's log ratios over its values' order, at least
+ *   TREND across the range) set to the end of the range the trend points
+ *   to, the strongest one, two, ... of them (repaired as above), the best
+ *   scored: the long step down a slope that a one-parameter move takes
+ *   in many results, as many tuning landscapes have their best at the
+ *   ends of several ranges;
  * - random: uniform over the unvisited (once failures are modelled, the
- *   likeliest to run of a few draws), the fallback when the other two
+ *   likeliest to run of a few draws), the fallback when the others
  *   have nothing.
  * An epoch starts with a few configurations (at most a quarter of the
  * budget), each the farthest from the epoch's proposals of SPREAD random
@@ -34,7 +41,7 @@
  * each start proposal is one the model does not steer; a later one, in
  * a space that has shown more than one basin, one per free parameter
  * and one more. Then each proposal goes to
- * local or perturb, the one of the higher Thompson draw from a Beta of
+ * local, perturb or jump, the one of the highest Thompson draw from a Beta of
  * its recent successes (a result that enters the good set) and failures,
  * both decayed by DECAY per result, so that the bandit follows the
  * landscape as the search moves on. Random proposals are no arm of the
@@ -72,12 +79,13 @@
 #define SPREAD 8
 #define START 3     /* configurations that start an epoch */
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
+#define TREND 0.1    /* jump: the least log-ratio slope across a range */
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
 #define STALE 0x40  /* arm_of[]: proposed in an epoch before the current one */
 #define ARM 0x3     /* arm_of[]: the generator */
 
-enum { ARM_LOCAL, ARM_PERTURB, ARM_RANDOM, N_ARMS };
+enum { ARM_LOCAL, ARM_PERTURB, ARM_JUMP, ARM_RANDOM, N_ARMS };
 
 typedef struct state {
 	const kjit__space *space;
@@ -107,6 +115,8 @@ typedef struct state {
 	uint16_t *cfg, *try_cfg;
 	size_t *free_p, n_free;     /* the parameters of more than one value */
 	uint8_t *changed;           /* per parameter: redrawn by perturb() */
+	double *trend;              /* per parameter: jump()'s slope */
+	size_t *by_trend;           /* jump(): the free parameters, strongest first */
 } state;
 
 static void destroy(void *st)
@@ -127,6 +137,8 @@ static void destroy(void *st)
 	free(s->try_cfg);
 	free(s->free_p);
 	free(s->changed);
+	free(s->trend);
+	free(s->by_trend);
 	free(s);
 }
 
@@ -162,9 +174,11 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
 	s->free_p = calloc(n + 1, sizeof *s->free_p);
 	s->changed = calloc(n + 1, 1);
+	s->trend = calloc(n + 1, sizeof *s->trend);
+	s->by_trend = calloc(n + 1, sizeof *s->by_trend);
 	if (!kjit__told_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
 	    !s->nb || !s->nb_key || !s->arm_of || !s->cfg || !s->try_cfg ||
-	    !s->free_p || !s->prop || !s->changed) {
+	    !s->free_p || !s->prop || !s->changed || !s->trend || !s->by_trend) {
 		destroy(s);
 		return NULL;
 	}
@@ -479,9 +493,53 @@ static double beta_draw(state *s, double a, double b)
 	return x / (x + y);
 }
 
+/* The slope of parameter p's log ratios over its values' order, times
+ * the range's length: what going from its first value to its last
+ * gains in the model. */
+static double slope(const state *s, size_t p)
+{
+	double nv = (double)s->space->spec->params[p].n_values, mid = (nv - 1) / 2, num = 0, den = 0;
+	for (size_t v = 0; v < (size_t)nv; v++) {
+		num += s->ratio[s->off[p] + v] * ((double)v - mid);
+		den += ((double)v - mid) * ((double)v - mid);
+	}
+	return num / den * (nv - 1);
+}
+
+/* The best-scored unvisited configuration of the best with the m
+ * strongest trends' parameters at their ends, for each m; -1 when there
+ * is none. */
+static int64_t jump(state *s)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < s->n_free; i++) {
+		size_t p = s->free_p[i], k = m;
+		if (fabs(s->trend[p] = slope(s, p)) < TREND)
+			continue;
+		for (m++; k > 0 && fabs(s->trend[s->by_trend[k - 1]]) < fabs(s->trend[p]); k--)
+			s->by_trend[k] = s->by_trend[k - 1];
+		s->by_trend[k] = p;
+	}
+	int64_t pick = -1;
+	double top = -INFINITY;
+	memcpy(s->try_cfg, kjit__space_config(s->space, (size_t)s->good[0]), s->n * sizeof *s->try_cfg);
+	memset(s->changed, 0, s->n);
+	for (size_t k = 0; k < m; k++) {
+		size_t p = s->by_trend[k];
+		uint16_t end = s->trend[p] > 0 ? (uint16_t)(s->space->spec->params[p].n_values - 1) : 0;
+		if (s->try_cfg[p] == end)
+			continue;
+		s->try_cfg[p] = end;
+		s->changed[p] = 1;
+		consider(s, s->try_cfg, s->changed, &pick, &top);
+	}
+	return pick;
+}
+
 static int64_t from(state *s, int arm)
 {
-	return arm == ARM_LOCAL ? local(s) : arm == ARM_PERTURB ? perturbed(s) : random_one(s);
+	return arm == ARM_LOCAL ? local(s) : arm == ARM_PERTURB ? perturbed(s)
+	       : arm == ARM_JUMP ? jump(s) : random_one(s);
 }
 
 /* A new epoch when the epoch's best has not improved for `patience`
