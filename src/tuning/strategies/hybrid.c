@@ -115,7 +115,7 @@ typedef struct state {
 	uint16_t *cfg, *try_cfg;
 	size_t *free_p, n_free;     /* the parameters of more than one value */
 	uint8_t *changed;           /* per parameter: redrawn by perturb() */
-	double *trend;              /* per parameter: jump()'s slope */
+	double *trend;              /* per free parameter: slope(), with the model */
 	size_t *by_trend;           /* jump(): the free parameters, strongest first */
 } state;
 
@@ -238,6 +238,19 @@ static void count(const state *s, double *good, double *rest, double *failed, do
 	}
 }
 
+/* The slope of parameter p's log ratios over its values' order, times
+ * the range's length: what going from its first value to its last
+ * gains in the model. */
+static double slope(const state *s, size_t p)
+{
+	double nv = (double)s->space->spec->params[p].n_values, mid = (nv - 1) / 2, num = 0, den = 0;
+	for (size_t v = 0; v < (size_t)nv; v++) {
+		num += s->ratio[s->off[p] + v] * ((double)v - mid);
+		den += ((double)v - mid) * ((double)v - mid);
+	}
+	return num / den * (nv - 1);
+}
+
 static void model(state *s)
 {
 	if (s->model_at == s->n_hist)
@@ -269,6 +282,8 @@ static void model(state *s)
 		}
 	}
 	s->fail0 = log(((double)s->n_failed + PRIOR) / (n_ok + PRIOR));
+	for (size_t i = 0; i < s->n_free; i++)
+		s->trend[s->free_p[i]] = slope(s, s->free_p[i]);
 	free(good);
 }
 
@@ -493,19 +508,6 @@ static double beta_draw(state *s, double a, double b)
 	return x / (x + y);
 }
 
-/* The slope of parameter p's log ratios over its values' order, times
- * the range's length: what going from its first value to its last
- * gains in the model. */
-static double slope(const state *s, size_t p)
-{
-	double nv = (double)s->space->spec->params[p].n_values, mid = (nv - 1) / 2, num = 0, den = 0;
-	for (size_t v = 0; v < (size_t)nv; v++) {
-		num += s->ratio[s->off[p] + v] * ((double)v - mid);
-		den += ((double)v - mid) * ((double)v - mid);
-	}
-	return num / den * (nv - 1);
-}
-
 /* The best-scored unvisited configuration of the best with the m
  * strongest trends' parameters at their ends, for each m; -1 when there
  * is none. */
@@ -514,7 +516,7 @@ static int64_t jump(state *s)
 	size_t m = 0;
 	for (size_t i = 0; i < s->n_free; i++) {
 		size_t p = s->free_p[i], k = m;
-		if (fabs(s->trend[p] = slope(s, p)) < TREND)
+		if (fabs(s->trend[p]) < TREND)
 			continue;
 		for (m++; k > 0 && fabs(s->trend[s->by_trend[k - 1]]) < fabs(s->trend[p]); k--)
 			s->by_trend[k] = s->by_trend[k - 1];
