@@ -686,6 +686,7 @@ static void report(void *st, size_t index, double objective)
 
 const kjit__strategy kjit__strategy_hybrid = {
 	"hybrid",
-	"local search, perturbation guided by good/bad value ratios, restarts; a bandit between",
+	"local search, perturbation guided by good/bad value ratios, jumps along their trends, "
+	"restarts; a bandit between",
 	1, init, next, report, destroy, NULL, 0, NULL, NULL,
 };
