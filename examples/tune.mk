@@ -11,5 +11,8 @@ nobase_dist_pkgdata_DATA = \
 	examples/histogram/histogram.cu examples/histogram/histogram.json \
 	examples/nbody/nbody.cu examples/nbody/nbody.json \
 	examples/gemv/gemv.cu examples/gemv/gemv.json \
+	examples/softmax/softmax.cu examples/softmax/softmax.json \
+	examples/spmv/spmv.cu examples/spmv/spmv.json \
+	examples/mandelbrot/mandelbrot.cu examples/mandelbrot/mandelbrot.json \
 	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
 	examples/lto/op-affine.cu

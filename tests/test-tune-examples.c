@@ -23,6 +23,9 @@ static const example examples[] = {
 	{ "examples/histogram/histogram.json", 1488 },
 	{ "examples/nbody/nbody.json", 2160 },
 	{ "examples/gemv/gemv.json", 588 },
+	{ "examples/softmax/softmax.json", 570 },
+	{ "examples/spmv/spmv.json", 1008 },
+	{ "examples/mandelbrot/mandelbrot.json", 1344 },
 	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
