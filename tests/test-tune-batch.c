@@ -144,9 +144,9 @@ static const struct pinned {
 	{ 3, "pso", 1, 1016, 1016, 0x63b32733ecbae4cdull },
 	{ 3, "pso", 2, 1016, 1016, 0x1af3fca71fd2167aull },
 	{ 3, "pso", 3, 1016, 1016, 0x335ddcb74cbc345dull },
-	{ 3, "hybrid", 1, 1016, 1016, 0x06b316acd6076c03ull },
-	{ 3, "hybrid", 2, 1016, 1016, 0xe6976027f0b33782ull },
-	{ 3, "hybrid", 3, 1016, 1016, 0xdb06c11adbb13d69ull },
+	{ 3, "hybrid", 1, 1016, 1016, 0xafa3f7059be13308ull },
+	{ 3, "hybrid", 2, 1016, 1016, 0x0520dfda9e0ec916ull },
+	{ 3, "hybrid", 3, 1016, 1016, 0x2cbc66d9f641062aull },
 };
 
 /* ---- the spy ---------------------------------------------------------------- */

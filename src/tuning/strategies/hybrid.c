@@ -28,10 +28,12 @@
  * - jump: the best with the parameters of the strongest trends (the
  *   slope of a parameter's log ratios over its values' order, at least
  *   TREND across the range) set to the end of the range the trend points
- *   to, the strongest one, two, ... of them (repaired as above), the best
- *   scored: the long step down a slope that a one-parameter move takes
- *   in many results, as many tuning landscapes have their best at the
- *   ends of several ranges;
+ *   to, the strongest one, two, ... of them (repaired as above; an end
+ *   that nothing near has gives way to the farthest value that something
+ *   near has, where the repair would sweep the parameter's values), the
+ *   best scored: the long step down a slope that a one-parameter move
+ *   takes in many results, as many tuning landscapes have their best at
+ *   the ends of several ranges;
  * - random: uniform over the unvisited (once failures are modelled, the
  *   likeliest to run of a few draws), the fallback when the others
  *   have nothing.
@@ -508,6 +510,19 @@ static double beta_draw(state *s, double a, double b)
 	return x / (x + y);
 }
 
+/* The value of parameter p in try_cfg nearest end, from end towards
+ * now, that the restrictions allow with the rest; now when none does. */
+static uint16_t reachable(state *s, size_t p, uint16_t end, uint16_t now)
+{
+	int step = end > now ? -1 : 1;
+	for (long v = end; v != now; v += step) {
+		s->try_cfg[p] = (uint16_t)v;
+		if (kjit__space_add(s->space, s->try_cfg) >= 0)
+			return (uint16_t)v;
+	}
+	return now;
+}
+
 /* The best-scored unvisited configuration of the best with the m
  * strongest trends' parameters at their ends, for each m; -1 when there
  * is none. */
@@ -533,7 +548,24 @@ static int64_t jump(state *s)
 			continue;
 		s->try_cfg[p] = end;
 		s->changed[p] = 1;
-		consider(s, s->try_cfg, s->changed, &pick, &top);
+		int64_t j = -1;
+		double sc = -INFINITY;
+		consider(s, s->try_cfg, s->changed, &j, &sc);
+		if (j >= 0 && kjit__space_config(s->space, (size_t)j)[p] != end) {
+			/* the end goes with nothing near: the farthest value that
+			 * does, not a sweep of the parameter's values */
+			uint16_t now = kjit__space_config(s->space, (size_t)s->good[0])[p];
+			s->try_cfg[p] = reachable(s, p, end, now);
+			s->changed[p] = s->try_cfg[p] != now;
+			j = -1;
+			sc = -INFINITY;
+			if (s->changed[p])
+				consider(s, s->try_cfg, s->changed, &j, &sc);
+		}
+		if (j >= 0 && sc > top) {
+			top = sc;
+			pick = j;
+		}
 	}
 	return pick;
 }
