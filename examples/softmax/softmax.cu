@@ -55,16 +55,21 @@ static __device__ __forceinline__ void merge(float *m, float *s, float m2, float
 	*m = hi;
 }
 
+/* What a pass over a row does, and how row_reduce() joins its results:
+ * the maximum, the sum of exponentials, both in one pass (merged), or
+ * the output written. */
+enum { OP_ONLINE, OP_MAX, OP_SUM, OP_OUT };
+
 /* The reduction of (m, s) over the row's TPR threads, in every one of
- * them; op 0 takes the maximum of m only, 1 sums s only, 2 merges both. */
+ * them: of m for OP_MAX, of s for OP_SUM, of both merged for OP_ONLINE. */
 static __device__ __forceinline__ void row_reduce(float *m, float *s, int op, float (*shared)[WARPS][2])
 {
 	for (int o = 16; o > 0; o >>= 1) {
 		const float m2 = __shfl_xor_sync(0xffffffffu, *m, o);
 		const float s2 = __shfl_xor_sync(0xffffffffu, *s, o);
-		if (op == 0)
+		if (op == OP_MAX)
 			*m = fmaxf(*m, m2);
-		else if (op == 1)
+		else if (op == OP_SUM)
 			*s += s2;
 		else
 			merge(m, s, m2, s2);
@@ -78,9 +83,9 @@ static __device__ __forceinline__ void row_reduce(float *m, float *s, int op, fl
 	__syncthreads();
 	float m1 = shared[threadIdx.y][0][0], s1 = shared[threadIdx.y][0][1];
 	for (int w = 1; w < WARPS; w++) {
-		if (op == 0)
+		if (op == OP_MAX)
 			m1 = fmaxf(m1, shared[threadIdx.y][w][0]);
-		else if (op == 1)
+		else if (op == OP_SUM)
 			s1 += shared[threadIdx.y][w][1];
 		else
 			merge(&m1, &s1, shared[threadIdx.y][w][0], shared[threadIdx.y][w][1]);
@@ -90,8 +95,6 @@ static __device__ __forceinline__ void row_reduce(float *m, float *s, int op, fl
 	__syncthreads();
 #endif
 }
-
-enum { OP_ONLINE, OP_MAX, OP_SUM, OP_OUT };
 
 /* One element of a pass. */
 template <int OP>
@@ -180,12 +183,12 @@ softmax(int rows, int cols, const float *__restrict__ x, float *__restrict__ out
 #endif
 #if ONLINE
 	pass<OP_ONLINE>(keep, xv, ov, groups, m, s, 0.0f);
-	row_reduce(&m, &s, 2, shared);
+	row_reduce(&m, &s, OP_ONLINE, shared);
 #else
 	pass<OP_MAX>(keep, xv, ov, groups, m, s, 0.0f);
-	row_reduce(&m, &s, 0, shared);
+	row_reduce(&m, &s, OP_MAX, shared);
 	pass<OP_SUM>(keep, xv, ov, groups, m, s, 0.0f);
-	row_reduce(&m, &s, 1, shared);
+	row_reduce(&m, &s, OP_SUM, shared);
 #endif
 	pass<OP_OUT>(keep, xv, ov, groups, m, s, 1.0f / s);
 }
