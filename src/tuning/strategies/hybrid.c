@@ -510,17 +510,18 @@ static double beta_draw(state *s, double a, double b)
 	return x / (x + y);
 }
 
-/* The value of parameter p in try_cfg nearest end, from end towards
- * now, that the restrictions allow with the rest; now when none does. */
-static uint16_t reachable(state *s, size_t p, uint16_t end, uint16_t now)
+/* Sets parameter p of try_cfg to the value nearest end, from end
+ * towards now, that the restrictions allow with the rest; to now when
+ * none does. */
+static void reach(state *s, size_t p, uint16_t end, uint16_t now)
 {
 	int step = end > now ? -1 : 1;
 	for (long v = end; v != now; v += step) {
 		s->try_cfg[p] = (uint16_t)v;
 		if (kjit__space_add(s->space, s->try_cfg) >= 0)
-			return (uint16_t)v;
+			return;
 	}
-	return now;
+	s->try_cfg[p] = now;
 }
 
 /* The best-scored unvisited configuration of the best with the m
@@ -539,7 +540,8 @@ static int64_t jump(state *s)
 	}
 	int64_t pick = -1;
 	double top = -INFINITY;
-	memcpy(s->try_cfg, kjit__space_config(s->space, (size_t)s->good[0]), s->n * sizeof *s->try_cfg);
+	const uint16_t *best = kjit__space_config(s->space, (size_t)s->good[0]);
+	memcpy(s->try_cfg, best, s->n * sizeof *s->try_cfg);
 	memset(s->changed, 0, s->n);
 	for (size_t k = 0; k < m; k++) {
 		size_t p = s->by_trend[k];
@@ -554,9 +556,8 @@ static int64_t jump(state *s)
 		if (j >= 0 && kjit__space_config(s->space, (size_t)j)[p] != end) {
 			/* the end goes with nothing near: the farthest value that
 			 * does, not a sweep of the parameter's values */
-			uint16_t now = kjit__space_config(s->space, (size_t)s->good[0])[p];
-			s->try_cfg[p] = reachable(s, p, end, now);
-			s->changed[p] = s->try_cfg[p] != now;
+			reach(s, p, end, best[p]);
+			s->changed[p] = s->try_cfg[p] != best[p];
 			j = -1;
 			sc = -INFINITY;
 			if (s->changed[p])
