@@ -3,8 +3,9 @@
  * Tuner's (dual_annealing, pso) on recorded spaces - the SGEMM space on
  * an H200 (tests/data/sgemm-h200.csv), a convolution on an RTX 2080 Ti
  * (tests/data/convolution-rtx2080ti.csv, from a public Kernel Tuner
- * cache), the small reduction space on an H200 and the point-in-polygon,
- * histogram, n-body and GEMV spaces on an H100 - reach the best known
+ * cache), the small reduction space on an H200, the point-in-polygon,
+ * histogram, n-body and GEMV spaces on an H100 and the sparse
+ * matrix-vector and Mandelbrot spaces on an H200 - reach the best known
  * configuration within a budget at which random search, at the same
  * seeds, mostly does not (dual_annealing only on SGEMM, whose two best
  * lie 0.4% apart in distant corners: hybrid comes within 1% early and
@@ -232,6 +233,8 @@ int main(int argc, char **argv)
 	recorded("examples/histogram/histogram.json", "histogram-h100.csv", 0.1, hybrid, 1);
 	recorded("examples/nbody/nbody.json", "nbody-h100.csv", 0.05, hybrid, 1);
 	recorded("examples/gemv/gemv.json", "gemv-h100.csv", 0.15, hybrid, 1);
+	recorded("examples/spmv/spmv.json", "spmv-h200.csv", 0.1, hybrid, 1);
+	recorded("examples/mandelbrot/mandelbrot.json", "mandelbrot-h200.csv", 0.1, hybrid, 1);
 	driven();
 
 	choice();
