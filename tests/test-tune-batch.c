@@ -120,9 +120,9 @@ static const struct pinned {
 	{ 2, "pso", 1, 349, 349, 0x6770167bfd8b585eull },
 	{ 2, "pso", 2, 349, 349, 0x94da3c20d5357c45ull },
 	{ 2, "pso", 3, 349, 349, 0x19f79e36f20abc45ull },
-	{ 2, "hybrid", 1, 349, 349, 0x79ba39ed5e46cf8aull },
-	{ 2, "hybrid", 2, 349, 349, 0x9ce6aff08090ba52ull },
-	{ 2, "hybrid", 3, 349, 349, 0x497d7d5656a4f776ull },
+	{ 2, "hybrid", 1, 349, 349, 0x859479afc2a06900ull },
+	{ 2, "hybrid", 2, 349, 349, 0x0aabab506968471full },
+	{ 2, "hybrid", 3, 349, 349, 0x8c7cc1c9c1c72b48ull },
 	{ 3, "exhaustive", 1, 1016, 1016, 0x4470fc886898bf93ull },
 	{ 3, "exhaustive", 2, 1016, 1016, 0x70ab58694502eb1dull },
 	{ 3, "exhaustive", 3, 1016, 1016, 0x8716f9a424593790ull },
@@ -144,9 +144,9 @@ static const struct pinned {
 	{ 3, "pso", 1, 1016, 1016, 0x63b32733ecbae4cdull },
 	{ 3, "pso", 2, 1016, 1016, 0x1af3fca71fd2167aull },
 	{ 3, "pso", 3, 1016, 1016, 0x335ddcb74cbc345dull },
-	{ 3, "hybrid", 1, 1016, 1016, 0xafa3f7059be13308ull },
-	{ 3, "hybrid", 2, 1016, 1016, 0x0520dfda9e0ec916ull },
-	{ 3, "hybrid", 3, 1016, 1016, 0x2cbc66d9f641062aull },
+	{ 3, "hybrid", 1, 1016, 1016, 0xf20eb77df017dab6ull },
+	{ 3, "hybrid", 2, 1016, 1016, 0xcedcaaf405ce9605ull },
+	{ 3, "hybrid", 3, 1016, 1016, 0x7f0755ca4fec7d7bull },
 };
 
 /* ---- the spy ---------------------------------------------------------------- */

@@ -15,9 +15,13 @@
  * The generators:
  * - local: every configuration that sets one parameter of the epoch's
  *   best to another of its values (a bad middle value does not block the
- *   way), by score with the parameter's first, last and adjacent values
- *   AHEAD ahead; a change the restrictions forbid is repaired by one more
- *   parameter, else by the nearest valid configuration that keeps it; it
+ *   way), by score with the parameter's adjacent values, and its first
+ *   and last where the restrictions allow them, AHEAD ahead; a change
+ *   the restrictions forbid is repaired by one more parameter, the best
+ *   scored less REPAIR per value step beyond one (so the step along a
+ *   restriction's edge, as twice the unrolling with half the threads per
+ *   row, comes before a leap to the far end of another range), else by
+ *   the nearest valid configuration that keeps it; it
  *   starts again from each new best, and goes on from the next of the
  *   good set once a neighbourhood is all proposed;
  * - perturb: one of the good set (the best half of the time) with one,
@@ -81,6 +85,7 @@
 #define SPREAD 8
 #define START 3     /* configurations that start an epoch */
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
+#define REPAIR 0.5   /* a repair's score cost per value step beyond one */
 #define TREND 0.1    /* jump: the least log-ratio slope across a range */
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
@@ -370,7 +375,8 @@ static void nearest(state *s, const uint16_t *cfg, const uint8_t *changed, int64
 
 /* Keeps *pick the best-scored unvisited configuration: cfg's when it is
  * one, else, where restrictions tie parameters together, the best of
- * cfg with one more parameter (not a changed one) set to another value. */
+ * cfg with one more parameter (not a changed one) set to another value,
+ * the best scored less REPAIR for each value step beyond one. */
 static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *pick,
                      double *top)
 {
@@ -383,23 +389,30 @@ static void consider(state *s, uint16_t *cfg, const uint8_t *changed, int64_t *p
 		}
 		return;
 	}
-	int found = 0;
+	int64_t fix = -1;
+	double fix_sc = -INFINITY, fix_key = -INFINITY;
 	for (size_t i = 0; i < s->n_free; i++) {
 		size_t p = s->free_p[i];
 		uint16_t keep = cfg[p];
 		for (size_t v = 0; !changed[p] && v < s->space->spec->params[p].n_values; v++) {
 			cfg[p] = (uint16_t)v;
-			double sc;
-			if (v != keep && (j = unvisited(s, cfg)) >= 0 && (found = 1) &&
-			    (sc = score(s, cfg)) > *top) {
-				*top = sc;
-				*pick = j;
+			long steps = labs((long)v - (long)keep);
+			double sc, key;
+			if (v != keep && (j = unvisited(s, cfg)) >= 0 &&
+			    (key = (sc = score(s, cfg)) - REPAIR * (double)(steps - 1)) > fix_key) {
+				fix = j;
+				fix_sc = sc;
+				fix_key = key;
 			}
 		}
 		cfg[p] = keep;
 	}
-	if (!found)
+	if (fix < 0)
 		nearest(s, cfg, changed, pick, top);
+	else if (fix_sc > *top) {
+		*top = fix_sc;
+		*pick = fix;
+	}
 }
 
 /* The best-scored unvisited configuration of CANDIDATES perturbations,
@@ -437,7 +450,7 @@ static void neighbourhood(state *s, int64_t at)
 			s->changed[p] = 1;
 			consider(s, s->cfg, s->changed, &j, &sc);
 			if (j >= 0) {
-				int ahead = valid && (v == 0 || v == nv - 1 || labs(v - (long)c[p]) == 1);
+				int ahead = labs(v - (long)c[p]) == 1 || (valid && (v == 0 || v == nv - 1));
 				s->nb[s->n_nb] = j;
 				s->nb_key[s->n_nb++] = sc + (ahead ? AHEAD : 0);
 			}
