@@ -25,6 +25,10 @@ EXTRA_DIST += tests/test-main-job.sh examples/saxpy/main-job
 TESTS += tests/test-gpu-tune-profile.sh
 EXTRA_DIST += tests/test-gpu-tune-profile.sh
 
+# every tuning example tunes and verifies on a GPU (exit 77 without one)
+TESTS += tests/test-gpu-examples.sh
+EXTRA_DIST += tests/test-gpu-examples.sh
+
 # the README's main job on a GPU (exit 77 without one)
 TESTS += tests/test-gpu-main-job.sh
 EXTRA_DIST += tests/test-gpu-main-job.sh
