@@ -27,7 +27,7 @@ EXTRA_DIST += tests/test-gpu-tune-profile.sh
 
 # every tuning example tunes and verifies on a GPU (exit 77 without one)
 TESTS += tests/test-gpu-examples.sh
-EXTRA_DIST += tests/test-gpu-examples.sh
+EXTRA_DIST += tests/test-gpu-examples.sh tests/gpu-prelude.sh
 
 # the README's main job on a GPU (exit 77 without one)
 TESTS += tests/test-gpu-main-job.sh

@@ -12,17 +12,7 @@ build=${KJIT_BUILDDIR:-.}
 src=${KJIT_SRCDIR:-.}
 tune=$build/autotune/kjit-tune
 spec=$src/examples/saxpy/saxpy.json
-if ! gpu=$("$build/examples/saxpy/kjit-saxpy" --check-gpu 2>&1); then
-	echo "SKIP: needs a GPU: $gpu"
-	exit 77
-fi
-echo "$gpu"
-dir=$(mktemp -d) || exit 1
-chmod 700 "$dir"
-trap 'rm -rf "$dir"' EXIT
-export KJIT_TELEMETRY=0
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$src/tests/gpu-prelude.sh"
 
 # every ok configuration profiled
 out=$("$tune" "$spec" --strategy random --budget 4 --seed 3 --profile --early-stop 0 \
