@@ -21,9 +21,9 @@
  *   scored less REPAIR per value step beyond one (so the step along a
  *   restriction's edge, as twice the unrolling with half the threads per
  *   row, comes before a leap to the far end of another range), else by
- *   the nearest valid configuration that keeps it; it
- *   starts again from each new best, and goes on from the next of the
- *   good set once a neighbourhood is all proposed;
+ *   the nearest valid configuration that keeps it; it starts again from
+ *   each new best, and goes on from the next of the good set once a
+ *   neighbourhood is all proposed;
  * - perturb: one of the good set (the best half of the time) with one,
  *   two or three parameters redrawn in proportion to their values'
  *   ratios (repaired as above), the best scored of CANDIDATES draws;
