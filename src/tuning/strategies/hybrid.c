@@ -9,8 +9,12 @@
  * frequency among the good to its frequency among the rest of the epoch,
  * Laplace-smoothed (TPE's density ratio); and, once something failed, a
  * naive Bayes model of failure from per-value counts over the whole
- * history. A configuration's score is the sum of its values' log ratios
- * plus the log of its chance to run.
+ * history; and pairs(): the epoch's results that differ in one
+ * parameter alone, per value its mean log slowdown against the other
+ * value of its pairs, PAIR_COST of which (where positive) lowers its
+ * ratio, and per parameter the mean log speedup across its range, which
+ * joins the trend (below) at PAIR_SLOPE. A configuration's score is the
+ * sum of its values' log ratios plus the log of its chance to run.
  *
  * The generators:
  * - local: every configuration that sets one parameter of the epoch's
@@ -30,14 +34,14 @@
  *   once the best's whole neighbourhood is known this is the kick that
  *   leaves a local minimum;
  * - jump: the best with the parameters of the strongest trends (the
- *   slope of a parameter's log ratios over its values' order, at least
- *   TREND across the range) set to the end of the range the trend points
- *   to, the strongest one, two, ... of them (repaired as above; an end
- *   that nothing near has gives way to the farthest value that something
- *   near has, where the repair would sweep the parameter's values), the
- *   best scored: the long step down a slope that a one-parameter move
- *   takes in many results, as many tuning landscapes have their best at
- *   the ends of several ranges;
+ *   slope of a parameter's log ratios over its values' order, plus its
+ *   paired slope; at least TREND across the range) set to the end of the
+ *   range the trend points to, the strongest one, two, ... of them
+ *   (repaired as above; an end that nothing near has gives way to the
+ *   farthest value that something near has, where the repair would
+ *   sweep the parameter's values), the best scored: the long step down
+ *   a slope that a one-parameter move takes in many results, as many
+ *   tuning landscapes have their best at the ends of several ranges;
  * - random: uniform over the unvisited (once failures are modelled, the
  *   likeliest to run of a few draws), the fallback when the others
  *   have nothing.
@@ -87,6 +91,8 @@
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
 #define REPAIR 0.5   /* a repair's score cost per value step beyond one */
 #define TREND 0.1    /* jump: the least log-ratio slope across a range */
+#define PAIR_COST 0.5  /* a value's score cost per unit of its paired log slowdown */
+#define PAIR_SLOPE 4.0 /* the paired slope's weight in a trend */
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
 #define STALE 0x40  /* arm_of[]: proposed in an epoch before the current one */
@@ -118,8 +124,12 @@ typedef struct state {
 	size_t n_nb, nb_next;
 	int64_t nb_of;
 	uint8_t *arm_of;            /* per configuration: who proposed it */
+	uint32_t *epoch_of;         /* per configuration: the epoch its result is in, 0: none */
+	uint32_t n_epoch;
+	double *pair_sum, *pair_n;  /* per slot: paired log slowdowns against other values */
+	double *tilt_sum, *tilt_n;  /* per parameter: paired log speedups across its range */
 	double win[N_ARMS], loss[N_ARMS];
-	uint16_t *cfg, *try_cfg;
+	uint16_t *cfg, *try_cfg;    /* scratch */
 	size_t *free_p, n_free;     /* the parameters of more than one value */
 	uint8_t *changed;           /* per parameter: redrawn by perturb() */
 	double *trend;              /* per free parameter: slope(), with the model */
@@ -140,6 +150,9 @@ static void destroy(void *st)
 	free(s->nb);
 	free(s->nb_key);
 	free(s->arm_of);
+	free(s->epoch_of);
+	free(s->pair_sum);
+	free(s->tilt_sum);
 	free(s->cfg);
 	free(s->try_cfg);
 	free(s->free_p);
@@ -177,6 +190,9 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->nb = malloc((s->n_slots + 1) * sizeof *s->nb);
 	s->nb_key = malloc((s->n_slots + 1) * sizeof *s->nb_key);
 	s->arm_of = calloc(space->capacity + 1, 1);
+	s->epoch_of = calloc(space->capacity + 1, sizeof *s->epoch_of);
+	s->pair_sum = calloc(2 * (s->n_slots + 1), sizeof *s->pair_sum);
+	s->tilt_sum = calloc(2 * (n + 1), sizeof *s->tilt_sum);
 	s->cfg = calloc(n + 1, sizeof *s->cfg);
 	s->try_cfg = calloc(n + 1, sizeof *s->try_cfg);
 	s->free_p = calloc(n + 1, sizeof *s->free_p);
@@ -184,11 +200,15 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->trend = calloc(n + 1, sizeof *s->trend);
 	s->by_trend = calloc(n + 1, sizeof *s->by_trend);
 	if (!kjit__told_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
-	    !s->nb || !s->nb_key || !s->arm_of || !s->cfg || !s->try_cfg ||
+	    !s->nb || !s->nb_key || !s->arm_of || !s->epoch_of || !s->pair_sum || !s->tilt_sum ||
+	    !s->cfg || !s->try_cfg ||
 	    !s->free_p || !s->prop || !s->changed || !s->trend || !s->by_trend) {
 		destroy(s);
 		return NULL;
 	}
+	s->pair_n = s->pair_sum + s->n_slots + 1;
+	s->tilt_n = s->tilt_sum + n + 1;
+	s->n_epoch = 1;
 	kjit__rng_seed(&s->rng, seed);
 	s->budget = budget ? budget : space->size;
 	for (size_t p = 0; p < n; p++)
@@ -258,6 +278,40 @@ static double slope(const state *s, size_t p)
 	return num / den * (nv - 1);
 }
 
+/* Adds the pairs that the epoch's result j makes with the epoch's
+ * results that differ from it in one parameter: per value, how much
+ * slower (in log time) it ran than the other value of each pair, and
+ * per parameter, the log speedup per value step across its range. A
+ * pair compares like with like, where the ratios count how often a
+ * value was among the rest, which tells more of where the search went
+ * (the neighbours of the best share its values) than of how bad the
+ * value is: a value ten times slower than its neighbour counts barely
+ * more there than one a little slower. Log times need objectives above
+ * 0 (times, energies): report() pairs no other. */
+static void pairs(state *s, int64_t j)
+{
+	memcpy(s->cfg, kjit__space_config(s->space, (size_t)j), s->n * sizeof *s->cfg);
+	double y = log(s->mem.value[j]);
+	for (size_t i = 0; i < s->n_free; i++) {
+		size_t p = s->free_p[i], nv = s->space->spec->params[p].n_values;
+		uint16_t at = s->cfg[p];
+		for (size_t v = 0; v < nv; v++) {
+			s->cfg[p] = (uint16_t)v;
+			int64_t k = v == at ? -1 : kjit__space_find(s->space, s->cfg);
+			if (k < 0 || s->epoch_of[k] != s->n_epoch)
+				continue;
+			double dy = y - log(s->mem.value[k]);
+			s->pair_sum[s->off[p] + at] += dy;
+			s->pair_sum[s->off[p] + v] -= dy;
+			s->pair_n[s->off[p] + at]++;
+			s->pair_n[s->off[p] + v]++;
+			s->tilt_sum[p] -= dy / ((double)at - (double)v) * (double)(nv - 1);
+			s->tilt_n[p]++;
+		}
+		s->cfg[p] = at;
+	}
+}
+
 static void model(state *s)
 {
 	if (s->model_at == s->n_hist)
@@ -289,8 +343,16 @@ static void model(state *s)
 		}
 	}
 	s->fail0 = log(((double)s->n_failed + PRIOR) / (n_ok + PRIOR));
-	for (size_t i = 0; i < s->n_free; i++)
-		s->trend[s->free_p[i]] = slope(s, s->free_p[i]);
+	for (size_t i = 0; i < s->n_free; i++) {
+		size_t p = s->free_p[i];
+		s->trend[p] = slope(s, p);
+		if (s->tilt_n[p] > 0)
+			s->trend[p] += PAIR_SLOPE * s->tilt_sum[p] / s->tilt_n[p];
+	}
+	/* after the trends: they keep the slope of the ratios alone */
+	for (size_t k = 0; k < s->n_slots; k++)
+		if (s->pair_n[k] > 0 && s->pair_sum[k] > 0)
+			s->ratio[k] -= PAIR_COST * s->pair_sum[k] / s->pair_n[k];
 	free(good);
 }
 
@@ -606,6 +668,9 @@ static void restart(state *s)
 			s->arm_of[s->prop[i]] |= STALE;
 	s->epoch = s->n_hist;
 	s->epoch_prop = s->n_prop;
+	s->n_epoch++;
+	memset(s->pair_sum, 0, 2 * (s->n_slots + 1) * sizeof *s->pair_sum);
+	memset(s->tilt_sum, 0, 2 * (s->n + 1) * sizeof *s->tilt_sum);
 	s->n_stale = 0;
 	s->epoch_asked = 0;
 	s->stall = 0;
@@ -720,6 +785,10 @@ static void report(void *st, size_t index, double objective)
 	s->win[arm] += win;
 	s->loss[arm] += !win;
 	s->stall++;
+	if (isfinite(objective) && objective > 0) {
+		pairs(s, (int64_t)index);
+		s->epoch_of[index] = s->n_epoch;
+	}
 	if (isfinite(objective)) {
 		s->n_finite++;
 		if (s->n_top == 0 || objective < s->mem.value[s->top[0]])
