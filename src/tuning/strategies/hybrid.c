@@ -349,7 +349,7 @@ static void model(state *s)
 		if (s->tilt_n[p] > 0)
 			s->trend[p] += PAIR_SLOPE * s->tilt_sum[p] / s->tilt_n[p];
 	}
-	/* after the trends: they keep the slope of the ratios alone */
+	/* after the trends, whose paired part is tilt_sum[] */
 	for (size_t k = 0; k < s->n_slots; k++)
 		if (s->pair_n[k] > 0 && s->pair_sum[k] > 0)
 			s->ratio[k] -= PAIR_COST * s->pair_sum[k] / s->pair_n[k];
