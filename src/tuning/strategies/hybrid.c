@@ -96,6 +96,7 @@
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
 #define DONE 0x80   /* arm_of[]: the configuration's neighbourhood is proposed */
 #define STALE 0x40  /* arm_of[]: proposed in an epoch before the current one */
+#define PAIRED 0x20 /* arm_of[]: a result of the current epoch, in its pairs */
 #define ARM 0x3     /* arm_of[]: the generator */
 
 enum { ARM_LOCAL, ARM_PERTURB, ARM_JUMP, ARM_RANDOM, N_ARMS };
@@ -124,8 +125,6 @@ typedef struct state {
 	size_t n_nb, nb_next;
 	int64_t nb_of;
 	uint8_t *arm_of;            /* per configuration: who proposed it */
-	uint32_t *epoch_of;         /* per configuration: the epoch its result is in, 0: none */
-	uint32_t n_epoch;
 	double *pair_sum, *pair_n;  /* per slot: paired log slowdowns against other values */
 	double *tilt_sum, *tilt_n;  /* per parameter: paired log speedups across its range */
 	double win[N_ARMS], loss[N_ARMS];
@@ -150,7 +149,6 @@ static void destroy(void *st)
 	free(s->nb);
 	free(s->nb_key);
 	free(s->arm_of);
-	free(s->epoch_of);
 	free(s->pair_sum);
 	free(s->tilt_sum);
 	free(s->cfg);
@@ -190,7 +188,6 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->nb = malloc((s->n_slots + 1) * sizeof *s->nb);
 	s->nb_key = malloc((s->n_slots + 1) * sizeof *s->nb_key);
 	s->arm_of = calloc(space->capacity + 1, 1);
-	s->epoch_of = calloc(space->capacity + 1, sizeof *s->epoch_of);
 	s->pair_sum = calloc(2 * (s->n_slots + 1), sizeof *s->pair_sum);
 	s->tilt_sum = calloc(2 * (n + 1), sizeof *s->tilt_sum);
 	s->cfg = calloc(n + 1, sizeof *s->cfg);
@@ -200,7 +197,7 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	s->trend = calloc(n + 1, sizeof *s->trend);
 	s->by_trend = calloc(n + 1, sizeof *s->by_trend);
 	if (!kjit__told_init(&s->mem, space) || !s->off || !s->hist || !s->ratio || !s->fail ||
-	    !s->nb || !s->nb_key || !s->arm_of || !s->epoch_of || !s->pair_sum || !s->tilt_sum ||
+	    !s->nb || !s->nb_key || !s->arm_of || !s->pair_sum || !s->tilt_sum ||
 	    !s->cfg || !s->try_cfg ||
 	    !s->free_p || !s->prop || !s->changed || !s->trend || !s->by_trend) {
 		destroy(s);
@@ -208,7 +205,6 @@ static void *init(const kjit__space *space, size_t budget, uint64_t seed, const 
 	}
 	s->pair_n = s->pair_sum + s->n_slots + 1;
 	s->tilt_n = s->tilt_sum + n + 1;
-	s->n_epoch = 1;
 	kjit__rng_seed(&s->rng, seed);
 	s->budget = budget ? budget : space->size;
 	for (size_t p = 0; p < n; p++)
@@ -298,7 +294,7 @@ static void pairs(state *s, int64_t j)
 		for (size_t v = 0; v < nv; v++) {
 			s->cfg[p] = (uint16_t)v;
 			int64_t k = v == at ? -1 : kjit__space_find(s->space, s->cfg);
-			if (k < 0 || s->epoch_of[k] != s->n_epoch)
+			if (k < 0 || !(s->arm_of[k] & PAIRED))
 				continue;
 			double dy = y - log(s->mem.value[k]);
 			s->pair_sum[s->off[p] + at] += dy;
@@ -349,7 +345,7 @@ static void model(state *s)
 		if (s->tilt_n[p] > 0)
 			s->trend[p] += PAIR_SLOPE * s->tilt_sum[p] / s->tilt_n[p];
 	}
-	/* after the trends, whose paired part is tilt_sum[] */
+	/* after the trends: slope() reads the ratios without the paired costs */
 	for (size_t k = 0; k < s->n_slots; k++)
 		if (s->pair_n[k] > 0 && s->pair_sum[k] > 0)
 			s->ratio[k] -= PAIR_COST * s->pair_sum[k] / s->pair_n[k];
@@ -666,9 +662,10 @@ static void restart(state *s)
 	for (size_t i = s->epoch_prop; i < s->n_prop; i++)
 		if (s->mem.seen[s->prop[i]] == KJIT__ASKED)
 			s->arm_of[s->prop[i]] |= STALE;
+	for (size_t i = s->epoch; i < s->n_hist; i++)
+		s->arm_of[s->hist[i]] &= (uint8_t)~PAIRED;
 	s->epoch = s->n_hist;
 	s->epoch_prop = s->n_prop;
-	s->n_epoch++;
 	memset(s->pair_sum, 0, 2 * (s->n_slots + 1) * sizeof *s->pair_sum);
 	memset(s->tilt_sum, 0, 2 * (s->n + 1) * sizeof *s->tilt_sum);
 	s->n_stale = 0;
@@ -785,11 +782,11 @@ static void report(void *st, size_t index, double objective)
 	s->win[arm] += win;
 	s->loss[arm] += !win;
 	s->stall++;
-	if (isfinite(objective) && objective > 0) {
-		pairs(s, (int64_t)index);
-		s->epoch_of[index] = s->n_epoch;
-	}
 	if (isfinite(objective)) {
+		if (objective > 0) {
+			pairs(s, (int64_t)index);
+			s->arm_of[index] |= PAIRED;
+		}
 		s->n_finite++;
 		if (s->n_top == 0 || objective < s->mem.value[s->top[0]])
 			s->stall = 0;
