@@ -20,7 +20,9 @@
  * - local: every configuration that sets one parameter of the epoch's
  *   best to another of its values (a bad middle value does not block the
  *   way), by score with the parameter's adjacent values, and its first
- *   and last where the restrictions allow them, AHEAD ahead; a change
+ *   and last where the restrictions allow them, AHEAD ahead, and ALONG
+ *   times the parameter's trend (below) over the share of the range the
+ *   move covers, so that a far end the trend points away from waits; a change
  *   the restrictions forbid is repaired by one more parameter, the best
  *   scored less REPAIR per value step beyond one (so the step along a
  *   restriction's edge, as twice the unrolling with half the threads per
@@ -90,6 +92,7 @@
 #define START 3     /* configurations that start an epoch */
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
 #define REPAIR 0.5   /* a repair's score cost per value step beyond one */
+#define ALONG 0.35   /* local: a move's score per unit of its parameter's trend along it */
 #define TREND 0.1    /* jump: the least log-ratio slope across a range */
 #define PAIR_COST 0.5  /* a value's score cost per unit of its paired log slowdown */
 #define PAIR_SLOPE 4.0 /* the paired slope's weight in a trend */
@@ -509,8 +512,9 @@ static void neighbourhood(state *s, int64_t at)
 			consider(s, s->cfg, s->changed, &j, &sc);
 			if (j >= 0) {
 				int ahead = labs(v - (long)c[p]) == 1 || (valid && (v == 0 || v == nv - 1));
+				double along = ((double)v - (double)c[p]) / (double)(nv - 1);
 				s->nb[s->n_nb] = j;
-				s->nb_key[s->n_nb++] = sc + (ahead ? AHEAD : 0);
+				s->nb_key[s->n_nb++] = sc + (ahead ? AHEAD : 0) + ALONG * s->trend[p] * along;
 			}
 		}
 		s->cfg[p] = c[p];
