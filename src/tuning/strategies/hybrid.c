@@ -93,7 +93,7 @@
 #define AHEAD 1.0    /* the score bonus of a first, last or adjacent value */
 #define REPAIR 0.5   /* a repair's score cost per value step beyond one */
 #define ALONG 0.35   /* local: a move's score per unit of its parameter's trend along it */
-#define TREND 0.1    /* jump: the least log-ratio slope across a range */
+#define TREND 0.1    /* jump: the least trend across a range */
 #define PAIR_COST 0.5  /* a value's score cost per unit of its paired log slowdown */
 #define PAIR_SLOPE 4.0 /* the paired slope's weight in a trend */
 #define NEAREST_MAX 65536 /* configurations nearest() looks at */
@@ -134,7 +134,7 @@ typedef struct state {
 	uint16_t *cfg, *try_cfg;    /* scratch */
 	size_t *free_p, n_free;     /* the parameters of more than one value */
 	uint8_t *changed;           /* per parameter: redrawn by perturb() */
-	double *trend;              /* per free parameter: slope(), with the model */
+	double *trend;              /* per free parameter: slope() and the paired slope, with the model */
 	size_t *by_trend;           /* jump(): the free parameters, strongest first */
 } state;
 
