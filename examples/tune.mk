@@ -14,5 +14,7 @@ nobase_dist_pkgdata_DATA = \
 	examples/softmax/softmax.cu examples/softmax/softmax.json \
 	examples/spmv/spmv.cu examples/spmv/spmv.json \
 	examples/mandelbrot/mandelbrot.cu examples/mandelbrot/mandelbrot.json \
+	examples/stencil3d/stencil3d.cu examples/stencil3d/stencil3d.json \
+	examples/scan/scan.cu examples/scan/scan.json \
 	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
 	examples/lto/op-affine.cu

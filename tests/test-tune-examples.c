@@ -26,6 +26,8 @@ static const example examples[] = {
 	{ "examples/softmax/softmax.json", 570 },
 	{ "examples/spmv/spmv.json", 1008 },
 	{ "examples/mandelbrot/mandelbrot.json", 1344 },
+	{ "examples/stencil3d/stencil3d.json", 864 },
+	{ "examples/scan/scan.json", 426 },
 	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
