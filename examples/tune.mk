@@ -16,5 +16,6 @@ nobase_dist_pkgdata_DATA = \
 	examples/mandelbrot/mandelbrot.cu examples/mandelbrot/mandelbrot.json \
 	examples/stencil3d/stencil3d.cu examples/stencil3d/stencil3d.json \
 	examples/scan/scan.cu examples/scan/scan.json \
+	examples/bgemm/bgemm.cu examples/bgemm/bgemm.json \
 	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
 	examples/lto/op-affine.cu

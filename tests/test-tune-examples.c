@@ -28,6 +28,7 @@ static const example examples[] = {
 	{ "examples/mandelbrot/mandelbrot.json", 1344 },
 	{ "examples/stencil3d/stencil3d.json", 864 },
 	{ "examples/scan/scan.json", 426 },
+	{ "examples/bgemm/bgemm.json", 344 },
 	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
