@@ -235,6 +235,7 @@ int main(int argc, char **argv)
 	recorded("examples/gemv/gemv.json", "gemv-h100.csv", 0.15, hybrid, 1);
 	recorded("examples/spmv/spmv.json", "spmv-h200.csv", 0.1, hybrid, 1);
 	recorded("examples/mandelbrot/mandelbrot.json", "mandelbrot-h200.csv", 0.1, hybrid, 1);
+	recorded("examples/scan/scan.json", "scan-h100.csv", 0.15, hybrid, 1);
 	driven();
 
 	choice();

@@ -76,6 +76,7 @@ EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx208
 	tests/data/reduction-h100.csv tests/data/transpose-h100.csv tests/data/stencil-h100.csv \
 	tests/data/softmax-h200.csv tests/data/spmv-h200.csv tests/data/mandelbrot-h200.csv \
 	tests/data/softmax-h100.csv tests/data/spmv-h100.csv tests/data/mandelbrot-h100.csv \
+	tests/data/stencil3d-h100.csv tests/data/scan-h100.csv tests/data/bgemm-h100.csv \
 	tests/data/README.md
 
 # every strategy with 1, 4 and 16 proposals outstanding, on the recorded spaces
