@@ -77,6 +77,15 @@ EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx208
 	tests/data/softmax-h200.csv tests/data/spmv-h200.csv tests/data/mandelbrot-h200.csv \
 	tests/data/softmax-h100.csv tests/data/spmv-h100.csv tests/data/mandelbrot-h100.csv \
 	tests/data/stencil3d-h100.csv tests/data/scan-h100.csv tests/data/bgemm-h100.csv \
+	tests/data/bgemm-4096.json tests/data/bgemm-4096-h100.csv tests/data/scan-1024x65536.json \
+	tests/data/scan-1024x65536-h100.csv tests/data/softmax-131072x256.json \
+	tests/data/softmax-131072x256-h100.csv tests/data/gemv-1024x32768.json \
+	tests/data/gemv-1024x32768-h100.csv tests/data/nbody-4096.json \
+	tests/data/nbody-4096-h100.csv tests/data/stencil3d-256x128x512.json \
+	tests/data/stencil3d-256x128x512-h100.csv tests/data/histogram-1048576.json \
+	tests/data/histogram-1048576-h100.csv tests/data/spmv-131072.json \
+	tests/data/spmv-131072-h100.csv tests/data/mandelbrot-1024x1024.json \
+	tests/data/mandelbrot-1024x1024-h100.csv \
 	tests/data/README.md
 
 # every strategy with 1, 4 and 16 proposals outstanding, on the recorded spaces
