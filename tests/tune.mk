@@ -77,28 +77,28 @@ EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx208
 	tests/data/softmax-h200.csv tests/data/spmv-h200.csv tests/data/mandelbrot-h200.csv \
 	tests/data/softmax-h100.csv tests/data/spmv-h100.csv tests/data/mandelbrot-h100.csv \
 	tests/data/stencil3d-h100.csv tests/data/scan-h100.csv tests/data/bgemm-h100.csv \
-	tests/data/bgemm-4096.json tests/data/bgemm-4096-h100.csv tests/data/scan-1024x65536.json \
-	tests/data/scan-1024x65536-h100.csv tests/data/softmax-131072x256.json \
-	tests/data/softmax-131072x256-h100.csv tests/data/gemv-1024x32768.json \
-	tests/data/gemv-1024x32768-h100.csv tests/data/nbody-4096.json \
-	tests/data/nbody-4096-h100.csv tests/data/stencil3d-256x128x512.json \
-	tests/data/stencil3d-256x128x512-h100.csv tests/data/histogram-1048576.json \
-	tests/data/histogram-1048576-h100.csv tests/data/spmv-131072.json \
-	tests/data/spmv-131072-h100.csv tests/data/mandelbrot-1024x1024.json \
-	tests/data/mandelbrot-1024x1024-h100.csv \
+	tests/data/bgemm-4096.json tests/data/bgemm-4096-h100.csv \
+	tests/data/scan-1024x65536.json tests/data/scan-1024x65536-h100.csv \
+	tests/data/softmax-131072x256.json tests/data/softmax-131072x256-h100.csv \
+	tests/data/gemv-1024x32768.json tests/data/gemv-1024x32768-h100.csv \
+	tests/data/nbody-4096.json tests/data/nbody-4096-h100.csv \
+	tests/data/stencil3d-256x128x512.json tests/data/stencil3d-256x128x512-h100.csv \
+	tests/data/histogram-1048576.json tests/data/histogram-1048576-h100.csv \
+	tests/data/spmv-131072.json tests/data/spmv-131072-h100.csv \
+	tests/data/mandelbrot-1024x1024.json tests/data/mandelbrot-1024x1024-h100.csv \
 	tests/data/bgemm-16384.json tests/data/bgemm-16384-h100.csv \
 	tests/data/gemv-32768x1024.json tests/data/gemv-32768x1024-h100.csv \
 	tests/data/histogram-4194304.json tests/data/histogram-4194304-h100.csv \
 	tests/data/mandelbrot-2048x512.json tests/data/mandelbrot-2048x512-h100.csv \
-	tests/data/nbody-8192.json tests/data/nbody-8192-h100.csv tests/data/pnpoly-524288.json \
-	tests/data/pnpoly-524288-h100.csv tests/data/reduction-4194304.json \
-	tests/data/reduction-4194304-h100.csv tests/data/scan-16384x4096.json \
-	tests/data/scan-16384x4096-h100.csv tests/data/softmax-8192x8192.json \
-	tests/data/softmax-8192x8192-h100.csv tests/data/spmv-1048576.json \
-	tests/data/spmv-1048576-h100.csv tests/data/stencil-2048x2048.json \
-	tests/data/stencil-2048x2048-h100.csv tests/data/stencil3d-128x128x128.json \
-	tests/data/stencil3d-128x128x128-h100.csv tests/data/transpose-2048x16384.json \
-	tests/data/transpose-2048x16384-h100.csv \
+	tests/data/nbody-8192.json tests/data/nbody-8192-h100.csv \
+	tests/data/pnpoly-524288.json tests/data/pnpoly-524288-h100.csv \
+	tests/data/reduction-4194304.json tests/data/reduction-4194304-h100.csv \
+	tests/data/scan-16384x4096.json tests/data/scan-16384x4096-h100.csv \
+	tests/data/softmax-8192x8192.json tests/data/softmax-8192x8192-h100.csv \
+	tests/data/spmv-1048576.json tests/data/spmv-1048576-h100.csv \
+	tests/data/stencil-2048x2048.json tests/data/stencil-2048x2048-h100.csv \
+	tests/data/stencil3d-128x128x128.json tests/data/stencil3d-128x128x128-h100.csv \
+	tests/data/transpose-2048x16384.json tests/data/transpose-2048x16384-h100.csv \
 	tests/data/README.md
 
 # every strategy with 1, 4 and 16 proposals outstanding, on the recorded spaces

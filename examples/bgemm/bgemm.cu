@@ -34,7 +34,7 @@
 #define RSTEP (TPM / N)
 
 #if TPM < N || TPM * MPB > 1024 || MPB * STAGE * (N + PAD) > 384
-#error "bgemm: TPM * MPB at most 1024 and at most 48 KiB of staged rows"
+#error "bgemm: TPM at least 32, TPM * MPB at most 1024 and at most 48 KiB of staged rows"
 #endif
 
 #if STAGE >= 2
