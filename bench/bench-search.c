@@ -8,12 +8,15 @@
  * and search_default_within1.
  *
  *   bench-search SPEC RESULTS [--problem I] [--seeds N] [--within PERCENT]
- *                [--batch B] [--workers P --gpus G] [--strategy NAME]...
+ *                [--first-seed S] [--batch B] [--workers P --gpus G]
+ *                [--strategy NAME]...
  *
  * RESULTS is a CSV or JSON results file that kjit-tune --replay reads
  * (kjit-tune SPEC --export csv --db DB writes one from a tuning run).
  * --within measures one threshold instead of both; --strategy (repeated)
- * only the strategies named; --batch keeps B proposals outstanding, their
+ * only the strategies named; --first-seed S runs the seeds S..S+N-1
+ * instead of 1..N (seeds that chose nothing: a rule or a winner picked
+ * on the first hundred is judged on the next); --batch keeps B proposals outstanding, their
  * results arriving in a seeded order. --workers and --gpus run the
  * simulated clock instead (the CSV's compile_ms and benchmark_ms columns:
  * P compile workers, G GPUs, P + G proposals outstanding) and report the
@@ -41,9 +44,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bench-search SPEC RESULTS [--problem I] [--seeds N] [--within PERCENT]\n"
-	           "                    [--batch B] [--workers P --gpus G] [--strategy NAME]...\n"
+	           "                    [--first-seed S] [--batch B] [--workers P --gpus G]\n"
+	           "                    [--strategy NAME]...\n"
 	           "  --problem I        problem index of the spec (default 0)\n"
 	           "  --seeds N          seeds per strategy (default 100)\n"
+	           "  --first-seed S     the seeds are S..S+N-1 (default 1)\n"
 	           "  --within PERCENT   closeness to the best known (default: 5 and 1)\n"
 	           "  --batch B          proposals outstanding (default 1)\n"
 	           "  --workers P        simulated clock: compile workers (with --gpus)\n"
@@ -100,7 +105,7 @@ typedef struct run {
 	const kjit__space *space;
 	const double *obj;
 	kt_replay_opts opts;
-	int seeds;
+	int seeds, first_seed;
 	double *frac1, *secs1; /* a batch's run again one at a time */
 } run;
 
@@ -114,7 +119,7 @@ static int to_within(const run *ru, const kjit_strategy *strategy, double within
 	for (int seed = 0; seed < ru->seeds; seed++) {
 		kt_replay_result r;
 		kt_replay_opts o = ru->opts;
-		o.seed = (uint64_t)seed + 1;
+		o.seed = (uint64_t)seed + (uint64_t)ru->first_seed;
 		o.within = within;
 		o.until = 1;
 		BENCH_KJIT(kt_replay(ru->space, strategy, &o, ru->obj, &r));
@@ -203,11 +208,13 @@ static int wanted(const char *name, const char **names, int n_names)
 
 int main(int argc, char **argv)
 {
-	int problem = 0, seeds = 100, within = 0, batch = 1, workers = 0, gpus = 0, n_names;
+	int problem = 0, seeds = 100, first_seed = 1, within = 0, batch = 1, workers = 0, gpus = 0,
+	    n_names;
 	const char *names[64];
 	bench_opt opts[] = { { "problem", 'p', &problem, 0 }, { "seeds", 's', &seeds, 1 },
 		             { "within", 'w', &within, 0 },   { "batch", 'b', &batch, 1 },
-		             { "workers", 'P', &workers, 0 }, { "gpus", 'G', &gpus, 0 } };
+		             { "workers", 'P', &workers, 0 }, { "gpus", 'G', &gpus, 0 },
+		             { "first-seed", 'f', &first_seed, 1 } };
 	bench_prog = "bench-search";
 	if (argc < 3 || argv[1][0] == '-' || argv[2][0] == '-') {
 		usage(argc > 1 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
@@ -217,7 +224,7 @@ int main(int argc, char **argv)
 	if (argc > 128)
 		bench_die("too many arguments");
 	argc = 2 + take_strategies(argc - 2, argv + 2, names, &n_names);
-	int rc = bench_parse_options(argc - 2, argv + 2, opts, 6, usage);
+	int rc = bench_parse_options(argc - 2, argv + 2, opts, 7, usage);
 	if (rc >= 0)
 		return rc;
 	if (batch > KJIT_SEARCH_BATCH_MAX || (workers > 0) != (gpus > 0))
@@ -240,7 +247,7 @@ int main(int argc, char **argv)
 		bench_die("%s: no configuration of the space has a time", results);
 	if (workers && !compile_ms)
 		bench_die("%s: --workers needs the columns compile_ms and benchmark_ms", results);
-	run ru = { .space = space, .obj = obj, .seeds = seeds,
+	run ru = { .space = space, .obj = obj, .seeds = seeds, .first_seed = first_seed,
 		   .opts = { .batch = (size_t)batch } };
 	if (workers) {
 		ru.opts.compile_ms = compile_ms;
@@ -250,8 +257,8 @@ int main(int argc, char **argv)
 	}
 	int thresholds[2] = { within ? within : 5, 1 }, n_thresholds = within ? 1 : 2;
 	printf("bench-search: %s on %s: %zu configurations (%zu without a time, %zu rows "
-	       "outside the space), %d seeds, ",
-	       spec_path, results, space->size, failed, ignored, seeds);
+	       "outside the space), %d seeds from %d, ",
+	       spec_path, results, space->size, failed, ignored, seeds, first_seed);
 	if (workers)
 		printf("simulated clock: %d compile workers, %d GPUs\n", workers, gpus);
 	else
