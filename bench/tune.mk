@@ -36,5 +36,5 @@ bench_bench_count_LDFLAGS = $(CUDA_LDFLAGS)
 bench_bench_count_LDADD = $(BENCH_LDADD) -lm
 
 EXTRA_DIST += bench/saxpy-32.json bench/bench-t1-peer bench/t1/gemm.json \
-	bench/bench-search-kt bench/compare-search bench/kt-cache-to-csv bench/record-spaces \
-	bench/slice-spaces
+	bench/bench-search-kt bench/compare-search bench/judge-search bench/kt-cache-to-csv \
+	bench/record-spaces bench/slice-spaces

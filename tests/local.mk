@@ -222,3 +222,7 @@ EXTRA_DIST += tests/test-hit-gate.sh
 # bench-search-kt goes on past a Kernel Tuner strategy that fails
 TESTS += tests/test-bench-search-kt.sh
 EXTRA_DIST += tests/test-bench-search-kt.sh
+
+# judge-search's verdicts, ties and --fresh on bench-search's real output
+TESTS += tests/test-judge-search.sh
+EXTRA_DIST += tests/test-judge-search.sh
