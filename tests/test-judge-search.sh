@@ -3,8 +3,9 @@
 # recorded space and Kernel Tuner's lines beside it (in bench-search-kt's
 # form, placed one evaluation either side of the default's real medians):
 # a tie within one is met, more is behind; with --fresh the strategy
-# picked on the first run is judged on the second's medians; input it
-# cannot read is an error that names the file and the space.
+# picked on the first run is judged on the second's medians; --against
+# judges against one strategy; input it cannot read is an error that
+# names the file and the space.
 src=${KJIT_SRCDIR:-${srcdir:-.}}
 build=${KJIT_BUILDDIR:-.}
 py=${KJIT_PYTHON:-python3}
@@ -56,6 +57,13 @@ out=$("$py" "$src/bench/judge-search" "$tmp/run" --fresh "$tmp/fresh") || fail "
 echo "$out"
 echo "$out" | grep -q '^mandelbrot-h100  *5% .* alpha  *behind$' || fail "--fresh: not alpha's fresh median"
 echo "$out" | grep -q '^mandelbrot-h100  *1% .* beta  *met$' || fail "--fresh: not beta's fresh median"
+
+# --against alpha: at 1% alpha is 5 behind the default, so met there too
+out=$("$py" "$src/bench/judge-search" "$tmp/run" --against alpha) || fail "exit status $? with --against"
+echo "$out" | grep -q '^mandelbrot-h100  *1% .* alpha  *met$' || fail "--against: not alpha at 1%"
+echo "$out" | grep -q '^met 2 of 2;' || fail "--against: the count is not 2 of 2"
+"$py" "$src/bench/judge-search" "$tmp/run" --against gamma >/dev/null 2>&1
+[ $? -eq 1 ] || fail "--against a strategy not run: not exit 1"
 
 # input it cannot read
 out=$("$py" "$src/bench/judge-search" "$tmp/kjit" 2>&1)
