@@ -17,5 +17,7 @@ nobase_dist_pkgdata_DATA = \
 	examples/stencil3d/stencil3d.cu examples/stencil3d/stencil3d.json \
 	examples/scan/scan.cu examples/scan/scan.json \
 	examples/bgemm/bgemm.cu examples/bgemm/bgemm.json \
+	examples/fir/fir.cu examples/fir/fir.json \
+	examples/gather/gather.cu examples/gather/gather.json \
 	examples/lto/map.cu examples/lto/map.json examples/lto/op-square.cu \
 	examples/lto/op-affine.cu

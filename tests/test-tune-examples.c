@@ -29,6 +29,8 @@ static const example examples[] = {
 	{ "examples/stencil3d/stencil3d.json", 864 },
 	{ "examples/scan/scan.json", 426 },
 	{ "examples/bgemm/bgemm.json", 344 },
+	{ "examples/fir/fir.json", 1060 },
+	{ "examples/gather/gather.json", 590 },
 	{ "examples/lto/map.json", 16 }, /* linked with a library (kernel.link) */
 };
 
