@@ -99,6 +99,9 @@ EXTRA_DIST += tests/data/convolution-rtx2080ti.csv tests/data/convolution-rtx208
 	tests/data/stencil-2048x2048.json tests/data/stencil-2048x2048-h100.csv \
 	tests/data/stencil3d-128x128x128.json tests/data/stencil3d-128x128x128-h100.csv \
 	tests/data/transpose-2048x16384.json tests/data/transpose-2048x16384-h100.csv \
+	tests/data/fir-h100.csv tests/data/gather-h100.csv \
+	tests/data/fir-1048576x255.json tests/data/fir-1048576x255-h100.csv \
+	tests/data/gather-8192x100x512.json tests/data/gather-8192x100x512-h100.csv \
 	tests/data/README.md
 
 # every strategy with 1, 4 and 16 proposals outstanding, on the recorded spaces
