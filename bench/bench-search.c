@@ -16,8 +16,8 @@
  * --within measures one threshold instead of both; --strategy (repeated)
  * only the strategies named; --first-seed S runs the seeds S..S+N-1
  * instead of 1..N (seeds that chose nothing: a rule or a winner picked
- * on the first hundred is judged on the next); --batch keeps B proposals outstanding, their
- * results arriving in a seeded order. --workers and --gpus run the
+ * on the first hundred is judged on the next); --batch keeps B
+ * proposals outstanding, their results arriving in a seeded order. --workers and --gpus run the
  * simulated clock instead (the CSV's compile_ms and benchmark_ms columns:
  * P compile workers, G GPUs, P + G proposals outstanding) and report the
  * median simulated seconds until within each threshold as well
