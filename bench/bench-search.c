@@ -14,22 +14,21 @@
  * RESULTS is a CSV or JSON results file that kjit-tune --replay reads
  * (kjit-tune SPEC --export csv --db DB writes one from a tuning run).
  * --within measures one threshold instead of both; --strategy (repeated)
- * only the strategies named; --first-seed S runs the seeds S..S+N-1
- * instead of 1..N (seeds that chose nothing: a rule or a winner picked
- * on the first hundred is judged on the next); --batch keeps B
- * proposals outstanding, their results arriving in a seeded order. --workers and --gpus run the
- * simulated clock instead (the CSV's compile_ms and benchmark_ms columns:
- * P compile workers, G GPUs, P + G proposals outstanding) and report the
+ * only the strategies named; --first-seed S runs the seeds S..S+N-1 instead
+ * of 1..N (seeds that chose nothing: a rule or a winner picked on the first
+ * hundred is judged on the next); --batch keeps B proposals outstanding,
+ * their results arriving in a seeded order. --workers and --gpus run the
+ * simulated clock instead (the CSV's compile_ms and benchmark_ms columns: P
+ * compile workers, G GPUs, P + G proposals outstanding) and report the
  * median simulated seconds until within each threshold as well
  * (search_time_NAME, search_time_NAME_within1). With --batch B > 1 each
- * strategy runs one at a time as well, and the ratio of the medians (B
- * to one at a time, with a bootstrap 95% interval drawing the seeds in
- * pairs) comes as search_batch_NAME and search_batch_NAME_within1
- * (target: at most 1.1). The target of
- * search_NAME (within 5%: at most 15% of the space) applies to spaces of
- * 500 configurations or more; smaller ones print target=info, as the
- * other lines do. bench-search-kt measures Kernel Tuner's strategies the
- * same way.
+ * strategy runs one at a time as well, and the ratio of the medians (B to
+ * one at a time, with a bootstrap 95% interval drawing the seeds in pairs)
+ * comes as search_batch_NAME and search_batch_NAME_within1 (target: at most
+ * 1.1). The target of search_NAME (within 5%: at most 15% of the space)
+ * applies to spaces of 500 configurations or more; smaller ones print
+ * target=info, as the other lines do. bench-search-kt measures Kernel
+ * Tuner's strategies the same way.
  */
 #include "config.h"
 
